@@ -1,0 +1,50 @@
+# hrimport: `make help` lists the targets. Everything installs itself: a fresh machine needs only
+# python3 (>= 3.11) and make; `make test` also installs Debian's chromium for the report's browser test.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HRIMPORT := $(VENV)/bin/hrimport
+STAMP := $(VENV)/.installed
+PORT ?= 8765
+DEMO_DIR ?= demo-output
+
+.DEFAULT_GOAL := help
+.PHONY: help install chromium test demo sandbox bench lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install hrimport with its test tools
+
+chromium: ## install Debian's chromium for the report's browser test (when missing)
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the report's browser test"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+test: install chromium ## run the whole test suite
+	$(PY) -m pytest
+
+demo: install ## start the embedded sandbox, import the samples, write the reports and say where
+	$(PY) -m pipeline demo --port $(PORT) --output $(DEMO_DIR)
+
+sandbox: install ## run the sandbox in the foreground on port $(PORT)
+	$(HRIMPORT) sandbox serve --port $(PORT) --db sandbox.db
+
+bench: install ## benchmark reading, mapping, validating and reporting 100,000 rows
+	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) tests/bench/run_bench.py
+
+lint: install ## ruff and mypy
+	$(VENV)/bin/ruff check pipeline tests
+	$(VENV)/bin/mypy pipeline
+
+clean: ## remove the venv, caches and demo output
+	rm -rf $(VENV) .pytest_cache $(DEMO_DIR) build dist *.egg-info

@@ -1,0 +1,48 @@
+"""The ``hrimport`` command line: parses options, calls one library function, maps the result to an exit code.
+
+click is imported only here and in ``pipeline/sandbox/cli.py``. Every known failure is an ``HrimportError``
+and ends as one line ``Error: ...`` with the exit code of ``pipeline.errors``; ``--debug`` shows the
+traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from pipeline import __version__
+from pipeline.errors import HrimportError
+
+
+class _ErrorBoundaryGroup(click.Group):
+    """Turn every ``HrimportError`` into one line on stderr and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HrimportError as exc:
+            if ctx.find_root().params.get("debug"):
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=_ErrorBoundaryGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hrimport")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+def main(debug: bool) -> None:
+    """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row."""
+
+
+def _register_subcommands() -> None:
+    from pipeline.sandbox.cli import sandbox
+
+    main.add_command(sandbox)
+
+
+_register_subcommands()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
