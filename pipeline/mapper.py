@@ -1,0 +1,157 @@
+"""Mapper: source columns -> platform fields, values normalised, extra columns packed as custom data.
+
+``map_records`` takes what the reader read and the config's ``FieldMapping`` and returns a
+``MappedTable``: one text column per field (``""`` = no value), in the canonical form the validator
+expects wherever a value was recognised, and left as written where it was not (the validator then
+says what is wrong with it; nothing is guessed). ``build_payloads`` turns the rows that passed
+validation into the JSON bodies the service takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from pipeline.config import FieldMapping
+from pipeline.errors import InputFileError
+from pipeline.fields import Field, by_name
+from pipeline.normalize import normalize_for_field
+from pipeline.outcomes import FIX_COLUMN
+from pipeline.reader import SourceTable, normalize_header
+
+
+@dataclass
+class MappedTable:
+    """The records of one file as platform fields (one row per source row, same order)."""
+
+    frame: pd.DataFrame  # field name -> text ("" = empty)
+    row_numbers: list[int]
+    field_sources: dict[str, str]  # field -> the source column(s) a person would look at
+    custom: pd.DataFrame  # company data type name -> text, for customer_data_type
+    custom_sources: dict[str, str] = field(default_factory=dict)  # data type name -> source column
+    ignored_columns: list[str] = field(default_factory=list)
+    fields: tuple[Field, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -> MappedTable:
+    """Rename, join, fill and normalise the source columns into platform fields."""
+    source = table.frame
+    used: set[str] = set()
+
+    def resolve(column: str) -> str:
+        actual = table.column(column)
+        if actual is None:
+            headers = ", ".join(repr(h) for h in table.info.headers)
+            raise InputFileError(
+                f"{table.info.name}: the config maps column {column!r}, which is not in the file "
+                f"(its header row {table.info.header_row} has {headers})"
+            )
+        used.add(actual)
+        return actual
+
+    missing = [c for c in mapping.source_columns if table.column(c) is None]
+    if missing:
+        headers = ", ".join(repr(h) for h in table.info.headers)
+        raise InputFileError(
+            f"{table.info.name}: column(s) {', '.join(repr(c) for c in missing)} named in the config are "
+            f"not in the file (header row {table.info.header_row} has {headers})"
+        )
+
+    n = len(source)
+    empty = pd.Series([""] * n, dtype="str")
+    columns: dict[str, pd.Series] = {}
+    for column, name in mapping.columns.items():
+        values = _clean(source[resolve(column)])
+        # two columns mapped to one field: the first non-empty value wins, left to right
+        columns[name] = values if name not in columns else columns[name].where(columns[name] != "", values)
+    for name, (join_cols, separator) in mapping.joins.items():
+        parts = [_clean(source[resolve(c)]) for c in join_cols]
+        columns[name] = _join(parts, separator)
+
+    specs = by_name(mapping.fields)
+    for name, value_map in mapping.values.items():
+        if name in columns:
+            columns[name] = _apply_value_map(columns[name], value_map)
+    for name, value in mapping.defaults.items():
+        columns[name] = columns.get(name, empty).mask(columns.get(name, empty) == "", value)
+    for name, value in mapping.constants.items():
+        columns[name] = pd.Series([value] * n, dtype="str")
+    for name, values in columns.items():
+        columns[name] = normalize_for_field(values, specs[name], day_first=day_first)
+
+    custom_cols: dict[str, pd.Series] = {}
+    custom_sources: dict[str, str] = {}
+    for column, type_name in mapping.custom_fields.items():
+        actual = resolve(column)
+        custom_cols[type_name] = _clean(source[actual])
+        custom_sources[type_name] = actual
+    fix_key = normalize_header(FIX_COLUMN)
+    unmapped = [c for c in source.columns if c not in used and normalize_header(c) != fix_key]
+    if mapping.pack_unmapped:
+        for column in unmapped:
+            custom_cols[column] = _clean(source[column])
+            custom_sources[column] = column
+        unmapped = []
+
+    frame = pd.DataFrame(columns, index=source.index) if columns else pd.DataFrame(index=source.index)
+    custom = pd.DataFrame(custom_cols, index=source.index) if custom_cols else pd.DataFrame(index=source.index)
+    return MappedTable(
+        frame=frame,
+        row_numbers=list(table.row_numbers),
+        field_sources=mapping.field_sources(),
+        custom=custom,
+        custom_sources=custom_sources,
+        ignored_columns=unmapped,
+        fields=mapping.fields,
+    )
+
+
+def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
+    """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
+    specs = by_name(mapped.fields)
+    wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
+    rows = mapped.frame.iloc[positions][wanted].to_dict("records")
+    custom_rows = mapped.custom.iloc[positions].to_dict("records") if len(mapped.custom.columns) else None
+    payloads = []
+    for i, row in enumerate(rows):
+        payload: dict[str, Any] = {}
+        for name, value in row.items():
+            if value == "":
+                continue
+            payload[name] = value == "true" if specs[name].type == "boolean" else value
+        if payload.get("is_intern") is True and "is_employee" not in payload:
+            # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
+            payload["is_employee"] = False
+        if custom_rows is not None:
+            entries = [{"name": k, "value": v} for k, v in custom_rows[i].items() if v != ""]
+            if entries:
+                payload["customer_data_type"] = entries
+        payloads.append(payload)
+    return payloads
+
+
+def _clean(values: pd.Series) -> pd.Series:
+    """Text with surrounding spaces trimmed, missing cells as ""."""
+    return values.fillna("").astype("str").str.strip()
+
+
+def _join(parts: list[pd.Series], separator: str) -> pd.Series:
+    """Join the non-empty parts of each row (``First Name`` + ``Last Name``)."""
+    out = parts[0]
+    for part in parts[1:]:
+        gap = pd.Series(separator, index=out.index, dtype="str").where((out != "") & (part != ""), "")
+        out = out + gap + part
+    return out
+
+
+def _apply_value_map(values: pd.Series, value_map: dict[str, str]) -> pd.Series:
+    """Replace values per the config's map, matching keys ignoring case and repeated spaces."""
+    folded = {" ".join(k.split()).casefold(): v for k, v in value_map.items()}
+    uniques = values.unique()
+    replace = {u: folded[key] for u in uniques if (key := " ".join(str(u).split()).casefold()) in folded}
+    return values.replace(replace) if replace else values

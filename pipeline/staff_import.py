@@ -1,0 +1,155 @@
+"""The staff import: read -> map -> validate -> (skip unchanged) -> submit, composed into one ``RunResult``.
+
+This module only composes the stages; each stage lives in its own module and returns plain data.
+Every source row ends with exactly one outcome, whatever happens (``RunResult.check_accounted``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from pipeline import __version__
+from pipeline.config import ImportConfig
+from pipeline.errors import ConfigError
+from pipeline.mapper import MappedTable, build_payloads, map_records
+from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
+from pipeline.reader import SourceTable, read_spreadsheet
+from pipeline.submit import StaffRecord, submit_staff
+from pipeline.validate import validate_records
+
+
+class AcceptedPayloads(Protocol):
+    """What the staff import needs of the state store (``pipeline.state``): fingerprints of what the
+    service last accepted, so an unchanged row is not sent again."""
+
+    def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]: ...
+
+    def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where records go: the service (``client`` None only for a dry run) and the company."""
+
+    client: object | None
+    customer_id: str
+    service_url: str
+
+
+def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
+    """Read the export as the config's [source] section says."""
+    src = config.source
+    return read_spreadsheet(
+        path,
+        sheet=src.sheet,
+        header_row=src.header_row,
+        expected_headers=expected_headers,
+        encoding=src.encoding,
+        delimiter=src.delimiter,
+    )
+
+
+def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
+    """Read, map and validate a staff export: no network. Returns the stages' data and their timings."""
+    mapping = config.staff
+    if mapping is None:
+        raise ConfigError(f"{config.path.name} has no [staff] section: it describes a time-off import")
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    table = read_source(config, path, mapping.source_columns)
+    timings["read"] = time.perf_counter() - t
+    t = time.perf_counter()
+    mapped = map_records(table, mapping, day_first=config.source.day_first)
+    timings["map"] = time.perf_counter() - t
+    t = time.perf_counter()
+    problems = validate_records(mapped)
+    timings["validate"] = time.perf_counter() - t
+    return table, mapped, problems, timings
+
+
+def import_staff(
+    config: ImportConfig,
+    path: Path,
+    target: Target,
+    *,
+    dry_run: bool = False,
+    batch_size: int | None = None,
+    state: AcceptedPayloads | None = None,
+    full: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> RunResult:
+    """Import one staff export; returns one outcome per source row (never raises for a bad row)."""
+    started = datetime.now().astimezone()
+    t0 = time.perf_counter()
+    table, mapped, problems, timings = prepare_staff(config, path)
+
+    ids = mapped.frame["customer_system_id"].tolist() if "customer_system_id" in mapped.frame else [""] * len(mapped)
+    names = mapped.frame["name"].tolist() if "name" in mapped.frame else [""] * len(mapped)
+    outcomes: list[RowOutcome] = []
+    valid: list[int] = []
+    for pos, row in enumerate(mapped.row_numbers):
+        if pos in problems:
+            found = problems[pos]
+            outcomes.append(RowOutcome(row, ids[pos], names[pos], Outcome.INVALID, tuple(found),
+                                       " ".join(p.message for p in found)))
+        else:
+            valid.append(pos)
+    records = [
+        StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
+        for pos, payload in zip(valid, build_payloads(mapped, valid))
+    ]
+
+    if state is not None and not full and records:
+        same = state.unchanged(target.customer_id, records)
+        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.UNCHANGED,
+                                message="Same as the last import the service accepted; not sent again.")
+                     for r in records if r.external_id in same]
+        records = [r for r in records if r.external_id not in same]
+
+    t = time.perf_counter()
+    if dry_run:
+        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message="Valid; not sent (dry run).")
+                     for r in records]
+    elif records:
+        if target.client is None:
+            raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
+        submitted = submit_staff(target.client, target.customer_id, records,
+                                 batch_size=batch_size or config.batch_size, progress=progress)
+        outcomes += submitted.outcomes
+        if state is not None:
+            accepted = {o.row for o in submitted.outcomes if o.outcome in (Outcome.ADDED, Outcome.UPDATED)}
+            state.remember(target.customer_id, [r for r in records if r.row in accepted])
+    timings["submit"] = time.perf_counter() - t
+
+    outcomes.sort(key=lambda o: o.row)
+    position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
+    headers = list(table.frame.columns)
+    for o in outcomes:
+        if not o.outcome.is_success:
+            o.source = dict(zip(headers, table.frame.iloc[position[o.row]].tolist()))
+
+    finished = datetime.now().astimezone()
+    info = RunInfo(
+        kind="staff",
+        job=config.report.job,
+        source=table.info,
+        service_url=target.service_url,
+        customer_id=target.customer_id,
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=finished.isoformat(timespec="seconds"),
+        duration_s=round(time.perf_counter() - t0, 3),
+        dry_run=dry_run,
+        tool_version=__version__,
+        timings={k: round(v, 3) for k, v in timings.items()},
+        ignored_columns=mapped.ignored_columns,
+        mask_fields=list(config.report.mask),
+        html_row_limit=config.report.html_row_limit,
+    )
+    result = RunResult(info, outcomes)
+    result.check_accounted(len(mapped))
+    return result
