@@ -93,7 +93,6 @@ def running_sandbox(db_path: str | Path, *, host: str = "127.0.0.1", port: int =
     db_path.parent.mkdir(parents=True, exist_ok=True)
     server = uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning",
                                            lifespan="on"))
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # not the main thread
     thread = threading.Thread(target=server.run, name="hrimport-sandbox", daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
