@@ -1,13 +1,12 @@
 """The ``hrimport`` command line: parses options, calls one library function, maps the result to an exit code.
 
-click is imported only here and in ``pipeline/sandbox/cli.py``. Every known failure is an ``HrimportError``
-and ends as one line ``Error: ...`` with the exit code of ``pipeline.errors``; ``--debug`` shows the
-traceback instead.
+click is imported only in this package and in ``pipeline/sandbox/cli.py``. Every known failure is an
+``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``pipeline.errors``;
+``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -33,16 +32,20 @@ class _ErrorBoundaryGroup(click.Group):
 @click.version_option(__version__, prog_name="hrimport")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 def main(debug: bool) -> None:
-    """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row."""
+    """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row.
+
+    Exit codes: 0 every row imported; 1 some rows need attention; 2 a usage, config or input-file
+    error; 3 another run of the same job is in progress; 4 the service was unreachable or refused the
+    token.
+    """
 
 
 def _register_subcommands() -> None:
+    from pipeline.cli.staff import staff
     from pipeline.sandbox.cli import sandbox
 
+    main.add_command(staff)
     main.add_command(sandbox)
 
 
 _register_subcommands()
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
