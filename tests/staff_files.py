@@ -1,0 +1,78 @@
+"""Builders for the staff tests: a realistic export written by a real CSV writer, and its config."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+HEADER = ["Employee ID", "Name", "Email", "Country", "Title", "Hire Date", "Staff Type", "Gender",
+          "Birth Date", "Is Manager", "Is Employee", "Is Intern", "Old Country", "Move Date",
+          "Cost Centre", "Shoe Size"]
+
+GOOD = {
+    "Employee ID": "000123", "Name": "Aisha Rahman", "Email": "aisha@acme.example", "Country": "MY",
+    "Title": "Analyst", "Hire Date": "2020-01-31", "Staff Type": "Payroll", "Gender": "Female",
+    "Birth Date": "", "Is Manager": "", "Is Employee": "", "Is Intern": "", "Old Country": "",
+    "Move Date": "", "Cost Centre": "CC-1", "Shoe Size": "38",
+}
+
+CONFIG = """
+[service]
+customer_id = {customer_id}
+
+[source]
+date_order = "{date_order}"
+
+[report]
+job = "test-staff"
+
+[staff]
+customer_system_id_type = "TestHRIS"
+
+[staff.columns]
+"Employee ID" = "customer_system_id"
+"Name" = "name"
+"Email" = "system_email"
+"Country" = "country"
+"Title" = "job_title"
+"Hire Date" = "job_start_date"
+"Staff Type" = "staff_type"
+"Gender" = "gender"
+"Birth Date" = "birthdate"
+"Is Manager" = "is_manager"
+"Is Employee" = "is_employee"
+"Is Intern" = "is_intern"
+"Old Country" = "old_country"
+"Move Date" = "new_country_effective_date"
+
+[staff.custom_fields]
+"Cost Centre" = "Cost Center"
+{extra}
+"""
+
+
+def person(n: int, **changes: str) -> dict[str, str]:
+    """A valid row for person ``n`` (external id zero-padded), with ``changes`` applied."""
+    row = dict(GOOD)
+    row.update({"Employee ID": f"{n:06d}", "Name": f"Person {n}", "Email": f"person{n}@acme.example"})
+    row.update(changes)
+    return row
+
+
+def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] | None = None,
+              encoding: str = "utf-8") -> Path:
+    header = header or HEADER
+    with open(path, "w", newline="", encoding=encoding) as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def write_config(path: Path, *, customer_id: int = 99, date_order: str = "day-first", extra: str = "",
+                 base_url: str | None = None) -> Path:
+    text = CONFIG.format(customer_id=customer_id, date_order=date_order, extra=extra)
+    if base_url:
+        text = text.replace("[service]\n", f'[service]\nbase_url = "{base_url}"\n', 1)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,111 @@
+"""The mapper turns an export's columns into the platform's fields, the way the config says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.config import load_config
+from pipeline.mapper import build_payloads
+from pipeline.staff_import import prepare_staff
+from tests.staff_files import HEADER, person, write_config, write_csv
+
+
+def payloads(tmp_path: Path, rows: list[dict[str, str]], header: list[str] | None = None, **config: str):
+    cfg = load_config(write_config(tmp_path / "staff.toml", **config))  # type: ignore[arg-type]
+    _, mapped, problems, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows, header=header))
+    assert problems == {}, problems
+    return mapped, build_payloads(mapped, list(range(len(mapped))))
+
+
+def test_a_row_becomes_the_services_body_with_empty_cells_left_out(tmp_path: Path) -> None:
+    _, (body,) = payloads(tmp_path, [person(123)])
+    assert body == {
+        "customer_system_id": "000123",
+        "customer_system_id_type": "TestHRIS",
+        "name": "Person 123",
+        "system_email": "person123@acme.example",
+        "country": "MY",
+        "job_title": "Analyst",
+        "job_start_date": "2020-01-31",
+        "staff_type": "Payroll",
+        "gender": "Female",
+        "customer_data_type": [{"name": "Cost Center", "value": "CC-1"}],
+    }
+
+
+def test_values_are_normalised_to_what_the_service_expects(tmp_path: Path) -> None:
+    rows = [
+        person(1, Email="  Jane.DOE@Acme.Example ", Country="Malaysia", Gender="F", **{
+            "Staff Type": "payroll", "Is Manager": "Yes", "Is Employee": "1", "Hire Date": "31/01/2020"}),
+        person(2, Country="SGP", Gender="男", **{"Staff Type": "eor", "Is Manager": "否", "Hire Date": "2020年1月31日"}),
+        person(3, Country="中国", Gender="male", **{"Is Manager": "n", "Hire Date": "31.01.2020"}),
+        person(4, Country="united states", **{"Hire Date": "2020/1/31"}),
+    ]
+    _, bodies = payloads(tmp_path, rows)
+    first, second, third, fourth = bodies
+    assert first["system_email"] == "jane.doe@acme.example"
+    assert (first["country"], second["country"], third["country"], fourth["country"]) == ("MY", "SG", "CN", "US")
+    assert (first["gender"], second["gender"], third["gender"]) == ("Female", "Male", "Male")
+    assert (first["staff_type"], second["staff_type"]) == ("Payroll", "EOR")
+    assert first["is_manager"] is True and first["is_employee"] is True
+    assert second["is_manager"] is False and third["is_manager"] is False
+    assert {b["job_start_date"] for b in bodies} == {"2020-01-31"}
+
+
+def test_the_date_order_decides_ambiguous_dates_only(tmp_path: Path) -> None:
+    rows = [person(1, **{"Hire Date": "02/03/2020"}), person(2, **{"Hire Date": "13/03/2020"})]
+    _, day_first = payloads(tmp_path, rows, date_order="day-first")
+    assert [b["job_start_date"] for b in day_first] == ["2020-03-02", "2020-03-13"]
+    rows = [person(1, **{"Hire Date": "02/03/2020"}), person(2, **{"Hire Date": "03/13/2020"})]
+    _, month_first = payloads(tmp_path, rows, date_order="month-first")
+    assert [b["job_start_date"] for b in month_first] == ["2020-02-03", "2020-03-13"]
+
+
+def test_value_maps_joins_constants_and_defaults(tmp_path: Path) -> None:
+    extra = """
+[staff.values.staff_type]
+"Full Time" = "Payroll"
+"Contractor" = "EOR"
+
+[staff.defaults]
+location = "Head Office"
+"""
+    rows = [person(1, **{"Staff Type": "full  time"}), person(2, **{"Staff Type": "CONTRACTOR"})]
+    _, bodies = payloads(tmp_path, rows, extra=extra)
+    assert [b["staff_type"] for b in bodies] == ["Payroll", "EOR"]
+    assert {b["location"] for b in bodies} == {"Head Office"}
+
+
+def test_unmapped_columns_are_reported_as_ignored_or_packed_when_asked(tmp_path: Path) -> None:
+    mapped, (body,) = payloads(tmp_path, [person(1)])
+    assert mapped.ignored_columns == ["Shoe Size"]
+    assert body["customer_data_type"] == [{"name": "Cost Center", "value": "CC-1"}]
+
+    packed_cfg = tmp_path / "packed"
+    packed_cfg.mkdir()
+    text = (tmp_path / "staff.toml").read_text().replace(
+        'customer_system_id_type = "TestHRIS"', 'customer_system_id_type = "TestHRIS"\npack_unmapped = true')
+    (packed_cfg / "staff.toml").write_text(text)
+    cfg = load_config(packed_cfg / "staff.toml")
+    _, mapped, _, _ = prepare_staff(cfg, write_csv(packed_cfg / "staff.csv", [person(1)]))
+    (body,) = build_payloads(mapped, [0])
+    assert mapped.ignored_columns == []
+    assert body["customer_data_type"] == [{"name": "Cost Center", "value": "CC-1"}, {"name": "Shoe Size", "value": "38"}]
+
+
+def test_the_problem_column_of_a_fix_file_is_ignored_on_reimport(tmp_path: Path) -> None:
+    header = [*HEADER, "Problem"]
+    rows = [person(1, Problem="Row 2, column 'Email': 'x' is not an e-mail address")]
+    mapped, (body,) = payloads(tmp_path, rows, header=header)
+    assert mapped.ignored_columns == ["Shoe Size"]
+    assert "Problem" not in str(body)
+
+
+def test_an_intern_without_an_employee_flag_is_sent_as_not_an_employee(tmp_path: Path) -> None:
+    _, (body,) = payloads(tmp_path, [person(1, **{"Is Intern": "yes"})])
+    assert body["is_intern"] is True and body["is_employee"] is False
+
+
+def test_leading_zeros_and_long_ids_survive(tmp_path: Path) -> None:
+    _, bodies = payloads(tmp_path, [person(1, **{"Employee ID": "000042"}), person(2, **{"Employee ID": "12345678901234"})])
+    assert [b["customer_system_id"] for b in bodies] == ["000042", "12345678901234"]

@@ -1,0 +1,95 @@
+"""HR checks an export before sending it: `hrimport staff validate` finds every problem of every row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.staff_import import prepare_staff
+from tests.staff_files import person, write_config, write_csv
+
+
+def problems_for(tmp_path: Path, rows: list[dict[str, str]], **config: str) -> dict[int, list[str]]:
+    """Excel row number -> problem codes, for a CSV of ``rows``."""
+    cfg = load_config(write_config(tmp_path / "staff.toml", **config))  # type: ignore[arg-type]
+    _, mapped, problems, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows))
+    return {mapped.row_numbers[pos]: [p.code for p in found] for pos, found in problems.items()}
+
+
+@pytest.mark.parametrize(
+    ("changes", "codes"),
+    [
+        ({}, []),
+        ({"Name": ""}, ["missing-value"]),
+        ({"Email": "aisha.acme.example"}, ["not-an-email"]),
+        ({"Email": "aisha@acme"}, ["not-an-email"]),
+        ({"Country": "Singapur"}, ["unknown-country"]),
+        ({"Country": "ZZ"}, ["unknown-country"]),
+        ({"Hire Date": "2021-02-30"}, ["not-a-date"]),
+        ({"Hire Date": "30/02/2021"}, ["not-a-date"]),
+        ({"Hire Date": "next monday"}, ["not-a-date"]),
+        ({"Staff Type": "Temp"}, ["not-an-allowed-value"]),
+        ({"Gender": "X"}, ["not-an-allowed-value"]),
+        ({"Is Manager": "maybe"}, ["not-a-boolean"]),
+        ({"Is Intern": "yes", "Is Manager": "yes"}, ["intern-with-other-role"]),
+        ({"Is Intern": "yes", "Is Employee": "Y"}, ["intern-with-other-role"]),
+        ({"Is Intern": "yes", "Is Employee": "no"}, []),
+        ({"Old Country": "SG"}, ["country-change-incomplete"]),
+        ({"Move Date": "2024-05-01"}, ["country-change-incomplete"]),
+        ({"Old Country": "SG", "Move Date": "2024-05-01"}, []),
+        ({"Name": "", "Email": "nope", "Hire Date": "2020-13-01"}, ["missing-value", "not-an-email", "not-a-date"]),
+    ],
+)
+def test_each_rule_flags_its_row(tmp_path: Path, changes: dict[str, str], codes: list[str]) -> None:
+    found = problems_for(tmp_path, [person(1), person(2, **changes), person(3)])
+    assert sorted(found.get(3, [])) == sorted(codes)
+    assert 2 not in found and 4 not in found  # the rows around it are untouched
+
+
+def test_the_same_external_id_twice_flags_every_occurrence(tmp_path: Path) -> None:
+    rows = [person(1), person(2), person(1, Name="Someone Else"), person(3), person(1)]
+    found = problems_for(tmp_path, rows)
+    assert found == {2: ["duplicate-id"], 4: ["duplicate-id"], 6: ["duplicate-id"]}
+
+
+def test_messages_name_the_row_the_column_the_value_and_what_is_expected(tmp_path: Path) -> None:
+    cfg = load_config(write_config(tmp_path / "staff.toml"))
+    rows = [person(n) for n in range(1, 13)] + [person(13, **{"Hire Date": "2021-02-30"})]
+    _, _, problems, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows))
+    (problem,) = problems[12]
+    assert problem.message.startswith("Row 14, column 'Hire Date': '2021-02-30' is not a real date")
+    assert (problem.row, problem.column, problem.field, problem.value) == (14, "Hire Date", "job_start_date",
+                                                                         "2021-02-30")
+
+
+def test_validate_command_prints_every_problem_and_exits_1(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    data = write_csv(tmp_path / "staff.csv", [person(1), person(2, Email="bad"), person(3, Country="Atlantis")])
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(data)])
+    assert result.exit_code == 1, result.output
+    assert "Row 3, column 'Email': 'bad' is not an e-mail address" in result.output
+    assert "Row 4, column 'Country': 'Atlantis' is not a country we recognise" in result.output
+    assert "1 of 3 rows checked; 2 need attention." in result.output
+    assert "Rows read: 3 = 1 valid + 2 invalid" in result.output
+
+
+def test_validate_command_exits_0_when_every_row_is_valid(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    data = write_csv(tmp_path / "staff.csv", [person(1), person(2)])
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(data)])
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 rows checked." in result.output
+
+
+def test_a_mapped_column_missing_from_the_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    header = [h for h in person(1) if h != "Hire Date"]
+    data = write_csv(tmp_path / "staff.csv", [person(1)], header=header)
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(data)])
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: staff.csv: column(s) 'Hire Date' named in the config are not in the file")
+    assert result.output.count("\n") == 1
