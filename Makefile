@@ -33,7 +33,7 @@ test: install chromium ## run the whole test suite
 	$(PY) -m pytest
 
 demo: install ## start the embedded sandbox, import the samples, write the reports and say where
-	$(PY) -m pipeline demo --port $(PORT) --output $(DEMO_DIR)
+	$(HRIMPORT) demo --output $(DEMO_DIR)
 
 sandbox: install ## run the sandbox in the foreground on port $(PORT)
 	$(HRIMPORT) sandbox serve --port $(PORT) --db sandbox.db

@@ -41,10 +41,13 @@ def main(debug: bool) -> None:
 
 
 def _register_subcommands() -> None:
+    from pipeline.cli.demo import demo, report
     from pipeline.cli.staff import staff
     from pipeline.sandbox.cli import sandbox
 
     main.add_command(staff)
+    main.add_command(report)
+    main.add_command(demo)
     main.add_command(sandbox)
 
 
