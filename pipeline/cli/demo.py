@@ -32,7 +32,7 @@ def demo(output: Path, port: int) -> None:
         echo_run(step.result)
         click.echo(f"Report: {step.report.html}")
         reports.append(step.report.html)
-    click.echo(f"\nDone. Open the reports in a browser:\n" + "\n".join(f"  {p}" for p in reports))
+    click.echo("\nDone. Open the reports in a browser:\n" + "\n".join(f"  {p}" for p in reports))
 
 
 @click.command("report")

@@ -7,7 +7,12 @@ from pathlib import Path
 import click
 
 from pipeline.cli.common import (
-    base_url_option, echo_problems, echo_run, open_target, progress_bar, report_dir_option,
+    base_url_option,
+    echo_problems,
+    echo_run,
+    open_target,
+    progress_bar,
+    report_dir_option,
 )
 from pipeline.config import load_config
 from pipeline.connection import resolve_connection
