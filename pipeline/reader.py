@@ -1,0 +1,668 @@
+"""Read an HRIS export (CSV, TSV, XLSX, XLSM, XLS, ODS) into a table of text cells.
+
+``read_spreadsheet`` is the reader stage (issue 3, "Reader"): every cell comes back as text exactly as a
+person reads it in Excel (leading zeros kept, ``123`` not ``123.0``, date cells as ISO dates), the header
+row is found below report titles, fully blank rows are dropped, and every data row keeps the row number a
+person sees in Excel. A file that cannot be read raises ``InputFileError`` with one line that names the
+file and says how to fix it; a file with a header and nothing under it raises ``NoDataRowsError``.
+
+Example::
+
+    table = read_spreadsheet("staff.xlsx", expected_headers=["Employee ID", "Email"])
+    table.frame[table.column("employee id")]   # every cell a str
+    table.row_numbers[0]                       # e.g. 5 when titles and the header fill rows 1-4
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import datetime as dt
+import gc
+import hashlib
+import io
+import re
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import charset_normalizer
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import python_calamine as calamine
+
+from pipeline.errors import InputFileError
+from pipeline.outcomes import SourceInfo
+
+__all__ = ["NoDataRowsError", "SourceTable", "normalize_header", "read_spreadsheet"]
+
+#: File name extension -> format reported in ``SourceInfo.format`` (".txt" is read as delimited text).
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".txt": "csv",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsm",
+    ".xls": "xls",
+    ".ods": "ods",
+}
+_TEXT_FORMATS = {"csv", "tsv"}
+#: How many rows at the top of a sheet may hold titles before the header.
+HEADER_SCAN_ROWS = 30
+#: Bytes of a text file handed to charset-normalizer (it is slow on whole files and needs no more).
+ENCODING_SAMPLE = 64 * 1024
+DELIMITERS = (",", ";", "\t", "|")
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# An encrypted OOXML workbook is an OLE2 compound file holding these streams (MS-OFFCRYPTO 2.3.4.4).
+_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
+_CHINESE_ENCODINGS = {"gb2312", "gbk", "gb18030", "hz", "cp936"}
+_CJK_ENCODINGS = _CHINESE_ENCODINGS | {"cp949", "euc_kr", "johab", "shift_jis", "cp932", "euc_jp", "iso2022_jp"}
+_NON_WESTERN_SINGLE_BYTE = {"cp1251", "koi8_r", "koi8_u", "iso8859_5", "mac_cyrillic", "cp1253", "iso8859_7"}
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_LOOKS_NUMERIC_OR_DATE = re.compile(r"^[\d\s.,:/\-+%年月日]+$")
+
+
+class NoDataRowsError(InputFileError):
+    """The file has a header row but no data rows under it."""
+
+
+@dataclass
+class SourceTable:
+    """A sheet read as text: its facts, one ``str`` column per header, and each row's Excel row number."""
+
+    info: SourceInfo
+    frame: pd.DataFrame
+    row_numbers: list[int]
+    _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def column(self, wanted: str) -> str | None:
+        """The frame column whose header matches ``wanted`` ignoring case and spaces, or None."""
+        if not self._by_key:
+            self._by_key = {normalize_header(str(c)): str(c) for c in self.frame.columns}
+        return self._by_key.get(normalize_header(wanted))
+
+
+def normalize_header(text: str) -> str:
+    """The key headers are matched on: case-folded, trimmed, inner runs of spaces collapsed to one."""
+    return " ".join(text.split()).casefold()
+
+
+def _display_header(text: str) -> str:
+    return " ".join(text.split())
+
+
+def read_spreadsheet(
+    path: str | Path,
+    *,
+    sheet: str | int | None = None,
+    header_row: int | None = None,
+    expected_headers: Iterable[str] = (),
+    encoding: str | None = None,
+    delimiter: str | None = None,
+) -> SourceTable:
+    """Read one sheet of a spreadsheet, or a delimited text file, as text cells.
+
+    ``sheet`` is a name or a 0-based position (first sheet by default; ignored for CSV/TSV).
+    ``header_row`` is the header's Excel row number; without it the header is the row among the first
+    30 holding most of ``expected_headers``, else the first row that looks like a header.
+    ``encoding`` and ``delimiter`` override detection for CSV/TSV.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(f"{path}: file not found; check the path and the file name")
+    if path.is_dir():
+        raise InputFileError(f"{path} is a folder, not a file; give the path of the spreadsheet itself")
+    suffix = path.suffix.lower()
+    fmt = FORMATS.get(suffix)
+    if fmt is None:
+        raise InputFileError(
+            f"{path}: unsupported file type '{suffix or path.name}'; save it as "
+            ".csv, .tsv, .txt, .xlsx, .xlsm, .xls or .ods"
+        )
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputFileError(f"{path} is empty; export the data again")
+    info = SourceInfo(
+        path=str(path),
+        name=path.name,
+        format=fmt,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+    _check_content(path, fmt, data)
+    if fmt in _TEXT_FORMATS:
+        grid = _TextGrid.load(path, fmt, data, encoding, delimiter)
+        del data  # the decoded copy is all that is needed from here on
+        info.encoding, info.delimiter = grid.encoding, grid.delimiter
+        if fmt == "csv" and grid.delimiter == "\t":
+            info.format = "tsv"
+        return _build_from_text(path, info, grid, header_row, expected_headers)
+    del data
+    return _build_from_workbook(path, info, sheet, header_row, expected_headers)
+
+
+# --- what the file really is ---------------------------------------------------------------------------
+
+
+def _check_content(path: Path, fmt: str, data: bytes) -> None:
+    """Raise when the bytes are not the format the extension says, or the workbook is encrypted."""
+    head = data[:8]
+    if head.startswith(_OLE2_MAGIC) and data.find(_ENCRYPTED_STREAM) >= 0:
+        raise InputFileError(
+            f"{path} is password-protected; remove the password in Excel "
+            "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
+        )
+    actual = _sniff_kind(data)
+    wanted = {"csv": "text", "tsv": "text", "xls": "ole2"}.get(fmt, "zip")
+    if actual == wanted:
+        if actual == "zip":
+            _check_zip_members(path, fmt, data)
+        return
+    described = {
+        "zip": ("an XLSX workbook", "rename it to .xlsx"),
+        "ole2": ("an Excel 97-2003 workbook", "rename it to .xls"),
+        "html": ("a web page (HTML)", "open it in Excel and save it as .xlsx, or export CSV from the system"),
+        "xml": ("an XML Spreadsheet 2003 file", "open it in Excel and save it as .xlsx"),
+        "text": ("a text (CSV) file", "rename it to .csv"),
+        "pdf": ("a PDF document", "export the data as CSV or Excel instead"),
+        "binary": ("a binary file that is not a spreadsheet", "export the data as CSV or Excel again"),
+    }
+    looks_like, fix = described[actual]
+    if actual == "zip" and fmt in _TEXT_FORMATS:
+        looks_like, fix = "an Excel or OpenDocument workbook (ZIP)", "rename it to .xlsx (or .ods)"
+    if wanted == "zip" and actual == "binary" and head[:2] == b"PK":
+        # A ZIP signature with a broken body: a truncated download rather than the wrong format.
+        raise InputFileError(f"{path} is damaged or incomplete; download or export it again")
+    raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {looks_like}; {fix}")
+
+
+_FORMAT_NAMES = {
+    "csv": "a CSV file",
+    "tsv": "a TSV file",
+    "xlsx": "an XLSX workbook",
+    "xlsm": "an XLSM workbook",
+    "xls": "an Excel 97-2003 (.xls) workbook",
+    "ods": "an OpenDocument spreadsheet",
+}
+
+
+def _sniff_kind(data: bytes) -> str:
+    """Classify bytes as zip | ole2 | html | xml | pdf | text | binary from their first bytes."""
+    if data.startswith((_ZIP_MAGIC, _EMPTY_ZIP_MAGIC)):
+        return "zip"
+    if data.startswith(_OLE2_MAGIC):
+        return "ole2"
+    if data.startswith(b"%PDF"):
+        return "pdf"
+    start = data[:4096]
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if start.startswith(bom):
+            start = start[len(bom):].decode(codec, errors="ignore").encode("utf-8")
+            break
+    else:
+        if _utf16_without_bom(start):
+            start = start.replace(b"\x00", b"")
+    lowered = start.lstrip().lower()
+    if lowered.startswith((b"<!doctype html", b"<html")) or b"<table" in lowered[:1024]:
+        return "html"
+    if lowered.startswith(b"<?xml") and b"urn:schemas-microsoft-com:office:spreadsheet" in start:
+        return "xml"
+    if lowered.startswith(b"<?xml") or lowered.startswith(b"<"):
+        return "html" if b"<td" in lowered or b"<tr" in lowered else "binary"
+    if b"\x00" in start:
+        return "binary"
+    return "text"
+
+
+def _check_zip_members(path: Path, fmt: str, data: bytes) -> None:
+    """A ZIP must be complete and hold the workbook its extension promises."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
+    except (zipfile.BadZipFile, EOFError, ValueError):
+        raise InputFileError(f"{path} is damaged or incomplete; download or export it again") from None
+    is_ods = b"opendocument.spreadsheet" in mimetype
+    is_ooxml = "xl/workbook.xml" in names or "xl/workbook.bin" in names
+    if fmt == "ods" and not is_ods:
+        what = "an XLSX workbook; rename it to .xlsx" if is_ooxml else "a ZIP archive without a spreadsheet"
+        raise InputFileError(f"{path} is not really an OpenDocument spreadsheet: it looks like {what}")
+    if fmt in ("xlsx", "xlsm") and not is_ooxml:
+        what = (
+            "an OpenDocument spreadsheet; rename it to .ods"
+            if is_ods
+            else "a ZIP archive without a workbook (a Word document or a zipped folder?); export the data again"
+        )
+        raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")
+
+
+# --- header row and cell grid ---------------------------------------------------------------------------
+
+
+def _is_blank(row: Sequence[str]) -> bool:
+    return not any(c.strip() for c in row)
+
+
+def _find_header(rows: list[list[str]], expected: set[str], more_rows_follow: bool) -> int | None:
+    """0-based index of the header among ``rows`` (the top of the sheet), or None if all are blank.
+
+    A title and a run date above the header are common, so the header is the row holding most of the
+    expected headers; failing that, the first wide row of mostly distinct text followed by more rows.
+    """
+    candidates = [i for i, row in enumerate(rows) if not _is_blank(row)]
+    if not candidates:
+        return None
+    if expected:
+        scores = [(len({normalize_header(c) for c in rows[i]} & expected), -i) for i in candidates]
+        best_score, best = max(scores)
+        if best_score >= max(1, (len(expected) + 1) // 2):
+            return -best
+    widest = max(sum(1 for c in rows[i] if c.strip()) for i in candidates)
+    looks_like_header = []
+    for position, i in enumerate(candidates):
+        cells = [c.strip() for c in rows[i] if c.strip()]
+        if 2 * len(cells) < widest:  # a title or "Run date: ..." row: narrower than the table
+            continue
+        texty = sum(1 for c in cells if _HAS_LETTER.search(c) and not _LOOKS_NUMERIC_OR_DATE.match(c))
+        distinct = len({normalize_header(c) for c in cells})
+        if 5 * texty >= 4 * len(cells) and 5 * distinct >= 4 * len(cells):
+            followed = position + 1 < len(candidates) or more_rows_follow
+            if followed:
+                return i
+            looks_like_header.append(i)
+    return looks_like_header[0] if looks_like_header else candidates[0]
+
+
+def _column_letter(index: int) -> str:
+    """Excel's letter for a 0-based column index (0 -> A, 26 -> AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def _header_names(path: Path, cells: Sequence[str], header_row: int, has_data: Sequence[bool]) -> list[str | None]:
+    """Display names of the header cells; None for a column with neither a header nor data (dropped).
+
+    A column with data but no header is kept as "Column D" so it is listed (never silently dropped).
+    """
+    names: list[str | None] = []
+    for j, cell in enumerate(cells):
+        text = _display_header(cell)
+        if not text:
+            text = f"Column {_column_letter(j)}" if has_data[j] else ""
+        names.append(text or None)
+    seen: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        if name is not None:
+            seen.setdefault(normalize_header(name), []).append(j)
+    duplicates = [cols for cols in seen.values() if len(cols) > 1]
+    if duplicates:
+        listed = "; ".join(
+            f"'{names[cols[0]]}' (columns {', '.join(_column_letter(j) for j in cols[:-1])}"
+            f" and {_column_letter(cols[-1])})"
+            for cols in duplicates
+        )
+        raise InputFileError(
+            f"{path}: the header row (row {header_row}) has duplicate column names: {listed}; "
+            "rename them so each is unique"
+        )
+    return names
+
+
+def _no_data(path: Path, header_row: int) -> NoDataRowsError:
+    return NoDataRowsError(f"{path} has a header row (row {header_row}) but no data rows under it")
+
+
+def _checked_header_index(path: Path, header_row: int | None, rows: list[list[str]], total: int) -> int | None:
+    """The 0-based index of an explicitly given header row, checked to exist and hold something."""
+    if header_row is None:
+        return None
+    if header_row < 1:
+        raise InputFileError(f"{path}: header row must be 1 or more (got {header_row})")
+    if header_row > total:
+        raise InputFileError(f"{path}: header row {header_row} is beyond the last row ({total})")
+    index = header_row - 1
+    if index < len(rows) and _is_blank(rows[index]):
+        raise InputFileError(f"{path}: row {header_row} is blank, so it cannot be the header row")
+    return index
+
+
+# --- Excel and OpenDocument ------------------------------------------------------------------------------
+
+
+def _cell_text(value: object) -> str:
+    """A non-text calamine cell as the text a person sees in Excel."""
+    kind = type(value)
+    if kind is float:
+        assert isinstance(value, float)
+        # Integers come back as floats (123.0); ids of up to 16 digits are written in full, never 1.2E+10.
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return f"{value:.15g}"  # Excel shows at most 15 significant digits: 0.1 + 0.2 reads as 0.3
+    if kind is bool:
+        return "TRUE" if value else "FALSE"
+    if kind is int:
+        return str(value)
+    if kind is dt.datetime:
+        assert isinstance(value, dt.datetime)
+        # Stored date-times are day fractions: round off the float noise to whole seconds.
+        value = (value + dt.timedelta(microseconds=500_000)).replace(microsecond=0)
+        if value.time() == dt.time(0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if kind is dt.date or kind is dt.time:
+        return value.isoformat()  # type: ignore[attr-defined]
+    if value is None:
+        return ""
+    return str(value)
+
+
+def _row_text(row: Sequence[object]) -> list[str]:
+    return [c if c.__class__ is str else _cell_text(c) for c in row]
+
+
+def _open_sheet(path: Path, sheet: str | int | None) -> tuple[str, list[list]]:
+    """The chosen sheet's name and cells from A1 (calamine's own values, not yet text)."""
+    try:
+        workbook = calamine.CalamineWorkbook.from_path(str(path))
+    except calamine.PasswordError:
+        raise InputFileError(
+            f"{path} is password-protected; remove the password in Excel and save it again"
+        ) from None
+    except (calamine.CalamineError, OSError, ValueError) as exc:
+        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise InputFileError(f"{path} is damaged or incomplete ({detail}); download or export it again") from None
+    with workbook:
+        names = workbook.sheet_names
+        listed = ", ".join(f"'{n}'" for n in names)
+        if sheet is None:
+            index = 0
+        elif isinstance(sheet, int):
+            if not 0 <= sheet < len(names):
+                raise InputFileError(
+                    f"{path} has no sheet number {sheet} (counting from 0); its sheets are: {listed}"
+                )
+            index = sheet
+        else:
+            matches = [i for i, n in enumerate(names) if n == sheet] or [
+                i for i, n in enumerate(names) if normalize_header(n) == normalize_header(sheet)
+            ]
+            if not matches:
+                raise InputFileError(f"{path} has no sheet '{sheet}'; its sheets are: {listed}")
+            index = matches[0]
+        if not names:
+            raise InputFileError(f"{path} is empty; export the data again")
+        try:
+            # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
+            rows = workbook.get_sheet_by_index(index).to_python(skip_empty_area=False)
+        except calamine.PasswordError:
+            raise InputFileError(f"{path} is password-protected; remove the password and save it again") from None
+        except calamine.CalamineError as exc:
+            detail = str(exc).splitlines()[0][:120]
+            raise InputFileError(
+                f"{path} is damaged or incomplete ({detail}); download or export it again"
+            ) from None
+        return names[index], rows
+
+
+def _build_from_workbook(
+    path: Path, info: SourceInfo, sheet: str | int | None, header_row: int | None, expected: Iterable[str]
+) -> SourceTable:
+    # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
+    # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _workbook_table(path, info, sheet, header_row, expected)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _workbook_table(
+    path: Path, info: SourceInfo, sheet: str | int | None, header_row: int | None, expected: Iterable[str]
+) -> SourceTable:
+    info.sheet, rows = _open_sheet(path, sheet)
+    top = [_row_text(r) for r in rows[:HEADER_SCAN_ROWS]]
+    index = _checked_header_index(path, header_row, top, len(rows))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected}, len(rows) > HEADER_SCAN_ROWS)
+    if index is None:
+        raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
+    header = _row_text(rows[index])
+    preamble = top[:index] if index <= len(top) else [_row_text(r) for r in rows[:index]]
+    width = len(header)
+    row_numbers: list[int] = []
+    kept: list[list] = []
+    for number, row in enumerate(rows[index + 1 :], start=index + 2):
+        empties = row.count("")  # list.count runs in C: the cheap test first, whitespace only when close
+        if empties == width or (empties >= width - 2 and all(c.__class__ is str and not c.strip() for c in row)):
+            continue
+        kept.append(row)
+        row_numbers.append(number)
+    del rows
+    columns = list(zip(*kept)) if kept else [() for _ in range(width)]
+    del kept
+    has_data = [any(c != "" for c in col) for col in columns]
+    names = _header_names(path, header, index + 1, has_data)
+    data: dict[str, pd.Series] = {}
+    for j, name in enumerate(names):
+        if name is not None:
+            # pyarrow builds the string column from the list in C: three times faster than pandas' own.
+            texts = pa.array(_row_text(columns[j]), type=pa.string())  # type: ignore[arg-type]
+            data[name] = pd.Series(texts, dtype="str")
+        columns[j] = ()  # free each column once converted
+    return _finish(path, info, index, preamble, [n for n in names if n is not None], data, row_numbers)
+
+
+def _finish(
+    path: Path,
+    info: SourceInfo,
+    index: int,
+    preamble: list[list[str]],
+    headers: list[str],
+    data: dict[str, pd.Series],
+    row_numbers: list[int],
+) -> SourceTable:
+    info.header_row = index + 1
+    info.headers = headers
+    info.preamble = [_trim_trailing(r) for r in preamble]
+    info.rows_read = len(row_numbers)
+    if not row_numbers:
+        raise _no_data(path, index + 1)
+    frame = pd.DataFrame(data, index=pd.RangeIndex(len(row_numbers)), columns=headers)
+    return SourceTable(info=info, frame=frame, row_numbers=row_numbers)
+
+
+def _trim_trailing(row: list[str]) -> list[str]:
+    end = len(row)
+    while end and not row[end - 1].strip():
+        end -= 1
+    return row[:end]
+
+
+# --- CSV and TSV ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _TextGrid:
+    """A delimited text file decoded: its text, encoding and delimiter."""
+
+    text: str
+    encoding: str
+    delimiter: str
+
+    @classmethod
+    def load(cls, path: Path, fmt: str, data: bytes, encoding: str | None, delimiter: str | None) -> _TextGrid:
+        if encoding is None:
+            encoding, text = _detect_and_decode(data)
+        else:
+            try:
+                text = data.decode(encoding)
+            except LookupError:
+                raise InputFileError(f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, gb18030 or cp1252") from None
+            except UnicodeDecodeError as exc:
+                raise InputFileError(
+                    f"{path} is not valid {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                    "check the encoding set for this file"
+                ) from None
+        text = text.removeprefix("\ufeff")
+        if "\n" not in text[:ENCODING_SAMPLE] and "\r" in text[:ENCODING_SAMPLE]:
+            text = text.replace("\r", "\n")  # classic Mac line ends: one newline convention downstream
+        if delimiter is None:
+            delimiter = _sniff_delimiter(text[:ENCODING_SAMPLE], "\t" if fmt == "tsv" else ",")
+        return cls(text, encoding, delimiter)
+
+
+def _utf16_without_bom(sample: bytes) -> bool:
+    """UTF-16 text without a BOM: mostly ASCII, so every other byte is NUL."""
+    if len(sample) < 4:
+        return False
+    return sample[1::2].count(0) > len(sample) // 4 or sample[0::2].count(0) > len(sample) // 4
+
+
+def _detect_and_decode(data: bytes) -> tuple[str, str]:
+    """The encoding of a text file and its decoded text (BOM first, then UTF-8, then charset-normalizer)."""
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            return name, data.decode(name, errors="replace")
+    sample = data[:ENCODING_SAMPLE]
+    if _utf16_without_bom(sample):
+        name = "utf-16-le" if sample[1::2].count(0) > sample[0::2].count(0) else "utf-16-be"
+        return name, data.decode(name, errors="replace")
+    try:
+        return "utf-8", data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        first_bad = exc.start
+    # The first non-UTF-8 byte is what matters: sample around it (a long ASCII head says nothing).
+    start = max(0, first_bad - ENCODING_SAMPLE // 2)
+    window = data[start : start + ENCODING_SAMPLE]
+    best = charset_normalizer.from_bytes(window).best()
+    guess = best.encoding if best is not None else ""
+    for name in _encoding_preferences(guess):
+        try:
+            return name, data.decode(name)
+        except UnicodeDecodeError:
+            continue
+    return "latin-1", data.decode("latin-1")  # every byte is a Latin-1 character: never fails
+
+
+def _encoding_preferences(guess: str) -> list[str]:
+    """Encodings to try, best first, given charset-normalizer's guess.
+
+    charset-normalizer often names an exotic cousin on short samples (cp775 for Windows-1252 text, cp949
+    for a few GBK characters), so guesses are folded onto the encodings HR exports really use.
+    """
+    if guess in _CJK_ENCODINGS or guess.startswith("gb"):
+        return ["gb18030", guess, "cp1252"] if guess not in _CHINESE_ENCODINGS else ["gb18030", "cp1252"]
+    if guess in ("big5", "big5hkscs", "cp950"):
+        return ["big5hkscs", "gb18030", "cp1252"]
+    if guess in _NON_WESTERN_SINGLE_BYTE:
+        return [guess, "cp1252"]
+    return ["cp1252"]
+
+
+def _sniff_delimiter(sample: str, default: str) -> str:
+    """The delimiter giving the most rows with the same field count (more fields breaks a tie)."""
+    lines = sample.split("\n")
+    if len(lines) > 1:
+        lines = lines[:-1]  # the sample may end mid-line
+    lines = [line for line in lines[:200] if line.strip()]
+    best: tuple[int, int, int] = (0, 0, 0)
+    chosen = default
+    for rank, delimiter in enumerate(sorted(DELIMITERS, key=lambda d: d != default)):
+        counts: dict[int, int] = {}
+        for row in csv.reader(lines, delimiter=delimiter):
+            counts[len(row)] = counts.get(len(row), 0) + 1
+        fields, rows = max(((f, n) for f, n in counts.items() if f > 1), key=lambda t: (t[1], t[0]), default=(0, 0))
+        score = (rows, fields, -rank)
+        if fields > 1 and score > best:
+            best, chosen = score, delimiter
+    return chosen
+
+
+def _build_from_text(
+    path: Path, info: SourceInfo, grid: _TextGrid, header_row: int | None, expected: Iterable[str]
+) -> SourceTable:
+    text = grid.text
+    # The top of the file, parsed record by record, with the physical line each record ends on.
+    top: list[list[str]] = []
+    line_ends: list[int] = []
+    reader = csv.reader(io.StringIO(text), delimiter=grid.delimiter)
+    scan = max(HEADER_SCAN_ROWS, header_row or 0)
+    try:
+        for record in reader:
+            top.append(record)
+            line_ends.append(reader.line_num)
+            if len(top) > scan:
+                break
+    except csv.Error as exc:
+        raise InputFileError(f"{path}: cannot be read as delimited text ({exc}); check the file") from None
+    more = len(top) > scan
+    top = top[:scan]
+    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected}, more)
+    if index is None:
+        raise InputFileError(f"{path} is empty; export the data again")
+    # Hand pandas the text from the header on: titles above it have other field counts.
+    lines_before = line_ends[index - 1] if index else 0
+    offset = 0
+    for _ in range(lines_before):
+        offset = text.index("\n", offset) + 1
+    body = text[offset:].encode("utf-8")
+    del grid.text, text
+    frame = _parse_csv(path, body, grid.delimiter, index + 1)
+    del body
+    header_cells = [str(c) for c in frame.iloc[0].tolist()]
+    frame = frame.iloc[1:]
+    # Fully blank rows are dropped, but their row numbers are still counted.
+    filled = np.zeros(len(frame), dtype=bool)
+    for col in frame.columns:
+        values = frame[col]
+        filled |= (values.str.len().to_numpy() > 0) & (values.str.strip().str.len().to_numpy() > 0)
+    numbers = np.flatnonzero(filled) + index + 2
+    frame = frame[filled]
+    has_data = [bool((frame[c] != "").any()) for c in frame.columns]
+    names = _header_names(path, header_cells, index + 1, has_data)
+    data = {
+        name: frame[col].reset_index(drop=True) for name, col in zip(names, frame.columns) if name is not None
+    }
+    return _finish(path, info, index, top[:index], [n for n in names if n is not None], data, numbers.tolist())
+
+
+def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int) -> pd.DataFrame:
+    """All records from the header on as text, pyarrow first, the C engine for ragged rows."""
+    options = dict(sep=delimiter, header=None, dtype=str, keep_default_na=False, skip_blank_lines=False)
+    try:
+        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)  # type: ignore[call-overload]
+    except (pd.errors.ParserError, ValueError):
+        # pyarrow refuses rows with fewer fields than the header; the C engine pads them.
+        try:
+            frame = pd.read_csv(io.BytesIO(body), engine="c", **options)  # type: ignore[call-overload]
+        except pd.errors.ParserError as exc:
+            match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+            if not match:
+                raise InputFileError(f"{path}: cannot be read as delimited text ({exc}); check the file") from None
+            expected, line, saw = (int(g) for g in match.groups())
+            shown = "tab" if delimiter == "\t" else f"'{delimiter}'"
+            raise InputFileError(
+                f"{path}: row {header_row + line - 1} has {saw} cells but the header row has {expected}; "
+                f"put quotes around values that contain {shown}"
+            ) from None
+    return frame.fillna("")
