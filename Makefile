@@ -10,7 +10,7 @@ PORT ?= 8765
 DEMO_DIR ?= demo-output
 
 .DEFAULT_GOAL := help
-.PHONY: help install chromium test demo sandbox bench lint clean
+.PHONY: help install chromium test demo sandbox bench lint docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -45,6 +45,9 @@ bench: install ## benchmark reading, mapping, validating and reporting 100,000 r
 lint: install ## ruff and mypy
 	$(VENV)/bin/ruff check pipeline tests
 	$(VENV)/bin/mypy pipeline
+
+docs: install ## regenerate the README's field tables from schemas/
+	$(PY) -m pipeline.docs README.md
 
 clean: ## remove the venv, caches and demo output
 	rm -rf $(VENV) .pytest_cache $(DEMO_DIR) build dist *.egg-info
