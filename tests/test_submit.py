@@ -1,0 +1,337 @@
+"""The bulk staff submitter over real HTTP: every record sent ends with exactly one outcome."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import stamina
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.client import RetryPolicy, ServiceClient, open_client
+from pipeline.errors import AuthenticationError, ServiceUnavailableError
+from pipeline.outcomes import Outcome
+from pipeline.submit import StaffRecord, submit_staff
+
+TOKEN = "demo-customer-99"
+BULK = "/api/bulk_add_edit_staff"
+
+
+@pytest.fixture(autouse=True)
+def instant_retries() -> Iterator[None]:
+    """No real waiting between retries, but as many tries as each test's policy allows (``cap``)."""
+    with stamina.set_testing(True, attempts=100, cap=True):
+        yield
+
+
+@pytest.fixture
+def client(sandbox: Any) -> Iterator[ServiceClient]:
+    with open_client(sandbox.base_url, TOKEN) as c:
+        yield c
+
+
+def record(row: int, *, bad: str | None = None, prefix: str = "") -> StaffRecord:
+    """A staff record as the mapper makes it; ``bad`` names a way to make the service reject it."""
+    external_id = f"{prefix}{uuid.uuid4().hex[:10]}"
+    payload: dict[str, Any] = {
+        "customer_system_id": external_id,
+        "customer_system_id_type": "Workday",
+        "name": f"Person {row}",
+        "system_email": f"p{row}@example.com",
+        "country": "SG",
+        "job_title": "Clerk",
+        "job_start_date": "2022-07-01",
+        "staff_type": "EOR",
+    }
+    if bad == "staff_type":
+        payload["staff_type"] = "Contractor"
+    elif bad == "missing_name":
+        del payload["name"]
+    elif bad == "intern":
+        payload.update(is_intern=True, is_manager=True)
+    elif bad == "date":
+        payload["job_start_date"] = "2022-02-30"
+    return StaffRecord(row, external_id, payload.get("name", ""), payload)
+
+
+def bulk_log(sandbox: Any) -> list[dict[str, Any]]:
+    return [r for r in sandbox.requests() if r["path"].endswith(BULK)]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ------------------------------------------------------------------------------------- the sandbox
+
+
+def test_adds_then_updates(client: ServiceClient, sandbox: Any) -> None:
+    records = [record(row) for row in range(2, 252)]
+    steps: list[int] = []
+
+    first = submit_staff(client, "99", records, progress=steps.append)
+    second = submit_staff(client, "99", records, batch_size=100)
+
+    assert [o.outcome for o in first.outcomes] == [Outcome.ADDED] * 250
+    assert [o.outcome for o in second.outcomes] == [Outcome.UPDATED] * 250
+    assert [o.row for o in first.outcomes] == [r.row for r in records]
+    assert [o.external_id for o in first.outcomes] == [r.external_id for r in records]
+    assert (first.batches, first.requests) == (3, 3)
+    assert sum(steps) == 250
+    assert [r["elements"] for r in bulk_log(sandbox)] == [100, 100, 50] * 2
+
+
+def test_another_customers_records_are_permission_denied(client: ServiceClient) -> None:
+    records = [record(row) for row in range(2, 5)]
+
+    result = submit_staff(client, "100", records)
+
+    assert result.counts() == {"permission_denied": 3}
+    assert {p.code for o in result.outcomes for p in o.problems} == {"permission-denied"}
+
+
+def test_one_bad_row_does_not_sink_its_batch(client: ServiceClient, sandbox: Any) -> None:
+    records = [record(row, bad="staff_type" if row == 44 else None) for row in range(2, 102)]
+
+    result = submit_staff(client, "99", records, batch_size=100)
+
+    assert result.counts() == {"added": 99, "rejected": 1}
+    (bad,) = [o for o in result.outcomes if o.outcome is Outcome.REJECTED]
+    assert bad.row == 44
+    assert [(p.code, p.field) for p in bad.problems] == [("service-rejected", "staff_type")]
+    # the service named the element by its index: one resend of the 99 others, no halving
+    assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [(400, 100), (200, 99)]
+
+
+def test_every_bad_row_is_named_with_every_reason(client: ServiceClient) -> None:
+    kinds = [None, "missing_name", None, "intern", "date", None, "staff_type"]
+    records = [record(row, bad=kind) for row, kind in enumerate(kinds, start=2)]
+
+    result = submit_staff(client, "99", records, batch_size=10)
+
+    assert [o.outcome.value for o in result.outcomes] == [
+        "added", "rejected", "added", "rejected", "rejected", "added", "rejected",
+    ]  # fmt: skip
+    fields = [{p.field for p in o.problems} for o in result.outcomes if o.outcome is Outcome.REJECTED]
+    assert fields[0] == {"name"}
+    assert fields[2] == {"job_start_date"}
+    assert fields[3] == {"staff_type"}
+    assert all(o.message.startswith(f"Row {o.row}: ") for o in result.outcomes if o.problems)
+
+
+def test_retries_503_then_429_and_accounts_for_every_row(client: ServiceClient, sandbox: Any) -> None:
+    sandbox.set_faults(
+        rules=[
+            {"path": BULK, "status": 503, "count": 2},
+            {"path": BULK, "status": 429, "retry_after": 1, "count": 2},
+        ]
+    )
+    records = [record(row) for row in range(2, 252)]
+
+    result = submit_staff(client, "99", records, batch_size=100)
+
+    assert [r["status"] for r in bulk_log(sandbox)] == [503, 503, 429, 429, 200, 200, 200]
+    assert Counter(o.row for o in result.outcomes) == Counter(r.row for r in records)  # once each
+    assert result.counts() == {"added": 250}
+    assert result.requests == 3  # retries happen inside the client, below the batch
+
+
+def test_a_batch_still_failing_after_retries_fails_alone(sandbox: Any) -> None:
+    sandbox.set_faults(rules=[{"path": BULK, "status": 503, "count": 3}])
+    records = [record(row) for row in range(2, 252)]
+
+    with open_client(sandbox.base_url, TOKEN, retry=RetryPolicy(attempts=3)) as c:
+        result = submit_staff(c, "99", records, batch_size=100)
+
+    assert result.counts() == {"failed": 100, "added": 150}
+    failed = [o for o in result.outcomes if o.outcome is Outcome.FAILED]
+    assert [o.row for o in failed] == list(range(2, 102))
+    assert {p.code for o in failed for p in o.problems} == {"http-503"}
+    assert "HTTP 503" in failed[0].message and "after 3 attempts" in failed[0].message
+
+
+def test_a_wrong_token_stops_everything_at_once(sandbox: Any) -> None:
+    records = [record(row) for row in range(2, 252)]
+    steps: list[int] = []
+
+    with open_client(sandbox.base_url, "demo-customer-nope") as c, pytest.raises(AuthenticationError):
+        submit_staff(c, "99", records, batch_size=100, progress=steps.append)
+
+    assert len(bulk_log(sandbox)) == 1
+    assert steps == []  # nothing half-reported
+
+
+def test_an_unreachable_service_raises_service_unavailable() -> None:
+    records = [record(row) for row in range(2, 12)]
+    policy = RetryPolicy(attempts=2)
+
+    c = open_client(f"http://127.0.0.1:{closed_port()}/sandbox", TOKEN, retry=policy)
+    with c, pytest.raises(ServiceUnavailableError, match="cannot connect to the service"):
+        submit_staff(c, "99", records, batch_size=5)
+
+
+def test_no_records_sends_nothing(client: ServiceClient, sandbox: Any) -> None:
+    result = submit_staff(client, "99", [])
+
+    assert (result.outcomes, result.requests) == ([], 0)
+    assert bulk_log(sandbox) == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    kinds=st.lists(
+        st.sampled_from([None, None, None, "staff_type", "missing_name", "intern", "date"]), max_size=40
+    ),
+    batch_size=st.integers(min_value=1, max_value=15),
+)
+def test_rows_in_equal_rows_out(client: ServiceClient, kinds: list[str | None], batch_size: int) -> None:
+    records = [record(row, bad=kind) for row, kind in enumerate(kinds, start=2)]
+
+    result = submit_staff(client, "99", records, batch_size=batch_size)
+
+    assert [o.row for o in result.outcomes] == [r.row for r in records]  # each exactly once, in order
+    expected = [Outcome.ADDED if kind is None else Outcome.REJECTED for kind in kinds]
+    assert [o.outcome for o in result.outcomes] == expected
+
+
+# ---------------------------------------------------------------- a service that names no bad element
+#
+# The sandbox always lists each bad element with its index (its documented choice), so it cannot show
+# the submitter halving a batch, nor results missing or out of order. This small real server can: a
+# batch holding any element named "BAD..." is refused whole with a bare 400 {"error": "Invalid request"},
+# as the spec's only published error body is; otherwise it answers the way `mode` says.
+
+
+class ScriptedBulk:
+    """State of the stand-in bulk endpoint: how it answers, and the batches it received."""
+
+    def __init__(self) -> None:
+        self.mode = "plain"  # plain | reversed | drop-last
+        self.batches: list[list[str]] = []
+
+
+def scripted_app(state: ScriptedBulk) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/svc/api/bulk_add_edit_staff")
+    async def bulk(request: Request) -> Any:
+        elements = (await request.json())["bulk_staff_data"]
+        state.batches.append([e["name"] for e in elements])
+        if any(e["name"].startswith("BAD") for e in elements):
+            return JSONResponse({"error": "Invalid request"}, status_code=400)
+        results = [
+            {
+                "user": {"customer_system_id": e["customer_system_id"], "name": e["name"]},
+                "message": "Update Successfully"
+                if e["customer_system_id"].startswith("U")
+                else "Add Successfully",
+                "id": n,
+            }
+            for n, e in enumerate(elements)
+        ]
+        if state.mode == "reversed":
+            results.reverse()
+        elif state.mode == "drop-last":
+            results = results[:-1]
+        return {"result": results}
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[tuple[str, ScriptedBulk]]:
+    """The stand-in service on a real port (uvicorn in a thread); yields its base URL and state."""
+    state = ScriptedBulk()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(scripted_app(state), log_level="warning", lifespan="off", ws="none")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the scripted service did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/svc", state
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture
+def scripted_service(scripted: tuple[str, ScriptedBulk]) -> Iterator[tuple[ServiceClient, ScriptedBulk]]:
+    url, state = scripted
+    state.mode, state.batches = "plain", []
+    with open_client(url, TOKEN) as c:
+        yield c, state
+
+
+def named(row: int, name: str, external_id: str | None = None) -> StaffRecord:
+    ext = external_id or f"A{row}"
+    return StaffRecord(row, ext, name, {"customer_system_id": ext, "name": name})
+
+
+def test_without_details_a_rejected_batch_is_halved_down_to_the_bad_rows(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    client, state = scripted_service
+    bad_rows = {7, 8, 19}
+    records = [named(row, "BAD" if row in bad_rows else f"ok {row}") for row in range(2, 22)]
+
+    result = submit_staff(client, "99", records, batch_size=20)
+
+    assert {o.row for o in result.outcomes if o.outcome is Outcome.REJECTED} == bad_rows
+    assert result.counts() == {"added": 17, "rejected": 3}
+    rejected = [o for o in result.outcomes if o.outcome is Outcome.REJECTED]
+    assert {p.message for o in rejected for p in o.problems} == {
+        f"Row {row}: the service rejected the record: Invalid request" for row in bad_rows
+    }
+    # each bad row was finally sent on its own; no good row was sent with a bad one and then given up on
+    assert state.batches.count(["BAD"]) == 3
+    assert result.splits > 0 and result.requests == len(state.batches)
+
+
+def test_results_are_matched_by_external_id_not_position(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    client, state = scripted_service
+    state.mode = "reversed"
+    records = [
+        named(row, f"p{row}", external_id=("U" if row % 3 == 0 else "A") + str(row)) for row in range(2, 12)
+    ]
+
+    result = submit_staff(client, "99", records, batch_size=10)
+
+    expected = [Outcome.UPDATED if row % 3 == 0 else Outcome.ADDED for row in range(2, 12)]
+    assert [o.outcome for o in result.outcomes] == expected
+
+
+def test_a_sent_row_without_a_result_is_failed_no_result(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    client, state = scripted_service
+    state.mode = "drop-last"
+    records = [named(row, f"p{row}") for row in range(2, 9)]
+
+    result = submit_staff(client, "99", records, batch_size=4)
+
+    failed = {o.row: o.problem_codes for o in result.outcomes if o.outcome is Outcome.FAILED}
+    assert failed == {5: ["no-result"], 8: ["no-result"]}
+    assert result.counts() == {"added": 5, "failed": 2}
