@@ -1,0 +1,219 @@
+"""Fault injection and the request log: an ASGI middleware in front of the API under ``/sandbox``.
+
+Faults exist for the client's resilience tests and demos (issue 2, "Faults on demand"). Random faults
+(``error_rate``, ``drop_rate``) draw from one seeded generator; scripted ``rules`` are exact ("the next
+2 requests to ``/api/bulk_add_edit_staff`` answer 503"), so retry tests reproduce exactly.
+
+When a fault acts:
+- an error status (500/502/503, 429) is answered *before* the endpoint runs: nothing is stored;
+- a dropped connection happens *after* the endpoint ran (the change is stored): the response headers
+  and half the body are sent, then the connection closes, the case a client must retry idempotently;
+- latency is added before the request reaches the endpoint.
+
+Only requests under ``/sandbox`` are faulted and logged; ``/``, ``/docs`` and ``/_admin`` never are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+API_PREFIX = "/sandbox"
+LOG_LIMIT = 10_000
+
+
+class FaultRule(BaseModel):
+    """A deterministic fault: the next ``count`` matching requests (after ``skip`` of them) fail."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = Field(None, description="Match paths ending with this (e.g. /api/add_edit_staff); any if null.")
+    method: str | None = Field(None, description="Match this HTTP method only; any if null.")
+    status: int | None = Field(None, ge=400, le=599, description="Answer this status (e.g. 503, 429).")
+    drop: bool = Field(False, description="Drop the connection mid-response instead (after the endpoint ran).")
+    delay: float = Field(0.0, ge=0, le=60, description="Seconds to wait before answering.")
+    retry_after: int | None = Field(None, ge=0, description="Retry-After header value (default 1 on a 429).")
+    count: int = Field(1, ge=0, description="How many matching requests this rule acts on.")
+    skip: int = Field(0, ge=0, description="Let this many matching requests through first.")
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.path is None or path.endswith(self.path)) and (
+            self.method is None or self.method.upper() == method
+        )
+
+
+class FaultSettings(BaseModel):
+    """Fault settings of a running sandbox (``--faults``, ``POST /_admin/faults``); all off by default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_rate: float = Field(0.0, ge=0, le=1, description="Share of requests answered with an error status.")
+    error_statuses: list[int] = Field([500, 502, 503], description="Statuses error_rate draws from.")
+    rate_limit: float | None = Field(None, gt=0, description="Requests per second above which 429 is answered.")
+    retry_after: int = Field(1, ge=0, description="Retry-After seconds sent with 429.")
+    latency: float = Field(0.0, ge=0, le=60, description="Seconds added to every request.")
+    drop_rate: float = Field(0.0, ge=0, le=1, description="Share of connections dropped mid-response.")
+    seed: int | None = Field(None, description="Seed of the random draws (reproducible random faults).")
+    rules: list[FaultRule] = Field([], description="Deterministic faults, tried in order before random ones.")
+
+    @classmethod
+    def from_spec(cls, spec: str) -> FaultSettings:
+        """Parse ``--faults``: JSON (``{"error_rate": 0.1, "rules": [...]}``) or ``key=value,...``.
+
+        >>> FaultSettings.from_spec("error_rate=0.2,latency=0.05,statuses=500/503").error_statuses
+        [500, 503]
+        """
+        spec = spec.strip()
+        if spec.startswith("{"):
+            return cls.model_validate_json(spec)
+        values: dict[str, Any] = {}
+        for item in filter(None, (part.strip() for part in spec.split(","))):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"fault setting {item!r} is not key=value")
+            key = key.strip().replace("-", "_")
+            if key in ("statuses", "error_statuses"):
+                values["error_statuses"] = [int(s) for s in value.split("/")]
+            else:
+                values[key] = value.strip()
+        return cls.model_validate(values)
+
+
+class FaultInjector:
+    """Holds the fault settings and the request log of one app; decisions are made under a lock."""
+
+    def __init__(self, settings: FaultSettings | None = None) -> None:
+        self._lock = threading.Lock()
+        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_LIMIT)
+        self._admitted: deque[float] = deque()
+        self.set(settings or FaultSettings())
+
+    def set(self, settings: FaultSettings) -> None:
+        with self._lock:
+            self.settings = settings.model_copy(deep=True)
+            self._random = random.Random(settings.seed)
+            self._admitted.clear()
+
+    def log(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._log)
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    def record(self, entry: dict[str, Any]) -> None:
+        with self._lock:
+            self._log.append(entry)
+
+    def decide(self, method: str, path: str) -> dict[str, Any]:
+        """What to do with one request: ``{"status", "retry_after", "drop", "delay", "fault"}``."""
+        s = self.settings
+        with self._lock:
+            decision: dict[str, Any] = {"status": None, "retry_after": None, "drop": False,
+                                        "delay": s.latency, "fault": None}
+            for rule in s.rules:
+                if rule.count <= 0 or not rule.matches(method, path):
+                    continue
+                if rule.skip > 0:
+                    rule.skip -= 1
+                    continue
+                rule.count -= 1
+                decision.update(delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule")
+                if rule.status is not None:
+                    default = 1 if rule.status == 429 else None
+                    decision["retry_after"] = rule.retry_after if rule.retry_after is not None else default
+                return decision
+            now = time.monotonic()
+            while self._admitted and now - self._admitted[0] >= 1.0:
+                self._admitted.popleft()
+            if s.rate_limit is not None and len(self._admitted) >= s.rate_limit:
+                decision.update(status=429, retry_after=s.retry_after, fault="rate_limit")
+                return decision
+            self._admitted.append(now)
+            if s.error_rate and self._random.random() < s.error_rate:
+                decision.update(status=self._random.choice(s.error_statuses), fault="error_rate")
+            elif s.drop_rate and self._random.random() < s.drop_rate:
+                decision.update(drop=True, fault="drop_rate")
+            return decision
+
+
+_REASONS = {429: "Too many requests", 500: "Internal server error", 502: "Bad gateway", 503: "Service unavailable"}
+
+
+class FaultMiddleware:
+    """ASGI middleware: applies the injector's decision to API requests and logs every one of them."""
+
+    def __init__(self, app: Any, injector: FaultInjector) -> None:
+        self.app = app
+        self.injector = injector
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (path == API_PREFIX or path.startswith(API_PREFIX + "/")):
+            await self.app(scope, receive, send)
+            return
+        started = time.time()
+        method = scope["method"]
+        scope.setdefault("state", {})
+        decision = self.injector.decide(method, path)
+        if decision["delay"]:
+            await asyncio.sleep(decision["delay"])
+        status_holder: dict[str, Any] = {"status": None}
+
+        if decision["status"] is not None:
+            status = decision["status"]
+            headers = [(b"content-type", b"application/json")]
+            if decision["retry_after"] is not None:
+                headers.append((b"retry-after", str(decision["retry_after"]).encode()))
+            body = json.dumps({"error": _REASONS.get(status, "Injected fault"), "fault": "injected"}).encode()
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            status_holder["status"] = status
+        elif decision["drop"]:
+            await self.app(scope, receive, _dropping_send(send, status_holder))
+        else:
+            async def recording_send(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    status_holder["status"] = message["status"]
+                await send(message)
+
+            await self.app(scope, receive, recording_send)
+        self.injector.record({
+            "time": round(started, 3),
+            "method": method,
+            "path": path,
+            "status": status_holder["status"],
+            "elements": scope["state"].get("elements"),
+            "fault": ("drop" if decision["drop"] else decision["fault"]) if decision["fault"] else None,
+            "duration_ms": round((time.time() - started) * 1000, 1),
+        })
+
+
+def _dropping_send(send: Any, status_holder: dict[str, Any]) -> Any:
+    """A ``send`` that forwards the headers and half the first body chunk, then nothing: the server
+    closes the connection because the response never completes ("connection dropped mid-response")."""
+    state: dict[str, Any] = {"start": None, "done": False}
+
+    async def dropping(message: dict[str, Any]) -> None:
+        if state["done"]:
+            return
+        if message["type"] == "http.response.start":
+            state["start"] = message
+            status_holder["status"] = message["status"]
+            return
+        if message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            await send(state["start"])
+            await send({"type": "http.response.body", "body": body[: max(1, len(body) // 2)], "more_body": True})
+            state["done"] = True
+
+    return dropping
