@@ -219,8 +219,8 @@ class _Run:
             return []
         named: dict[int, list[tuple[str | None, str]]] = defaultdict(list)
         for detail in exc.details:
-            position = detail.get("index") if isinstance(detail, dict) else None
-            if isinstance(position, int) and not isinstance(position, bool) and 0 <= position < len(part):
+            position = _index_of(detail)
+            if position is not None and 0 <= position < len(part):
                 named[position].append(_field_reason(detail, exc.error))
         if named:
             for position, reasons in named.items():
@@ -304,6 +304,14 @@ class _Run:
             )
             return self._outcome(index, outcome, problem.message, (problem,))
         return self._outcome(index, outcome, message)
+
+
+def _index_of(detail: Any) -> int | None:
+    """The element index a ``details`` entry names, if any (an integer, or tolerated as digits)."""
+    index = detail.get("index") if isinstance(detail, dict) else None
+    if isinstance(index, str) and index.strip().isdigit():
+        return int(index)
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 def _field_reason(detail: Any, default: str) -> tuple[str | None, str]:

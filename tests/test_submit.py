@@ -115,6 +115,16 @@ def test_one_bad_row_does_not_sink_its_batch(client: ServiceClient, sandbox: Any
     assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [(400, 100), (200, 99)]
 
 
+def test_a_batch_over_the_services_limit_is_halved(client: ServiceClient, sandbox: Any) -> None:
+    # the sandbox takes at most 1,000 elements and says so without an index: the halving path, for real
+    records = [record(row) for row in range(2, 1502)]
+
+    result = submit_staff(client, "99", records, batch_size=1500)
+
+    assert result.counts() == {"added": 1500}
+    assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [(400, 1500), (200, 750), (200, 750)]
+
+
 def test_every_bad_row_is_named_with_every_reason(client: ServiceClient) -> None:
     kinds = [None, "missing_name", None, "intern", "date", None, "staff_type"]
     records = [record(row, bad=kind) for row, kind in enumerate(kinds, start=2)]
