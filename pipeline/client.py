@@ -9,7 +9,7 @@ This module is the one place where httpx's exceptions (and the service's error a
     other HTTP 4xx (400, 404...)   -> RequestRejected              (bad data: status, error, details)
     429/500/502/503/504, timeouts,
     connection errors, still so
-    after the retries              -> RetriesExhausted(ServiceUnavailableError)   (exit 4 if not handled)
+    after the retries; other 5xx   -> RetriesExhausted(ServiceUnavailableError)   (exit 4 if not handled)
     a 2xx that is not the JSON
     the spec describes             -> UnexpectedAnswer(ServiceError)
 
