@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from pipeline.client import open_client
+from pipeline.client import ServiceClient, open_client
 from pipeline.connection import Connection, running_sandbox, sandbox_db_path, service_host
-from pipeline.errors import AuthenticationError
 from pipeline.outcomes import RunResult
 from pipeline.staff_import import Target
 
@@ -40,12 +39,9 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
 
 
 @contextmanager
-def _client(url: str, conn: Connection) -> Iterator[object]:
-    try:
-        with open_client(url, conn.token) as client:
-            yield client
-    except AuthenticationError as exc:
-        raise AuthenticationError(f"{exc} (the token is read from ${conn.token_env})") from None
+def _client(url: str, conn: Connection) -> Iterator[ServiceClient]:
+    with open_client(url, conn.token, token_source=conn.token_env) as client:
+        yield client
 
 
 @contextmanager
