@@ -1,0 +1,175 @@
+"""Time-off records over real HTTP: the published example, leave-type names, day rules, overlaps, errors."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+PATH = "/api/apply-ee-time-off"
+
+# The spec's time-off record table.
+TIME_OFF_KEYS = {"id", "user", "customer_id", "leave_type", "approver", "total_days", "start_date", "end_date",
+                 "notes", "reject_notes", "decision", "doc_list", "created_at", "updated_at", "deleted_at",
+                 "last_modified_by"}
+
+
+@pytest.fixture
+def staffed(sandbox: Any) -> Any:
+    """The sandbox with staff member E1 (Malaysia) of customer 99 and E9 of customer 100."""
+    for customer, system_id in ((99, "E1"), (100, "E9")):
+        body = {"customer_id": customer, "customer_system_id": system_id, "customer_system_id_type": "BambooHR",
+                "name": "Aisha Rahman", "system_email": f"{system_id}@acme.example", "country": "MY",
+                "job_title": "Analyst", "job_start_date": "2023-03-01", "staff_type": "Payroll"}
+        token = f"demo-customer-{customer}"
+        assert sandbox.http.post("/api/add_edit_staff", json=body, headers=sandbox.auth(token)).status_code == 200
+    return sandbox
+
+
+def leave(sandbox: Any, token: str = "demo-customer-99", bearer: bool = True, **overrides: Any) -> Any:
+    body = {"customer_id": "99", "customer_system_id": "E1", "leave_type": "Annual Leave", "lang": "EN",
+            "country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-14", "total_days": "5",
+            "notes": "family trip", **overrides}
+    return sandbox.http.post(PATH, json=body, headers=sandbox.auth(token, bearer=bearer))
+
+
+def test_published_example_malaysian_sick_leave_on_a_weekend_is_accepted(staffed: Any) -> None:
+    before = int(time.time())
+    response = leave(staffed, leave_type="Sick Leave", start_date="2024-06-08", end_date="2024-06-09",
+                     total_days="2", customer_id="99", decision="", notes="fever")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["message"] == "add successfully"
+    record = body["time_off_data"]
+    assert TIME_OFF_KEYS <= set(record)
+    assert record["leave_type"] == 2 and record["total_days"] == 2 and record["decision"] == ""
+    assert record["customer_id"] == 99 and record["user"] == staffed.staff(99)[0]["id"]
+    assert (record["start_date"], record["end_date"], record["notes"]) == ("2024-06-08", "2024-06-09", "fever")
+    assert record["reject_notes"] == "" and record["doc_list"] == [] and record["deleted_at"] == 0
+    assert record["approver"] == 0 and record["last_modified_by"] == 1099
+    for stamp in ("created_at", "updated_at"):
+        assert isinstance(record[stamp], int) and before <= record[stamp] <= time.time() + 1  # seconds
+    assert staffed.time_off() == [record]
+
+
+def test_annual_leave_counts_working_days_and_accepts_halves(staffed: Any) -> None:
+    assert leave(staffed, total_days="5").status_code == 200
+    assert leave(staffed, start_date="2024-07-01", end_date="2024-07-05", total_days="4.5").status_code == 200
+    assert leave(staffed, start_date="2024-07-15", end_date="2024-07-19", total_days=4).status_code == 200
+    assert [r["total_days"] for r in staffed.time_off()] == [5, 4.5, 4]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "right_figure"),
+    [
+        ({"total_days": "3"}, "5 or 4.5 or 4"),
+        ({"start_date": "2024-06-08", "end_date": "2024-06-09", "total_days": "2"}, "0"),  # annual, weekend
+        ({"leave_type": "Sick Leave", "start_date": "2024-06-08", "end_date": "2024-06-16", "total_days": "7"},
+         "9 or 8.5 or 8"),  # sick leave counts calendar days
+    ],
+)
+def test_wrong_total_days_is_400_with_the_right_figure(staffed: Any, overrides: dict, right_figure: str) -> None:
+    response = leave(staffed, **overrides)
+    assert response.status_code == 400
+    [detail] = response.json()["details"]
+    assert detail["field"] == "total_days"
+    assert f"counts {right_figure} day(s)" in detail["reason"]
+    assert staffed.time_off() == []
+
+
+@pytest.mark.parametrize(
+    ("name", "lang", "type_id"),
+    [
+        ("Annual Leave", "EN", 1),
+        ("annual leave", "en", 1),
+        ("年假", "ZH", 1),
+        ("年休假", "ZH", 1),
+        ("产假", "ZH", 4),  # Simplified
+        ("產假", "ZH", 4),  # Traditional: the same type
+        ("補休", "ZH", 9),
+    ],
+)
+def test_leave_type_in_english_or_chinese(staffed: Any, name: str, lang: str, type_id: int) -> None:
+    days = "7" if type_id == 4 else "5"  # maternity leave counts calendar days
+    end = "2024-06-16" if type_id == 4 else "2024-06-14"
+    response = leave(staffed, leave_type=name, lang=lang, end_date=end, total_days=days)
+    assert response.status_code == 200, response.text
+    assert response.json()["time_off_data"]["leave_type"] == type_id
+
+
+@pytest.mark.parametrize(
+    ("name", "lang", "reason_part"),
+    [
+        ("病假", "EN", "is a leave type name in ZH, but lang is EN"),
+        ("Sick Leave", "ZH", "is a leave type name in EN, but lang is ZH"),
+        ("Holiday", "EN", "is not a leave type name in EN"),
+    ],
+)
+def test_leave_type_must_match_lang(staffed: Any, name: str, lang: str, reason_part: str) -> None:
+    response = leave(staffed, leave_type=name, lang=lang)
+    assert response.status_code == 400
+    assert response.json()["details"][0]["field"] == "leave_type"
+    assert reason_part in response.json()["details"][0]["reason"]
+
+
+def test_lang_must_be_en_or_zh(staffed: Any) -> None:
+    response = leave(staffed, lang="FR")
+    assert [d["field"] for d in response.json()["details"]] == ["lang"]
+
+
+def test_overlapping_period_is_409_and_nothing_is_stored_twice(staffed: Any) -> None:
+    assert leave(staffed).status_code == 200
+    again = leave(staffed)
+    assert again.status_code == 409
+    assert "overlap" in again.json()["error"].lower()
+    assert leave(staffed, start_date="2024-06-13", end_date="2024-06-14", total_days="2").status_code == 409
+    assert leave(staffed, start_date="2024-06-18", end_date="2024-06-18", total_days="1").status_code == 200
+    assert len(staffed.time_off()) == 2
+
+
+def test_unknown_staff_is_404_naming_customer_system_id(staffed: Any) -> None:
+    response = leave(staffed, customer_system_id="NOPE")
+    assert response.status_code == 404
+    assert response.json()["details"][0]["field"] == "customer_system_id"
+    # Staff of another company are unknown here too.
+    assert leave(staffed, customer_system_id="E9").status_code == 404
+
+
+def test_another_companys_token_is_403(staffed: Any) -> None:
+    response = leave(staffed, token="demo-customer-100")
+    assert response.status_code == 403
+    assert response.json()["details"][0]["field"] == "customer_id"
+
+
+@pytest.mark.parametrize(("decision", "stored", "approver"),
+                         [("Approve", "Approve", 1099), ("reject", "Reject", 1099), (None, "", 0)])
+def test_decision_is_optional_approve_or_reject(staffed: Any, decision: str | None, stored: str,
+                                                 approver: int) -> None:
+    overrides = {} if decision is None else {"decision": decision}
+    record = leave(staffed, **overrides).json()["time_off_data"]
+    assert (record["decision"], record["approver"]) == (stored, approver)
+
+
+def test_unknown_decision_is_400(staffed: Any) -> None:
+    assert [d["field"] for d in leave(staffed, decision="Maybe").json()["details"]] == ["decision"]
+
+
+def test_missing_fields_are_all_listed(staffed: Any) -> None:
+    response = staffed.http.post(PATH, json={"customer_id": 99}, headers=staffed.auth())
+    assert response.status_code == 400
+    assert [d["field"] for d in response.json()["details"]] == [
+        "customer_system_id", "leave_type", "lang", "country", "start_date", "end_date", "total_days"]
+
+
+def test_bare_token_works_and_a_missing_one_is_401(staffed: Any) -> None:
+    assert leave(staffed, bearer=False).status_code == 200
+    response = staffed.http.post(PATH, json={})
+    assert response.status_code == 401 and response.json()["error"] == "Invalid request"
+
+
+def test_time_off_survives_a_restart_and_still_blocks_overlaps(staffed: Any) -> None:
+    assert leave(staffed).status_code == 200
+    staffed.restart()
+    assert len(staffed.time_off(99)) == 1
+    assert leave(staffed).status_code == 409
