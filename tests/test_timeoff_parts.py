@@ -1,0 +1,179 @@
+"""The time-off stage's small parts: leave-type names, half-day markers, day counts, overlaps, the ledger."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import parse_config
+from pipeline.errors import ConfigError
+from pipeline.timeoff.days import DayKey, calendar_days, format_days, parse_days
+from pipeline.timeoff.halves import HalfDayError, halves_for, parse_half
+from pipeline.timeoff.leave_types import closest_names, detect_lang, match_leave_type
+from pipeline.timeoff.ledger import LEDGER_FILE, LedgerKey, open_ledger
+from pipeline.timeoff.rows import TimeOffRow, check_row, find_overlaps
+from pipeline.timeoff.settings import TimeOffSettings
+
+
+@pytest.mark.parametrize(("written", "english", "sent_zh"), [
+    ("Annual Leave", "Annual Leave", "年假"),
+    ("annual  leave", "Annual Leave", "年假"),
+    ("Annual", "Annual Leave", "年假"),
+    ("sick-leave", "Sick Leave", "病假"),
+    ("年假", "Annual Leave", "年假"),
+    ("年休假", "Annual Leave", "年假"),  # an alias: sent as the platform's name
+    ("丧假", "Bereavement Leave", "丧假"),  # Simplified
+    ("喪假", "Bereavement Leave", "喪假"),  # Traditional stays Traditional
+    ("陪產假", "Paternity Leave", "陪產假"),
+    ("补休", "Compensatory Leave", "补休"),
+    ("補休", "Compensatory Leave", "補休"),
+])
+def test_leave_types_are_recognised_in_english_simplified_and_traditional_chinese(
+        written: str, english: str, sent_zh: str) -> None:
+    match = match_leave_type(written)
+    assert match is not None
+    assert match.leave_type.en == english
+    assert match.send_name("EN") == english
+    assert match.send_name("ZH") == sent_zh
+
+
+def test_the_language_is_detected_from_the_script_of_the_name() -> None:
+    assert detect_lang("Annual Leave") == "EN"
+    assert detect_lang("年假") == "ZH"
+    assert detect_lang("育嬰假") == "ZH"
+
+
+def test_an_unknown_type_is_flagged_with_the_closest_known_names() -> None:
+    assert match_leave_type("Birthday Leave") is None
+    assert "Study Leave" in closest_names("Studdy Leave")
+    assert closest_names("年休")[0] in ("年休假", "年假")
+    _, _, problems = check_row(row=7, leave_type="Anual Leave", lang_cell="", config_lang=None,
+                               start="2024-01-02", end="2024-01-02", sources={"leave_type": "Leave Type"})
+    assert [p.code for p in problems] == ["unknown-leave-type"]
+    assert problems[0].message.startswith("Row 7, column 'Leave Type': 'Anual Leave' is not a leave type")
+    assert "closest known: Annual Leave" in problems[0].message
+
+
+def test_lang_comes_from_the_column_then_the_config_then_the_script() -> None:
+    def lang(cell: str, config: str | None, name: str = "年假") -> str | None:
+        return check_row(row=2, leave_type=name, lang_cell=cell, config_lang=config,  # type: ignore[arg-type]
+                         start="2024-01-02", end="2024-01-02", sources={})[1]
+
+    assert lang("", None) == "ZH"
+    assert lang("", None, "Annual Leave") == "EN"
+    assert lang("", "EN") == "EN"
+    assert lang("zh", "EN", "Annual Leave") == "ZH"
+    _, _, problems = check_row(row=2, leave_type="年假", lang_cell="FR", config_lang=None,
+                               start="2024-01-02", end="2024-01-02", sources={"lang": "Language"})
+    assert [p.code for p in problems] == ["not-an-allowed-value"]
+
+
+@pytest.mark.parametrize(("cells", "one_day", "expected"), [
+    (("", "", ""), False, (False, False)),
+    (("yes", "", ""), False, (True, False)),
+    (("", "PM", ""), False, (False, True)),
+    (("Second Half", "First Half", ""), False, (True, True)),
+    (("", "", "上午"), True, (True, False)),
+    (("", "", "下午"), False, (True, False)),  # starts at noon
+    (("", "", "AM"), False, (False, True)),  # back at noon on the last day
+    (("", "", "true"), True, (True, False)),
+    (("否", "全天", "Full Day"), False, (False, False)),
+])
+def test_half_day_markers_become_the_half_start_and_end_flags(
+        cells: tuple[str, str, str], one_day: bool, expected: tuple[bool, bool]) -> None:
+    start, end, day = cells
+    assert halves_for(start_cell=start, end_cell=end, day_cell=day, one_day=one_day) == expected
+
+
+@pytest.mark.parametrize(("cells", "code", "which"), [
+    (("maybe", "", ""), "not-a-half-day-marker", "half_start"),
+    (("", "", "yes"), "ambiguous-half-day", "half_day"),
+])
+def test_unusable_half_day_values_are_problems(cells: tuple[str, str, str], code: str, which: str) -> None:
+    with pytest.raises(HalfDayError) as info:
+        halves_for(start_cell=cells[0], end_cell=cells[1], day_cell=cells[2], one_day=False)
+    assert (info.value.code, info.value.which) == (code, which)
+    assert parse_half(" first  HALF ") is not None
+
+
+def test_calendar_days_count_every_day_less_the_halves() -> None:
+    assert calendar_days(DayKey("MY", "2024-06-08", "2024-06-09", False, False)) == 2
+    assert calendar_days(DayKey("MY", "2024-06-08", "2024-06-09", True, False)) == Decimal("1.5")
+    assert calendar_days(DayKey("MY", "2024-06-08", "2024-06-08", True, True)) == Decimal("0.5")
+    assert [format_days(Decimal(x)) for x in ("2", "2.0", "3.50", "0.5")] == ["2", "2", "3.5", "0.5"]
+    assert parse_days("3.5") == Decimal("3.5") and parse_days("three") is None and parse_days("nan") is None
+
+
+def _row(pos: int, start: str, end: str, person: str = "000101") -> TimeOffRow:
+    match = match_leave_type("Annual Leave")
+    assert match is not None
+    return TimeOffRow(pos=pos, row=pos + 2, external_id=person, match=match, lang="EN", country="SG",
+                      start=start, end=end, half_start=False, half_end=False, total_given="")
+
+
+def test_rows_of_one_person_overlapping_each_other_are_all_flagged() -> None:
+    rows = [_row(0, "2024-02-20", "2024-02-23"), _row(1, "2024-02-22", "2024-02-22"),
+            _row(2, "2024-02-24", "2024-02-26"), _row(3, "2024-02-20", "2024-02-23", person="000102")]
+    problems = find_overlaps(rows, imported=set())
+    assert sorted(problems) == [0, 1]
+    assert problems[1][0].code == "overlaps-in-file"
+    assert "row 2 (2024-02-20..2024-02-23)" in problems[1][0].message
+
+
+def test_a_row_already_imported_is_named_but_not_flagged() -> None:
+    rows = [_row(0, "2024-02-20", "2024-02-23"), _row(1, "2024-02-23", "2024-02-23")]
+    problems = find_overlaps(rows, imported={0})
+    assert list(problems) == [1]
+    assert "already imported" in problems[1][0].message
+
+
+def test_the_ledger_remembers_accepted_records_across_opens(tmp_path: Path) -> None:
+    key = LedgerKey("http://x/sandbox", "99", "000101", "Annual Leave", "2024-03-04", "2024-03-08")
+    other = LedgerKey("https://prod/api:v1", *list(vars(key).values())[1:])
+    with open_ledger(tmp_path) as ledger:
+        assert ledger.find([key]) == {}
+        ledger.remember(key, record_id=7, total_days="5", source_file="leave.xlsx", source_row=3)
+    with open_ledger(tmp_path) as ledger:
+        found = ledger.find([key, other])
+    assert list(found) == [key]  # another service is another ledger key
+    assert (found[key].record_id, found[key].total_days, found[key].source_row) == (7, "5", 3)
+    mode = sqlite3.connect(tmp_path / LEDGER_FILE).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_the_ledger_takes_writes_from_many_threads(tmp_path: Path) -> None:
+    with open_ledger(tmp_path) as ledger:
+        def write(n: int) -> None:
+            ledger.remember(LedgerKey("s", "99", f"{n:06d}", "Sick Leave", "2024-01-01", "2024-01-01"),
+                            record_id=n, total_days="1", source_file="f", source_row=n)
+
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(ledger.entries()) == 40
+
+
+def _settings(**timeoff: object) -> TimeOffSettings:
+    data = {"timeoff": {"columns": {"Id": "customer_system_id", "Type": "leave_type", "From": "start_date",
+                                    "To": "end_date", "Country": "country"}, **timeoff}}
+    cfg = parse_config(data, Path("leave.toml"))
+    assert cfg.timeoff is not None
+    return TimeOffSettings.from_mapping(cfg.timeoff, "leave.toml")
+
+
+def test_the_timeoff_section_keys_are_checked() -> None:
+    s = _settings(lang="zh", default_country="sg", half_day="Half Day")
+    assert (s.lang, s.default_country, s.half_columns) == ("ZH", "SG", {"half_day": "Half Day"})
+    assert _settings().lang is None  # auto
+    with pytest.raises(ConfigError, match='lang must be "EN", "ZH" or "auto"'):
+        _settings(lang="French")
+    with pytest.raises(ConfigError, match="default_country must be an ISO 3166 alpha-2 code"):
+        _settings(default_country="Singapore")
+    with pytest.raises(ConfigError, match="half_start must name a column"):
+        _settings(half_start=True)
