@@ -266,11 +266,11 @@ def _is_blank(row: Sequence[str]) -> bool:
     return not any(c.strip() for c in row)
 
 
-def _find_header(rows: list[list[str]], expected: set[str], more_rows_follow: bool) -> int | None:
+def _find_header(rows: list[list[str]], expected: set[str]) -> int | None:
     """0-based index of the header among ``rows`` (the top of the sheet), or None if all are blank.
 
     A title and a run date above the header are common, so the header is the row holding most of the
-    expected headers; failing that, the first wide row of mostly distinct text followed by more rows.
+    expected headers; failing that, the widest row of mostly distinct labels.
     """
     candidates = [i for i, row in enumerate(rows) if not _is_blank(row)]
     if not candidates:
@@ -281,19 +281,28 @@ def _find_header(rows: list[list[str]], expected: set[str], more_rows_follow: bo
         if best_score >= max(1, (len(expected) + 1) // 2):
             return -best
     widest = max(sum(1 for c in rows[i] if c.strip()) for i in candidates)
-    looks_like_header = []
-    for position, i in enumerate(candidates):
+    label_rows: list[tuple[int, int]] = []
+    for i in candidates:
         cells = [c.strip() for c in rows[i] if c.strip()]
         if 2 * len(cells) < widest:  # a title or "Run date: ..." row: narrower than the table
             continue
-        texty = sum(1 for c in cells if _HAS_LETTER.search(c) and not _LOOKS_NUMERIC_OR_DATE.match(c))
+        labels = sum(1 for c in cells if _looks_like_a_label(c))
         distinct = len({normalize_header(c) for c in cells})
-        if 5 * texty >= 4 * len(cells) and 5 * distinct >= 4 * len(cells):
-            followed = position + 1 < len(candidates) or more_rows_follow
-            if followed:
-                return i
-            looks_like_header.append(i)
-    return looks_like_header[0] if looks_like_header else candidates[0]
+        # Mostly labels, and at least half distinct (a header with a duplicated name is still the header:
+        # it gets its own clear error later).
+        if 5 * labels >= 4 * len(cells) and 2 * distinct >= len(cells):
+            label_rows.append((i, len(cells)))
+    if not label_rows:
+        return candidates[0]
+    # The first label row about as wide as the widest: a title above is narrower, and a text-only data
+    # row below may be a little wider than a header with a blank cell or two.
+    most = max(width for _, width in label_rows)
+    return next(i for i, width in label_rows if 5 * width >= 4 * most)
+
+
+def _looks_like_a_label(cell: str) -> bool:
+    """A header-like cell: has letters and is neither a number, a date nor an e-mail address."""
+    return bool(_HAS_LETTER.search(cell)) and not _LOOKS_NUMERIC_OR_DATE.match(cell) and "@" not in cell
 
 
 def _column_letter(index: int) -> str:
@@ -509,7 +518,7 @@ def _build_from_workbook(
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
-        index = _find_header(top, {normalize_header(h) for h in expected}, len(grid) > HEADER_SCAN_ROWS)
+        index = _find_header(top, {normalize_header(h) for h in expected})
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
     preamble = grid.iloc[:index].to_numpy().tolist()
@@ -693,7 +702,7 @@ def _build_from_text(
     top = top[:scan]
     index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
     if index is None:
-        index = _find_header(top, {normalize_header(h) for h in expected}, more)
+        index = _find_header(top, {normalize_header(h) for h in expected})
     if index is None:
         raise InputFileError(f"{path} is empty; export the data again")
     # Hand pandas the text from the header on: titles above it have other field counts.
