@@ -57,10 +57,13 @@ def resolve_connection(
     """Work out where to connect, from options, the config and the environment (see module docstring)."""
     env = os.environ if environ is None else environ
     service = service or ServiceSettings()
-    url = base_url or service.base_url or env.get("HRIMPORT_BASE_URL") or None
+    url = base_url or service.base_url or env.get("HRIMPORT_BASE_URL", "").strip() or None
     token_env = service.token_env or DEFAULT_TOKEN_ENV
     token = env.get(token_env, "").strip()
-    customer_id = service.customer_id or env.get("HRIMPORT_CUSTOMER_ID") or None
+    customer_id = service.customer_id or env.get("HRIMPORT_CUSTOMER_ID", "").strip() or None
+    if customer_id is not None and not customer_id.isdigit():
+        # the config's value is checked when it is loaded; the variable's only here
+        raise ConfigError(f"HRIMPORT_CUSTOMER_ID must be the company's number, not {customer_id!r}")
     if url is None:
         token = token or (SANDBOX_VENDOR_TOKEN if vendor else SANDBOX_CUSTOMER_TOKEN)
         customer_id = customer_id or SANDBOX_CUSTOMER_ID

@@ -42,10 +42,15 @@ def main(debug: bool) -> None:
 
 def _register_subcommands() -> None:
     from pipeline.cli.demo import demo, report
+    from pipeline.cli.service import customers, leave_days
     from pipeline.cli.staff import staff
+    from pipeline.cli.timeoff import timeoff
     from pipeline.sandbox.cli import sandbox
 
     main.add_command(staff)
+    main.add_command(timeoff)
+    main.add_command(leave_days)
+    main.add_command(customers)
     main.add_command(report)
     main.add_command(demo)
     main.add_command(sandbox)

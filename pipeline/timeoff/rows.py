@@ -55,6 +55,8 @@ class TimeOffRow:
     def details(self) -> dict[str, str]:
         """The time-off columns of the report."""
         halves = [n for n, on in (("start", self.half_start), ("end", self.half_end)) if on]
+        if halves and self.start == self.end:
+            halves = ["half day"]
         return {
             "leave_type": self.leave_type_name,
             "start_date": self.start,
