@@ -61,7 +61,8 @@ class FaultSettings(BaseModel):
     latency: float = Field(0.0, ge=0, le=60, description="Seconds added to every request.")
     drop_rate: float = Field(0.0, ge=0, le=1, description="Share of connections dropped mid-response.")
     seed: int | None = Field(None, description="Seed of the random draws (reproducible random faults).")
-    rules: list[FaultRule] = Field([], description="Deterministic faults, tried in order before random ones.")
+    rules: list[FaultRule] = Field([], description="Deterministic faults, before random ones: the first rule "
+                                   "matching a request with count left decides (so rules act one after another).")
 
     @classmethod
     def from_spec(cls, spec: str) -> FaultSettings:
@@ -123,8 +124,9 @@ class FaultInjector:
                 if rule.count <= 0 or not rule.matches(method, path):
                     continue
                 if rule.skip > 0:
+                    # The first matching rule decides: while it skips, the request passes the rules.
                     rule.skip -= 1
-                    continue
+                    break
                 rule.count -= 1
                 decision.update(delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule")
                 if rule.status is not None:

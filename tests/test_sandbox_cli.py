@@ -1,0 +1,102 @@
+"""``hrimport sandbox ...``: serve in a real process, and administer its file while it runs."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from pipeline.sandbox.cli import sandbox as sandbox_group
+
+
+def hrimport(*args: str) -> Any:
+    return CliRunner().invoke(main, ["sandbox", *args], catch_exceptions=False)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    """``hrimport sandbox serve --port 0`` in its own process: (base URL it printed, db, process)."""
+    db = tmp_path / "served.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "sandbox", "serve", "--port", "0", "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()  # printed (and flushed) once the server answers
+    try:
+        yield line, db, process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)
+
+
+def test_serve_then_administer_the_running_sandbox_then_stop_it(served: Any) -> None:
+    base_url, db, process = served
+    assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/sandbox")
+    with httpx.Client(base_url=base_url, timeout=10) as http:
+        assert http.get(base_url.removesuffix("/sandbox") + "/").status_code == 200
+
+        added = hrimport("add-customer", "--db", str(db), "200", "Globex Pte Ltd")
+        assert added.exit_code == 0 and "customer 200 'Globex Pte Ltd' (active)" in added.output
+        assert hrimport("add-customer", "--db", str(db), "201", "Sleepy Co", "--inactive").exit_code == 0
+        assert hrimport("add-token", "--db", str(db), "globex-token", "--customer", "200").exit_code == 0
+        assert hrimport("add-data-type", "--db", str(db), "--customer", "200", "Band", "Site").exit_code == 0
+        assert hrimport("add-leave-type", "--db", str(db), "Volunteer Leave", "志愿假", "--traditional", "志願假",
+                        "--basis", "Calendar").exit_code == 0
+        assert hrimport("add-token", "--db", str(db), "other-vendor", "--vendor", "7", "--no-portal").exit_code == 0
+
+        customers = http.get("/vendor/get_customer", headers={"Authorization": "Bearer demo-vendor"}).json()
+        assert {c["id"]: c["is_active"] for c in customers["customer_list"]}[201] is False
+        staff = {"customer_id": 200, "customer_system_id": "G1", "customer_system_id_type": "SAP",
+                 "name": "Wei Ling", "system_email": "wl@globex.example", "country": "SG", "job_title": "HR",
+                 "job_start_date": "2022-01-01", "staff_type": "HRO",
+                 "customer_data_type": [{"name": "Band", "value": "B2"}]}
+        response = http.post("/api/add_edit_staff", json=staff, headers={"Authorization": "globex-token"})
+        assert response.json()["message"] == "add successfully"
+        time_off = {"customer_id": 200, "customer_system_id": "G1", "leave_type": "志願假", "lang": "ZH",
+                    "country": "SG", "start_date": "2024-06-08", "end_date": "2024-06-09", "total_days": "2"}
+        response = http.post("/api/apply-ee-time-off", json=time_off, headers={"Authorization": "globex-token"})
+        assert response.status_code == 200, response.text
+        denied = http.get("/vendor/get_customer", headers={"Authorization": "Bearer other-vendor"})
+        assert denied.status_code == 403
+
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0  # a clean stop
+
+
+def test_admin_commands_work_without_a_server_and_create_the_file(tmp_path: Path) -> None:
+    db = tmp_path / "new" / "sandbox.db"
+    result = hrimport("add-data-type", "--db", str(db), "--customer", "99", "Band")
+    assert result.exit_code == 0
+    assert "Band" in result.output and "Cost Center" in result.output  # the demo dataset is there too
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["add-token", "t"], "give exactly one of --customer ID or --vendor ID"),
+        (["add-token", "t", "--customer", "1", "--vendor", "2"], "give exactly one of"),
+        (["add-token", "t", "--customer", "1", "--no-portal"], "--no-portal applies to vendor tokens"),
+        (["serve", "--faults", "error_rate=7"], "--faults 'error_rate=7'"),
+    ],
+)
+def test_command_mistakes_say_how_to_fix_them(tmp_path: Path, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["sandbox", *args, "--db", str(tmp_path / "x.db")])
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for name in sandbox_group.commands:
+        result = CliRunner().invoke(main, ["sandbox", name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Example:" in result.output and "--db" in result.output, name
