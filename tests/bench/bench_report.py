@@ -101,12 +101,16 @@ def _work(n_rows: int, queue: Any) -> None:
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         sizes = {p.name: p.stat().st_size for p in files.paths()}
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
+    # a big to_fix is written by a child process (pipeline.report.writer.PARALLEL_FIX_CELLS)
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     queue.put(
         {
             "rows": n_rows,
             "seconds": round(seconds, 2),
             "cpu_seconds": round(cpu, 2),
             "peak_rss_mb": round(peak_kb / 1024, 1),
+            "peak_rss_child_mb": round(child_kb / 1024, 1),
+            "timings": files.timings,
             "files": sizes,
         }
     )
