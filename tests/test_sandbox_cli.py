@@ -100,3 +100,19 @@ def test_every_command_has_help_with_an_example() -> None:
         result = CliRunner().invoke(main, ["sandbox", name, "--help"])
         assert result.exit_code == 0, name
         assert "Example:" in result.output and "--db" in result.output, name
+
+
+def test_readme_documents_every_command_and_admin_route(tmp_path: Path) -> None:
+    from pipeline.sandbox.app import create_app
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section: sandbox -->", 1)[1].split("<!-- section:", 1)[0]
+    for name in sandbox_group.commands:
+        assert f"hrimport sandbox {name}" in section, name
+    paths = create_app(tmp_path / "doc.db").openapi()["paths"]
+    for path, operations in paths.items():
+        if path.startswith("/_admin"):
+            for method in operations:
+                assert f"`{method.upper()} {path}" in section, (method, path)
+    for token in ("demo-vendor", "demo-vendor-noportal", "demo-customer-99", "demo-customer-100"):
+        assert f"`{token}`" in section
