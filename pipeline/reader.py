@@ -23,7 +23,7 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -459,16 +459,16 @@ def _fastexcel_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFr
     return reader.sheet_names[index], pd.DataFrame(columns), first_column
 
 
-_ZERO_TIME = re.compile(r"^(\d{4}-\d\d-\d\d) 00:00:00$")
-_TIME_ONLY = re.compile(r"^1899-12-3[01] (\d\d:\d\d:\d\d)$")
-
-
 def _fastexcel_text(values: pd.Series) -> pd.Series:
-    """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them."""
-    if values.str.endswith(" 00:00:00").any():
-        values = values.str.replace(_ZERO_TIME, r"\1", regex=True)  # a date cell: ISO date
-    if values.str.startswith("1899-12-3").any():
-        values = values.str.replace(_TIME_ONLY, r"\1", regex=True)  # a time-only cell: Excel's day 0
+    """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them.
+
+    Patterns are given as strings so that pyarrow evaluates them; a compiled pattern would make pandas
+    loop in Python.
+    """
+    if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
+        values = values.where(~values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00"), values.str.slice(0, 10))
+    if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
+        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.isin(("true", "false")).any():
         values = values.replace({"true": "TRUE", "false": "FALSE"})  # Excel's spelling of booleans
     return values
@@ -681,6 +681,18 @@ def _sniff_delimiter(sample: str, default: str) -> str:
     return chosen
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one by one, without copying the whole text (as ``io.StringIO`` would)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start : end + 1]
+        start = end + 1
+
+
 def _build_from_text(
     path: Path, info: SourceInfo, grid: _TextGrid, header_row: int | None, expected: Iterable[str]
 ) -> SourceTable:
@@ -688,7 +700,7 @@ def _build_from_text(
     # The top of the file, parsed record by record, with the physical line each record ends on.
     top: list[list[str]] = []
     line_ends: list[int] = []
-    reader = csv.reader(io.StringIO(text), delimiter=grid.delimiter)
+    reader = csv.reader(_lines(text), delimiter=grid.delimiter)
     scan = max(HEADER_SCAN_ROWS, header_row or 0)
     try:
         for record in reader:
@@ -715,13 +727,18 @@ def _build_from_text(
     else:
         body = text[offset:].encode("utf-8")
     del grid.text, grid.raw, text
-    frame = _parse_csv(path, body, grid.delimiter, index + 1)
+    frame = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index])
 
 
-def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int) -> pd.DataFrame:
-    """All records from the header on as text, pyarrow first, the C engine for ragged rows."""
+def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int, header_width: int) -> pd.DataFrame:
+    """All records from the header on as text, pyarrow first, the C engine for ragged rows.
+
+    Rows shorter than the header are padded with empty cells. Rows longer than the header are fine while
+    the extra cells are empty (a trailing delimiter); a value beyond the header is an error, since it
+    usually means an unquoted delimiter shifted the row's values into the wrong columns.
+    """
     options = {
         "sep": delimiter,
         "header": None,
@@ -730,21 +747,35 @@ def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int) -> pd.D
         "skip_blank_lines": False,
     }
     try:
-        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)  # type: ignore[call-overload]
+        return pd.read_csv(io.BytesIO(body), engine="pyarrow", **options).fillna("")  # type: ignore[call-overload]
     except (pd.errors.ParserError, ValueError):
-        # pyarrow refuses rows with fewer fields than the header; the C engine pads them.
+        pass  # pyarrow refuses rows whose field count differs from the header's
+    width: int | None = None
+    for _ in range(20):  # each retry widens to the longest row seen so far
         try:
-            frame = pd.read_csv(io.BytesIO(body), engine="c", **options)  # type: ignore[call-overload]
+            names = list(range(width)) if width else None
+            frame = pd.read_csv(io.BytesIO(body), engine="c", names=names, **options)  # type: ignore[call-overload]
+            break
         except pd.errors.ParserError as exc:
-            match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+            match = re.search(r"Expected \d+ fields in line \d+, saw (\d+)", str(exc))
             if not match:
                 raise InputFileError(
                     f"{path}: cannot be read as delimited text ({exc}); check the file"
                 ) from None
-            expected, line, saw = (int(g) for g in match.groups())
+            width = int(match.group(1))
+    else:
+        raise InputFileError(
+            f"{path}: rows have too many different lengths to be read as a table; check the file"
+        )
+    frame = frame.fillna("")
+    for extra in frame.columns[header_width:]:
+        filled = np.flatnonzero((frame[extra] != "").to_numpy())
+        if len(filled):
+            row = int(filled[0])
+            cells = len(_trim_trailing([str(c) for c in frame.iloc[row].tolist()]))
             shown = "tab" if delimiter == "\t" else f"'{delimiter}'"
             raise InputFileError(
-                f"{path}: row {header_row + line - 1} has {saw} cells but the header row has {expected}; "
+                f"{path}: row {header_row + row} has {cells} cells but the header row has {header_width}; "
                 f"put quotes around values that contain {shown}"
-            ) from None
-    return frame.fillna("")
+            )
+    return frame[frame.columns[:header_width]]

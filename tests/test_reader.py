@@ -327,6 +327,17 @@ def test_short_rows_are_padded_with_empty_cells(tmp_path: Path) -> None:
     assert table.row_numbers == [2, 3]
 
 
+def test_empty_cells_beyond_the_header_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "trailing.csv"
+    path.write_text("ID,Name\n1,Ann,\n2,Bo,,\n3\n", encoding="utf-8")
+    table = read_spreadsheet(path)
+    assert table.frame.to_dict("records") == [
+        {"ID": "1", "Name": "Ann"},
+        {"ID": "2", "Name": "Bo"},
+        {"ID": "3", "Name": ""},
+    ]
+
+
 def test_a_quoted_line_break_stays_in_one_row(tmp_path: Path) -> None:
     path = tmp_path / "multi.csv"
     path.write_text('ID,Address\n1,"1 Jalan\nIpoh"\n2,KL\n', encoding="utf-8")
@@ -496,11 +507,11 @@ def test_password_protected_xlsx(tmp_path: Path) -> None:
 
 def test_too_many_cells_in_a_row(tmp_path: Path) -> None:
     path = tmp_path / "ragged.csv"
-    path.write_text("Title\nID,Name\n1,Smith, Jo\n", encoding="utf-8")
+    path.write_text("Title\nID,Name\n1,Ann,\n2,Smith, Jo\n", encoding="utf-8")
     with pytest.raises(InputFileError) as err:
         read_spreadsheet(path)
     assert str(err.value) == (
-        f"{path}: row 3 has 3 cells but the header row has 2; put quotes around values that contain ','"
+        f"{path}: row 4 has 3 cells but the header row has 2; put quotes around values that contain ','"
     )
 
 
