@@ -9,6 +9,7 @@ validation into the JSON bodies the service takes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
 from pipeline.outcomes import FIX_COLUMN
 from pipeline.reader import SourceTable, normalize_header
+from pipeline.report.cells import FORMULA_TRIGGERS
 
 
 @dataclass
@@ -136,8 +138,16 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
 
 
 def _clean(values: pd.Series) -> pd.Series:
-    """Text with surrounding spaces trimmed, missing cells as ""."""
-    return values.fillna("").astype("str").str.strip()
+    """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone."""
+    values = values.fillna("").astype("str")
+    if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
+        values = values.str.replace(_ESCAPED_FORMULA, "", regex=True)
+    return values.str.strip()
+
+
+# A leading ' before a formula-like value is how to_fix.csv keeps a spreadsheet from running it
+# (pipeline.report.cells.csv_safe): the value itself starts after the quote.
+_ESCAPED_FORMULA = "^'(?=[" + re.escape("".join(FORMULA_TRIGGERS)) + "])"
 
 
 def _join(parts: list[pd.Series], separator: str) -> pd.Series:

@@ -1,0 +1,253 @@
+"""An HR operations person imports this month's staff export into the platform (the sandbox, over HTTP)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import stamina
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from openpyxl import Workbook
+
+from pipeline.cli import main
+from tests.staff_files import HEADER, person, write_config, write_csv
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+TOKEN = "demo-customer-99"
+
+
+@pytest.fixture(autouse=True)
+def instant_retries():
+    """Retry waits are not what these tests are about (test_client.py times them): make them instant."""
+    stamina.set_testing(True, attempts=5)
+    yield
+    stamina.set_testing(False)
+
+
+def hrimport(*args: str, token: str = TOKEN, base_url: str | None = None) -> Result:
+    env = {"HRIMPORT_TOKEN": token, "HRIMPORT_BASE_URL": base_url or ""}
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def run_import(tmp_path: Path, sandbox, rows, *, config: Path | None = None, token: str = TOKEN,
+               extra_args: tuple[str, ...] = ()) -> tuple[Result, dict]:
+    config = config or write_config(tmp_path / "staff.toml")
+    data = rows if isinstance(rows, Path) else write_csv(tmp_path / "staff.csv", rows)
+    result = hrimport("staff", "import", str(config), str(data), "--report-dir", str(tmp_path / "reports"),
+                      *extra_args, token=token, base_url=sandbox.base_url)
+    summaries = sorted((tmp_path / "reports").glob("*/*/summary.json"))
+    summary = json.loads(summaries[-1].read_text()) if summaries else {}
+    return result, summary
+
+
+def outcomes_of(summary_path: Path) -> dict[str, str]:
+    """external id -> outcome, from the run's outcomes.jsonl"""
+    lines = (summary_path.parent / "outcomes.jsonl").read_text().splitlines()[1:]
+    return {row["external_id"]: row["outcome"] for row in map(json.loads, lines)}
+
+
+def latest_run(tmp_path: Path) -> Path:
+    return max((tmp_path / "reports").glob("*/*/summary.json"))
+
+
+def test_good_rows_are_added_then_updated_and_bad_rows_are_reported(tmp_path: Path, sandbox) -> None:
+    rows = [person(1), person(2), person(3, Email="not-an-email"), person(4)]
+    result, summary = run_import(tmp_path, sandbox, rows)
+    assert result.exit_code == 1, result.output
+    assert "3 of 4 rows imported; 1 needs attention." in result.output
+    assert "Rows read: 4 = 3 added + 1 invalid" in result.output
+    assert "Report: " in result.output and "report.html" in result.output
+    stored = {s["customer_system_id"]: s for s in sandbox.staff(99)}
+    assert set(stored) == {"000001", "000002", "000004"}
+    assert stored["000001"]["name"] == "Person 1"
+    assert summary["counts"]["added"] == 3 and summary["counts"]["invalid"] == 1
+
+    rows[0]["Title"] = "Senior Analyst"
+    result, _ = run_import(tmp_path, sandbox, rows)
+    assert "Rows read: 4 = 3 updated + 1 invalid" in result.output
+    assert {s["customer_system_id"]: s["job_title"] for s in sandbox.staff(99)}["000001"] == "Senior Analyst"
+    assert len(sandbox.staff(99)) == 3  # updated in place, never duplicated
+
+
+def test_every_row_is_sent_once_in_bulk_batches(tmp_path: Path, sandbox) -> None:
+    rows = [person(n) for n in range(1, 251)]
+    result, _ = run_import(tmp_path, sandbox, rows, extra_args=("--batch-size", "100"))
+    assert result.exit_code == 0, result.output
+    bulk = [r for r in sandbox.requests() if r["path"].endswith("bulk_add_edit_staff")]
+    assert [r["elements"] for r in bulk] == [100, 100, 50]
+    assert len(sandbox.staff(99)) == 250
+
+
+def test_a_company_the_token_may_not_act_for_gets_permission_denied(tmp_path: Path, sandbox) -> None:
+    config = write_config(tmp_path / "staff.toml", customer_id=100)
+    result, summary = run_import(tmp_path, sandbox, [person(1), person(2)], config=config)
+    assert result.exit_code == 1
+    assert summary["counts"]["permission_denied"] == 2
+    assert sandbox.staff(100) == []
+
+
+def test_a_row_the_service_refuses_is_rejected_with_its_reason_and_its_batch_goes_on(tmp_path: Path, sandbox) -> None:
+    # "Shoe Size" is not a company data type of customer 99: the service refuses that row only
+    extra = '\n[staff.values.staff_type]\n"x" = "Payroll"\n'
+    config = write_config(tmp_path / "staff.toml", extra=extra)
+    text = config.read_text().replace('"Cost Centre" = "Cost Center"', '"Cost Centre" = "Cost Center"\n"Shoe Size" = "Shoe Size"')
+    config.write_text(text)
+    rows = [person(1, **{"Shoe Size": ""}), person(2), person(3, **{"Shoe Size": ""})]
+    result, _summary = run_import(tmp_path, sandbox, rows, config=config)
+    assert result.exit_code == 1
+    assert outcomes_of(latest_run(tmp_path)) == {"000001": "added", "000002": "rejected", "000003": "added"}
+    fix = (latest_run(tmp_path).parent / "to_fix.csv").read_text(encoding="utf-8-sig")
+    assert "Shoe Size" in fix.splitlines()[-1]
+
+
+def test_the_import_rides_out_a_busy_service(tmp_path: Path, sandbox) -> None:
+    sandbox.set_faults(rules=[
+        {"path": "/api/bulk_add_edit_staff", "status": 503, "count": 2},
+        {"path": "/api/bulk_add_edit_staff", "status": 429, "retry_after": 1, "count": 1},
+    ])
+    result, summary = run_import(tmp_path, sandbox, [person(n) for n in range(1, 6)])
+    assert result.exit_code == 0, result.output
+    statuses = [r["status"] for r in sandbox.requests() if r["path"].endswith("bulk_add_edit_staff")]
+    assert statuses == [503, 503, 429, 200]
+    assert summary["counts"]["added"] == 5
+
+
+def test_a_service_that_stays_down_fails_the_rows_not_the_run(tmp_path: Path, sandbox) -> None:
+    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "status": 503, "count": 100}])
+    # the first batch reaches the service (a 503 is an answer), so its rows fail and are reported
+    result, summary = run_import(tmp_path, sandbox, [person(1), person(2)])
+    assert result.exit_code == 1
+    assert summary["counts"]["failed"] == 2
+    assert "http-503" in (latest_run(tmp_path).parent / "report.html").read_text()
+
+
+def test_a_wrong_token_stops_at_once_with_one_line_and_exit_4(tmp_path: Path, sandbox) -> None:
+    result, summary = run_import(tmp_path, sandbox, [person(1)], token="wrong-token")
+    assert result.exit_code == 4
+    assert result.output.startswith("Error: the service refused the token (HTTP 401")
+    assert "$HRIMPORT_TOKEN" in result.output and "wrong-token" not in result.output
+    assert summary == {}  # nothing half-reported
+    assert sandbox.staff(99) == []
+
+
+def test_an_unreachable_service_is_exit_4(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    data = write_csv(tmp_path / "staff.csv", [person(1)])
+    result = hrimport("staff", "import", str(config), str(data), base_url="http://127.0.0.1:9/sandbox")
+    assert result.exit_code == 4
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+
+
+def test_a_dry_run_sends_nothing(tmp_path: Path, sandbox) -> None:
+    result, summary = run_import(tmp_path, sandbox, [person(1), person(2, Country="??")], extra_args=("--dry-run",))
+    assert result.exit_code == 1
+    assert summary["counts"]["valid"] == 1 and summary["counts"]["invalid"] == 1
+    assert sandbox.requests() == []
+
+
+def _xlsx(path: Path, rows: list[dict[str, str]]) -> Path:
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Staff export"])  # a title row above the header, as HR systems write
+    ws.append(HEADER)
+    for row in rows:
+        ws.append([row[h] for h in HEADER])
+    wb.save(path)
+    return path
+
+
+def _frame(rows: list[dict[str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=HEADER, dtype="str")
+
+
+@pytest.mark.parametrize(
+    ("writer", "name"),
+    [
+        pytest.param(lambda p, rows: _xlsx(p.with_suffix(".xlsx"), rows), "José Müller", id="xlsx-openpyxl"),
+        pytest.param(lambda p, rows: (_frame(rows).to_excel(p.with_suffix(".ods"), index=False, engine="odf"),
+                                      p.with_suffix(".ods"))[1], "王芳", id="ods-odf"),
+        pytest.param(lambda p, rows: write_csv(p.with_suffix(".csv"), rows, encoding="utf-16"), "José Müller 王芳", id="csv-utf16"),
+        pytest.param(lambda p, rows: write_csv(p.with_suffix(".csv"), rows, encoding="gb18030"), "王芳 张伟", id="csv-gb18030"),
+        pytest.param(lambda p, rows: write_csv(p.with_suffix(".csv"), rows, encoding="utf-8-sig"), "Zoë 王芳", id="csv-utf8-bom"),
+        pytest.param(lambda p, rows: write_csv(p.with_suffix(".csv"), rows, encoding="cp1252"), "José Müller", id="csv-cp1252"),
+        pytest.param(lambda p, rows: (_frame(rows).to_csv(p.with_suffix(".tsv"), sep="\t", index=False),
+                                      p.with_suffix(".tsv"))[1], "Zoë", id="tsv"),
+    ],
+)
+def test_each_format_and_encoding_imports_the_same_people(tmp_path: Path, sandbox, writer, name: str) -> None:
+    rows = [person(1, Name=name), person(2, **{"Employee ID": "000042"})]
+    path = writer(tmp_path / "export", rows)
+    result, _ = run_import(tmp_path, sandbox, path)
+    assert result.exit_code == 0, result.output
+    names = {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)}
+    assert names == {"000001": name, "000042": "Person 2"}
+
+
+def test_the_shipped_samples_import_with_their_bad_rows_reported(tmp_path: Path, sandbox) -> None:
+    result, summary = run_import(tmp_path, sandbox, SAMPLES / "bamboohr_staff.csv", config=SAMPLES / "bamboohr_staff.toml")
+    assert result.exit_code == 1, result.output
+    outcomes = outcomes_of(latest_run(tmp_path))
+    assert outcomes["000101"] == "added" and outcomes["000107"] == "invalid" and outcomes["000108"] == "invalid"
+    assert "Ignored columns (neither mapped nor packed as custom data): 'Department', 'Shirt Size'" in result.output
+    stored = {s["customer_system_id"]: s for s in sandbox.staff(99)}
+    assert stored["000101"]["gender"] == "Female" and stored["000101"]["job_start_date"] == "2020-01-06"
+    assert stored["000103"]["country"] == "SG" and stored["000103"]["nationality"] == "IN"
+
+    result, _summary = run_import(tmp_path, sandbox, SAMPLES / "workday_staff.xlsx", config=SAMPLES / "workday_staff.toml")
+    outcomes = outcomes_of(latest_run(tmp_path))
+    assert outcomes == {"000201": "added", "000202": "added", "000203": "added", "000204": "added",
+                        "000205": "added", "000206": "invalid", "000207": "invalid"}
+    stored = {s["customer_system_id"]: s for s in sandbox.staff(99)}
+    assert stored["000201"]["country"] == "CN" and stored["000201"]["gender"] == "Female"
+    assert stored["000204"]["ec_type"] == "Fixed-term" and stored["000203"]["job_start_date"] == "2016-05-03"
+
+
+def test_the_fix_file_reimports_cleanly_once_corrected(tmp_path: Path, sandbox) -> None:
+    rows = [person(1), person(2, Email="nope"), person(3, Country="Atlantis", Name='=HYPERLINK("x")')]
+    result, _ = run_import(tmp_path, sandbox, rows)
+    fix_path = latest_run(tmp_path).parent / "to_fix.csv"
+    with open(fix_path, encoding="utf-8-sig", newline="") as fh:
+        fix_rows = list(csv.DictReader(fh))
+    assert [r["Employee ID"] for r in fix_rows] == ["000002", "000003"]
+    assert "not an e-mail address" in fix_rows[0]["Problem"]
+    fix_rows[0]["Email"] = "person2@acme.example"
+    fix_rows[1]["Country"] = "SG"
+    corrected = tmp_path / "corrected.csv"
+    with open(corrected, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(fix_rows[0]))
+        writer.writeheader()
+        writer.writerows(fix_rows)
+    result, summary = run_import(tmp_path, sandbox, corrected)
+    assert result.exit_code == 0, result.output
+    assert summary["counts"]["added"] == 2
+    names = {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)}
+    assert names["000003"] == '=HYPERLINK("x")'  # the formula guard is undone: the name is as HR wrote it
+
+
+def test_the_token_is_in_no_output_and_no_report_file(tmp_path: Path, sandbox) -> None:
+    result, _ = run_import(tmp_path, sandbox, [person(1), person(2, Email="x")])
+    assert TOKEN not in result.output
+    for path in (tmp_path / "reports").rglob("*"):
+        if path.is_file():
+            assert TOKEN.encode() not in path.read_bytes(), path
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["good", "bad-email", "bad-date", "dup", "denied-type"]), min_size=1, max_size=30))
+def test_rows_in_equal_outcomes_out(tmp_path_factory, sandbox, kinds: list[str]) -> None:
+    tmp_path = tmp_path_factory.mktemp("run")
+    rows = []
+    for n, kind in enumerate(kinds, start=1):
+        changes = {"bad-email": {"Email": "x@"}, "bad-date": {"Hire Date": "2021-02-30"},
+                   "dup": {"Employee ID": "999999"}}.get(kind, {})
+        rows.append(person(n, **changes))
+    result, summary = run_import(tmp_path, sandbox, rows, extra_args=("--batch-size", "7"))
+    assert result.exit_code in (0, 1), result.output
+    assert sum(summary["counts"].values()) == len(rows) == summary["rows_read"]
+    lines = (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]
+    assert sorted(json.loads(line)["row"] for line in lines) == list(range(2, len(rows) + 2))
