@@ -189,7 +189,7 @@ def test_each_format_and_encoding_imports_the_same_people(tmp_path: Path, sandbo
 
 
 def test_the_shipped_samples_import_with_their_bad_rows_reported(tmp_path: Path, sandbox) -> None:
-    result, summary = run_import(tmp_path, sandbox, SAMPLES / "bamboohr_staff.csv", config=SAMPLES / "bamboohr_staff.toml")
+    result, _ = run_import(tmp_path, sandbox, SAMPLES / "bamboohr_staff.csv", config=SAMPLES / "bamboohr_staff.toml")
     assert result.exit_code == 1, result.output
     outcomes = outcomes_of(latest_run(tmp_path))
     assert outcomes["000101"] == "added" and outcomes["000107"] == "invalid" and outcomes["000108"] == "invalid"
