@@ -182,6 +182,7 @@ def _check_content(path: Path, fmt: str, data: bytes) -> None:
         "ole2": ("an Excel 97-2003 workbook", "rename it to .xls"),
         "html": ("a web page (HTML)", "open it in Excel and save it as .xlsx, or export CSV from the system"),
         "xml": ("an XML Spreadsheet 2003 file", "open it in Excel and save it as .xlsx"),
+        "xml-other": ("an XML file", "export the data as CSV or Excel instead"),
         "text": ("a text (CSV) file", "rename it to .csv"),
         "pdf": ("a PDF document", "export the data as CSV or Excel instead"),
         "binary": ("a binary file that is not a spreadsheet", "export the data as CSV or Excel again"),
@@ -206,7 +207,7 @@ _FORMAT_NAMES = {
 
 
 def _sniff_kind(data: bytes) -> str:
-    """Classify bytes as zip | ole2 | html | xml | pdf | text | binary from their first bytes."""
+    """Classify bytes as zip | ole2 | html | xml | xml-other | pdf | text | binary by their first bytes."""
     if data.startswith((_ZIP_MAGIC, _EMPTY_ZIP_MAGIC)):
         return "zip"
     if data.startswith(_OLE2_MAGIC):
@@ -230,8 +231,10 @@ def _sniff_kind(data: bytes) -> str:
         return "html"
     if lowered.startswith(b"<?xml") and b"urn:schemas-microsoft-com:office:spreadsheet" in start:
         return "xml"
-    if lowered.startswith(b"<"):
-        return "html" if b"<td" in lowered or b"<tr" in lowered else "binary"
+    if lowered.startswith(b"<?xml"):
+        return "xml-other"
+    if lowered.startswith(b"<") and (b"<td" in lowered or b"<tr" in lowered):
+        return "html"
     if b"\x00" in start:
         return "binary"
     return "text"

@@ -279,6 +279,7 @@ CSV_TEXT = (
         ("utf-8", "张三"),
         ("utf-8-sig", "张三"),
         ("utf-16", "张三"),
+        ("utf-16-le", "张三"),  # no BOM
         ("gb18030", "张三"),
         ("gbk", "李四"),
         ("cp1252", "Zoë “Quoted”"),
@@ -305,6 +306,12 @@ def test_csv_in_every_encoding_and_delimiter(
     expected_encoding = {"gbk": "gb18030", "latin-1": "cp1252"}.get(encoding, encoding)
     assert table.info.encoding == expected_encoding
     assert table.info.format == ("tsv" if delimiter == "\t" else "csv")
+
+
+def test_a_csv_may_start_with_an_angle_bracket(tmp_path: Path) -> None:
+    path = tmp_path / "angle.csv"
+    path.write_text("<ID>,Name\n1,Ann\n", encoding="utf-8")
+    assert read_spreadsheet(path).info.headers == ["<ID>", "Name"]
 
 
 def test_tsv_extension_and_explicit_encoding(tmp_path: Path) -> None:
