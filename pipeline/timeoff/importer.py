@@ -296,6 +296,14 @@ def _settle_totals(pending: list[TimeOffRow], client: object, workers: int, outc
                                          r.details())
             continue
         given = parse_days(r.total_given) if r.total_given else None
+        if answer == 0:
+            # every day of the period is a weekend day or public holiday: nothing to book, and the
+            # service refuses a record of zero days
+            text = (f"Row {r.row}: {key.describe()} holds no working day (weekends and public holidays of "
+                    f"{key.country}), so there is no leave to book; not sent.")
+            problem = Problem("no-leave-days", text, r.row, None, "start_date", r.start)
+            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
+            continue
         if given is None:
             r.total_days = format_days(answer)
             filled += 1

@@ -1,0 +1,455 @@
+"""Time-off import end to end: a real spreadsheet, the real CLI in-process, the real sandbox over HTTP.
+
+Each test writes an .xlsx or .csv with openpyxl/csv under ``tmp_path``, a config beside it, and runs
+``hrimport timeoff import`` with ``HRIMPORT_BASE_URL`` pointing at the ``sandbox`` fixture; assertions are
+on the command's output and exit code, the report's outcomes and the sandbox's stored records.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import stamina
+from click.testing import CliRunner, Result
+from openpyxl import Workbook
+
+from pipeline.cli import main
+from pipeline.outcomes import RunResult, read_outcomes
+
+D = dt.date
+HEADER = ["Employee ID", "Leave Type", "From", "To", "Half Day", "Days", "Country", "Reason", "Status"]
+TOKEN = "demo-customer-99"
+LEAVE_IDS = {"Annual Leave": 1, "Sick Leave": 2, "Personal Leave": 3, "Paternity Leave": 5,
+             "Bereavement Leave": 8, "Compensatory Leave": 9}
+
+CONFIG = """
+[service]
+customer_id = 99
+
+[source]
+date_order = "day-first"
+
+[report]
+job = "leave"
+
+[timeoff]
+default_country = "SG"
+half_day = "Half Day"
+{extra}
+
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Days" = "total_days"
+"Country" = "country"
+"Reason" = "notes"
+"Status" = "decision"
+{columns}
+
+[timeoff.values.leave_type]
+"AL" = "Annual Leave"
+"年休" = "年假"
+
+[timeoff.values.decision]
+"Approved" = "Approve"
+"Pending" = ""
+"""
+
+
+@pytest.fixture(autouse=True)
+def _instant_retries() -> Any:
+    with stamina.set_testing(True, attempts=5):
+        yield
+
+
+@pytest.fixture
+def staffed(sandbox: Any) -> Any:
+    """The sandbox with staff 000101 (MY), 000104 and 000105 (CN), 000106 and 000110 (SG) of customer 99."""
+    people = [("000101", "MY"), ("000104", "CN"), ("000105", "CN"), ("000106", "SG"), ("000110", "SG")]
+    add_staff(sandbox, people)
+    return sandbox
+
+
+def add_staff(sandbox: Any, people: list[tuple[str, str]]) -> None:
+    body = {"customer_id": "99", "bulk_staff_data": [
+        {"customer_system_id": sid, "customer_system_id_type": "BambooHR", "name": f"Person {sid}",
+         "system_email": f"p{sid}@acme.example", "country": country, "job_title": "Analyst",
+         "job_start_date": "2020-01-06", "staff_type": "Payroll"} for sid, country in people]}
+    response = sandbox.http.post("/api/bulk_add_edit_staff", json=body, headers=sandbox.auth(TOKEN))
+    assert response.status_code == 200, response.text
+
+
+def write_xlsx(path: Path, rows: list[list[object]], header: list[str] = HEADER) -> Path:
+    wb = Workbook()
+    ws = wb.active
+    ws.append(header)
+    for row in rows:
+        ws.append(row)
+    for cell in ws["A"][1:]:
+        cell.number_format = "@"
+    wb.save(path)
+    return path
+
+
+def write_config(folder: Path, extra: str = "", columns: str = "") -> Path:
+    path = folder / "leave.toml"
+    path.write_text(CONFIG.format(extra=extra, columns=columns), encoding="utf-8")
+    return path
+
+
+def hrimport(args: list[str], sandbox: Any | None = None, token: str = TOKEN, **env: str) -> Result:
+    environ = {"HRIMPORT_TOKEN": token, "HRIMPORT_BASE_URL": sandbox.base_url if sandbox else "", **env}
+    return CliRunner().invoke(main, args, env=environ, catch_exceptions=False)
+
+
+def run_import(tmp_path: Path, sandbox: Any, source: Path, config: Path | None = None,
+               *extra: str) -> tuple[Result, RunResult]:
+    config = config or write_config(tmp_path)
+    result = hrimport(["timeoff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                       *extra], sandbox)
+    assert "Traceback" not in result.output
+    folder = Path(next(line for line in result.stdout.splitlines() if line.startswith("Report folder: "))
+                  .removeprefix("Report folder: "))
+    return result, read_outcomes(folder / "outcomes.jsonl")
+
+
+def by_row(run: RunResult) -> dict[int, Any]:
+    return {o.row: o for o in run.rows}
+
+
+def stored(sandbox: Any) -> list[tuple[str, int, str, str, Any]]:
+    return sorted((r["customer_system_id"], r["leave_type"], r["start_date"], r["end_date"], r["total_days"])
+                  for r in sandbox.time_off(99))
+
+
+# ------------------------------------------------------------------------------------------------ stories
+
+
+def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", 5, "MY", "trip", "Approved"],  # row 2
+        ["000101", "病假", D(2024, 4, 13), D(2024, 4, 14), "", "", "MY", "", "Approved"],  # Calendar basis: 2
+        ["000104", "年假", D(2024, 5, 6), D(2024, 5, 8), "", "", "CN", "", "Pending"],  # filled: 3
+        ["000104", "事假", D(2024, 6, 3), D(2024, 6, 3), "上午", 0.5, "CN", "", "Approved"],  # half day
+        ["000105", "喪假", D(2024, 7, 1), D(2024, 7, 3), "", 3, "CN", "", "Approved"],  # Traditional
+        ["000105", "補休", D(2024, 9, 2), D(2024, 9, 4), "First Half", "", "CN", "", ""],  # ends at noon: 2.5
+        ["000106", "AL", D(2024, 8, 5), D(2024, 8, 8), "", "", "", "", "Approved"],  # company name, SG default
+        ["000106", "annual leave", "14/10/2024", "15/10/2024", "PM", 1.5, "SG", "", "Approved"],  # from noon
+        ["000110", "年休", D(2024, 2, 19), D(2024, 2, 19), "", 1, "SG", "", "Approved"],  # value map to 年假
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 0, result.output
+    assert "9 of 9 rows imported." in result.stdout
+    assert run.info.kind == "timeoff"
+    assert {o.outcome.value for o in run.rows} == {"added"}
+    rows = by_row(run)
+    assert rows[3].details == {"leave_type": "病假", "start_date": "2024-04-13", "end_date": "2024-04-14",
+                               "half_days": "", "total_days": "2"}
+    assert rows[5].details["half_days"] == "half day" and rows[7].details["half_days"] == "end"
+    assert rows[8].details["leave_type"] == "Annual Leave" and rows[10].details["leave_type"] == "年假"
+    assert stored(staffed) == sorted([
+        ("000101", 1, "2024-03-04", "2024-03-08", 5),
+        ("000101", 2, "2024-04-13", "2024-04-14", 2),
+        ("000104", 1, "2024-05-06", "2024-05-08", 3),
+        ("000104", 3, "2024-06-03", "2024-06-03", 0.5),
+        ("000105", 8, "2024-07-01", "2024-07-03", 3),
+        ("000105", 9, "2024-09-02", "2024-09-04", 2.5),
+        ("000106", 1, "2024-08-05", "2024-08-08", 4),
+        ("000106", 1, "2024-10-14", "2024-10-15", 1.5),
+        ("000110", 1, "2024-02-19", "2024-02-19", 1),
+    ])
+    records = {(r["customer_system_id"], r["start_date"]): r for r in staffed.time_off(99)}
+    assert records[("000101", "2024-03-04")]["decision"] == "Approve"
+    assert records[("000101", "2024-03-04")]["notes"] == "trip"
+    assert records[("000104", "2024-05-06")]["decision"] == ""  # Pending -> undecided
+    assert records[("000106", "2024-08-05")]["country"] == "SG"
+
+
+def test_running_the_same_file_again_adds_nothing(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
+        ["000104", "年假", D(2024, 5, 6), D(2024, 5, 8), "", "", "CN", "", ""],
+        ["000999", "Annual Leave", D(2024, 5, 6), D(2024, 5, 8), "", "", "SG", "", ""],
+    ])
+    _, run1 = run_import(tmp_path, staffed, source)
+    assert [o.outcome.value for o in run1.rows] == ["added", "added", "rejected"]
+    records = staffed.time_off(99)
+    staffed.clear_requests()
+
+    second, run2 = run_import(tmp_path, staffed, source)
+    assert staffed.time_off(99) == records  # nothing added, nothing changed
+    assert [o.outcome.value for o in run2.rows] == ["already_imported", "already_imported", "rejected"]
+    assert "Already imported on" in run2.rows[0].message and "row 2" in run2.rows[0].message
+    posted = [r for r in staffed.requests() if r["path"].endswith("/api/apply-ee-time-off")]
+    assert len(posted) == 1  # only the row the service refused is tried again
+    assert second.exit_code == 1
+
+
+def test_a_total_disagreeing_with_the_calculation_is_flagged_with_both_figures(tmp_path: Path,
+                                                                             staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        # 9 Aug 2024 is Singapore's National Day: 4 working days, not 5
+        ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", 5, "SG", "", ""],
+        # sick leave counts every day: a weekend is 2 days, not 0
+        ["000110", "Sick Leave", D(2024, 6, 8), D(2024, 6, 9), "", 0, "SG", "", ""],
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    first, second = run.rows
+    assert first.outcome.value == "invalid" and first.problem_codes == ["total-days-mismatch"]
+    assert first.message == ("Row 2: total_days is 5 but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
+                             "not sent (correct the figure, or mark the half days).")
+    assert second.problem_codes == ["total-days-mismatch"]
+    assert "total_days is 0 but Sick Leave counts every day, so it is 2" in second.message
+    assert first.message in result.stdout
+    assert staffed.time_off(99) == []
+
+
+def test_each_distinct_period_is_asked_of_the_calculation_once(tmp_path: Path, staffed: Any) -> None:
+    people = ["000101", "000104", "000105", "000106", "000110"]
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        [p, "Annual Leave", D(2024, 3, 4), D(2024, 3, 6), "", "", "SG", "", ""] for p in people
+    ] + [[p, "Annual Leave", D(2024, 4, 1), D(2024, 4, 2), "PM", "", "SG", "", ""] for p in people[:3]])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 0, result.output
+    asked = [r for r in staffed.requests() if r["path"].endswith("/api/calculate-total-days")]
+    assert len(asked) == 2
+    assert [o.details["total_days"] for o in run.rows] == ["3"] * 5 + ["1.5"] * 3
+    assert "2 distinct period(s) asked" in result.stdout
+
+
+def test_rows_overlapping_within_the_file_are_flagged_and_not_sent(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000110", "Annual Leave", D(2024, 2, 20), D(2024, 2, 23), "", "", "SG", "", ""],
+        ["000110", "Personal Leave", D(2024, 2, 22), D(2024, 2, 22), "", 1, "SG", "", ""],
+        ["000106", "Annual Leave", D(2024, 2, 20), D(2024, 2, 23), "", "", "SG", "", ""],  # another person
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    assert [(o.outcome.value, o.problem_codes) for o in run.rows] == [
+        ("invalid", ["overlaps-in-file"]), ("invalid", ["overlaps-in-file"]), ("added", [])]
+    assert "overlaps row 3 (2024-02-22..2024-02-22)" in run.rows[0].message
+    assert [r["customer_system_id"] for r in staffed.time_off(99)] == ["000106"]
+
+
+def test_a_period_overlapping_a_stored_record_is_reported_as_such(tmp_path: Path, staffed: Any) -> None:
+    body = {"customer_id": 99, "customer_system_id": "000101", "leave_type": "Annual Leave", "lang": "EN",
+            "country": "MY", "start_date": "2024-03-05", "end_date": "2024-03-05", "total_days": "1"}
+    assert staffed.http.post("/api/apply-ee-time-off", json=body, headers=staffed.auth(TOKEN)).status_code == 200
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    (row,) = run.rows
+    assert row.outcome.value == "overlaps_existing" and row.problem_codes == ["overlaps-existing"]
+    assert "already holds time off for '000101' overlapping 2024-03-04..2024-03-08" in row.message
+    assert len(staffed.time_off(99)) == 1
+
+
+def test_an_external_id_the_service_does_not_know_is_reported_with_its_reason(tmp_path: Path,
+                                                                            staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000999", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "SG", "", ""]])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    (row,) = run.rows
+    assert row.outcome.value == "rejected" and row.problem_codes == ["unknown-staff"]
+    assert "the service does not know staff '000999'" in row.message
+    assert "no staff with customer_system_id '000999'" in row.message  # the service's own reason
+
+
+def test_unknown_types_bad_markers_and_bad_cells_are_invalid_with_one_outcome_each(tmp_path: Path,
+                                                                                  staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Anual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
+        ["000101", "Annual Leave", D(2024, 4, 1), D(2024, 4, 2), "maybe", "", "MY", "", ""],
+        ["000101", "Annual Leave", D(2024, 5, 1), D(2024, 5, 3), "yes", "", "MY", "", ""],
+        ["000101", "Annual Leave", "31/02/2024", D(2024, 6, 3), "", "", "MY", "", ""],
+        ["000101", "Annual Leave", D(2024, 7, 3), D(2024, 7, 1), "", "", "MY", "", ""],
+        ["", "Annual Leave", D(2024, 8, 1), D(2024, 8, 1), "", "", "MY", "", ""],
+        ["000101", "Annual Leave", D(2024, 9, 2), D(2024, 9, 2), "", "one", "Atlantis", "", "Maybe"],
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    codes = {o.row: o.problem_codes for o in run.rows}
+    assert codes == {
+        2: ["unknown-leave-type"], 3: ["not-a-half-day-marker"], 4: ["ambiguous-half-day"], 5: ["not-a-date"],
+        6: ["end-before-start"], 7: ["missing-value"],
+        8: ["unknown-country", "not-a-number", "not-an-allowed-value"],
+    }
+    assert "closest known: Annual Leave" in run.rows[0].message
+    assert run.rows[1].problems[0].column == "Half Day"
+    assert staffed.time_off(99) == []
+
+
+def test_lang_from_a_column_or_the_config_decides_the_language_sent(tmp_path: Path, staffed: Any) -> None:
+    header = [*HEADER, "Language"]
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "年假", D(2024, 3, 4), D(2024, 3, 4), "", "", "MY", "", "", "EN"],  # sent as Annual Leave
+        ["000104", "Sick Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "CN", "", "", "zh"],  # sent as 病假
+        ["000105", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "CN", "", "", ""],  # config: ZH
+    ], header)
+    config = write_config(tmp_path, extra='lang = "ZH"', columns='"Language" = "lang"')
+    result, run = run_import(tmp_path, staffed, source, config)
+    assert result.exit_code == 0, result.output
+    assert [o.details["leave_type"] for o in run.rows] == ["Annual Leave", "病假", "年假"]
+    assert sorted(r["leave_type"] for r in staffed.time_off(99)) == [1, 1, 2]
+
+
+def test_many_rows_posted_concurrently_keep_their_own_outcomes(tmp_path: Path, staffed: Any) -> None:
+    people = ["000101", "000104", "000105", "000106", "000110", "000998", "000999"]  # the last two unknown
+    rows: list[list[object]] = []
+    for week in range(12):
+        monday = D(2024, 1, 8) + dt.timedelta(weeks=week)
+        for n, person in enumerate(people):
+            day = monday + dt.timedelta(days=n % 5)
+            # Calendar basis: no public holiday can make a day count zero
+            rows.append([person, "Sick Leave", day, day, "", "", "SG", f"{person} week {week}", ""])
+    # a few requests fail with 503 (nothing stored) and are tried again by the client
+    staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "status": 503, "count": 5, "skip": 3}],
+                       latency=0.01)
+    source = write_xlsx(tmp_path / "leave.xlsx", rows)
+    result, run = run_import(tmp_path, staffed, source, None, "--concurrency", "8")
+    assert result.exit_code == 1
+    assert len(run.rows) == len(rows)
+    for o in run.rows:
+        person, _, day = rows[o.row - 2][:3]
+        assert o.external_id == person
+        assert o.details["start_date"] == day.isoformat()  # type: ignore[union-attr]
+        assert o.outcome.value == ("rejected" if person in ("000998", "000999") else "added"), o
+    stored_notes = Counter(r["notes"] for r in staffed.time_off(99))
+    expected = Counter(r[7] for r in rows if r[0] not in ("000998", "000999"))
+    assert stored_notes == expected  # every record once, with its own row's data
+    for record in staffed.time_off(99):
+        assert record["notes"].startswith(record["customer_system_id"])
+
+
+def test_a_dropped_answer_is_failed_and_the_rerun_is_told_it_overlaps_never_adds_twice(tmp_path: Path,
+                                                                                      staffed: Any) -> None:
+    # the connection drops after the service stored the record: the client must not post it again
+    staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "drop": True, "count": 1}])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    assert run.rows[0].outcome.value == "failed"
+    assert len(staffed.time_off(99)) == 1
+
+    _, again = run_import(tmp_path, staffed, source)
+    assert again.rows[0].outcome.value == "overlaps_existing"
+    assert len(staffed.time_off(99)) == 1
+
+
+def test_a_dry_run_asks_the_calculation_but_adds_nothing(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
+        ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", 5, "SG", "", ""]])
+    result, run = run_import(tmp_path, staffed, source, None, "--dry-run")
+    assert result.exit_code == 1
+    assert [o.outcome.value for o in run.rows] == ["valid", "invalid"]
+    assert run.rows[0].message == "Valid; would be sent with total_days 5 (dry run)."
+    assert run.info.dry_run
+    assert staffed.time_off(99) == []
+    assert not [r for r in staffed.requests() if r["path"].endswith("/api/apply-ee-time-off")]
+
+
+def test_validate_checks_the_file_without_the_network(tmp_path: Path, staffed: Any) -> None:
+    source = tmp_path / "leave.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(HEADER)
+        writer.writerow(["000101", "Annual Leave", "04/03/2024", "08/03/2024", "", "", "MY", "", ""])
+        writer.writerow(["000101", "Holiday Leave", "11/03/2024", "12/03/2024", "", "", "MY", "", ""])
+    config = write_config(tmp_path)
+    staffed.clear_requests()
+    result = hrimport(["timeoff", "validate", str(config), str(source)], staffed)
+    assert result.exit_code == 1
+    assert "Row 3, column 'Leave Type': 'Holiday Leave' is not a leave type" in result.stdout
+    assert "1 of 2 rows checked; 1 needs attention." in result.stdout
+    assert staffed.requests() == []
+    assert not (tmp_path / ".hrimport" / "timeoff_ledger.db").exists()
+
+
+def test_the_report_has_the_time_off_columns(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
+        ["000999", "病假", D(2024, 3, 4), D(2024, 3, 5), "", "", "MY", "", ""]])
+    result, _ = run_import(tmp_path, staffed, source)
+    folder = Path(result.stdout.split("Report folder: ")[1].splitlines()[0])
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert json.dumps(summary, ensure_ascii=False).count("timeoff") >= 1
+    assert (folder / "report.xlsx").exists() and (folder / "report.html").exists()
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    for text in ("Leave type", "Start date", "Total days", "病假", "Unknown staff member"):
+        assert text in html
+
+
+_COLUMNS = """
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Country" = "country"
+"""
+
+
+@pytest.mark.parametrize(("config_text", "message"), [
+    ((Path(__file__).parent.parent / "samples" / "bamboohr_staff.toml").read_text(encoding="utf-8"),
+     "has no [timeoff] section"),
+    ('[timeoff]\nlang = "FR"\n' + _COLUMNS, 'lang must be "EN", "ZH" or "auto"'),
+    ('[timeoff]\nhalf_start = "Start Half"\n' + _COLUMNS,
+     "half_start names column 'Start Half', which is not in the file"),
+])
+def test_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, staffed: Any, config_text: str, message: str) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(config_text, encoding="utf-8")
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    result = hrimport(["timeoff", "import", str(config), str(source)], staffed)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ") and message in result.stderr
+
+
+def test_a_refused_token_is_exit_4_and_never_printed(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    secret = "s3cret-token-value"
+    result = hrimport(["timeoff", "import", str(write_config(tmp_path)), str(source)], staffed, token=secret)
+    assert result.exit_code == 4
+    assert result.stderr.startswith("Error: the service refused the token")
+    assert "HRIMPORT_TOKEN" in result.stderr
+    assert secret not in result.output
+
+
+def test_a_second_import_on_the_same_state_folder_exits_3(tmp_path: Path, staffed: Any) -> None:
+    from pipeline.lock import job_lock
+
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    config = write_config(tmp_path)
+    with job_lock(tmp_path / ".hrimport", "timeoff-ledger"):
+        result = hrimport(["timeoff", "import", str(config), str(source)], staffed)
+    assert result.exit_code == 3
+    assert "already running" in result.stderr
+    assert staffed.time_off(99) == []
+
+
+def test_a_period_of_only_weekends_and_holidays_is_not_booked(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        # Saturday 10 Feb to Monday 12 Feb 2024: weekend and Chinese New Year in Singapore
+        ["000106", "Annual Leave", D(2024, 2, 10), D(2024, 2, 12), "", "", "SG", "", ""]])
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    assert run.rows[0].problem_codes == ["no-leave-days"]
+    assert "2024-02-10..2024-02-12 in SG holds no working day" in run.rows[0].message

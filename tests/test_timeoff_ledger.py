@@ -1,0 +1,67 @@
+"""A time-off import killed mid-run loses nothing: the ledger holds every record the service accepted.
+
+The import runs as a real process (``python -m pipeline``) against the sandbox fixture, slowed down by the
+sandbox's latency fault, and is killed with SIGKILL once some records are stored. The next run must add the
+rest and never a record twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pipeline.outcomes import read_outcomes
+from pipeline.timeoff.ledger import LEDGER_FILE, open_ledger
+from tests.test_timeoff_import import add_staff, write_config, write_xlsx
+
+
+def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "SG"), ("000102", "SG")])
+    rows: list[list[object]] = []
+    for n in range(24):
+        day = dt.date(2024, 1, 1) + dt.timedelta(days=n)
+        for person in ("000101", "000102"):
+            rows.append([person, "Sick Leave", day, day, "", "", "SG", f"{person} {day}", ""])
+    source = write_xlsx(tmp_path / "leave.xlsx", rows)
+    config = write_config(tmp_path)
+    env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
+    command = [sys.executable, "-m", "pipeline", "timeoff", "import", str(config), str(source),
+               "--report-dir", str(tmp_path / "reports"), "--concurrency", "3"]
+
+    sandbox.set_faults(latency=0.15)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(sandbox.time_off(99)) < 8:
+            assert process.poll() is None, "the import ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        process.kill()  # SIGKILL: no cleanup of any kind
+    finally:
+        process.wait(timeout=30)
+    time.sleep(0.5)  # a request the server had already received is still stored after the client died
+    stored_after_kill = len(sandbox.time_off(99))
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        remembered = len(ledger.entries())
+    assert (tmp_path / ".hrimport" / LEDGER_FILE).exists()
+    # every record whose answer arrived is in the ledger; at most the requests in flight are not
+    assert stored_after_kill - 3 <= remembered <= stored_after_kill
+
+    sandbox.clear_faults()
+    finished = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in finished.stderr
+    folder = Path(finished.stdout.split("Report folder: ")[1].splitlines()[0])
+    run = read_outcomes(folder / "outcomes.jsonl")
+    outcomes = Counter(o.outcome.value for o in run.rows)
+    assert outcomes["already_imported"] == remembered
+    assert outcomes["overlaps_existing"] == stored_after_kill - remembered  # accepted, answer lost in the kill
+    assert outcomes["added"] == len(rows) - stored_after_kill
+    records = sandbox.time_off(99)
+    assert len(records) == len(rows)
+    assert Counter(r["notes"] for r in records) == Counter(str(r[7]) for r in rows)  # each exactly once
