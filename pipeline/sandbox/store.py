@@ -105,6 +105,7 @@ class Store:
         conn = sqlite3.connect(self.db_path, timeout=10, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against corruption, no fsync per commit
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
