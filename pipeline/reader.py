@@ -537,16 +537,23 @@ def _table_below_header(
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
+    nonempty = [(body[col] != "").to_numpy() for col in body.columns]
+    # A row is blank when every cell is empty or whitespace. Cheap test first (any cell not ""), then
+    # the whitespace test only for rows not yet shown to hold something: after the first column or two
+    # that is almost none, so the costly strip runs on a handful of cells instead of millions.
     filled = np.zeros(len(body), dtype=bool)
-    for col in body.columns:
-        values = body[col]
-        nonempty = (values != "").to_numpy()
-        if nonempty.any():
-            # Only a column holding something can make a row non-blank; whitespace alone does not.
-            filled |= nonempty & (values.str.strip() != "").to_numpy()
+    undecided = np.logical_or.reduce(nonempty) if nonempty else filled.copy()
+    for col, has_text in zip(body.columns, nonempty):
+        rows = np.flatnonzero(undecided & has_text)
+        if len(rows):
+            real = rows[(body[col].iloc[rows].str.strip() != "").to_numpy()]
+            filled[real] = True
+            undecided[real] = False
+            if not undecided.any():
+                break
     numbers = np.flatnonzero(filled) + index + 2
+    has_data = [bool((has_text & filled).any()) for has_text in nonempty]
     body = body[filled]
-    has_data = [bool((body[c] != "").any()) for c in body.columns]
     names = _header_names(path, header_cells, index + 1, has_data, first_column)
     data = {
         name: body[col].reset_index(drop=True) for name, col in zip(names, body.columns) if name is not None
