@@ -1,0 +1,80 @@
+"""``hrimport leave-days``: the service's figure, the raw answer, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pipeline.cli import main
+
+
+def leave_days(*args: str, sandbox: Any | None = None, **env: str) -> Result:
+    environ = {"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": sandbox.base_url if sandbox else "",
+               **env}
+    return CliRunner().invoke(main, ["leave-days", *args], env=environ, catch_exceptions=False)
+
+
+@pytest.mark.parametrize(("args", "printed"), [
+    (("SG", "2024-03-04", "2024-03-08"), "5"),
+    (("SG", "2024-03-04", "2024-03-07", "--half-start"), "3.5"),
+    (("sg", "2024-03-04", "2024-03-08", "--half-start", "--half-end"), "4"),
+    (("SG", "2024-08-05", "2024-08-09"), "4"),  # 9 August: National Day
+    (("MY", "2024-06-08", "2024-06-09"), "0"),  # a weekend
+    (("SG", "2024-03-04", "2024-03-04", "--half-end"), "0.5"),
+])
+def test_prints_the_number_of_leave_days_the_service_counts(sandbox: Any, args: tuple[str, ...],
+                                                            printed: str) -> None:
+    result = leave_days(*args, sandbox=sandbox)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{printed}\n"
+    assert result.stderr == ""
+    assert [r["path"] for r in sandbox.requests()] == ["/sandbox/api/calculate-total-days"]
+
+
+def test_json_prints_the_services_answer(sandbox: Any) -> None:
+    result = leave_days("SG", "2024-03-04", "2024-03-07", "--half-start", "--json", sandbox=sandbox)
+    assert result.exit_code == 0
+    answer = sandbox.http.post("/api/calculate-total-days", headers=sandbox.auth(), json={
+        "country": "SG", "start_date": "2024-03-04", "end_date": "2024-03-07", "is_half_start_date": True,
+        "is_half_end_date": False}).json()
+    assert json.loads(result.stdout) == answer == {"totaldays": 3.5}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("SG", "2024-02-30", "2024-03-01"), "Error: START '2024-02-30' is not a date: write it as YYYY-MM-DD"),
+    (("SG", "2024-03-01", "tomorrow"), "Error: END 'tomorrow' is not a date"),
+    (("SG", "2024-03-08", "2024-03-04"), "Error: the service cannot count SG 2024-03-08..2024-03-04: end_date: "),
+    (("Atlantis", "2024-03-04", "2024-03-08"), "Error: the service cannot count ATLANTIS 2024-03-04..2024-03-08: c"),
+])
+def test_bad_input_is_one_line_and_exit_2(sandbox: Any, args: tuple[str, ...], message: str) -> None:
+    result = leave_days(*args, sandbox=sandbox)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+
+
+def test_without_a_service_the_embedded_sandbox_answers_and_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "embedded.db"
+    result = leave_days("SG", "2024-03-04", "2024-03-08", HRIMPORT_SANDBOX_DB=str(db), HRIMPORT_TOKEN="")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "5\n"
+    assert "using the embedded sandbox" in result.stderr and str(db) in result.stderr
+    assert db.exists()
+
+
+def test_a_refused_token_exits_4_without_showing_it(sandbox: Any) -> None:
+    result = leave_days("SG", "2024-03-04", "2024-03-08", sandbox=sandbox, HRIMPORT_TOKEN="wrong-secret-token")
+    assert result.exit_code == 4
+    assert result.stderr.startswith("Error: the service refused the token")
+    assert "wrong-secret-token" not in result.output
+
+
+def test_the_token_is_not_an_option(sandbox: Any) -> None:
+    result = leave_days("SG", "2024-03-04", "2024-03-08", "--token", "demo-customer-99", sandbox=sandbox)
+    assert result.exit_code == 2
+    assert "No such option '--token'" in result.stderr
+    assert sandbox.requests() == []
