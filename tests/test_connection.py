@@ -1,0 +1,118 @@
+"""Connection settings for every command: where the base URL, token and customer id come from."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from pipeline.config import ServiceSettings
+from pipeline.connection import (
+    SANDBOX_CUSTOMER_ID,
+    SANDBOX_CUSTOMER_TOKEN,
+    SANDBOX_VENDOR_TOKEN,
+    resolve_connection,
+    service_host,
+)
+from pipeline.errors import ConfigError
+from tests.test_timeoff_import import CONFIG, add_staff, write_xlsx
+
+SERVICE = ServiceSettings(base_url="https://config.example/api:v1", customer_id="100", token_env="ACME_TOKEN")
+
+
+def test_the_base_url_comes_from_the_option_then_the_config_then_the_environment() -> None:
+    env = {"HRIMPORT_BASE_URL": "https://env.example/api:v1", "ACME_TOKEN": "t", "HRIMPORT_TOKEN": "t"}
+    assert resolve_connection(SERVICE, base_url="https://flag.example/x/", environ=env).base_url == \
+        "https://flag.example/x"
+    assert resolve_connection(SERVICE, environ=env).base_url == "https://config.example/api:v1"
+    assert resolve_connection(None, environ=env).base_url == "https://env.example/api:v1"
+
+
+def test_the_token_comes_only_from_the_variable_the_config_names() -> None:
+    conn = resolve_connection(SERVICE, environ={"ACME_TOKEN": " acme-secret\n", "HRIMPORT_TOKEN": "other"})
+    assert conn.token == "acme-secret" and conn.token_env == "ACME_TOKEN"
+    assert "acme-secret" not in repr(conn)
+    with pytest.raises(ConfigError, match="set the environment variable ACME_TOKEN"):
+        resolve_connection(SERVICE, environ={"HRIMPORT_TOKEN": "other"})
+
+
+def test_the_customer_id_comes_from_the_config_then_the_environment() -> None:
+    env = {"ACME_TOKEN": "t", "HRIMPORT_TOKEN": "t", "HRIMPORT_CUSTOMER_ID": "42"}
+    assert resolve_connection(SERVICE, environ=env).customer_id == "100"
+    assert resolve_connection(ServiceSettings(base_url="https://a.example/x"), environ=env).customer_id == "42"
+    with pytest.raises(ConfigError, match="HRIMPORT_CUSTOMER_ID must be the company's number, not 'acme'"):
+        resolve_connection(None, environ={**env, "HRIMPORT_CUSTOMER_ID": "acme"})
+
+
+def test_nothing_set_means_the_embedded_sandbox_with_its_demo_tokens() -> None:
+    conn = resolve_connection(None, environ={})
+    assert conn.embedded and conn.base_url is None
+    assert (conn.token, conn.customer_id) == (SANDBOX_CUSTOMER_TOKEN, SANDBOX_CUSTOMER_ID)
+    assert resolve_connection(None, environ={}, vendor=True).token == SANDBOX_VENDOR_TOKEN
+    assert resolve_connection(None, environ={"HRIMPORT_BASE_URL": "  "}).embedded
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/x", "example.com/api", "https://"])
+def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
+    with pytest.raises(ConfigError, match="is not an http\\(s\\) URL"):
+        resolve_connection(None, base_url=url, environ={"HRIMPORT_TOKEN": "t"})
+
+
+def test_a_report_shows_the_service_without_credentials_or_query() -> None:
+    assert service_host("https://user:pw@api.example.com:8443/api:v1?sig=abc") == "https://api.example.com:8443/api:v1"
+
+
+@pytest.mark.parametrize("command", [
+    ["timeoff", "import", "c.toml", "f.xlsx"], ["leave-days", "SG", "2024-01-01", "2024-01-02"], ["customers"],
+    ["staff", "import", "c.toml", "f.csv"],
+])
+def test_no_command_takes_a_token_on_the_command_line(command: list[str]) -> None:
+    result = CliRunner().invoke(main, [*command, "--token", "secret"])
+    assert result.exit_code == 2
+    assert "No such option '--token'" in result.stderr
+
+
+def _leave_file(tmp_path: Path) -> Path:
+    return write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
+
+
+def test_the_configs_base_url_wins_over_the_environment(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    config = tmp_path / "leave.toml"
+    config.write_text(CONFIG.format(extra="", columns="").replace(
+        "customer_id = 99", f'customer_id = 99\nbase_url = "{sandbox.base_url}"'), encoding="utf-8")
+    env = {"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": "http://127.0.0.1:9/nowhere"}
+    result = CliRunner().invoke(main, ["timeoff", "import", str(config), str(_leave_file(tmp_path)),
+                                       "--report-dir", str(tmp_path / "r")], env=env)
+    assert result.exit_code == 0, result.output
+    assert len(sandbox.time_off(99)) == 1
+
+
+def test_the_option_wins_over_the_config(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    config = tmp_path / "leave.toml"
+    config.write_text(CONFIG.format(extra="", columns="").replace(
+        "customer_id = 99", 'customer_id = 99\nbase_url = "http://127.0.0.1:9/nowhere"'), encoding="utf-8")
+    result = CliRunner().invoke(main, ["timeoff", "import", str(config), str(_leave_file(tmp_path)),
+                                       "--base-url", sandbox.base_url, "--report-dir", str(tmp_path / "r")],
+                                env={"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": ""})
+    assert result.exit_code == 0, result.output
+    assert len(sandbox.time_off(99)) == 1
+
+
+def test_an_import_with_nothing_set_goes_to_the_embedded_sandbox_and_says_so(tmp_path: Path) -> None:
+    config = tmp_path / "leave.toml"
+    config.write_text(CONFIG.format(extra="", columns=""), encoding="utf-8")
+    db = tmp_path / "embedded.db"
+    result = CliRunner().invoke(main, ["timeoff", "import", str(config), str(_leave_file(tmp_path)),
+                                       "--report-dir", str(tmp_path / "r")],
+                                env={"HRIMPORT_TOKEN": "", "HRIMPORT_BASE_URL": "", "HRIMPORT_SANDBOX_DB": str(db)})
+    # the embedded sandbox starts with no staff: the row is refused for an unknown staff id
+    assert result.exit_code == 1, result.output
+    assert "using the embedded sandbox, data kept in " + str(db) in result.stderr
+    assert "the service does not know staff '000101'" in result.stdout
