@@ -72,8 +72,13 @@ class SandboxServer:
 
     def start(self) -> None:
         """Serve ``create_app(db_path)`` on a free port; returns once ``GET /`` answers 200."""
-        config = uvicorn.Config(create_app(self.db_path, self.faults), host="127.0.0.1", port=self.port,
-                                log_level="warning", timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            create_app(self.db_path, self.faults),
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            timeout_graceful_shutdown=1,
+        )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, name="sandbox", daemon=True)
         thread.start()

@@ -27,7 +27,9 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
     db = tmp_path / "served.db"
     process = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "sandbox", "serve", "--port", "0", "--db", str(db)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     line = process.stdout.readline().strip()  # printed (and flushed) once the server answers
@@ -50,21 +52,54 @@ def test_serve_then_administer_the_running_sandbox_then_stop_it(served: Any) -> 
         assert hrimport("add-customer", "--db", str(db), "201", "Sleepy Co", "--inactive").exit_code == 0
         assert hrimport("add-token", "--db", str(db), "globex-token", "--customer", "200").exit_code == 0
         assert hrimport("add-data-type", "--db", str(db), "--customer", "200", "Band", "Site").exit_code == 0
-        assert hrimport("add-leave-type", "--db", str(db), "Volunteer Leave", "志愿假", "--traditional", "志願假",
-                        "--basis", "Calendar").exit_code == 0
-        assert hrimport("add-token", "--db", str(db), "other-vendor", "--vendor", "7", "--no-portal").exit_code == 0
+        assert (
+            hrimport(
+                "add-leave-type",
+                "--db",
+                str(db),
+                "Volunteer Leave",
+                "志愿假",
+                "--traditional",
+                "志願假",
+                "--basis",
+                "Calendar",
+            ).exit_code
+            == 0
+        )
+        assert (
+            hrimport("add-token", "--db", str(db), "other-vendor", "--vendor", "7", "--no-portal").exit_code
+            == 0
+        )
 
         customers = http.get("/vendor/get_customer", headers={"Authorization": "Bearer demo-vendor"}).json()
         assert {c["id"]: c["is_active"] for c in customers["customer_list"]}[201] is False
-        staff = {"customer_id": 200, "customer_system_id": "G1", "customer_system_id_type": "SAP",
-                 "name": "Wei Ling", "system_email": "wl@globex.example", "country": "SG", "job_title": "HR",
-                 "job_start_date": "2022-01-01", "staff_type": "HRO",
-                 "customer_data_type": [{"name": "Band", "value": "B2"}]}
+        staff = {
+            "customer_id": 200,
+            "customer_system_id": "G1",
+            "customer_system_id_type": "SAP",
+            "name": "Wei Ling",
+            "system_email": "wl@globex.example",
+            "country": "SG",
+            "job_title": "HR",
+            "job_start_date": "2022-01-01",
+            "staff_type": "HRO",
+            "customer_data_type": [{"name": "Band", "value": "B2"}],
+        }
         response = http.post("/api/add_edit_staff", json=staff, headers={"Authorization": "globex-token"})
         assert response.json()["message"] == "add successfully"
-        time_off = {"customer_id": 200, "customer_system_id": "G1", "leave_type": "志願假", "lang": "ZH",
-                    "country": "SG", "start_date": "2024-06-08", "end_date": "2024-06-09", "total_days": "2"}
-        response = http.post("/api/apply-ee-time-off", json=time_off, headers={"Authorization": "globex-token"})
+        time_off = {
+            "customer_id": 200,
+            "customer_system_id": "G1",
+            "leave_type": "志願假",
+            "lang": "ZH",
+            "country": "SG",
+            "start_date": "2024-06-08",
+            "end_date": "2024-06-09",
+            "total_days": "2",
+        }
+        response = http.post(
+            "/api/apply-ee-time-off", json=time_off, headers={"Authorization": "globex-token"}
+        )
         assert response.status_code == 200, response.text
         denied = http.get("/vendor/get_customer", headers={"Authorization": "Bearer other-vendor"})
         assert denied.status_code == 403

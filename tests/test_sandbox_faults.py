@@ -16,9 +16,16 @@ DAYS_BODY = {"country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-1
 
 
 def element(system_id: str = "E1") -> dict[str, Any]:
-    return {"customer_system_id": system_id, "customer_system_id_type": "BambooHR", "name": "Aisha Rahman",
-            "system_email": "aisha@acme.example", "country": "MY", "job_title": "Analyst",
-            "job_start_date": "2023-03-01", "staff_type": "Payroll"}
+    return {
+        "customer_system_id": system_id,
+        "customer_system_id_type": "BambooHR",
+        "name": "Aisha Rahman",
+        "system_email": "aisha@acme.example",
+        "country": "MY",
+        "job_title": "Analyst",
+        "job_start_date": "2023-03-01",
+        "staff_type": "Payroll",
+    }
 
 
 def bulk(sandbox: Any, *ids: str) -> httpx.Response:
@@ -37,16 +44,22 @@ def test_next_two_bulk_requests_answer_503_then_the_service_recovers(sandbox: An
     assert sandbox.staff(99)[0]["customer_system_id"] == "E1"  # faulted requests stored nothing, once
     assert len(sandbox.staff(99)) == 1
     log = [(r["path"].rsplit("/", 1)[1], r["status"], r["fault"]) for r in sandbox.requests()]
-    assert log == [("calculate-total-days", 200, None), ("bulk_add_edit_staff", 503, "rule"),
-                   ("bulk_add_edit_staff", 503, "rule"), ("bulk_add_edit_staff", 200, None)]
+    assert log == [
+        ("calculate-total-days", 200, None),
+        ("bulk_add_edit_staff", 503, "rule"),
+        ("bulk_add_edit_staff", 503, "rule"),
+        ("bulk_add_edit_staff", 200, None),
+    ]
 
 
 def test_rules_run_in_order_with_skip_and_method(sandbox: Any) -> None:
-    sandbox.set_faults(rules=[
-        {"path": BULK, "status": 500, "count": 1, "skip": 1},
-        {"path": BULK, "status": 429, "retry_after": 7, "count": 1},
-        {"method": "GET", "status": 502, "count": 5},
-    ])
+    sandbox.set_faults(
+        rules=[
+            {"path": BULK, "status": 500, "count": 1, "skip": 1},
+            {"path": BULK, "status": 429, "retry_after": 7, "count": 1},
+            {"method": "GET", "status": 502, "count": 5},
+        ]
+    )
     responses = [bulk(sandbox) for _ in range(4)]
     assert [r.status_code for r in responses] == [200, 500, 429, 200]
     assert responses[2].headers["Retry-After"] == "7"
@@ -120,12 +133,18 @@ def test_faults_survive_a_restart_of_the_fixture(sandbox: Any) -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("error_rate=0.2,latency=0.05,statuses=500/503",
-         {"error_rate": 0.2, "latency": 0.05, "error_statuses": [500, 503]}),
-        ("rate-limit=5, retry_after=3, drop_rate=0.1, seed=4",
-         {"rate_limit": 5, "retry_after": 3, "drop_rate": 0.1, "seed": 4}),
-        ('{"rules": [{"path": "/api/add_edit_staff", "status": 503, "count": 2}]}',
-         {"rules": [{"path": "/api/add_edit_staff", "status": 503, "count": 2}]}),
+        (
+            "error_rate=0.2,latency=0.05,statuses=500/503",
+            {"error_rate": 0.2, "latency": 0.05, "error_statuses": [500, 503]},
+        ),
+        (
+            "rate-limit=5, retry_after=3, drop_rate=0.1, seed=4",
+            {"rate_limit": 5, "retry_after": 3, "drop_rate": 0.1, "seed": 4},
+        ),
+        (
+            '{"rules": [{"path": "/api/add_edit_staff", "status": 503, "count": 2}]}',
+            {"rules": [{"path": "/api/add_edit_staff", "status": 503, "count": 2}]},
+        ),
     ],
 )
 def test_fault_spec_of_the_command_line(spec: str, expected: dict[str, Any]) -> None:

@@ -9,10 +9,23 @@ import pytest
 PATH = "/api/calculate-total-days"
 
 
-def days(sandbox: Any, country: str, start: str, end: str, half_start: bool = False, half_end: bool = False,
-         token: str = "demo-customer-99", bearer: bool = True) -> Any:
-    body = {"country": country, "start_date": start, "end_date": end,
-            "is_half_start_date": half_start, "is_half_end_date": half_end}
+def days(
+    sandbox: Any,
+    country: str,
+    start: str,
+    end: str,
+    half_start: bool = False,
+    half_end: bool = False,
+    token: str = "demo-customer-99",
+    bearer: bool = True,
+) -> Any:
+    body = {
+        "country": country,
+        "start_date": start,
+        "end_date": end,
+        "is_half_start_date": half_start,
+        "is_half_end_date": half_end,
+    }
     return sandbox.http.post(PATH, json=body, headers=sandbox.auth(token, bearer=bearer))
 
 
@@ -46,8 +59,9 @@ def days(sandbox: Any, country: str, start: str, end: str, half_start: bool = Fa
         ("SG", "2024-12-30", "2025-01-02", False, False, 3),
     ],
 )
-def test_working_days_between_two_dates(sandbox: Any, country: str, start: str, end: str, half_start: bool,
-                                        half_end: bool, expected: float) -> None:
+def test_working_days_between_two_dates(
+    sandbox: Any, country: str, start: str, end: str, half_start: bool, half_end: bool, expected: float
+) -> None:
     response = days(sandbox, country, start, end, half_start, half_end)
     assert response.status_code == 200, response.text
     assert response.json() == {"totaldays": expected}
@@ -79,16 +93,25 @@ def test_uncountable_periods_are_400(sandbox: Any, country: str, start: str, end
 
 
 def test_half_flags_must_be_booleans(sandbox: Any) -> None:
-    body = {"country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-14", "is_half_start_date": "yes"}
+    body = {
+        "country": "MY",
+        "start_date": "2024-06-10",
+        "end_date": "2024-06-14",
+        "is_half_start_date": "yes",
+    }
     response = sandbox.http.post(PATH, json=body, headers=sandbox.auth())
     assert response.status_code == 400 and response.json()["details"][0]["field"] == "is_half_start_date"
 
 
 @pytest.mark.parametrize("token", ["demo-customer-100", "demo-vendor"])
 def test_any_valid_token_may_calculate_with_or_without_bearer(sandbox: Any, token: str) -> None:
-    assert days(sandbox, "MY", "2024-06-10", "2024-06-14", token=token, bearer=False).json() == {"totaldays": 5}
+    assert days(sandbox, "MY", "2024-06-10", "2024-06-14", token=token, bearer=False).json() == {
+        "totaldays": 5
+    }
 
 
 def test_calculation_needs_a_token(sandbox: Any) -> None:
-    response = sandbox.http.post(PATH, json={"country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-10"})
+    response = sandbox.http.post(
+        PATH, json={"country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-10"}
+    )
     assert response.status_code == 401 and response.json()["error"] == "Invalid request"

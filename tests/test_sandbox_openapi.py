@@ -27,8 +27,12 @@ def required(fields: tuple[Field, ...]) -> list[str]:
 
 def test_every_spec_endpoint_is_documented_under_the_instance_segment(document: dict[str, Any]) -> None:
     assert {p for p in document["paths"] if p.startswith("/sandbox")} == {
-        "/sandbox/vendor/get_customer", "/sandbox/api/add_edit_staff", "/sandbox/api/bulk_add_edit_staff",
-        "/sandbox/api/calculate-total-days", "/sandbox/api/apply-ee-time-off"}
+        "/sandbox/vendor/get_customer",
+        "/sandbox/api/add_edit_staff",
+        "/sandbox/api/bulk_add_edit_staff",
+        "/sandbox/api/calculate-total-days",
+        "/sandbox/api/apply-ee-time-off",
+    }
 
 
 @pytest.mark.parametrize(
@@ -39,8 +43,9 @@ def test_every_spec_endpoint_is_documented_under_the_instance_segment(document: 
         ("/sandbox/api/calculate-total-days", leave_days_fields()),
     ],
 )
-def test_request_bodies_list_the_specified_fields(document: dict[str, Any], path: str,
-                                                  fields: tuple[Field, ...]) -> None:
+def test_request_bodies_list_the_specified_fields(
+    document: dict[str, Any], path: str, fields: tuple[Field, ...]
+) -> None:
     schema = body_schema(document, path)
     assert list(schema["properties"]) == [f.name for f in fields]
     assert schema["required"] == required(fields)

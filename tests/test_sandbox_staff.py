@@ -14,13 +14,48 @@ BULK = "/api/bulk_add_edit_staff"
 
 # The spec's "Staff output record (user)" keys; the single endpoint spells passpost_issue_date.
 USER_KEYS = {
-    "id", "name", "role", "system_email", "country", "status", "offboarding_reason", "birthdate", "gender",
-    "highest_education", "nationality", "personal_email", "phone", "emergency_name", "emergency_email",
-    "emergency_phone", "emergency_relationship", "passport_number", "passport_issue_date",
-    "passport_issuing_country", "passport_expiry_date", "reporting_officer", "job_title", "location",
-    "staff_type", "work_email", "ec_entity", "ec_type", "ec_vendor", "job_start_date", "probation_end_date",
-    "ec_start_date", "ec_end_date", "last_working_day", "host_country", "host_staff_type", "host_ec_entity",
-    "host_ec_vendor", "host_ec_type", "host_ec_start_date", "host_ec_end_date", "job_scope",
+    "id",
+    "name",
+    "role",
+    "system_email",
+    "country",
+    "status",
+    "offboarding_reason",
+    "birthdate",
+    "gender",
+    "highest_education",
+    "nationality",
+    "personal_email",
+    "phone",
+    "emergency_name",
+    "emergency_email",
+    "emergency_phone",
+    "emergency_relationship",
+    "passport_number",
+    "passport_issue_date",
+    "passport_issuing_country",
+    "passport_expiry_date",
+    "reporting_officer",
+    "job_title",
+    "location",
+    "staff_type",
+    "work_email",
+    "ec_entity",
+    "ec_type",
+    "ec_vendor",
+    "job_start_date",
+    "probation_end_date",
+    "ec_start_date",
+    "ec_end_date",
+    "last_working_day",
+    "host_country",
+    "host_staff_type",
+    "host_ec_entity",
+    "host_ec_vendor",
+    "host_ec_type",
+    "host_ec_start_date",
+    "host_ec_end_date",
+    "job_scope",
     "customer_system_id",
 }
 
@@ -40,7 +75,9 @@ def person(system_id: str = "E001", **overrides: Any) -> dict[str, Any]:
     }
 
 
-def post(sandbox: Any, path: str, body: Any, token: str = "demo-customer-99", bearer: bool = True) -> httpx.Response:
+def post(
+    sandbox: Any, path: str, body: Any, token: str = "demo-customer-99", bearer: bool = True
+) -> httpx.Response:
     return sandbox.http.post(path, json=body, headers=sandbox.auth(token, bearer=bearer))
 
 
@@ -63,7 +100,8 @@ def test_hr_adds_a_person_then_updates_them(sandbox: Any) -> None:
 
 def test_hyphenated_path_is_the_same_endpoint(sandbox: Any) -> None:
     assert post(sandbox, "/api/add-edit-staff", {"customer_id": 99, **person()}).json()["message"] == (
-        "add successfully")
+        "add successfully"
+    )
     assert post(sandbox, SINGLE, {"customer_id": 99, **person()}).json()["message"] == "update successfully"
     bulk = post(sandbox, "/api/bulk-add-edit-staff", {"customer_id": "99", "bulk_staff_data": [person()]})
     assert bulk.json()["result"][0]["message"] == "Update Successfully"
@@ -94,7 +132,9 @@ def test_acting_for_another_company_is_permission_denied(sandbox: Any, token: st
     single = post(sandbox, SINGLE, {"customer_id": customer_id, **person()}, token)
     assert single.status_code == 200
     assert single.json()["message"] == "permission denied" and single.json()["user"] is None
-    bulk = post(sandbox, BULK, {"customer_id": str(customer_id), "bulk_staff_data": [person(), person("E2")]}, token)
+    bulk = post(
+        sandbox, BULK, {"customer_id": str(customer_id), "bulk_staff_data": [person(), person("E2")]}, token
+    )
     assert [r["message"] for r in bulk.json()["result"]] == ["Permission Denied"] * 2
     assert sandbox.staff() == []
 
@@ -110,8 +150,9 @@ def test_bearer_and_bare_token_both_work_on_staff_endpoints(sandbox: Any, bearer
     assert post(sandbox, SINGLE, {"customer_id": 99, **person()}, bearer=bearer).status_code == 200
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "nope"},
-                                     {"Authorization": "Bearer"}])
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "nope"}, {"Authorization": "Bearer"}]
+)
 def test_missing_or_unknown_token_is_401(sandbox: Any, headers: dict[str, str]) -> None:
     for path in (SINGLE, BULK):
         response = sandbox.http.post(path, json={"customer_id": 99, **person()}, headers=headers)
@@ -135,12 +176,17 @@ def test_missing_or_unknown_token_is_401(sandbox: Any, headers: dict[str, str]) 
         ({"name": ""}, "name", "is required"),
         ({"is_intern": True, "is_manager": True}, "is_intern", "is_manager"),
         ({"is_intern": True, "is_employee": True}, "is_intern", "is_employee"),
-        ({"customer_data_type": [{"name": "Shoe Size", "value": "42"}]}, "customer_data_type", "not configured"),
+        (
+            {"customer_data_type": [{"name": "Shoe Size", "value": "42"}]},
+            "customer_data_type",
+            "not configured",
+        ),
         ({"customer_data_type": "Grade=G7"}, "customer_data_type", "array"),
     ],
 )
-def test_invalid_single_staff_is_400_naming_the_field(sandbox: Any, override: dict, field: str,
-                                                       reason_part: str) -> None:
+def test_invalid_single_staff_is_400_naming_the_field(
+    sandbox: Any, override: dict, field: str, reason_part: str
+) -> None:
     response = post(sandbox, SINGLE, {"customer_id": 99, **person(**override)})
     assert response.status_code == 400
     body = response.json()
@@ -165,18 +211,35 @@ def test_malformed_json_is_400(sandbox: Any, body: bytes) -> None:
 
 
 def test_enumerations_in_any_case_are_stored_canonically(sandbox: Any) -> None:
-    body = {"customer_id": 99, **person(staff_type="eor", gender="FEMALE", ec_type="fixed term",
-                                        ec_entity_system_id_type="platform", offboarding_reason="voluntary",
-                                        country="my")}
+    body = {
+        "customer_id": 99,
+        **person(
+            staff_type="eor",
+            gender="FEMALE",
+            ec_type="fixed term",
+            ec_entity_system_id_type="platform",
+            offboarding_reason="voluntary",
+            country="my",
+        ),
+    }
     user = post(sandbox, SINGLE, body).json()["user"]
     assert (user["staff_type"], user["gender"], user["ec_type"], user["country"]) == (
-        "EOR", "Female", "Fixed-term", "MY")
+        "EOR",
+        "Female",
+        "Fixed-term",
+        "MY",
+    )
     stored = sandbox.staff(99)[0]
     assert stored["offboarding_reason"] == "Voluntary" and stored["ec_entity_system_id_type"] == "Platform"
 
 
 def test_a_bad_bulk_element_rejects_the_whole_request_and_names_every_index(sandbox: Any) -> None:
-    elements = [person("E1"), person("E2", country="XX"), person("E3"), person("E4", staff_type="x", gender="?")]
+    elements = [
+        person("E1"),
+        person("E2", country="XX"),
+        person("E3"),
+        person("E4", staff_type="x", gender="?"),
+    ]
     response = post(sandbox, BULK, {"customer_id": "99", "bulk_staff_data": elements})
     assert response.status_code == 400
     details = response.json()["details"]
@@ -210,7 +273,8 @@ def test_bad_bulk_envelope_is_400(sandbox: Any, body: dict, field: str) -> None:
 def test_bulk_element_that_is_not_an_object_is_named_by_index(sandbox: Any) -> None:
     response = post(sandbox, BULK, {"customer_id": "99", "bulk_staff_data": [person(), "E2"]})
     assert response.json()["details"] == [
-        {"index": 1, "field": "bulk_staff_data", "reason": "each element must be a JSON object"}]
+        {"index": 1, "field": "bulk_staff_data", "reason": "each element must be a JSON object"}
+    ]
 
 
 def test_country_change_needs_old_country_and_effective_date(sandbox: Any) -> None:
@@ -219,13 +283,25 @@ def test_country_change_needs_old_country_and_effective_date(sandbox: Any) -> No
     assert moved.status_code == 400
     assert {d["field"] for d in moved.json()["details"]} == {"old_country", "new_country_effective_date"}
 
-    wrong_old = post(sandbox, SINGLE, {"customer_id": 99, **person(
-        country="SG", old_country="TH", new_country_effective_date="2024-07-01")})
+    wrong_old = post(
+        sandbox,
+        SINGLE,
+        {
+            "customer_id": 99,
+            **person(country="SG", old_country="TH", new_country_effective_date="2024-07-01"),
+        },
+    )
     assert [d["field"] for d in wrong_old.json()["details"]] == ["old_country"]
     assert "MY" in wrong_old.json()["details"][0]["reason"]
 
-    done = post(sandbox, SINGLE, {"customer_id": 99, **person(
-        country="SG", old_country="my", new_country_effective_date="2024-07-01")})
+    done = post(
+        sandbox,
+        SINGLE,
+        {
+            "customer_id": 99,
+            **person(country="SG", old_country="my", new_country_effective_date="2024-07-01"),
+        },
+    )
     assert done.json()["message"] == "update successfully" and done.json()["user"]["country"] == "SG"
 
 
@@ -261,3 +337,13 @@ def test_staff_survive_a_restart(sandbox: Any) -> None:
     assert [s["customer_system_id"] for s in sandbox.staff(99)] == ["E1", "E2"]
     again = post(sandbox, SINGLE, {"customer_id": 99, **person("E1")})
     assert again.json()["message"] == "update successfully"
+
+
+def test_concurrent_writes_of_one_person_store_them_once(sandbox: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {"customer_id": 99, **person()}
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        messages = list(pool.map(lambda _: post(sandbox, SINGLE, body).json()["message"], range(6)))
+    assert sorted(messages) == ["add successfully"] + ["update successfully"] * 5
+    assert len(sandbox.staff(99)) == 1

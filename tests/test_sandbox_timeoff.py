@@ -10,34 +10,77 @@ import pytest
 PATH = "/api/apply-ee-time-off"
 
 # The spec's time-off record table.
-TIME_OFF_KEYS = {"id", "user", "customer_id", "leave_type", "approver", "total_days", "start_date", "end_date",
-                 "notes", "reject_notes", "decision", "doc_list", "created_at", "updated_at", "deleted_at",
-                 "last_modified_by"}
+TIME_OFF_KEYS = {
+    "id",
+    "user",
+    "customer_id",
+    "leave_type",
+    "approver",
+    "total_days",
+    "start_date",
+    "end_date",
+    "notes",
+    "reject_notes",
+    "decision",
+    "doc_list",
+    "created_at",
+    "updated_at",
+    "deleted_at",
+    "last_modified_by",
+}
 
 
 @pytest.fixture
 def staffed(sandbox: Any) -> Any:
     """The sandbox with staff member E1 (Malaysia) of customer 99 and E9 of customer 100."""
     for customer, system_id in ((99, "E1"), (100, "E9")):
-        body = {"customer_id": customer, "customer_system_id": system_id, "customer_system_id_type": "BambooHR",
-                "name": "Aisha Rahman", "system_email": f"{system_id}@acme.example", "country": "MY",
-                "job_title": "Analyst", "job_start_date": "2023-03-01", "staff_type": "Payroll"}
+        body = {
+            "customer_id": customer,
+            "customer_system_id": system_id,
+            "customer_system_id_type": "BambooHR",
+            "name": "Aisha Rahman",
+            "system_email": f"{system_id}@acme.example",
+            "country": "MY",
+            "job_title": "Analyst",
+            "job_start_date": "2023-03-01",
+            "staff_type": "Payroll",
+        }
         token = f"demo-customer-{customer}"
-        assert sandbox.http.post("/api/add_edit_staff", json=body, headers=sandbox.auth(token)).status_code == 200
+        assert (
+            sandbox.http.post("/api/add_edit_staff", json=body, headers=sandbox.auth(token)).status_code
+            == 200
+        )
     return sandbox
 
 
 def leave(sandbox: Any, token: str = "demo-customer-99", bearer: bool = True, **overrides: Any) -> Any:
-    body = {"customer_id": "99", "customer_system_id": "E1", "leave_type": "Annual Leave", "lang": "EN",
-            "country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-14", "total_days": "5",
-            "notes": "family trip", **overrides}
+    body = {
+        "customer_id": "99",
+        "customer_system_id": "E1",
+        "leave_type": "Annual Leave",
+        "lang": "EN",
+        "country": "MY",
+        "start_date": "2024-06-10",
+        "end_date": "2024-06-14",
+        "total_days": "5",
+        "notes": "family trip",
+        **overrides,
+    }
     return sandbox.http.post(PATH, json=body, headers=sandbox.auth(token, bearer=bearer))
 
 
 def test_published_example_malaysian_sick_leave_on_a_weekend_is_accepted(staffed: Any) -> None:
     before = int(time.time())
-    response = leave(staffed, leave_type="Sick Leave", start_date="2024-06-08", end_date="2024-06-09",
-                     total_days="2", customer_id="99", decision="", notes="fever")
+    response = leave(
+        staffed,
+        leave_type="Sick Leave",
+        start_date="2024-06-08",
+        end_date="2024-06-09",
+        total_days="2",
+        customer_id="99",
+        decision="",
+        notes="fever",
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["message"] == "add successfully"
@@ -45,7 +88,11 @@ def test_published_example_malaysian_sick_leave_on_a_weekend_is_accepted(staffed
     assert TIME_OFF_KEYS <= set(record)
     assert record["leave_type"] == 2 and record["total_days"] == 2 and record["decision"] == ""
     assert record["customer_id"] == 99 and record["user"] == staffed.staff(99)[0]["id"]
-    assert (record["start_date"], record["end_date"], record["notes"]) == ("2024-06-08", "2024-06-09", "fever")
+    assert (record["start_date"], record["end_date"], record["notes"]) == (
+        "2024-06-08",
+        "2024-06-09",
+        "fever",
+    )
     assert record["reject_notes"] == "" and record["doc_list"] == [] and record["deleted_at"] == 0
     assert record["approver"] == 0 and record["last_modified_by"] == 1099
     for stamp in ("created_at", "updated_at"):
@@ -65,11 +112,20 @@ def test_annual_leave_counts_working_days_and_accepts_halves(staffed: Any) -> No
     [
         ({"total_days": "3"}, "5 or 4.5 or 4"),
         ({"start_date": "2024-06-08", "end_date": "2024-06-09", "total_days": "2"}, "0"),  # annual, weekend
-        ({"leave_type": "Sick Leave", "start_date": "2024-06-08", "end_date": "2024-06-16", "total_days": "7"},
-         "9 or 8.5 or 8"),  # sick leave counts calendar days
+        (
+            {
+                "leave_type": "Sick Leave",
+                "start_date": "2024-06-08",
+                "end_date": "2024-06-16",
+                "total_days": "7",
+            },
+            "9 or 8.5 or 8",
+        ),  # sick leave counts calendar days
     ],
 )
-def test_wrong_total_days_is_400_with_the_right_figure(staffed: Any, overrides: dict, right_figure: str) -> None:
+def test_wrong_total_days_is_400_with_the_right_figure(
+    staffed: Any, overrides: dict, right_figure: str
+) -> None:
     response = leave(staffed, **overrides)
     assert response.status_code == 400
     [detail] = response.json()["details"]
@@ -142,10 +198,13 @@ def test_another_companys_token_is_403(staffed: Any) -> None:
     assert response.json()["details"][0]["field"] == "customer_id"
 
 
-@pytest.mark.parametrize(("decision", "stored", "approver"),
-                         [("Approve", "Approve", 1099), ("reject", "Reject", 1099), (None, "", 0)])
-def test_decision_is_optional_approve_or_reject(staffed: Any, decision: str | None, stored: str,
-                                                 approver: int) -> None:
+@pytest.mark.parametrize(
+    ("decision", "stored", "approver"),
+    [("Approve", "Approve", 1099), ("reject", "Reject", 1099), (None, "", 0)],
+)
+def test_decision_is_optional_approve_or_reject(
+    staffed: Any, decision: str | None, stored: str, approver: int
+) -> None:
     overrides = {} if decision is None else {"decision": decision}
     record = leave(staffed, **overrides).json()["time_off_data"]
     assert (record["decision"], record["approver"]) == (stored, approver)
@@ -159,7 +218,14 @@ def test_missing_fields_are_all_listed(staffed: Any) -> None:
     response = staffed.http.post(PATH, json={"customer_id": 99}, headers=staffed.auth())
     assert response.status_code == 400
     assert [d["field"] for d in response.json()["details"]] == [
-        "customer_system_id", "leave_type", "lang", "country", "start_date", "end_date", "total_days"]
+        "customer_system_id",
+        "leave_type",
+        "lang",
+        "country",
+        "start_date",
+        "end_date",
+        "total_days",
+    ]
 
 
 def test_bare_token_works_and_a_missing_one_is_401(staffed: Any) -> None:

@@ -11,8 +11,9 @@ ACCESS_DENIED = {"code": "ERROR_FATAL", "message": "Access Denied", "payload": "
 
 
 def test_vendor_lists_its_customers(sandbox: Any) -> None:
-    response = sandbox.http.get(PATH, headers={"Authorization": "Bearer demo-vendor",
-                                               "Content-Type": "application/json"})
+    response = sandbox.http.get(
+        PATH, headers={"Authorization": "Bearer demo-vendor", "Content-Type": "application/json"}
+    )
     assert response.status_code == 200
     vendor = response.json()
     assert set(vendor) == {"id", "name", "logo", "customer_list"}
@@ -31,8 +32,9 @@ def test_listing_by_a_user_without_vendor_portal_access_is_access_denied(sandbox
     assert response.json() == ACCESS_DENIED
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer unknown"},
-                                     {"Authorization": "demo-vendor"}])  # the vendor listing needs Bearer
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "Bearer unknown"}, {"Authorization": "demo-vendor"}]
+)  # the vendor listing needs Bearer
 def test_listing_without_a_valid_bearer_token_is_401(sandbox: Any, headers: dict[str, str]) -> None:
     response = sandbox.http.get(PATH, headers=headers)
     assert response.status_code == 401

@@ -56,8 +56,11 @@ def authenticate(store: Store, request: Request, *, bearer_required: bool = Fals
 
 
 def _unauthorised(reason: str) -> ApiError:
-    return ApiError(401, {"error": "Invalid request", "details": [{"field": "Authorization", "reason": reason}]},
-                    {"WWW-Authenticate": "Bearer"})
+    return ApiError(
+        401,
+        {"error": "Invalid request", "details": [{"field": "Authorization", "reason": reason}]},
+        {"WWW-Authenticate": "Bearer"},
+    )
 
 
 _HEALTH = """<!doctype html><html><head><meta charset="utf-8"><title>hrimport sandbox</title></head><body>
@@ -96,12 +99,19 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
     async def body_of(request: Request) -> dict[str, Any]:
         return parse_json_object(await request.body())
 
-    @api.get("/vendor/get_customer", summary="Get vendor customer list",
-             openapi_extra=openapi.operation(None, (403, "Not a vendor user with vendor portal access.")))
+    @api.get(
+        "/vendor/get_customer",
+        summary="Get vendor customer list",
+        openapi_extra=openapi.operation(None, (403, "Not a vendor user with vendor portal access.")),
+    )
     def get_customer(request: Request) -> JSONResponse:
         """Spec, endpoint 1: the vendor record with its ``customer_list``; vendor users with portal only."""
         principal = authenticate(store, request, bearer_required=True)
-        vendor = store.vendor(principal.vendor_id) if principal.is_vendor and principal.portal else None
+        vendor = (
+            store.vendor(principal.vendor_id)
+            if principal.vendor_id is not None and principal.portal
+            else None
+        )
         if vendor is None:
             return JSONResponse({"code": "ERROR_FATAL", "message": "Access Denied", "payload": ""}, 403)
         return JSONResponse(vendor)
@@ -118,7 +128,9 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
 
     bulk_extra = openapi.operation("BulkStaffInput", (400, "Invalid request: every bad element by index."))
 
-    @api.post("/api/bulk_add_edit_staff", summary="Create or update many staff records", openapi_extra=bulk_extra)
+    @api.post(
+        "/api/bulk_add_edit_staff", summary="Create or update many staff records", openapi_extra=bulk_extra
+    )
     @api.post("/api/bulk-add-edit-staff", include_in_schema=False)
     async def bulk_staff(request: Request) -> JSONResponse:
         """Spec, endpoint 3: all or nothing; messages ``Add Successfully``, ``Update Successfully``,
@@ -129,18 +141,28 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
         request.state.elements = len(elements) if isinstance(elements, list) else None
         return JSONResponse(await run_in_threadpool(bulk_add_edit_staff, store, principal, data))
 
-    @api.post("/api/calculate-total-days", summary="Calculate total leave days",
-              openapi_extra=openapi.operation("LeaveDaysInput", (400, "Invalid request.")))
+    @api.post(
+        "/api/calculate-total-days",
+        summary="Calculate total leave days",
+        openapi_extra=openapi.operation("LeaveDaysInput", (400, "Invalid request.")),
+    )
     async def total_days(request: Request) -> JSONResponse:
         """Spec, endpoint 4: ``{"totaldays": n}``, weekends and public holidays of the country excluded."""
         authenticate(store, request)
         data = await body_of(request)
         return JSONResponse(await run_in_threadpool(calculate_total_days, data))
 
-    @api.post("/api/apply-ee-time-off", summary="Add time-off record", openapi_extra=openapi.operation(
-        "TimeOffInput", (400, "Invalid request (total_days wrong: the right figure is named)."),
-        (403, "The token may not act for customer_id."), (404, "No staff with that customer_system_id."),
-        (409, "The period overlaps an existing time-off record of the staff member.")))
+    @api.post(
+        "/api/apply-ee-time-off",
+        summary="Add time-off record",
+        openapi_extra=openapi.operation(
+            "TimeOffInput",
+            (400, "Invalid request (total_days wrong: the right figure is named)."),
+            (403, "The token may not act for customer_id."),
+            (404, "No staff with that customer_system_id."),
+            (409, "The period overlaps an existing time-off record of the staff member."),
+        ),
+    )
     async def time_off(request: Request) -> JSONResponse:
         """Spec, endpoint 5: adds one record; ``{"time_off_data": {...}, "message": "add successfully"}``."""
         principal = authenticate(store, request)
@@ -157,14 +179,18 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
     def health(request: Request) -> HTMLResponse:
         """200 once the sandbox is ready: a page naming the base URL and endpoints."""
         base = str(request.base_url).rstrip("/") + API_PREFIX
-        items = "".join(f"<li><code>{' '.join(sorted(getattr(r, 'methods', ())))} {r.path}</code></li>"
-                        for r in api.routes if isinstance(r, APIRoute))
+        items = "".join(
+            f"<li><code>{' '.join(sorted(getattr(r, 'methods', ())))} {r.path}</code></li>"
+            for r in api.routes
+            if isinstance(r, APIRoute)
+        )
         return HTMLResponse(_HEALTH.format(base=base, items=items))
 
     def custom_openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, description=app.description,
-                                 routes=app.routes)
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
             schema.setdefault("components", {}).setdefault("schemas", {}).update(openapi.component_schemas())
             app.openapi_schema = schema
         return app.openapi_schema
@@ -210,7 +236,16 @@ def _add_admin_routes(app: FastAPI, store: Store, injector: FaultInjector) -> No
 
     @admin.get("/leave_types", summary="The leave-type dictionary")
     def leave_types() -> list[dict[str, Any]]:
-        return [{"id": t.id, "en": t.en, "zh": t.zh, "zh_hant": t.zh_hant, "zh_aliases": list(t.zh_aliases),
-                 "basis": t.basis} for t in store.leave_types()]
+        return [
+            {
+                "id": t.id,
+                "en": t.en,
+                "zh": t.zh,
+                "zh_hant": t.zh_hant,
+                "zh_aliases": list(t.zh_aliases),
+                "basis": t.basis,
+            }
+            for t in store.leave_types()
+        ]
 
     app.include_router(admin)

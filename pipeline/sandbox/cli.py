@@ -15,7 +15,11 @@ import click
 
 DEFAULT_DB = "sandbox.db"
 _db_option = click.option(
-    "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
     help="SQLite file of the sandbox (created with the demo dataset when new).",
 )
 
@@ -29,10 +33,15 @@ def sandbox() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port (0 picks a free one).")
 @_db_option
-@click.option("--faults", "faults_spec", default=None, metavar="SPEC",
-              help='Faults from the start: "error_rate=0.1,latency=0.2,rate_limit=5,drop_rate=0.05,seed=1,'
-                   'statuses=500/503" or JSON like \'{"rules": [{"path": "/api/add_edit_staff", '
-                   '"status": 503, "count": 2}]}\'.')
+@click.option(
+    "--faults",
+    "faults_spec",
+    default=None,
+    metavar="SPEC",
+    help='Faults from the start: "error_rate=0.1,latency=0.2,rate_limit=5,drop_rate=0.05,seed=1,'
+    'statuses=500/503" or JSON like \'{"rules": [{"path": "/api/add_edit_staff", '
+    '"status": 503, "count": 2}]}\'.',
+)
 def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
     """Run the sandbox until Ctrl-C (or SIGTERM); prints its base URL once it answers.
 
@@ -50,8 +59,11 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
         faults = FaultSettings.from_spec(faults_spec) if faults_spec else None
     except ValueError as exc:
         raise click.ClickException(f"--faults {faults_spec!r}: {exc}") from None
-    server = uvicorn.Server(uvicorn.Config(create_app(db, faults), host=host, port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(db, faults), host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+        )
+    )
 
     def announce() -> None:
         while not server.started:
@@ -78,7 +90,9 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
 @click.option("--inactive", is_flag=True, help="The customer is not active (writes for it are denied).")
 @click.option("--vendor", "vendor_id", type=int, default=None, help="Vendor of the customer (default: 1).")
 @click.option("--logo", default="", help="Logo URL (default: empty).")
-def add_customer(db: Path, customer_id: int, name: str, inactive: bool, vendor_id: int | None, logo: str) -> None:
+def add_customer(
+    db: Path, customer_id: int, name: str, inactive: bool, vendor_id: int | None, logo: str
+) -> None:
     """Add a customer company (or update the one with that id).
 
     \b
@@ -138,11 +152,17 @@ def add_data_type(db: Path, customer_id: int, names: tuple[str, ...]) -> None:
 @click.argument("english")
 @click.argument("chinese")
 @click.option("--traditional", default=None, help="Traditional Chinese name (default: the Chinese name).")
-@click.option("--basis", type=click.Choice(["Working", "Calendar"]), default="Working", show_default=True,
-              help="Working: weekends and public holidays not counted; Calendar: every day counted.")
+@click.option(
+    "--basis",
+    type=click.Choice(["Working", "Calendar"]),
+    default="Working",
+    show_default=True,
+    help="Working: weekends and public holidays not counted; Calendar: every day counted.",
+)
 @click.option("--id", "leave_type_id", type=int, default=None, help="Id (default: the next free one).")
-def add_leave_type(db: Path, english: str, chinese: str, traditional: str | None, basis: str,
-                   leave_type_id: int | None) -> None:
+def add_leave_type(
+    db: Path, english: str, chinese: str, traditional: str | None, basis: str, leave_type_id: int | None
+) -> None:
     """Add a leave type to the dictionary (or replace the one with that id or English name).
 
     \b
@@ -151,6 +171,7 @@ def add_leave_type(db: Path, english: str, chinese: str, traditional: str | None
     """
     from pipeline.sandbox.store import Store
 
-    new_id = Store(db).add_leave_type(english, chinese, zh_hant=traditional, basis=basis,
-                                      leave_type_id=leave_type_id)
+    new_id = Store(db).add_leave_type(
+        english, chinese, zh_hant=traditional, basis=basis, leave_type_id=leave_type_id
+    )
     click.echo(f"leave type {new_id} {english!r} / {chinese!r} ({basis}) in {db}")

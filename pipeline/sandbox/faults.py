@@ -34,14 +34,22 @@ class FaultRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str | None = Field(None, description="Match paths ending with this (e.g. /api/add_edit_staff); any if null.")
-    method: str | None = Field(None, description="Match this HTTP method only; any if null.")
-    status: int | None = Field(None, ge=400, le=599, description="Answer this status (e.g. 503, 429).")
-    drop: bool = Field(False, description="Drop the connection mid-response instead (after the endpoint ran).")
-    delay: float = Field(0.0, ge=0, le=60, description="Seconds to wait before answering.")
-    retry_after: int | None = Field(None, ge=0, description="Retry-After header value (default 1 on a 429).")
-    count: int = Field(1, ge=0, description="How many matching requests this rule acts on.")
-    skip: int = Field(0, ge=0, description="Let this many matching requests through first.")
+    path: str | None = Field(
+        default=None, description="Match paths ending with this (e.g. /api/add_edit_staff); any if null."
+    )
+    method: str | None = Field(default=None, description="Match this HTTP method only; any if null.")
+    status: int | None = Field(
+        default=None, ge=400, le=599, description="Answer this status (e.g. 503, 429)."
+    )
+    drop: bool = Field(
+        default=False, description="Drop the connection mid-response instead (after the endpoint ran)."
+    )
+    delay: float = Field(default=0.0, ge=0, le=60, description="Seconds to wait before answering.")
+    retry_after: int | None = Field(
+        default=None, ge=0, description="Retry-After header value (default 1 on a 429)."
+    )
+    count: int = Field(default=1, ge=0, description="How many matching requests this rule acts on.")
+    skip: int = Field(default=0, ge=0, description="Let this many matching requests through first.")
 
     def matches(self, method: str, path: str) -> bool:
         return (self.path is None or path.endswith(self.path)) and (
@@ -54,15 +62,26 @@ class FaultSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    error_rate: float = Field(0.0, ge=0, le=1, description="Share of requests answered with an error status.")
-    error_statuses: list[int] = Field([500, 502, 503], description="Statuses error_rate draws from.")
-    rate_limit: float | None = Field(None, gt=0, description="Requests per second above which 429 is answered.")
-    retry_after: int = Field(1, ge=0, description="Retry-After seconds sent with 429.")
-    latency: float = Field(0.0, ge=0, le=60, description="Seconds added to every request.")
-    drop_rate: float = Field(0.0, ge=0, le=1, description="Share of connections dropped mid-response.")
-    seed: int | None = Field(None, description="Seed of the random draws (reproducible random faults).")
-    rules: list[FaultRule] = Field([], description="Deterministic faults, before random ones: the first rule "
-                                   "matching a request with count left decides (so rules act one after another).")
+    error_rate: float = Field(
+        default=0.0, ge=0, le=1, description="Share of requests answered with an error status."
+    )
+    error_statuses: list[int] = Field(default=[500, 502, 503], description="Statuses error_rate draws from.")
+    rate_limit: float | None = Field(
+        default=None, gt=0, description="Requests per second above which 429 is answered."
+    )
+    retry_after: int = Field(default=1, ge=0, description="Retry-After seconds sent with 429.")
+    latency: float = Field(default=0.0, ge=0, le=60, description="Seconds added to every request.")
+    drop_rate: float = Field(
+        default=0.0, ge=0, le=1, description="Share of connections dropped mid-response."
+    )
+    seed: int | None = Field(
+        default=None, description="Seed of the random draws (reproducible random faults)."
+    )
+    rules: list[FaultRule] = Field(
+        default=[],
+        description="Deterministic faults, before random ones: the first rule "
+        "matching a request with count left decides (so rules act one after another).",
+    )
 
     @classmethod
     def from_spec(cls, spec: str) -> FaultSettings:
@@ -118,8 +137,13 @@ class FaultInjector:
         """What to do with one request: ``{"status", "retry_after", "drop", "delay", "fault"}``."""
         s = self.settings
         with self._lock:
-            decision: dict[str, Any] = {"status": None, "retry_after": None, "drop": False,
-                                        "delay": s.latency, "fault": None}
+            decision: dict[str, Any] = {
+                "status": None,
+                "retry_after": None,
+                "drop": False,
+                "delay": s.latency,
+                "fault": None,
+            }
             for rule in s.rules:
                 if rule.count <= 0 or not rule.matches(method, path):
                     continue
@@ -128,7 +152,9 @@ class FaultInjector:
                     rule.skip -= 1
                     break
                 rule.count -= 1
-                decision.update(delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule")
+                decision.update(
+                    delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule"
+                )
                 if rule.status is not None:
                     default = 1 if rule.status == 429 else None
                     decision["retry_after"] = rule.retry_after if rule.retry_after is not None else default
@@ -147,7 +173,12 @@ class FaultInjector:
             return decision
 
 
-_REASONS = {429: "Too many requests", 500: "Internal server error", 502: "Bad gateway", 503: "Service unavailable"}
+_REASONS = {
+    429: "Too many requests",
+    500: "Internal server error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+}
 
 
 class FaultMiddleware:
@@ -183,21 +214,24 @@ class FaultMiddleware:
         elif decision["drop"]:
             await self.app(scope, receive, _dropping_send(send, status_holder))
         else:
+
             async def recording_send(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     status_holder["status"] = message["status"]
                 await send(message)
 
             await self.app(scope, receive, recording_send)
-        self.injector.record({
-            "time": round(started, 3),
-            "method": method,
-            "path": path,
-            "status": status_holder["status"],
-            "elements": scope["state"].get("elements"),
-            "fault": ("drop" if decision["drop"] else decision["fault"]) if decision["fault"] else None,
-            "duration_ms": round((time.time() - started) * 1000, 1),
-        })
+        self.injector.record(
+            {
+                "time": round(started, 3),
+                "method": method,
+                "path": path,
+                "status": status_holder["status"],
+                "elements": scope["state"].get("elements"),
+                "fault": ("drop" if decision["drop"] else decision["fault"]) if decision["fault"] else None,
+                "duration_ms": round((time.time() - started) * 1000, 1),
+            }
+        )
 
 
 def _dropping_send(send: Any, status_holder: dict[str, Any]) -> Any:
@@ -215,7 +249,9 @@ def _dropping_send(send: Any, status_holder: dict[str, Any]) -> Any:
         if message["type"] == "http.response.body":
             body = message.get("body", b"")
             await send(state["start"])
-            await send({"type": "http.response.body", "body": body[: max(1, len(body) // 2)], "more_body": True})
+            await send(
+                {"type": "http.response.body", "body": body[: max(1, len(body) // 2)], "more_body": True}
+            )
             state["done"] = True
 
     return dropping

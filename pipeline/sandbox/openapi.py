@@ -20,17 +20,22 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
     if f.kind == "integer":
         schema = {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": r"^\s*\d+\s*$"}]}
     elif f.kind == "number":
-        schema = {"anyOf": [{"type": "string", "pattern": r"^\s*\d+(\.[05]0*)?\s*$"}, {"type": "number"}],
-                  "examples": ["2", "3.5"]}
+        schema = {
+            "anyOf": [{"type": "string", "pattern": r"^\s*\d+(\.[05]0*)?\s*$"}, {"type": "number"}],
+            "examples": ["2", "3.5"],
+        }
     elif f.type == "boolean":
         schema = {"type": "boolean"}
         if f.default is not None:
             schema["default"] = f.default
     elif f.kind == "custom_data":
-        schema = {"type": "array", "items": {
-            "type": "object",
-            "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
-        }}
+        schema = {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
+            },
+        }
     else:
         schema = {"type": "string"}
         if f.kind == "date":
@@ -42,7 +47,9 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
         elif f.kind == "enum":
             # Accepted in any case, stored in this canonical case; "" means "not given" when optional.
             schema["enum"] = list(f.choices) + ([] if f.is_required else [""])
-    schema["description"] = f.description + ("" if f.required != "conditional" else f" (conditional: {f.rule})")
+    schema["description"] = f.description + (
+        "" if f.required != "conditional" else f" (conditional: {f.rule})"
+    )
     return schema
 
 
@@ -61,14 +68,21 @@ def component_schemas() -> dict[str, Any]:
     envelope = tuple(f for f in staff_fields() if f.envelope)
     bulk = object_schema(envelope, title="BulkStaffInput")
     bulk["properties"]["bulk_staff_data"] = {
-        "type": "array", "minItems": 1, "maxItems": MAX_BULK_ELEMENTS,
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_BULK_ELEMENTS,
         "items": {"$ref": "#/components/schemas/StaffElement"},
     }
     bulk["required"] = [*bulk["required"], "bulk_staff_data"]
-    detail = {"type": "object", "properties": {
-        "index": {"type": "integer", "description": "Element of bulk_staff_data (bulk only)."},
-        "field": {"type": "string"}, "reason": {"type": "string"},
-    }, "required": ["field", "reason"]}
+    detail = {
+        "type": "object",
+        "properties": {
+            "index": {"type": "integer", "description": "Element of bulk_staff_data (bulk only)."},
+            "field": {"type": "string"},
+            "reason": {"type": "string"},
+        },
+        "required": ["field", "reason"],
+    }
     return {
         "StaffInput": object_schema(staff_fields(), title="StaffInput"),
         "StaffElement": object_schema(element, title="StaffElement"),
@@ -76,19 +90,30 @@ def component_schemas() -> dict[str, Any]:
         "TimeOffInput": object_schema(timeoff_fields(), subdivision=True, title="TimeOffInput"),
         "LeaveDaysInput": object_schema(leave_days_fields(), subdivision=True, title="LeaveDaysInput"),
         "ErrorDetail": detail,
-        "Error": {"type": "object", "properties": {
-            "error": {"type": "string", "examples": ["Invalid request"]},
-            "details": {"type": "array", "items": {"$ref": "#/components/schemas/ErrorDetail"}},
-        }, "required": ["error"]},
-        "VendorError": {"type": "object", "properties": {
-            "code": {"const": "ERROR_FATAL"}, "message": {"const": "Access Denied"}, "payload": {"const": ""},
-        }},
+        "Error": {
+            "type": "object",
+            "properties": {
+                "error": {"type": "string", "examples": ["Invalid request"]},
+                "details": {"type": "array", "items": {"$ref": "#/components/schemas/ErrorDetail"}},
+            },
+            "required": ["error"],
+        },
+        "VendorError": {
+            "type": "object",
+            "properties": {
+                "code": {"const": "ERROR_FATAL"},
+                "message": {"const": "Access Denied"},
+                "payload": {"const": ""},
+            },
+        },
     }
 
 
 def _error(description: str, schema: str = "Error") -> dict[str, Any]:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}},
+    }
 
 
 def operation(body: str | None, *errors: tuple[int, str]) -> dict[str, Any]:
@@ -100,5 +125,7 @@ def operation(body: str | None, *errors: tuple[int, str]) -> dict[str, Any]:
             "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{body}"}}},
         }
     for status, description in errors:
-        extra["responses"][str(status)] = _error(description, "VendorError" if status == 403 and not body else "Error")
+        extra["responses"][str(status)] = _error(
+            description, "VendorError" if status == 403 and not body else "Error"
+        )
     return extra

@@ -30,18 +30,49 @@ Outcome = Literal["add", "update"]
 
 # The spec's "Staff output record (user)" table, in its order: every key is always present.
 _USER_KEYS = (
-    "id", "name", "role", "system_email", "country", "status",
-    "offboarding_reason", "birthdate", "gender", "highest_education", "nationality",
-    "personal_email", "phone",
-    "emergency_name", "emergency_email", "emergency_phone", "emergency_relationship",
-    "passport_number", "passport_issue_date", "passport_issuing_country", "passport_expiry_date",
-    "reporting_officer", "job_title", "location", "staff_type", "work_email",
-    "ec_entity", "ec_type", "ec_vendor",
-    "job_start_date", "probation_end_date", "ec_start_date", "ec_end_date",
+    "id",
+    "name",
+    "role",
+    "system_email",
+    "country",
+    "status",
+    "offboarding_reason",
+    "birthdate",
+    "gender",
+    "highest_education",
+    "nationality",
+    "personal_email",
+    "phone",
+    "emergency_name",
+    "emergency_email",
+    "emergency_phone",
+    "emergency_relationship",
+    "passport_number",
+    "passport_issue_date",
+    "passport_issuing_country",
+    "passport_expiry_date",
+    "reporting_officer",
+    "job_title",
+    "location",
+    "staff_type",
+    "work_email",
+    "ec_entity",
+    "ec_type",
+    "ec_vendor",
+    "job_start_date",
+    "probation_end_date",
+    "ec_start_date",
+    "ec_end_date",
     "last_working_day",
-    "host_country", "host_staff_type", "host_ec_entity", "host_ec_vendor", "host_ec_type",
-    "host_ec_start_date", "host_ec_end_date",
-    "job_scope", "customer_system_id",
+    "host_country",
+    "host_staff_type",
+    "host_ec_entity",
+    "host_ec_vendor",
+    "host_ec_type",
+    "host_ec_start_date",
+    "host_ec_end_date",
+    "job_scope",
+    "customer_system_id",
 )
 # Output keys fed from an input field of another name.
 _FROM_INPUT = {"ec_entity": "ec_entity_id"}
@@ -109,7 +140,10 @@ def user_record(staff_id: int, record: Mapping[str, Any], *, sample_typo: bool =
 
 
 def upsert_staff(
-    conn: sqlite3.Connection, customer_id: int, values: Mapping[str, Any], configured: set[str],
+    conn: sqlite3.Connection,
+    customer_id: int,
+    values: Mapping[str, Any],
+    configured: set[str],
     index: int | None = None,
 ) -> tuple[Outcome, int, dict[str, Any]] | list[Detail]:
     """Create or update one staff record inside the caller's transaction; details if a stateful rule fails.
@@ -120,7 +154,8 @@ def upsert_staff(
     key = (customer_id, values["customer_system_id_type"], values["customer_system_id"])
     row = conn.execute(
         "SELECT id, record FROM staff WHERE customer_id = ? AND customer_system_id_type = ? "
-        "AND customer_system_id = ?", key,
+        "AND customer_system_id = ?",
+        key,
     ).fetchone()
     stored: dict[str, Any] = json.loads(row["record"]) if row else {}
     details = check_country_change(values, stored.get("country"), staff_fields(), index)
@@ -140,14 +175,21 @@ def upsert_staff(
         record.setdefault("is_employee", not record["is_intern"])
     if record.get("is_intern") and (record.get("is_manager") or record.get("is_employee")):
         # A stored flag can clash with a newly sent one (e.g. is_intern true on an employee's update).
-        return [Detail("is_intern", "cannot be true together with is_manager or is_employee "
-                                    "(the stored record has one of them true; send it as false)", index)]
+        return [
+            Detail(
+                "is_intern",
+                "cannot be true together with is_manager or is_employee "
+                "(the stored record has one of them true; send it as false)",
+                index,
+            )
+        ]
     stamp = now()
     text = json.dumps(record, ensure_ascii=False)
     if row is None:
         cur = conn.execute(
             "INSERT INTO staff (customer_id, customer_system_id_type, customer_system_id, record, created_at, "
-            "updated_at) VALUES (?, ?, ?, ?, ?, ?)", (*key, text, stamp, stamp),
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, text, stamp, stamp),
         )
         return "add", int(cur.lastrowid or 0), record
     conn.execute("UPDATE staff SET record = ?, updated_at = ? WHERE id = ?", (text, stamp, row["id"]))
@@ -192,8 +234,14 @@ def bulk_add_edit_staff(store: Store, principal: Principal, data: Mapping[str, A
     if not isinstance(elements, list) or not elements:
         raise RequestInvalid([Detail("bulk_staff_data", "is required: a non-empty array of staff objects")])
     if len(elements) > MAX_BULK_ELEMENTS:
-        raise RequestInvalid([Detail(
-            "bulk_staff_data", f"has {len(elements)} elements; at most {MAX_BULK_ELEMENTS} per request")])
+        raise RequestInvalid(
+            [
+                Detail(
+                    "bulk_staff_data",
+                    f"has {len(elements)} elements; at most {MAX_BULK_ELEMENTS} per request",
+                )
+            ]
+        )
     details: list[Detail] = []
     checked: list[dict[str, Any] | None] = []
     for index, element in enumerate(elements):
@@ -216,16 +264,21 @@ def bulk_add_edit_staff(store: Store, principal: Principal, data: Mapping[str, A
     results: list[dict[str, Any]] = []
     with store.write() as conn:
         configured = store.data_types(customer_id, conn)
-        for index, values in enumerate(checked):
-            if values is None:
+        for index, element_values in enumerate(checked):
+            if element_values is None:
                 continue
-            outcome = upsert_staff(conn, customer_id, values, configured, index)
+            outcome = upsert_staff(conn, customer_id, element_values, configured, index)
             if isinstance(outcome, list):
                 details += outcome
             else:
                 kind, staff_id, record = outcome
-                results.append({"user": user_record(staff_id, record), "message": f"{kind.title()} Successfully",
-                                "id": principal.user_id})
+                results.append(
+                    {
+                        "user": user_record(staff_id, record),
+                        "message": f"{kind.title()} Successfully",
+                        "id": principal.user_id,
+                    }
+                )
         if details:
             raise RequestInvalid(sorted(details, key=lambda d: d.index or 0))  # rolls the batch back
     return {"result": results}

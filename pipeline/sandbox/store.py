@@ -60,13 +60,16 @@ _DEMO_CUSTOMERS = (
     (101, "Dormant Holdings", "", False),
 )
 # (token, user id, customer id, vendor id, portal access)
-_DEMO_TOKENS = (
+_DEMO_TOKENS: tuple[tuple[str, int, int | None, int | None, bool], ...] = (
     ("demo-vendor", 1001, None, DEMO_VENDOR_ID, True),
     ("demo-vendor-noportal", 1002, None, DEMO_VENDOR_ID, False),
     ("demo-customer-99", 1099, 99, None, False),
     ("demo-customer-100", 1100, 100, None, False),
 )
-_DEMO_DATA_TYPES = {99: ("Cost Center", "Division", "Grade", "Employee Number"), 100: ("Cost Center", "Department")}
+_DEMO_DATA_TYPES = {
+    99: ("Cost Center", "Division", "Grade", "Employee Number"),
+    100: ("Cost Center", "Department"),
+}
 
 
 @dataclass(frozen=True)
@@ -134,16 +137,18 @@ class Store:
             conn.close()
 
     def _seed(self, conn: sqlite3.Connection) -> None:
-        conn.execute("INSERT INTO vendors (id, name, logo) VALUES (?, ?, '')", (DEMO_VENDOR_ID, "Demo Vendor"))
+        conn.execute(
+            "INSERT INTO vendors (id, name, logo) VALUES (?, ?, '')", (DEMO_VENDOR_ID, "Demo Vendor")
+        )
         for cid, name, logo, active in _DEMO_CUSTOMERS:
             conn.execute(
                 "INSERT INTO customers (id, name, logo, is_active, vendor_id) VALUES (?, ?, ?, ?, ?)",
                 (cid, name, logo, int(active), DEMO_VENDOR_ID),
             )
-        for token, user_id, cid, vid, portal in _DEMO_TOKENS:
+        for token, user_id, token_customer, token_vendor, portal in _DEMO_TOKENS:
             conn.execute(
                 "INSERT INTO tokens (token, user_id, customer_id, vendor_id, portal) VALUES (?, ?, ?, ?, ?)",
-                (token, user_id, cid, vid, int(portal)),
+                (token, user_id, token_customer, token_vendor, int(portal)),
             )
         for cid, names in _DEMO_DATA_TYPES.items():
             conn.executemany("INSERT INTO data_types VALUES (?, ?)", [(cid, n) for n in names])
@@ -157,7 +162,9 @@ class Store:
             row = conn.execute("SELECT * FROM tokens WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        return Principal(row["token"], row["user_id"], row["customer_id"], row["vendor_id"], bool(row["portal"]))
+        return Principal(
+            row["token"], row["user_id"], row["customer_id"], row["vendor_id"], bool(row["portal"])
+        )
 
     def vendor(self, vendor_id: int) -> dict[str, Any] | None:
         """A vendor record with its ``customer_list`` (spec: "Vendor record")."""
@@ -166,7 +173,8 @@ class Store:
             if row is None:
                 return None
             customers = conn.execute(
-                "SELECT id, name, logo, is_active FROM customers WHERE vendor_id = ? ORDER BY id", (vendor_id,)
+                "SELECT id, name, logo, is_active FROM customers WHERE vendor_id = ? ORDER BY id",
+                (vendor_id,),
             ).fetchall()
         return {
             "id": row["id"],
@@ -192,8 +200,15 @@ class Store:
             return principal.customer_id == customer_id
         return principal.portal and customer["vendor_id"] == principal.vendor_id
 
-    def add_customer(self, customer_id: int, name: str, *, active: bool = True, vendor_id: int | None = None,
-                     logo: str = "") -> None:
+    def add_customer(
+        self,
+        customer_id: int,
+        name: str,
+        *,
+        active: bool = True,
+        vendor_id: int | None = None,
+        logo: str = "",
+    ) -> None:
         """Create or rename a customer (of the demo vendor unless ``vendor_id`` says otherwise)."""
         vid = DEMO_VENDOR_ID if vendor_id is None else vendor_id
         with self.write() as conn:
@@ -205,8 +220,9 @@ class Store:
                 (customer_id, name, logo, int(active), vid),
             )
 
-    def add_token(self, token: str, *, customer_id: int | None = None, vendor_id: int | None = None,
-                  portal: bool = True) -> int:
+    def add_token(
+        self, token: str, *, customer_id: int | None = None, vendor_id: int | None = None, portal: bool = True
+    ) -> int:
         """Create or replace a token for a company or a vendor user; returns its user id."""
         if (customer_id is None) == (vendor_id is None):
             raise ValueError("a token is for exactly one of a customer or a vendor")
@@ -214,8 +230,13 @@ class Store:
             if vendor_id is not None:
                 _ensure_vendor(conn, vendor_id)
             row = conn.execute("SELECT user_id FROM tokens WHERE token = ?", (token,)).fetchone()
-            user_id = row[0] if row else conn.execute(
-                "SELECT COALESCE(MAX(user_id), 2000) + 1 FROM tokens WHERE user_id >= 2000").fetchone()[0]
+            user_id = (
+                row[0]
+                if row
+                else conn.execute(
+                    "SELECT COALESCE(MAX(user_id), 2000) + 1 FROM tokens WHERE user_id >= 2000"
+                ).fetchone()[0]
+            )
             conn.execute(
                 "INSERT OR REPLACE INTO tokens (token, user_id, customer_id, vendor_id, portal) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -225,7 +246,9 @@ class Store:
 
     def add_data_types(self, customer_id: int, names: list[str]) -> None:
         with self.write() as conn:
-            conn.executemany("INSERT OR IGNORE INTO data_types VALUES (?, ?)", [(customer_id, n) for n in names])
+            conn.executemany(
+                "INSERT OR IGNORE INTO data_types VALUES (?, ?)", [(customer_id, n) for n in names]
+            )
 
     def data_types(self, customer_id: int, conn: sqlite3.Connection | None = None) -> set[str]:
         """Names of the company data types configured for a customer."""
@@ -244,8 +267,15 @@ class Store:
             for r in rows
         ]
 
-    def add_leave_type(self, en: str, zh: str, *, zh_hant: str | None = None, basis: str = "Working",
-                       leave_type_id: int | None = None) -> int:
+    def add_leave_type(
+        self,
+        en: str,
+        zh: str,
+        *,
+        zh_hant: str | None = None,
+        basis: str = "Working",
+        leave_type_id: int | None = None,
+    ) -> int:
         """Add a leave type (or replace the one with that id); returns its id."""
         with self.write() as conn:
             if leave_type_id is None:
@@ -259,18 +289,19 @@ class Store:
     def staff(self, customer_id: int | None = None) -> list[dict[str, Any]]:
         """Stored staff records (what the admin route shows), oldest first."""
         with self.read() as conn:
-            if customer_id is None:
-                rows = conn.execute("SELECT * FROM staff ORDER BY id").fetchall()
-            else:
-                rows = conn.execute("SELECT * FROM staff WHERE customer_id = ? ORDER BY id", (customer_id,))
-                rows = rows.fetchall()
+            sql = "SELECT * FROM staff" + (" WHERE customer_id = ?" if customer_id is not None else "")
+            rows = conn.execute(
+                sql + " ORDER BY id", () if customer_id is None else (customer_id,)
+            ).fetchall()
         return [staff_row(r) for r in rows]
 
     def time_off(self, customer_id: int | None = None) -> list[dict[str, Any]]:
         """Stored time-off records, oldest first."""
         with self.read() as conn:
             sql = "SELECT * FROM time_off" + (" WHERE customer_id = ?" if customer_id is not None else "")
-            rows = conn.execute(sql + " ORDER BY id", () if customer_id is None else (customer_id,)).fetchall()
+            rows = conn.execute(
+                sql + " ORDER BY id", () if customer_id is None else (customer_id,)
+            ).fetchall()
         return [time_off_row(r) for r in rows]
 
 
@@ -286,7 +317,7 @@ def staff_row(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def time_off_row(row: sqlite3.Row) -> dict[str, Any]:
-    """A stored time-off row in the spec's ``time_off_data`` shape (plus ``customer_system_id``, ``country``)."""
+    """A stored time-off row in the spec's ``time_off_data`` shape (+ customer_system_id, country)."""
     total = row["total_days"]
     return {
         "id": row["id"],
@@ -316,7 +347,9 @@ def now() -> int:
 
 
 def _ensure_vendor(conn: sqlite3.Connection, vendor_id: int) -> None:
-    conn.execute("INSERT OR IGNORE INTO vendors (id, name, logo) VALUES (?, ?, '')", (vendor_id, f"Vendor {vendor_id}"))
+    conn.execute(
+        "INSERT OR IGNORE INTO vendors (id, name, logo) VALUES (?, ?, '')", (vendor_id, f"Vendor {vendor_id}")
+    )
 
 
 def _insert_leave_type(conn: sqlite3.Connection, lt: LeaveType) -> None:

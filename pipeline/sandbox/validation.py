@@ -127,14 +127,20 @@ def check_value(f: Field, value: Any, *, subdivision: bool = False) -> tuple[Any
     if not isinstance(value, str):
         return None, "must be a string"
     if f.kind == "date":
-        return (value, None) if parse_date(value) else (None, f"{value!r} is not a real date written YYYY-MM-DD")
+        return (
+            (value, None) if parse_date(value) else (None, f"{value!r} is not a real date written YYYY-MM-DD")
+        )
     if f.kind == "country":
         code = normalise_country(value, subdivision=subdivision)
         if code is None:
             return None, f"{value!r} is not an ISO 3166 alpha-2 country code"
         return code, None
     if f.kind == "email":
-        return (value.strip(), None) if _EMAIL.match(value.strip()) else (None, f"{value!r} is not an e-mail address")
+        return (
+            (value.strip(), None)
+            if _EMAIL.match(value.strip())
+            else (None, f"{value!r} is not an e-mail address")
+        )
     if f.kind == "enum":
         canonical = f.canonical_choice(value)
         if canonical is None:
@@ -149,7 +155,9 @@ def _check_custom_data(value: Any) -> tuple[Any, str | None]:
         return None, reason
     entries = []
     for entry in value:
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k, ""), str) for k in ("name", "value")):
+        if not isinstance(entry, dict) or not all(
+            isinstance(entry.get(k, ""), str) for k in ("name", "value")
+        ):
             return None, reason
         entries.append({"name": entry.get("name", ""), "value": entry.get("value", "")})
     return entries, None
@@ -169,7 +177,8 @@ def check_fields(
 ) -> tuple[dict[str, Any], list[Detail]]:
     """Check a body (or one bulk element) against fields; returns the canonical values and the details.
 
-    A required field must be present and not blank (one with a stated default takes it when absent). An optional field sent as null or "" is returned as
+    A required field must be present and not blank (one with a stated default takes it when absent).
+    An optional field sent as null or "" is returned as
     None (it clears a stored value); absent fields are left out. Unknown keys are ignored, like most
     JSON APIs do (documented choice).
     """
@@ -198,7 +207,9 @@ def check_fields(
     return values, details
 
 
-def check_intern_rule(values: Mapping[str, Any], fields: Iterable[Field], index: int | None = None) -> list[Detail]:
+def check_intern_rule(
+    values: Mapping[str, Any], fields: Iterable[Field], index: int | None = None
+) -> list[Detail]:
     """Spec: ``is_intern`` "cannot be true if either of the two previous booleans is true".
 
     Only values sent as true conflict: an intern who omits ``is_employee`` is stored with it false
@@ -207,9 +218,13 @@ def check_intern_rule(values: Mapping[str, Any], fields: Iterable[Field], index:
     details = []
     for f in fields:
         if f.rule == "intern" and values.get(f.name) is True:
-            clashing = [g.name for g in fields if g.type == "boolean" and g.name != f.name and values.get(g.name)]
+            clashing = [
+                g.name for g in fields if g.type == "boolean" and g.name != f.name and values.get(g.name)
+            ]
             if clashing:
-                details.append(Detail(f.name, f"cannot be true together with {' and '.join(clashing)}", index))
+                details.append(
+                    Detail(f.name, f"cannot be true together with {' and '.join(clashing)}", index)
+                )
     return details
 
 
@@ -230,8 +245,11 @@ def check_country_change(
             continue
         given = values.get(f.name)
         if given is None:
-            details.append(Detail(
-                f.name, f"is required when the country changes ({stored_country} -> {new_country})", index))
+            details.append(
+                Detail(
+                    f.name, f"is required when the country changes ({stored_country} -> {new_country})", index
+                )
+            )
         elif f.kind == "country" and given != stored_country:
             details.append(Detail(f.name, f"must be the stored country {stored_country}, not {given}", index))
     return details
@@ -246,14 +264,18 @@ def check_data_type_names(
     if not unknown:
         return []
     known = ", ".join(sorted(configured)) or "none"
-    return [Detail(
-        "customer_data_type",
-        f"{', '.join(map(repr, unknown))} not configured for customer {customer_id} (configured: {known})",
-        index,
-    )]
+    return [
+        Detail(
+            "customer_data_type",
+            f"{', '.join(map(repr, unknown))} not configured for customer {customer_id} (configured: {known})",
+            index,
+        )
+    ]
 
 
-def resolve_leave_type(name: str, lang: str, types: Iterable[LeaveType]) -> tuple[LeaveType | None, str | None]:
+def resolve_leave_type(
+    name: str, lang: str, types: Iterable[LeaveType]
+) -> tuple[LeaveType | None, str | None]:
     """The leave type called ``name`` in language ``lang`` (EN, or ZH in Simplified or Traditional)."""
     folded = " ".join(name.split()).casefold()
     types = list(types)
