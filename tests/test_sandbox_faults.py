@@ -43,12 +43,12 @@ def test_next_two_bulk_requests_answer_503_then_the_service_recovers(sandbox: An
     assert [bulk(sandbox).status_code for _ in range(3)] == [503, 503, 200]
     assert sandbox.staff(99)[0]["customer_system_id"] == "E1"  # faulted requests stored nothing, once
     assert len(sandbox.staff(99)) == 1
-    log = [(r["path"].rsplit("/", 1)[1], r["status"], r["fault"]) for r in sandbox.requests()]
+    log = [(r["path"].rsplit("/", 1)[1], r["status"], r["fault"], r["elements"]) for r in sandbox.requests()]
     assert log == [
-        ("calculate-total-days", 200, None),
-        ("bulk_add_edit_staff", 503, "rule"),
-        ("bulk_add_edit_staff", 503, "rule"),
-        ("bulk_add_edit_staff", 200, None),
+        ("calculate-total-days", 200, None, None),
+        ("bulk_add_edit_staff", 503, "rule", 1),  # faulted requests are logged with their elements too
+        ("bulk_add_edit_staff", 503, "rule", 1),
+        ("bulk_add_edit_staff", 200, None, 1),
     ]
 
 

@@ -203,6 +203,7 @@ class FaultMiddleware:
 
         if decision["status"] is not None:
             status = decision["status"]
+            scope["state"]["elements"] = await _count_elements(receive)
             headers = [(b"content-type", b"application/json")]
             if decision["retry_after"] is not None:
                 headers.append((b"retry-after", str(decision["retry_after"]).encode()))
@@ -232,6 +233,21 @@ class FaultMiddleware:
                 "duration_ms": round((time.time() - started) * 1000, 1),
             }
         )
+
+
+async def _count_elements(receive: Any) -> int | None:
+    """The length of ``bulk_staff_data`` in a request the endpoint will not see (for the request log)."""
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+    try:
+        elements = json.loads(b"".join(chunks)).get("bulk_staff_data")
+    except (ValueError, AttributeError):
+        return None
+    return len(elements) if isinstance(elements, list) else None
 
 
 def _dropping_send(send: Any, status_holder: dict[str, Any]) -> Any:
