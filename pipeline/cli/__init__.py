@@ -42,11 +42,13 @@ def main(debug: bool) -> None:
 
 def _register_subcommands() -> None:
     from pipeline.cli.demo import demo, report
+    from pipeline.cli.run import run
     from pipeline.cli.service import customers, leave_days
     from pipeline.cli.staff import staff
     from pipeline.cli.timeoff import timeoff
     from pipeline.sandbox.cli import sandbox
 
+    main.add_command(run)
     main.add_command(staff)
     main.add_command(timeoff)
     main.add_command(leave_days)

@@ -1,0 +1,172 @@
+"""E-mail of the verdict, received by a real SMTP server (aiosmtpd) the test starts on a loopback port."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import ssl
+import subprocess
+from collections.abc import Iterator
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+from pipeline.errors import ConfigError
+from pipeline.notify import NotifyError, NotifySettings, send_mail, should_notify
+
+PASSWORD = "s3cret-smtp-pw"
+
+
+class Inbox:
+    """An aiosmtpd handler keeping every message it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.envelopes: list[Any] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.envelopes.append(envelope)
+        self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore[arg-type]
+        return "250 Message accepted for delivery"
+
+
+def _authenticator(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
+    ok = isinstance(auth_data, LoginPassword) and auth_data.login == b"robot" and auth_data.password == PASSWORD.encode()
+    return AuthResult(success=ok, handled=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[tuple[Inbox, int]]:
+    """A plain SMTP server on a free loopback port, accepting LOGIN/PLAIN for robot / PASSWORD."""
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port, authenticator=_authenticator,
+                            auth_require_tls=False)
+    controller.start()
+    yield inbox, port
+    controller.stop()
+
+
+def settings(port: int, **kw: Any) -> NotifySettings:
+    base: dict[str, Any] = {"to": ("payroll@example.com", "oncall@example.com"), "sender": "hrimport@example.com",
+                            "host": "127.0.0.1", "port": port, "timeout": 10}
+    return NotifySettings(**{**base, **kw})
+
+
+def report_file(tmp_path: Path) -> Path:
+    path = tmp_path / "report.html"
+    path.write_text("<html><body><h1>3 of 5 rows imported</h1></body></html>", encoding="utf-8")
+    return path
+
+
+def test_the_verdict_arrives_with_report_html_attached(smtp_server: tuple[Inbox, int], tmp_path: Path) -> None:
+    inbox, port = smtp_server
+    html = report_file(tmp_path)
+    fix = tmp_path / "to_fix.csv"
+    fix.write_text("Employee #,Problem\n000105,not a date\n", encoding="utf-8")
+
+    send_mail(settings(port), "monthly: 2 rows need attention (exit 1)", "See the report.\n", [html, fix])
+
+    assert len(inbox.messages) == 1
+    msg = inbox.messages[0]
+    assert msg["Subject"] == "[hrimport] monthly: 2 rows need attention (exit 1)"
+    assert sorted(inbox.envelopes[0].rcpt_tos) == ["oncall@example.com", "payroll@example.com"]
+    assert "See the report." in msg.get_body(("plain",)).get_content()
+    parts = {p.get_filename(): p for p in msg.iter_attachments()}
+    assert set(parts) == {"report.html", "to_fix.csv"}
+    assert parts["report.html"].get_content_type() == "text/html"
+    assert "3 of 5 rows imported" in parts["report.html"].get_content()
+
+
+def test_attachments_can_be_renamed_when_two_steps_share_a_file_name(
+    smtp_server: tuple[Inbox, int], tmp_path: Path
+) -> None:
+    inbox, port = smtp_server
+    html = report_file(tmp_path)
+    send_mail(settings(port), "s", "b", [("staff-report.html", html), ("timeoff-report.html", html)])
+    names = [p.get_filename() for p in inbox.messages[0].iter_attachments()]
+    assert names == ["staff-report.html", "timeoff-report.html"]
+
+
+def test_login_uses_the_password_from_the_environment(smtp_server: tuple[Inbox, int], tmp_path: Path) -> None:
+    inbox, port = smtp_server
+    s = settings(port, user="robot", password_env="TEST_SMTP_PW")
+    send_mail(s, "ok", "body", environ={"TEST_SMTP_PW": PASSWORD})
+    assert len(inbox.messages) == 1
+
+
+def test_a_wrong_password_names_the_variable_never_the_password(smtp_server: tuple[Inbox, int]) -> None:
+    inbox, port = smtp_server
+    s = settings(port, user="robot", password_env="TEST_SMTP_PW")
+    with pytest.raises(NotifyError) as caught:
+        send_mail(s, "ok", "body", environ={"TEST_SMTP_PW": "wrong-password"})
+    assert "$TEST_SMTP_PW" in str(caught.value)
+    assert "wrong-password" not in str(caught.value)
+    assert inbox.messages == []
+
+
+def test_a_missing_password_variable_is_a_config_error() -> None:
+    s = settings(25, user="robot", password_env="TEST_SMTP_PW")
+    with pytest.raises(ConfigError, match="set the environment variable TEST_SMTP_PW"):
+        send_mail(s, "ok", "body", environ={})
+
+
+def test_an_unreachable_server_is_one_clear_error() -> None:
+    port = free_port()  # nothing listens there
+    with pytest.raises(NotifyError, match=rf"cannot connect to the SMTP server 127.0.0.1:{port}.*check host and port"):
+        send_mail(settings(port), "s", "b")
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
+def test_starttls_with_a_private_ca(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    inbox = Inbox()
+    port = free_port()
+    # require_starttls: the server refuses mail before STARTTLS, so delivery proves TLS was used;
+    # auth_require_tls (the default): the login is only possible inside TLS
+    controller = Controller(inbox, hostname="127.0.0.1", port=port, tls_context=context, require_starttls=True,
+                            authenticator=_authenticator)
+    controller.start()
+    try:
+        s = settings(port, starttls=True, ca_file=cert, user="robot", password_env="TEST_SMTP_PW")
+        send_mail(s, "over TLS", "body", environ={"TEST_SMTP_PW": PASSWORD})
+        assert len(inbox.messages) == 1
+        with pytest.raises(NotifyError):  # without STARTTLS the server refuses
+            send_mail(settings(port), "plain", "body")
+    finally:
+        controller.stop()
+
+
+@pytest.mark.parametrize(
+    ("when", "exit_code", "sent"),
+    [
+        ("always", 0, True), ("always", 1, True),
+        ("attention", 0, False), ("attention", 1, True), ("attention", 2, True), ("attention", 3, True),
+        ("attention", 4, True),
+        ("never", 0, False), ("never", 4, False),
+    ],
+)
+def test_when_decides_which_runs_are_worth_an_email(when: str, exit_code: int, sent: bool) -> None:
+    assert should_notify(settings(25, when=when), exit_code) is sent
+
+
+def test_no_notify_table_means_no_email() -> None:
+    assert should_notify(None, 4) is False

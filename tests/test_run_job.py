@@ -1,0 +1,592 @@
+"""``hrimport run JOB.toml`` end to end: real processes, the real sandbox over HTTP, real SQLite, real SMTP.
+
+The owner's story (issue 6): a monthly cron run nobody watches. It must be safe to start twice (the second
+run exits 3), safe to kill (a ``kill -9`` mid-batch, then a re-run, stores nothing twice and the new report
+counts every row), cheap when nothing changed (nothing sent), and loud only when a person must act.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from pipeline.jobs import load_job, prune_runs
+from pipeline.lock import lock_path
+from tests.staff_files import person, write_config, write_csv
+from tests.test_notify import Inbox, free_port
+
+TOKEN = "demo-customer-99"
+BULK = "/api/bulk_add_edit_staff"
+TIME_OFF = "/api/apply-ee-time-off"
+LEAVE_HEADER = ["Employee ID", "Leave Type", "From", "To", "Half Day", "Days", "Country", "Reason", "Status"]
+LEAVE_CONFIG = """
+[service]
+customer_id = 99
+base_url = "{base_url}"
+
+[source]
+date_order = "day-first"
+
+[report]
+job = "leave"
+
+[timeoff]
+default_country = "MY"
+half_day = "Half Day"
+
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Days" = "total_days"
+"Country" = "country"
+"Reason" = "notes"
+"Status" = "decision"
+
+[timeoff.values.decision]
+"Approved" = "Approve"
+"""
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+class JobFolder:
+    """A job's folder: its staff config, export and job file, the way an owner lays them out."""
+
+    def __init__(self, root: Path, sandbox: Any, *, notify: str = "", retention: int | None = None,
+                 batch_size: int = 100, timeoff: bool = False) -> None:
+        self.root = root
+        self.sandbox = sandbox
+        self.prefix = uuid.uuid4().hex[:4]  # external ids unique to this test (the sandbox has demo staff)
+        (root / "exports").mkdir(parents=True, exist_ok=True)
+        config = write_config(root / "staff.toml", base_url=sandbox.base_url)
+        config.write_text(config.read_text().replace("[staff]\n", f"[staff]\nbatch_size = {batch_size}\n", 1))
+        lines = ['name = "monthly"', 'state_dir = "state"', 'report_dir = "reports"']
+        if retention is not None:
+            lines.append(f"retention = {retention}")
+        lines += ["", "[[step]]", 'kind = "staff"', 'config = "staff.toml"', 'source = "exports/staff_*.csv"']
+        if timeoff:
+            (root / "leave.toml").write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+            lines += ["", "[[step]]", 'kind = "timeoff"', 'config = "leave.toml"',
+                      'source = "exports/leave_*.csv"']
+        lines += ["", notify]
+        self.job = root / "monthly.toml"
+        self.job.write_text("\n".join(lines) + "\n")
+
+    def ext(self, n: int) -> str:
+        return f"{self.prefix}{n:05d}"
+
+    def export(self, month: str, rows: list[dict[str, str]]) -> Path:
+        """Write this month's export; it becomes the newest file the glob finds."""
+        path = write_csv(self.root / "exports" / f"staff_{month}.csv", rows)
+        later = time.time() + len(list((self.root / "exports").iterdir()))  # newest by mtime, however fast
+        os.utime(path, (later, later))
+        return path
+
+    def leave(self, month: str, count: int) -> Path:
+        """This month's leave export: one day of annual leave for each of the first ``count`` people."""
+        rows = [{"Employee ID": self.ext(n), "Leave Type": "Annual Leave", "From": "04/03/2024",
+                 "To": "05/03/2024", "Country": "MY", "Status": "Approved"}  # a Monday and Tuesday
+                for n in range(1, count + 1)]
+        path = write_csv(self.root / "exports" / f"leave_{month}.csv", rows, LEAVE_HEADER)
+        later = time.time() + len(list((self.root / "exports").iterdir()))
+        os.utime(path, (later, later))
+        return path
+
+    def time_off(self) -> Counter[tuple[str, str]]:
+        """How many time-off records the sandbox holds per (external id, start date) of this test."""
+        return Counter((t["customer_system_id"], t["start_date"]) for t in self.sandbox.time_off(99)
+                       if str(t.get("customer_system_id", "")).startswith(self.prefix))
+
+    def people(self, count: int, **changes: dict[str, str]) -> list[dict[str, str]]:
+        rows = []
+        for n in range(1, count + 1):
+            row = person(n, **{"Employee ID": self.ext(n)})
+            row.update(changes.get(str(n), {}))
+            rows.append(row)
+        return rows
+
+    def runs(self) -> list[Path]:
+        folder = self.root / "reports" / "monthly"
+        return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+    def last_run(self) -> dict[str, Any]:
+        return json.loads((self.runs()[-1] / "run.json").read_text())
+
+    def stored(self) -> Counter[str]:
+        """How many records the sandbox holds per external id of this test."""
+        return Counter(s["customer_system_id"] for s in self.sandbox.staff(99)
+                       if str(s.get("customer_system_id", "")).startswith(self.prefix))
+
+
+def bulk_elements(sandbox: Any) -> int:
+    """Staff elements sent to the bulk endpoint since the log was last cleared."""
+    return sum(r["elements"] or 0 for r in sandbox.requests() if r["path"].endswith(BULK))
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> Any:
+    """``hrimport ARGS`` in this process, stderr kept apart (click >= 8.2)."""
+    return CliRunner().invoke(main, list(args), env={"HRIMPORT_TOKEN": TOKEN, **(env or {})},
+                              catch_exceptions=False)
+
+
+def hrimport(*args: str, token: str = TOKEN) -> subprocess.Popen[str]:
+    """``hrimport ARGS`` as a real process, as cron starts it (no TTY, its own environment)."""
+    env = {**os.environ, "HRIMPORT_TOKEN": token}
+    return subprocess.Popen([sys.executable, "-m", "pipeline", *args], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(condition: Any, timeout: float = 30, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def job(tmp_path: Path, sandbox: Any) -> JobFolder:
+    return JobFolder(tmp_path / "job", sandbox)
+
+
+# -------------------------------------------------------------------------------------- first runs
+
+
+def test_a_first_run_imports_everything_with_one_line_per_step_and_a_log(job: JobFolder) -> None:
+    job.export("2024-05", job.people(12))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""  # everything for a person is on stderr and in the run folder
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("staff: 12 of 12 rows imported (staff_2024-05.csv); report ")
+    assert lines[-1].startswith("monthly: everything imported (exit 0")
+    assert "\r" not in result.stderr  # no progress bar without a terminal
+    [run] = job.runs()
+    assert (run / "staff" / "report.html").is_file()
+    log = (run / "run.log").read_text()
+    assert "step staff:" in log and "staff_2024-05.csv" in log
+    assert TOKEN not in log  # never the token
+    summary = job.last_run()
+    assert summary["exit_code"] == 0
+    assert summary["steps"][0]["counts"]["added"] == 12
+    assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 13)})
+
+
+def test_the_same_file_again_is_already_imported_and_full_sends_it_all(job: JobFolder) -> None:
+    job.export("2024-05", job.people(10))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.sandbox.clear_requests()
+
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 0
+    assert "staff: already imported: staff_2024-05.csv is the file imported on " in again.stderr
+    assert "nothing sent (run with --full to import it again)" in again.stderr
+    assert job.sandbox.requests() == []  # not even read, let alone sent
+    assert job.last_run()["steps"][0]["status"] == "already_imported"
+
+    full = run_cli("run", str(job.job), "--full")
+
+    assert full.exit_code == 0
+    assert bulk_elements(job.sandbox) == 10
+    assert job.last_run()["steps"][0]["counts"]["updated"] == 10
+
+
+def test_an_unchanged_month_sends_nothing(job: JobFolder) -> None:
+    rows = job.people(20)
+    job.export("2024-05", rows)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.sandbox.clear_requests()
+    job.export("2024-06", list(reversed(rows)))  # a new export (new bytes), the same people
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert job.sandbox.requests() == []  # asserted on the sandbox's own request log
+    counts = job.last_run()["steps"][0]["counts"]
+    assert counts["unchanged"] == 20 and sum(counts.values()) == 20
+
+
+def test_three_changed_of_many_sends_three(job: JobFolder) -> None:
+    count = 2000
+    job.export("2024-05", job.people(count))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.sandbox.clear_requests()
+    changed = {"7": {"Title": "Senior Analyst"}, "1000": {"Email": "new@acme.example"}, "1999": {"Name": "New Name"}}
+    job.export("2024-06", job.people(count, **changed))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert bulk_elements(job.sandbox) == 3
+    counts = job.last_run()["steps"][0]["counts"]
+    assert counts["updated"] == 3 and counts["unchanged"] == count - 3
+    titles = {s["customer_system_id"]: s.get("job_title") for s in job.sandbox.staff(99)}
+    assert titles[job.ext(7)] == "Senior Analyst"
+
+
+def test_full_sends_unchanged_rows_too(job: JobFolder) -> None:
+    rows = job.people(6)
+    job.export("2024-05", rows)
+    run_cli("run", str(job.job))
+    job.sandbox.clear_requests()
+    job.export("2024-06", list(reversed(rows)))
+
+    assert run_cli("run", str(job.job), "--full").exit_code == 0
+    assert bulk_elements(job.sandbox) == 6
+
+
+# ---------------------------------------------------------------------------------------- exit codes
+
+
+def test_exit_1_when_rows_need_attention_and_the_file_is_tried_again_next_time(job: JobFolder) -> None:
+    job.export("2024-05", job.people(5, **{"3": {"Hire Date": "2024-02-30"}}))
+
+    first = run_cli("run", str(job.job))
+    assert first.exit_code == 1
+    assert "4 of 5 rows imported; 1 needs attention" in first.stderr
+    assert (job.runs()[-1] / "staff" / "to_fix.csv").is_file()
+
+    # not remembered as imported: the same file is read again (the 4 good rows are unchanged, not sent)
+    job.sandbox.clear_requests()
+    second = run_cli("run", str(job.job))
+    assert second.exit_code == 1
+    assert bulk_elements(job.sandbox) == 0
+    assert job.last_run()["steps"][0]["counts"]["unchanged"] == 4
+
+
+@pytest.mark.parametrize(
+    ("breakage", "message"),
+    [
+        ("no export", "Error: step staff: no file matches"),
+        ("bad job file", "Error: monthly.toml step 1: kind must be \"staff\" or \"timeoff\""),
+        ("missing job file", "Error: job file"),
+        ("damaged export", "staff_2024-05.csv"),
+    ],
+)
+def test_exit_2_for_a_bad_job_file_or_export_in_one_line(job: JobFolder, breakage: str, message: str) -> None:
+    target = str(job.job)
+    if breakage == "bad job file":
+        job.job.write_text(job.job.read_text().replace('kind = "staff"', 'kind = "people"'))
+    elif breakage == "missing job file":
+        target = str(job.root / "nope.toml")
+    elif breakage == "damaged export":
+        job.export("2024-05", []).write_bytes(b"PK\x03\x04 not really a zip")
+
+    result = run_cli("run", target)
+
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_exit_3_when_another_process_runs_the_job(job: JobFolder) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", ("import sys; from pathlib import Path; from pipeline.lock import job_lock\n"
+         "with job_lock(Path(sys.argv[1]), 'monthly'):\n    print('locked', flush=True); sys.stdin.readline()"),
+         str(job.root / "state")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        job.export("2024-05", job.people(3))
+
+        result = run_cli("run", str(job.job))
+
+        assert result.exit_code == 3
+        assert f"job 'monthly' is already running (pid {holder.pid}" in result.stderr
+        assert job.runs() == []  # nothing done, not even a report folder
+        assert job.sandbox.requests() == []
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+        for stream in (holder.stdin, holder.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def test_exit_4_when_the_service_refuses_the_token(job: JobFolder) -> None:
+    job.export("2024-05", job.people(3))
+
+    result = run_cli("run", str(job.job), env={"HRIMPORT_TOKEN": "not-a-real-token"})
+
+    assert result.exit_code == 4
+    assert "the service refused the token" in result.stderr and "HRIMPORT_TOKEN" in result.stderr
+    assert "not-a-real-token" not in (job.runs()[-1] / "run.log").read_text()
+
+
+def test_exit_4_when_the_service_is_unreachable(job: JobFolder) -> None:
+    import stamina
+
+    job.export("2024-05", job.people(3))
+    with stamina.set_testing(True, attempts=3):  # the retries without their real waits
+        result = run_cli("run", str(job.job), "--base-url", f"http://127.0.0.1:{free_port()}/sandbox")
+
+    assert result.exit_code == 4
+    assert "cannot connect to the service" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_locked_run_tells_the_people_on_call(tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    job = JobFolder(tmp_path / "lockmail", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    from pipeline.lock import job_lock
+
+    with job_lock(job.root / "state", "monthly"):  # this process holds it: the run is refused all the same
+        result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 3
+    [msg] = box.messages
+    assert msg["Subject"].startswith("[hrimport] monthly: not started: job 'monthly' is already running (pid ")
+    assert "Exit code 3: another run of the same job is in progress" in msg.get_body(("plain",)).get_content()
+
+
+# ------------------------------------------------------------------------------ two runs, kill -9
+
+
+def test_two_overlapping_runs_the_second_exits_3(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "overlap", sandbox, batch_size=5)
+    job.export("2024-05", job.people(30))
+    job.sandbox.set_faults(latency=1.0)  # six slow batches: the first run is still going when the second starts
+    first = hrimport("run", str(job.job))
+    try:
+        lock = lock_path(job.root / "state", "monthly")
+        wait_for(lambda: lock.exists() and f"pid={first.pid}" in lock.read_text(), what="the first run's lock")
+
+        second = hrimport("run", str(job.job))
+        _out, err = second.communicate(timeout=60)
+
+        assert second.returncode == 3, err
+        assert f"pid {first.pid}" in err
+        assert "Traceback" not in err
+        job.sandbox.clear_faults()
+        _, first_err = first.communicate(timeout=120)
+        assert first.returncode == 0, first_err
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.communicate()
+    assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 31)})
+
+
+def test_new_hires_exist_before_their_time_off_is_imported(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "both", sandbox, timeoff=True)
+    job.export("2024-05", job.people(5))
+    job.leave("2024-05", 5)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert [line.split(":")[0] for line in result.stderr.splitlines()[:2]] == ["staff", "timeoff"]
+    steps = job.last_run()["steps"]
+    assert steps[0]["counts"]["added"] == 5 and steps[1]["counts"]["added"] == 5
+    assert len(job.time_off()) == 5
+    run = job.runs()[-1]
+    assert (run / "staff" / "report.html").is_file() and (run / "timeoff" / "report.html").is_file()
+
+
+@pytest.mark.parametrize("killed_in", ["staff", "timeoff"])
+def test_a_run_killed_mid_batch_then_run_again_stores_everything_once(
+    tmp_path: Path, sandbox: Any, killed_in: str
+) -> None:
+    job = JobFolder(tmp_path / "killed", sandbox, batch_size=10, timeoff=True)
+    job.export("2024-05", job.people(60))
+    job.leave("2024-05", 40)
+    path = BULK if killed_in == "staff" else TIME_OFF
+    sandbox.set_faults(latency=0.4)  # every request waits 0.4 s before the endpoint: the kill lands mid-request
+    run = hrimport("run", str(job.job))
+    try:
+        wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(path)) >= 2,
+                 timeout=60, what=f"two {path} requests answered")
+        time.sleep(0.2)
+        run.send_signal(signal.SIGKILL)
+        run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == -signal.SIGKILL
+    if killed_in == "staff":
+        assert 0 < sum(job.stored().values()) < 60 and not job.time_off()  # really killed half way
+    else:
+        assert 0 < sum(job.time_off().values()) < 40
+    sandbox.clear_faults()
+    sandbox.clear_requests()
+
+    again = hrimport("run", str(job.job))
+    _, err = again.communicate(timeout=120)
+
+    assert "Traceback" not in err
+    assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 61)})  # each staff once
+    assert set(job.time_off().values()) == {1} and len(job.time_off()) == 40  # each time off once
+    staff_step, leave_step = job.last_run()["steps"]
+    staff, leave = staff_step["counts"], leave_step["counts"]
+    assert sum(leave.values()) == 40  # the new report counts every row
+    if killed_in == "staff":
+        assert sum(staff.values()) == 60
+        assert again.returncode == 0, err
+        # the batches accepted before the kill were remembered at once, so not sent again
+        assert staff["unchanged"] >= 20
+        assert bulk_elements(sandbox) == 60 - staff["unchanged"]
+        assert leave["added"] == 40
+    else:
+        # the staff step had finished before the kill: its file is remembered as imported
+        assert staff_step["status"] == "already_imported" and bulk_elements(sandbox) == 0
+        assert leave["already_imported"] >= 2
+        # a record stored by the service whose answer the kill swallowed is reported as overlapping
+        # (issue 5's ledger note), never stored twice
+        assert leave["added"] + leave["already_imported"] + leave["overlaps_existing"] == 40
+        assert again.returncode == (0 if leave["overlaps_existing"] == 0 else 1), err
+
+
+# -------------------------------------------------------------------------------- e-mail, retention
+
+
+@pytest.fixture
+def inbox() -> Iterator[tuple[Inbox, int]]:
+    box, port = Inbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield box, port
+    controller.stop()
+
+
+def notify_table(port: int, when: str = "attention") -> str:
+    return "\n".join([
+        "[notify]", f'when = "{when}"', 'host = "127.0.0.1"', f"port = {port}", 'from = "hrimport@acme.example"',
+        'to = ["payroll@acme.example"]',
+    ])
+
+
+def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sandbox: Any,
+                                                            inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    job = JobFolder(tmp_path / "mail", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(4, **{"2": {"Country": "Atlantis"}}))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 1
+    [msg] = box.messages
+    assert msg["Subject"] == "[hrimport] monthly: 1 row needs attention (exit 1)"
+    assert msg["To"] == "payroll@acme.example"
+    body = msg.get_body(("plain",)).get_content()
+    assert "staff: 3 of 4 rows imported; 1 needs attention (staff_2024-05.csv)" in body
+    assert "Exit code 1: some rows need attention" in body
+    attachments = {p.get_filename(): p for p in msg.iter_attachments()}
+    assert set(attachments) == {"report.html", "to_fix.csv"}
+    html = (job.runs()[-1] / "staff" / "report.html").read_text(encoding="utf-8")
+    # the same page, line endings aside (SMTP carries text with CRLF)
+    assert attachments["report.html"].get_content().replace("\r\n", "\n").strip() == html.strip()
+    assert job.last_run()["notified"] is True
+
+
+def test_a_clean_run_sends_no_email_unless_always(tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    job = JobFolder(tmp_path / "quiet", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(3))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    assert box.messages == []  # quiet unless something needs a person
+
+    job.job.write_text(job.job.read_text().replace('when = "attention"', 'when = "always"'))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    [msg] = box.messages
+    assert msg["Subject"] == ("[hrimport] monthly: already imported: the source files are the ones imported "
+                              "last time (exit 0)")
+
+
+def test_an_email_that_cannot_be_sent_is_said_but_keeps_the_exit_code(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "nomail", sandbox, notify=notify_table(free_port(), when="always"))
+    job.export("2024-05", job.people(2))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0
+    assert "Error: e-mail not sent: cannot connect to the SMTP server" in result.stderr
+    assert job.last_run()["notify_error"].startswith("cannot connect")
+
+
+def test_old_run_folders_beyond_the_retention_are_removed(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "keep", sandbox, retention=2)
+    job.export("2024-05", job.people(2))
+    stray = job.root / "reports" / "monthly" / "notes"  # something a person put there: never removed
+    stray.mkdir(parents=True)
+    for _ in range(4):
+        assert run_cli("run", str(job.job)).exit_code == 0
+    runs = [p for p in job.runs() if p.name != "notes"]
+    assert len(runs) == 2
+    assert stray.is_dir()
+    assert "removed the old run folder" in (runs[-1] / "run.log").read_text()
+
+
+def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
+    base = tmp_path / "reports" / "job"
+    names = ["2024-05-01_090000", "2024-05-01_090000-2", "2024-05-01_090000-10", "2024-06-01_090000"]
+    for name in names:
+        (base / name).mkdir(parents=True)
+        (base / name / "run.json").write_text("{}")
+    removed = prune_runs(tmp_path / "reports", "job", 2)
+    assert sorted(p.name for p in removed) == ["2024-05-01_090000", "2024-05-01_090000-2"]
+
+
+# ---------------------------------------------------------------------------------------- job file
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "needs at least one [[step]]"),
+        ('[[step]]\nkind = "staff"\nconfig = "staff.toml"\n', "source must be a path"),
+        ('retention = 0\n[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n', "retention must be"),
+        ('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\nsorce = "b"\n',
+         "unknown key 'sorce' (did you mean source?)"),
+        ('[[step]]\nkind = "timeoff"\nconfig = "staff.toml"\nsource = "a.csv"\n',
+         "has no [timeoff] section"),
+        (('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n[notify]\nto = ["a@b.c"]\n'
+         'from = "x@y.z"\npassword = "hunter2"\n'), "never put the password in a file"),
+        (('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n[notify]\nto = ["a@b.c"]\n'
+         'from = "x@y.z"\nuser = "robot"\n'), "password_env is not"),
+        (('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n[notify]\nto = ["a@b.c"]\n'
+         'from = "x@y.z"\nwhen = "sometimes"\n'), "when must be one of always, attention, never"),
+        ('[[step]]\nkind = "staff"\nconfig = "missing.toml"\nsource = "a.csv"\n', "missing.toml does not exist"),
+    ],
+)
+def test_job_file_mistakes_are_one_clear_config_error(tmp_path: Path, text: str, message: str) -> None:
+    from pipeline.errors import ConfigError
+
+    write_config(tmp_path / "staff.toml")
+    (tmp_path / "job.toml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_job(tmp_path / "job.toml")
+    assert message in str(caught.value)
+
+
+def test_a_job_file_with_defaults(tmp_path: Path) -> None:
+    write_config(tmp_path / "staff.toml")
+    (tmp_path / "job.toml").write_text('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "x_*.csv"\n')
+    job = load_job(tmp_path / "job.toml")
+    assert job.name == "job"
+    assert job.retention == 12
+    assert job.state_dir == tmp_path / ".hrimport"
+    assert job.report_dir == tmp_path / "reports"
+    assert [(s.name, s.kind) for s in job.steps] == [("staff", "staff")]
+    assert job.notify is None

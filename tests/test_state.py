@@ -1,0 +1,146 @@
+"""The state folder's SQLite: fingerprints of accepted payloads, remembered files, surviving a kill -9."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.client import open_client
+from pipeline.state import STATE_FILE, RememberingClient, StateStore, file_sha256, fingerprint
+from pipeline.submit import StaffRecord, submit_staff
+
+SERVICE = "https://api.example.com/api:v1"
+
+
+def record(n: int, **changes: Any) -> StaffRecord:
+    payload = {"customer_system_id": f"E{n:04d}", "name": f"Person {n}", "country": "SG",
+               "job_start_date": "2022-07-01", "staff_type": "EOR", **changes}
+    return StaffRecord(n + 1, f"E{n:04d}", payload["name"], payload)
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[StateStore]:
+    with StateStore.open(tmp_path / "state") as store:
+        yield store
+
+
+def test_the_fingerprint_is_canonical_json() -> None:
+    a = fingerprint("E1", {"name": "Ann", "country": "SG"})
+    assert a == fingerprint("E1", {"country": "SG", "name": "Ann"})  # key order does not matter
+    assert a == fingerprint("E1", {"country": "SG", "name": "Ann", "customer_id": "99"})  # sent once, at the top
+    assert a == fingerprint("E1", {"customer_system_id": "E1", "country": "SG", "name": "Ann"})
+    assert a != fingerprint("E1", {"country": "SG", "name": "Anne"})
+    assert a != fingerprint("E2", {"country": "SG", "name": "Ann"})
+    assert len(a) == 64
+
+
+def test_remembered_rows_are_unchanged_until_their_payload_changes(state: StateStore) -> None:
+    accepted = state.accepted(SERVICE)
+    records = [record(n) for n in range(5)]
+    assert accepted.unchanged("99", records) == set()
+    accepted.remember("99", records[:3])
+    assert accepted.unchanged("99", records) == {"E0000", "E0001", "E0002"}
+    changed = [record(0, country="MY"), *records[1:]]
+    assert accepted.unchanged("99", changed) == {"E0001", "E0002"}
+
+
+def test_fingerprints_are_kept_per_service_and_customer(state: StateStore) -> None:
+    records = [record(n) for n in range(3)]
+    state.accepted("embedded-sandbox").remember("99", records)
+    assert state.accepted(SERVICE).unchanged("99", records) == set()  # a sandbox trial never skips production
+    assert state.accepted("embedded-sandbox").unchanged("100", records) == set()
+
+
+def test_thousands_of_ids_are_looked_up(state: StateStore) -> None:
+    records = [record(n) for n in range(5000)]
+    accepted = state.accepted(SERVICE)
+    accepted.remember("99", records)
+    changed = [record(n, name="Changed") if n in (7, 1234, 4999) else r for n, r in enumerate(records)]
+    assert len(accepted.unchanged("99", changed)) == 4997
+
+
+def test_the_database_is_in_wal_mode_and_survives_a_reopen(tmp_path: Path) -> None:
+    with StateStore.open(tmp_path / "state") as store:
+        store.accepted(SERVICE).remember("99", [record(1)])
+        store.record_import("monthly", "staff", "ab" * 32, tmp_path / "staff.csv")
+    db = sqlite3.connect(tmp_path / "state" / STATE_FILE)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+    with StateStore.open(tmp_path / "state") as store:
+        assert store.accepted(SERVICE).unchanged("99", [record(1)]) == {"E0001"}
+        last = store.last_import("monthly", "staff")
+        assert last is not None and last.sha256 == "ab" * 32
+        assert store.last_import("monthly", "timeoff") is None
+
+
+def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None:
+    """Each remember() is committed before it returns: kill -9 right after loses nothing of it."""
+    script = """
+import sys, time
+from pathlib import Path
+from pipeline.state import StateStore
+from pipeline.submit import StaffRecord
+store = StateStore.open(Path(sys.argv[1]))
+batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
+store.accepted("svc").remember("99", batch)
+print("batch 1 stored", flush=True)
+time.sleep(60)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "state")], stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "batch 1 stored"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    with StateStore.open(tmp_path / "state") as store:
+        batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
+        assert len(store.accepted("svc").unchanged("99", batch)) == 100
+
+
+def test_file_sha256(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_bytes(b"Employee #\n1\n")
+    assert file_sha256(path) == hashlib.sha256(b"Employee #\n1\n").hexdigest()
+
+
+def test_a_state_folder_that_cannot_be_created_is_a_config_error(tmp_path: Path) -> None:
+    from pipeline.errors import ConfigError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigError, match="cannot create the state folder"):
+        StateStore.open(blocker / "state")
+
+
+def test_the_remembering_client_stores_each_accepted_batch_at_once(sandbox: Any, state: StateStore) -> None:
+    """Over the real sandbox: after each bulk call, the accepted rows are in the state; a rejected one is not."""
+    tag = uuid.uuid4().hex[:6]
+    good = [StaffRecord(n, f"{tag}{n}", f"Person {n}", {
+        "customer_system_id": f"{tag}{n}", "customer_system_id_type": "Workday", "name": f"Person {n}",
+        "system_email": f"p{n}@example.com", "country": "SG", "job_title": "Clerk",
+        "job_start_date": "2022-07-01", "staff_type": "EOR"}) for n in range(4)]
+    bad = StaffRecord(9, f"{tag}9", "Bad", {**good[0].payload, "customer_system_id": f"{tag}9",
+                                             "staff_type": "Contractor"})
+    accepted = state.accepted(sandbox.base_url)
+    seen_after_batch: list[int] = []
+    with open_client(sandbox.base_url, "demo-customer-99") as client:
+        remembering = RememberingClient(client, accepted)
+
+        def progress(n: int) -> None:  # called as each batch gets its outcomes: the state is already written
+            seen_after_batch.append(len(accepted.unchanged("99", good)))
+
+        result = submit_staff(remembering, "99", [*good[:2], bad, *good[2:]], batch_size=2, progress=progress)
+    assert [o.outcome.value for o in result.outcomes].count("added") == 4
+    assert seen_after_batch[0] == 2  # the first batch was remembered before the second was sent
+    assert accepted.unchanged("99", [*good, bad]) == {r.external_id for r in good}
