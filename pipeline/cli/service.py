@@ -11,9 +11,10 @@ from typing import Any
 import click
 
 from pipeline.cli.common import open_target
-from pipeline.client import AccessDenied, RequestRejected
+from pipeline.client import AccessDenied, RequestRejected, ServiceClient
 from pipeline.connection import resolve_connection
 from pipeline.errors import UsageError
+from pipeline.staff_import import Target
 from pipeline.timeoff.days import format_days
 
 _base_url = click.option(
@@ -42,6 +43,7 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
 
     Example:
 
+    \b
         hrimport leave-days SG 2024-03-04 2024-03-08 --half-end
     """
     first, last = _date("START", start), _date("END", end)
@@ -49,8 +51,7 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
     code = country.strip().upper()
     with open_target(conn) as target:
         try:
-            days = target.client.calculate_total_days(  # type: ignore[attr-defined]
-                code, first, last, half_start, half_end)
+            days = _service(target).calculate_total_days(code, first, last, half_start, half_end)
         except RequestRejected as exc:
             raise UsageError(f"the service cannot count {code} {first}..{last}: {exc.reasons}") from None
     if as_json:
@@ -58,6 +59,12 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
         click.echo(json.dumps({"totaldays": days}))
     else:
         click.echo(format_days(Decimal(str(days))))
+
+
+def _service(target: Target) -> ServiceClient:
+    """The client of an online target (``open_target`` without ``offline`` always has one)."""
+    assert isinstance(target.client, ServiceClient)
+    return target.client
 
 
 def _date(name: str, value: str) -> dt.date:
@@ -79,12 +86,13 @@ def customers(as_json: bool, base_url: str | None) -> None:
 
     Example:
 
+    \b
         HRIMPORT_TOKEN=... hrimport customers
     """
     conn = resolve_connection(base_url=base_url, vendor=True)
     with open_target(conn) as target:
         try:
-            answer = target.client.get_customers()  # type: ignore[attr-defined]
+            answer = _service(target).get_customers()
         except AccessDenied as exc:
             message = exc.body.get("message") if isinstance(exc.body, dict) else None
             click.echo(f"Error: {message or exc.reasons}: this token's user has no vendor portal access", err=True)
@@ -100,7 +108,8 @@ def customers(as_json: bool, base_url: str | None) -> None:
 
 def customer_table(answer: dict[str, Any]) -> list[str]:
     """The vendor's name, then one aligned line per customer; inactive customers marked."""
-    entries = answer.get("customer_list") if isinstance(answer.get("customer_list"), list) else []
+    raw = answer.get("customer_list")
+    entries: list[Any] = raw if isinstance(raw, list) else []
     lines = [f"{answer.get('name', '')} (vendor {answer.get('id', '?')}): {len(entries)} customer(s)"]
     rows = [("ID", "Name", "Active")] + [
         (str(c.get("id", "")), str(c.get("name", "")), "yes" if c.get("is_active") else "no (inactive)")

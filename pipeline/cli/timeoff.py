@@ -45,6 +45,7 @@ def validate_command(config: Path, file: Path) -> None:
 
     Example:
 
+    \b
         hrimport timeoff validate samples/leave_history.toml samples/leave_history.xlsx
     """
     cfg = load_config(config)
@@ -78,6 +79,7 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
 
     Example:
 
+    \b
         HRIMPORT_TOKEN=... hrimport timeoff import samples/leave_history.toml samples/leave_history.xlsx
     """
     cfg = load_config(config)

@@ -99,7 +99,8 @@ def post_time_off(
                             f"{exc}. If the record did reach the service, running the import again is answered "
                             "'overlaps', never a second record.")
         reached.set()
-        data = answer.get("time_off_data") if isinstance(answer.get("time_off_data"), dict) else {}
+        raw = answer.get("time_off_data")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
         if ledger is not None:
             ledger.remember(ledger_key(r), record_id=record_id, total_days=r.total_days,
