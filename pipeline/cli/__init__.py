@@ -7,11 +7,13 @@ click is imported only in this package and in ``pipeline/sandbox/cli.py``. Every
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import click
 
 from pipeline import __version__
+from pipeline.client import log_retries_readably
 from pipeline.errors import HrimportError
 
 
@@ -38,6 +40,11 @@ def main(debug: bool) -> None:
     error; 3 another run of the same job is in progress; 4 the service was unreachable or refused the
     token.
     """
+    # log lines (retries, warnings) go to stderr, one line each, friendly to cron mail and log files
+    logging.basicConfig(level=logging.WARNING, format="hrimport: %(message)s")
+    if debug:  # our own loggers only: never the HTTP libraries', whose debug output could show headers
+        logging.getLogger("pipeline").setLevel(logging.DEBUG)
+    log_retries_readably()
 
 
 def _register_subcommands() -> None:
