@@ -12,6 +12,7 @@ Where each comes from, first found wins:
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -21,8 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pipeline.client import ServiceClient, open_client
 from pipeline.config import DEFAULT_TOKEN_ENV, ServiceSettings
 from pipeline.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 SANDBOX_CUSTOMER_ID = "99"
 SANDBOX_CUSTOMER_TOKEN = "demo-customer-99"
@@ -75,6 +79,46 @@ def resolve_connection(
             raise ConfigError(f"base URL {url!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
         url = url.rstrip("/")
     return Connection(url, token, customer_id, token_env)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where records go: the service (``client`` None when nothing is sent) and the company.
+
+    ``service_url`` is what a report may show (``service_host``); ``service_key`` names the service in
+    the state folder (staff fingerprints, time-off ledger), so that a trial run on a sandbox never makes
+    the production import skip a row.
+    """
+
+    client: ServiceClient | None
+    customer_id: str
+    service_url: str
+    service_key: str = ""
+
+
+def service_key(conn: Connection) -> str:
+    """The name under which the state folder remembers what this service accepted."""
+    if conn.base_url is None:
+        return f"embedded-sandbox:{sandbox_db_path().resolve()}"
+    return service_host(conn.base_url)
+
+
+@contextmanager
+def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
+    """The service to send to: the configured one, or the embedded sandbox (said on the log, i.e. stderr)."""
+    key = service_key(conn)
+    if offline:
+        yield Target(None, conn.customer_id or "", service_host(conn.base_url) if conn.base_url else "", key)
+        return
+    if conn.base_url is None:
+        db = sandbox_db_path()
+        log.warning("no service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
+                    "using the embedded sandbox, data kept in %s", db)
+        with running_sandbox(db) as url, open_client(url, conn.token, token_source=conn.token_env) as client:
+            yield Target(client, conn.customer_id or "", service_host(url), key)
+    else:
+        with open_client(conn.base_url, conn.token, token_source=conn.token_env) as client:
+            yield Target(client, conn.customer_id or "", service_host(conn.base_url), key)
 
 
 def service_host(url: str) -> str:

@@ -5,17 +5,24 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.client import open_client
 from pipeline.config import load_config
-from pipeline.connection import SANDBOX_CUSTOMER_ID, SANDBOX_CUSTOMER_TOKEN, running_sandbox, service_host
+from pipeline.connection import (
+    SANDBOX_CUSTOMER_ID,
+    SANDBOX_CUSTOMER_TOKEN,
+    Target,
+    running_sandbox,
+    service_host,
+)
 from pipeline.outcomes import RunResult
 from pipeline.report import ReportFiles, default_report_folder, write_report
 from pipeline.resources import data_dir
-from pipeline.staff_import import Target, import_staff
+from pipeline.staff_import import import_staff
 
 #: (config, export) pairs in samples/, in the order a real month runs them: staff before time off
 STAFF_SAMPLES = [("bamboohr_staff.toml", "bamboohr_staff.csv"), ("workday_staff.toml", "workday_staff.xlsx")]
@@ -34,13 +41,16 @@ def run_demo(output: Path, *, port: int = 0, on_url: Callable[[str], None] | Non
     """Start the sandbox on a fresh database in ``output``, import each sample, write its report."""
     output.mkdir(parents=True, exist_ok=True)
     db = output / "sandbox.db"
+    state = output / ".hrimport"
+    # a demo starts from the demo dataset every time, and so from an empty time-off ledger
     for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-        stale.unlink(missing_ok=True)  # a demo starts from the demo dataset every time
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(state, ignore_errors=True)
     samples = data_dir("samples")
     with running_sandbox(db, port=port) as url, open_client(url, SANDBOX_CUSTOMER_TOKEN) as client:
         if on_url:
             on_url(url)
-        target = Target(client, SANDBOX_CUSTOMER_ID, service_host(url))
+        target = Target(client, SANDBOX_CUSTOMER_ID, service_host(url), f"demo-sandbox:{db.resolve()}")
         for config_name, source_name in STAFF_SAMPLES:
             config = load_config(samples / config_name)
             result = import_staff(config, samples / source_name, target)
@@ -50,16 +60,9 @@ def run_demo(output: Path, *, port: int = 0, on_url: Callable[[str], None] | Non
                 continue
             from pipeline.timeoff.importer import import_timeoff
 
-            config = load_config(samples / config_name)
-            config = _with_state_dir(config, output / ".hrimport")
+            config = replace(load_config(samples / config_name), state_dir=state)
             result = import_timeoff(config, samples / source_name, target)
             yield _report(config.path, samples / source_name, result, output)
-
-
-def _with_state_dir(config, state_dir: Path):  # type: ignore[no-untyped-def]
-    from dataclasses import replace
-
-    return replace(config, state_dir=state_dir)
 
 
 def _report(config: Path, source: Path, result: RunResult, output: Path) -> DemoStep:

@@ -22,7 +22,7 @@ def field_tables() -> str:
 
 def render_readme(text: str) -> str:
     """``text`` with the part between the field-table markers regenerated from the field specification."""
-    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.DOTALL)
     return pattern.sub(lambda _: f"{BEGIN}\n{field_tables()}\n{END}", text)
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pipeline.config import ImportConfig, load_config
-from pipeline.connection import Connection, resolve_connection, running_sandbox, sandbox_db_path, service_host
+from pipeline.connection import Target, open_target, resolve_connection, service_key
 from pipeline.errors import (
     EXIT_INPUT,
     EXIT_LOCKED,
@@ -70,8 +70,8 @@ from pipeline.notify import WHEN_VALUES, NotifyError, NotifySettings, send_mail,
 from pipeline.outcomes import RunResult
 from pipeline.report import ReportFiles, default_report_folder, write_report
 from pipeline.report.private import make_private_folder, open_private
-from pipeline.staff_import import Target
-from pipeline.state import AcceptedStaff, RememberingClient, StateStore, file_sha256
+from pipeline.state import AcceptedStaff, StateStore, file_sha256
+from pipeline.timeoff.ledger import LEDGER_LOCK
 
 __all__ = [
     "EXIT_MEANINGS", "Job", "JobResult", "JobStep", "StepResult", "find_source", "load_job", "run_job",
@@ -84,7 +84,6 @@ RUN_LOG = "run.log"
 RUN_SUMMARY = "run.json"  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
 _RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
 _GLOB_CHARS = re.compile(r"[*?\[]")
-LEDGER_LOCK = "timeoff-ledger"  # the lock name pipeline.cli.timeoff takes around the time-off ledger
 
 #: What each exit code means for whoever is on call (also in the README and the e-mail).
 EXIT_MEANINGS = {
@@ -448,8 +447,8 @@ def _run_step(
         conn = resolve_connection(config.service, base_url=base_url)
         secrets.append(conn.token)
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
-        accepted = state.accepted(_service_key(conn))
-        with _open_target(conn) as target, bar as progress:
+        accepted = state.accepted(service_key(conn))
+        with open_target(conn) as target, bar as progress:
             run = _import(step.kind, config, source, target, accepted, full=full, progress=progress)
         report = write_report(run, folder / _safe(step.name))
         if run.exit_code == EXIT_OK:
@@ -473,39 +472,12 @@ def _import(
     if kind == "staff":
         from pipeline.staff_import import import_staff
 
-        # remember each batch as soon as the service accepts it (see RememberingClient)
-        client = RememberingClient(target.client, state) if target.client is not None else None
-        return import_staff(config, source, dataclasses.replace(target, client=client), state=state, full=full,
-                            progress=progress)
+        return import_staff(config, source, target, state=state, full=full, progress=progress)
     from pipeline.timeoff.importer import import_timeoff
 
     # the ledger's own lock, the one `hrimport timeoff import` takes: the two never post from one ledger at once
     with job_lock(config.state_dir, LEDGER_LOCK):
-        return import_timeoff(config, source, target, service_key=state.service, progress=progress)
-
-
-def _service_key(conn: Connection) -> str:
-    """Which service the fingerprints and the time-off ledger belong to (as ``hrimport timeoff import``
-    names it), so a trial on a sandbox never makes the production import skip a row."""
-    if conn.base_url is None:
-        return f"embedded-sandbox:{sandbox_db_path().resolve()}"
-    return service_host(conn.base_url)
-
-
-@contextmanager
-def _open_target(conn: Connection) -> Iterator[Target]:
-    """The service to send to: the configured one, or the embedded sandbox (said in the log)."""
-    from pipeline.client import open_client
-
-    if conn.embedded:
-        db = sandbox_db_path()
-        log.warning("no service configured: using the embedded sandbox, data kept in %s", db)
-        with running_sandbox(db) as url, open_client(url, conn.token, token_source=conn.token_env) as client:
-            yield Target(client, conn.customer_id or "", service_host(url))
-    else:
-        assert conn.base_url is not None
-        with open_client(conn.base_url, conn.token, token_source=conn.token_env) as client:
-            yield Target(client, conn.customer_id or "", service_host(conn.base_url))
+        return import_timeoff(config, source, target, progress=progress)
 
 
 @contextmanager

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from pipeline.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION
 

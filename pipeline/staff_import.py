@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
 from pipeline import __version__
 from pipeline.config import ImportConfig
+from pipeline.connection import Target
 from pipeline.errors import ConfigError
 from pipeline.mapper import MappedTable, build_payloads, map_records
 from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
@@ -25,20 +25,12 @@ from pipeline.validate import validate_records
 
 class AcceptedPayloads(Protocol):
     """What the staff import needs of the state store (``pipeline.state``): fingerprints of what the
-    service last accepted, so an unchanged row is not sent again."""
+    service last accepted, so an unchanged row is not sent again. ``remember`` is called after each
+    batch the service answers, so a run killed half way loses at most the batch in flight."""
 
     def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]: ...
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where records go: the service (``client`` None only for a dry run) and the company."""
-
-    client: object | None
-    customer_id: str
-    service_url: str
 
 
 def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
@@ -118,12 +110,11 @@ def import_staff(
     elif records:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
+        remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
         submitted = submit_staff(target.client, target.customer_id, records,
-                                 batch_size=batch_size or config.batch_size, progress=progress)
+                                 batch_size=batch_size or config.batch_size, progress=progress,
+                                 on_accepted=remember)
         outcomes += submitted.outcomes
-        if state is not None:
-            accepted = {o.row for o in submitted.outcomes if o.outcome in (Outcome.ADDED, Outcome.UPDATED)}
-            state.remember(target.customer_id, [r for r in records if r.row in accepted])
     timings["submit"] = time.perf_counter() - t
 
     outcomes.sort(key=lambda o: o.row)

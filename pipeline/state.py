@@ -5,10 +5,11 @@ process leaves a consistent database):
 
 - ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
   payload the service accepted (``Add Successfully`` / ``Update Successfully``). The service is part of
-  the key (as in the time-off ledger) so that trying a file on a sandbox never makes production skip it. A row whose payload has the same
-  fingerprint is not sent again (issue 6, "Cheap when nothing changed"). Rows are written right after each
-  accepted batch (``RememberingClient``), so a ``kill -9`` loses at most the batch in flight, and sending
-  that batch again is harmless because the staff endpoint creates or updates.
+  the key (as in the time-off ledger) so that trying a file on a sandbox never makes production skip it.
+  A row whose payload has the same fingerprint is not sent again (issue 6, "Cheap when nothing changed").
+  Rows are written right after each batch the service answers (``submit_staff``'s ``on_accepted``), so a
+  ``kill -9`` loses at most the batch in flight, and sending that batch again is harmless because the
+  staff endpoint creates or updates.
 - ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
   file next month is reported as already imported instead of being read again.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,11 +31,10 @@ from pipeline.errors import ConfigError
 from pipeline.submit import StaffRecord
 
 __all__ = [
-    "STATE_FILE", "AcceptedStaff", "ImportedFile", "RememberingClient", "StateStore", "file_sha256", "fingerprint",
+    "STATE_FILE", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",
 ]
 
 STATE_FILE = "state.db"
-_ACCEPTED_MESSAGES = frozenset({"add successfully", "update successfully"})
 _CHUNK = 500  # ids per IN (...) query: well under SQLite's bound-parameter limit
 
 _SCHEMA = """
@@ -214,48 +214,6 @@ class _Transaction:
 
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-class RememberingClient:
-    """A service client that stores the fingerprints of each bulk batch the moment the service accepts it.
-
-    ``import_staff`` calls ``AcceptedPayloads.remember`` once, after the last batch; wrapping the client
-    makes the state follow each batch instead, so a run killed half way does not send the rows it already
-    got accepted again. Every other attribute is the wrapped client's.
-    """
-
-    def __init__(self, client: Any, state: AcceptedStaff) -> None:
-        self._client = client
-        self._state = state
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-    def bulk_add_edit_staff(self, customer_id: str | int, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Send one batch through the wrapped client, then remember the elements the service accepted."""
-        results = self._client.bulk_add_edit_staff(customer_id, records)
-        sent: dict[str, list[dict[str, Any]]] = {}
-        for payload in records:
-            sent.setdefault(str(payload.get("customer_system_id", "")), []).append(payload)
-        accepted = []
-        for result in _accepted_results(results):
-            ext = str(result["user"]["customer_system_id"])
-            # an id sent twice in one batch is ambiguous: leave it to be sent again next time
-            if len(sent.get(ext, ())) == 1:
-                accepted.append((ext, sent[ext][0]))
-        self._state.store.remember_payloads(self._state.service, str(customer_id), accepted)
-        return results
-
-
-def _accepted_results(results: Iterable[Any]) -> Iterator[dict[str, Any]]:
-    for result in results:
-        if not isinstance(result, dict) or not isinstance(result.get("user"), dict):
-            continue
-        if str(result.get("message") or "").strip().lower() not in _ACCEPTED_MESSAGES:
-            continue
-        if result["user"].get("customer_system_id") in (None, ""):
-            continue
-        yield result
 
 
 def _now() -> str:

@@ -84,16 +84,18 @@ def submit_staff(
     *,
     batch_size: int = 100,
     progress: Callable[[int], None] | None = None,
+    on_accepted: Callable[[list[StaffRecord]], None] | None = None,
 ) -> SubmitResult:
     """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
 
     ``progress`` is called with the number of records that just got their outcome (an increment, as a
-    progress bar's ``update`` takes). Raises ``AuthenticationError`` on a 401 and
+    progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
+    service added or updated in it, so state can follow the service batch by batch. Raises ``AuthenticationError`` on a 401 and
     ``ServiceUnavailableError`` when no request could reach the service at all.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-    run = _Run(client, customer_id, list(records), progress)
+    run = _Run(client, customer_id, list(records), progress, on_accepted)
     started = time.perf_counter()
     for start in range(0, len(run.records), batch_size):
         run.batches += 1
@@ -121,11 +123,13 @@ class _Run:
         customer_id: str | int,
         records: list[StaffRecord],
         progress: Callable[[int], None] | None,
+        on_accepted: Callable[[list[StaffRecord]], None] | None = None,
     ) -> None:
         self.client = client
         self.customer_id = customer_id
         self.records = records
         self.progress = progress
+        self.on_accepted = on_accepted
         self.outcomes: dict[int, RowOutcome] = {}
         self.requests = self.batches = self.splits = 0
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
@@ -282,6 +286,10 @@ class _Run:
                 self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
                 continue
             self._set(i, self._from_result(i, found))
+        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
+            accepted = [self.records[i] for i in part if self.outcomes[i].outcome in _ACCEPTED]
+            if accepted:
+                self.on_accepted(accepted)
         self._done(len(part))
 
     def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
@@ -304,6 +312,9 @@ class _Run:
             )
             return self._outcome(index, outcome, problem.message, (problem,))
         return self._outcome(index, outcome, message)
+
+
+_ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
 
 
 def _index_of(detail: Any) -> int | None:

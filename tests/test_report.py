@@ -433,3 +433,19 @@ def test_outcome_rows_unchanged_by_rendering(report: ReportFiles) -> None:
     again = read_outcomes(report.outcomes)
     assert again.rows == result.rows
     assert all(isinstance(r, RowOutcome) and isinstance(r.outcome, Outcome) for r in again.rows)
+
+
+# Every code a stage emits (validate, submit, client, time off): each needs its own words in the report.
+EMITTED_CODES = [
+    "missing-value", "not-a-date", "not-an-email", "unknown-country", "not-an-allowed-value", "not-a-boolean",
+    "not-a-number", "intern-with-other-role", "country-change-incomplete", "duplicate-id", "service-rejected",
+    "permission-denied", "no-result", "unexpected-answer", "unexpected-message", "connect-failed", "timeout",
+    "transport-failed", "http-503", "unknown-leave-type", "total-days-mismatch", "no-leave-days",
+    "end-before-start", "not-a-half-day-marker", "ambiguous-half-day", "overlaps-in-file",
+    "overlaps-existing", "unknown-staff", "not-sent",
+]
+
+
+@pytest.mark.parametrize("code", EMITTED_CODES)
+def test_every_problem_code_the_pipeline_emits_is_explained_in_plain_words(code: str) -> None:
+    assert not explain(code).title.startswith("Other problem"), code

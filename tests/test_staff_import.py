@@ -140,7 +140,10 @@ def test_an_unreachable_service_is_exit_4(tmp_path: Path) -> None:
     data = write_csv(tmp_path / "staff.csv", [person(1)])
     result = hrimport("staff", "import", str(config), str(data), base_url="http://127.0.0.1:9/sandbox")
     assert result.exit_code == 4
-    assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    *retries, error = result.output.splitlines()
+    assert error.startswith("Error: "), error
+    assert "check the base URL" in error
+    assert all(line.startswith("hrimport: service busy or unreachable") for line in retries)  # no traceback
 
 
 def test_a_dry_run_sends_nothing(tmp_path: Path, sandbox) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pipeline.client import open_client
-from pipeline.state import STATE_FILE, RememberingClient, StateStore, file_sha256, fingerprint
+from pipeline.state import STATE_FILE, StateStore, file_sha256, fingerprint
 from pipeline.submit import StaffRecord, submit_staff
 
 SERVICE = "https://api.example.com/api:v1"
@@ -123,7 +123,7 @@ def test_a_state_folder_that_cannot_be_created_is_a_config_error(tmp_path: Path)
         StateStore.open(blocker / "state")
 
 
-def test_the_remembering_client_stores_each_accepted_batch_at_once(sandbox: Any, state: StateStore) -> None:
+def test_each_accepted_batch_is_remembered_at_once(sandbox: Any, state: StateStore) -> None:
     """Over the real sandbox: after each bulk call, the accepted rows are in the state; a rejected one is not."""
     tag = uuid.uuid4().hex[:6]
     good = [StaffRecord(n, f"{tag}{n}", f"Person {n}", {
@@ -135,12 +135,11 @@ def test_the_remembering_client_stores_each_accepted_batch_at_once(sandbox: Any,
     accepted = state.accepted(sandbox.base_url)
     seen_after_batch: list[int] = []
     with open_client(sandbox.base_url, "demo-customer-99") as client:
-        remembering = RememberingClient(client, accepted)
-
         def progress(n: int) -> None:  # called as each batch gets its outcomes: the state is already written
             seen_after_batch.append(len(accepted.unchanged("99", good)))
 
-        result = submit_staff(remembering, "99", [*good[:2], bad, *good[2:]], batch_size=2, progress=progress)
+        result = submit_staff(client, "99", [*good[:2], bad, *good[2:]], batch_size=2, progress=progress,
+                              on_accepted=lambda records: accepted.remember("99", records))
     assert [o.outcome.value for o in result.outcomes].count("added") == 4
     assert seen_after_batch[0] == 2  # the first batch was remembered before the second was sent
     assert accepted.unchanged("99", [*good, bad]) == {r.external_id for r in good}

@@ -8,6 +8,7 @@ click is imported only in this package and in ``pipeline/sandbox/cli.py``. Every
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import click
@@ -15,6 +16,18 @@ import click
 from pipeline import __version__
 from pipeline.client import log_retries_readably
 from pipeline.errors import HrimportError
+
+
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A log handler writing to whatever ``sys.stderr`` is at the time (click's test runner swaps it)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
 
 
 class _ErrorBoundaryGroup(click.Group):
@@ -41,7 +54,12 @@ def main(debug: bool) -> None:
     token.
     """
     # log lines (retries, warnings) go to stderr, one line each, friendly to cron mail and log files
-    logging.basicConfig(level=logging.WARNING, format="hrimport: %(message)s")
+    root = logging.getLogger()
+    if not any(isinstance(h, _CurrentStderr) for h in root.handlers):
+        handler = _CurrentStderr()
+        handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
     if debug:  # our own loggers only: never the HTTP libraries', whose debug output could show headers
         logging.getLogger("pipeline").setLevel(logging.DEBUG)
     log_retries_readably()

@@ -1,4 +1,4 @@
-"""What the commands share: opening the service (or the embedded sandbox), progress, printing a run."""
+"""What the commands share: the --base-url option, progress, printing a run."""
 
 from __future__ import annotations
 
@@ -9,39 +9,15 @@ from pathlib import Path
 
 import click
 
-from pipeline.client import ServiceClient, open_client
-from pipeline.connection import Connection, running_sandbox, sandbox_db_path, service_host
 from pipeline.outcomes import RunResult
-from pipeline.staff_import import Target
 
+# No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
+# read the variable as if it were typed. pipeline.connection.resolve_connection applies the order.
 base_url_option = click.option(
-    "--base-url", metavar="URL", envvar="HRIMPORT_BASE_URL", show_envvar=True,
-    help="The service's base URL (with its instance segment). Default: the config's, else the embedded sandbox.",
+    "--base-url", metavar="URL", default=None,
+    help="The service's base URL (with its instance segment). Default: the config's [service] base_url, "
+         "else $HRIMPORT_BASE_URL, else the embedded sandbox.",
 )
-
-
-@contextmanager
-def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
-    """The service to send to: the configured one, or the embedded sandbox (said on stderr)."""
-    if offline:
-        yield Target(None, conn.customer_id or "", conn.base_url or "(embedded sandbox)")
-        return
-    if conn.embedded:
-        db = sandbox_db_path()
-        click.echo(f"No service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
-                   f"using the embedded sandbox, data kept in {db}", err=True)
-        with running_sandbox(db) as url, _client(url, conn) as client:
-            yield Target(client, conn.customer_id or "", service_host(url))
-    else:
-        assert conn.base_url is not None
-        with _client(conn.base_url, conn) as client:
-            yield Target(client, conn.customer_id or "", service_host(conn.base_url))
-
-
-@contextmanager
-def _client(url: str, conn: Connection) -> Iterator[ServiceClient]:
-    with open_client(url, conn.token, token_source=conn.token_env) as client:
-        yield client
 
 
 @contextmanager

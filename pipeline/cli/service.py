@@ -10,17 +10,11 @@ from typing import Any
 
 import click
 
-from pipeline.cli.common import open_target
+from pipeline.cli.common import base_url_option
 from pipeline.client import AccessDenied, RequestRejected, ServiceClient
-from pipeline.connection import resolve_connection
+from pipeline.connection import Target, open_target, resolve_connection
 from pipeline.errors import UsageError
-from pipeline.staff_import import Target
 from pipeline.timeoff.days import format_days
-
-_base_url = click.option(
-    "--base-url", metavar="URL", envvar="HRIMPORT_BASE_URL", show_envvar=True, default=None,
-    help="The service's base URL (with its instance segment). Default: the embedded sandbox.",
-)
 
 #: Issue 5: a token without vendor portal access gets the service's message "and exit 1".
 EXIT_ACCESS_DENIED = 1
@@ -33,7 +27,7 @@ EXIT_ACCESS_DENIED = 1
 @click.option("--half-start", is_flag=True, help="The first day is a half day.")
 @click.option("--half-end", is_flag=True, help="The last day is a half day.")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's answer as JSON.")
-@_base_url
+@base_url_option
 def leave_days(country: str, start: str, end: str, half_start: bool, half_end: bool,
                as_json: bool, base_url: str | None) -> None:
     """Print the leave days from START to END (YYYY-MM-DD, inclusive) in COUNTRY, as the service counts
@@ -77,7 +71,7 @@ def _date(name: str, value: str) -> dt.date:
 
 @click.command("customers")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's answer as JSON.")
-@_base_url
+@base_url_option
 def customers(as_json: bool, base_url: str | None) -> None:
     """List the customers of the vendor the token belongs to: id, name and whether each is active.
 

@@ -6,18 +6,11 @@ from pathlib import Path
 
 import click
 
-from pipeline.cli.common import (
-    base_url_option,
-    echo_problems,
-    echo_run,
-    open_target,
-    progress_bar,
-    report_dir_option,
-)
+from pipeline.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
 from pipeline.config import load_config
-from pipeline.connection import resolve_connection
+from pipeline.connection import Target, open_target, resolve_connection
 from pipeline.report import default_report_folder, write_report
-from pipeline.staff_import import Target, import_staff
+from pipeline.staff_import import import_staff
 
 _file = click.Path(path_type=Path, dir_okay=False)
 

@@ -6,26 +6,16 @@ from pathlib import Path
 
 import click
 
-from pipeline.cli.common import echo_problems, echo_run, open_target, progress_bar, report_dir_option
+from pipeline.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
 from pipeline.config import load_config
-from pipeline.connection import resolve_connection, sandbox_db_path, service_host
+from pipeline.connection import Target, open_target, resolve_connection
 from pipeline.lock import job_lock
 from pipeline.report import default_report_folder, write_report
-from pipeline.staff_import import Target
 from pipeline.timeoff.importer import import_timeoff
+from pipeline.timeoff.ledger import LEDGER_LOCK
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
-# No envvar here, unlike the staff commands' option: the config's [service] base_url must win over
-# $HRIMPORT_BASE_URL (pipeline.connection's order), and click would read the variable as if it were typed.
-_base_url = click.option(
-    "--base-url", metavar="URL", default=None,
-    help="The service's base URL (with its instance segment). Default: the config's [service] base_url, "
-         "else $HRIMPORT_BASE_URL, else the embedded sandbox.",
-)
-
-#: Lock name: time-off imports sharing a state folder (and so a ledger) run one at a time.
-LEDGER_LOCK = "timeoff-ledger"
 
 
 @click.group()
@@ -63,7 +53,7 @@ def validate_command(config: Path, file: Path) -> None:
                    "report, add nothing.")
 @click.option("--concurrency", type=click.IntRange(1, 32), default=None,
               help="Records posted at once (default: the config's [timeoff] concurrency, else 4).")
-@_base_url
+@base_url_option
 @report_dir_option
 def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | None, base_url: str | None,
                    report_dir: Path | None) -> None:
@@ -84,11 +74,8 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
     """
     cfg = load_config(config)
     conn = resolve_connection(cfg.service, base_url=base_url)
-    # the ledger names the service, so a sandbox run never hides a record from the production import
-    service_key = (f"embedded-sandbox:{sandbox_db_path().resolve()}" if conn.embedded
-                   else service_host(conn.base_url or ""))
     with job_lock(cfg.state_dir, LEDGER_LOCK), open_target(conn) as target, progress_bar("Sending") as progress:
-        result = import_timeoff(cfg, file, target, dry_run=dry_run, service_key=service_key,
+        result = import_timeoff(cfg, file, target, dry_run=dry_run,
                                 concurrency=concurrency, progress=progress)
     folder = default_report_folder(report_dir or cfg.report.folder, cfg.report.job, result.info.started_at)
     files = write_report(result, folder)

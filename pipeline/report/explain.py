@@ -88,6 +88,16 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The platform answered with a server error, even after several retries. The row itself may be fine.",
         "Run the same import again later; rows already imported are not sent twice.",
     ),
+    "connect-failed": Explanation(
+        "Platform unreachable",
+        "No connection to the platform could be made, even after several retries. The row itself may be fine.",
+        "Check the network or the platform's status, then run the same import again.",
+    ),
+    "timeout": Explanation(
+        "Platform too slow",
+        "The platform did not answer in time, even after several retries. The row itself may be fine.",
+        "Run the same import again later; rows already imported are not sent twice.",
+    ),
     "transport-failed": Explanation(
         "Platform unreachable",
         "The platform could not be reached, even after several retries. The row itself may be fine.",
@@ -100,8 +110,55 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "total-days-mismatch": Explanation(
         "Total days do not match",
-        "The number of days given does not match the working days between the start and end dates.",
-        "Check the dates and the day count; half days must be marked as such.",
+        "The number of days given does not match the platform's count for these dates (working days for "
+        "types such as annual leave, every day for types such as sick leave; half days counted as 0.5).",
+        "Check the dates, the half-day columns and the day count; or leave the day count empty to have it "
+        "calculated.",
+    ),
+    "no-leave-days": Explanation(
+        "No leave days in the period",
+        "Every day of the period is a weekend day or a public holiday, so the leave would be 0 days.",
+        "Check the dates; leave on non-working days needs no record.",
+    ),
+    "end-before-start": Explanation(
+        "End before start",
+        "The end date is earlier than the start date.",
+        "Swap or correct the dates.",
+    ),
+    "not-a-half-day-marker": Explanation(
+        "Not a half-day marker",
+        "A half-day cell holds something that is neither yes/no nor AM/PM (First Half, Second Half, 上午, 下午).",
+        "Write yes/no, AM/PM, First Half/Second Half, or leave it empty for a full day.",
+    ),
+    "ambiguous-half-day": Explanation(
+        "Unclear half day",
+        "The half-day marker cannot tell whether the first or the last day is the half day.",
+        "Use separate half-start and half-end columns, or AM/PM markers on one-day records.",
+    ),
+    "not-a-number": Explanation(
+        "Not a number",
+        "The cell should hold a number, such as 2 or 3.5.",
+        "Write the number with digits and a dot for decimals.",
+    ),
+    "no-result": Explanation(
+        "No answer for this row",
+        "The row was sent, but the platform's answer did not mention it, so whether it was stored is unknown.",
+        "Import the file again: staff records are created or updated, never duplicated.",
+    ),
+    "unexpected-answer": Explanation(
+        "Unexpected answer from the platform",
+        "The platform answered with something its documentation does not describe.",
+        "Run the import again later; if it persists, send the report to the platform's support.",
+    ),
+    "unexpected-message": Explanation(
+        "Unexpected message from the platform",
+        "The platform's answer for this row carried a message hrimport does not know.",
+        "Check the record in the platform; send the report to the platform's support if it is wrong.",
+    ),
+    "not-sent": Explanation(
+        "Not sent",
+        "The platform became unreachable during the run, so this row was not sent.",
+        "Run the same import again once the platform is reachable; nothing is added twice.",
     ),
     "overlaps-in-file": Explanation(
         "Overlapping time off in the file",

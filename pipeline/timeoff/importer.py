@@ -37,11 +37,12 @@ import pandas as pd
 from pipeline import __version__
 from pipeline.client import RequestRejected, RetriesExhausted
 from pipeline.config import ImportConfig
+from pipeline.connection import Target
 from pipeline.errors import ConfigError, InputFileError, ServiceUnavailableError
 from pipeline.mapper import MappedTable, map_records
 from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
 from pipeline.reader import SourceTable
-from pipeline.staff_import import Target, read_source
+from pipeline.staff_import import read_source
 from pipeline.timeoff.days import DayCalculator, DayKey, format_days, parse_days
 from pipeline.timeoff.halves import HalfDayError, halves_for
 from pipeline.timeoff.ledger import Ledger, LedgerKey, open_ledger
@@ -115,7 +116,6 @@ def import_timeoff(
     dry_run: bool = False,
     ledger: Ledger | None = None,
     use_ledger: bool = True,
-    service_key: str | None = None,
     concurrency: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> RunResult:
@@ -124,7 +124,7 @@ def import_timeoff(
     ``target.client`` None means no network: totals are neither filled nor checked and nothing is sent
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
-    skips it. ``service_key`` names the service in the ledger (default ``target.service_url``).
+    skips it.
     """
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
@@ -187,7 +187,7 @@ def import_timeoff(
     if not offline and not customer_id.isdigit():
         raise ConfigError(f"customer id {customer_id!r} is not a number: set [service] customer_id in "
                           f"{config.path.name} or HRIMPORT_CUSTOMER_ID")
-    service = service_key or target.service_url
+    service = target.service_key or target.service_url
 
     def ledger_key(r: TimeOffRow) -> LedgerKey:
         return LedgerKey(service, customer_id, r.external_id, r.match.leave_type.en, r.start, r.end)

@@ -29,6 +29,9 @@ from pathlib import Path
 
 from pipeline.errors import ConfigError
 
+#: Lock name: time-off imports sharing a state folder (and so a ledger) run one at a time.
+LEDGER_LOCK = "timeoff-ledger"
+
 __all__ = ["LEDGER_FILE", "Ledger", "LedgerEntry", "LedgerKey", "open_ledger"]
 
 LEDGER_FILE = "timeoff_ledger.db"

@@ -85,7 +85,7 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path, Path]:
     wb.close()
     columns = "\n".join(f'"{k}" = "{v}"' for k, v in MAPPED.items())
     custom = "\n".join(f'"{k}" = "{v}"' for k, v in CUSTOM.items())
-    config.write_text(textwrap.dedent(f"""\
+    config.write_text(textwrap.dedent("""\
         [service]
         customer_id = 99
         [source]
@@ -93,9 +93,9 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path, Path]:
         [staff]
         customer_system_id_type = "Bench"
         [staff.columns]
-        {{columns}}
+        {columns}
         [staff.custom_fields]
-        {{custom}}
+        {custom}
         """).format(columns=columns, custom=custom))
     return xlsx, csv_path, config
 
