@@ -34,13 +34,13 @@ Everything is checked when the file is loaded; a mistake is a ``ConfigError`` na
 from __future__ import annotations
 
 import difflib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import ConfigError
 from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
+from pipeline.tomlfile import read_toml, reject_unknown_keys
 
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
 DEFAULT_BATCH_SIZE = 100
@@ -137,16 +137,7 @@ _TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day"
 def load_config(path: str | Path) -> ImportConfig:
     """Read and check an import config file."""
     path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    return parse_config(data, path)
+    return parse_config(read_toml(path, "config file"), path)
 
 
 def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
@@ -158,13 +149,13 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
             f"{where}: never put the token in a file; set token_env to the name of the environment "
             f"variable that holds it (default {DEFAULT_TOKEN_ENV})"
         )
-    _reject_unknown(data, _TOP_KEYS, where)
+    reject_unknown_keys(data, _TOP_KEYS, where)
     if "staff" not in data and "timeoff" not in data:
         raise ConfigError(f"{where}: needs a [staff] or a [timeoff] section saying how columns map to fields")
     base = path.parent
 
     service = _table(data, "service", where)
-    _reject_unknown(service, {"base_url", "customer_id", "token_env"}, f"{where} [service]")
+    reject_unknown_keys(service, {"base_url", "customer_id", "token_env"}, f"{where} [service]")
     customer_id = service.get("customer_id")
     if customer_id is not None and not str(customer_id).strip().isdigit():
         raise ConfigError(f"{where} [service] customer_id must be a number, not {customer_id!r}")
@@ -175,7 +166,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    _reject_unknown(source, {"sheet", "header_row", "date_order", "encoding", "delimiter"}, f"{where} [source]")
+    reject_unknown_keys(source, {"sheet", "header_row", "date_order", "encoding", "delimiter"}, f"{where} [source]")
     date_order = source.get("date_order", "day-first")
     if date_order not in ("day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
@@ -194,7 +185,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     report = _table(data, "report", where)
-    _reject_unknown(report, {"folder", "job", "mask", "html_row_limit"}, f"{where} [report]")
+    reject_unknown_keys(report, {"folder", "job", "mask", "html_row_limit"}, f"{where} [report]")
     mask = report.get("mask", ["passport_number"])
     if not isinstance(mask, list) or not all(isinstance(m, str) for m in mask):
         raise ConfigError(f"{where} [report] mask must be a list of field names")
@@ -235,7 +226,7 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
     table = _table(data, kind, where)
     allowed = _MAPPING_KEYS | (_TIMEOFF_KEYS if kind == "timeoff" else set())
     here = f"{where} [{kind}]"
-    _reject_unknown(table, allowed, here)
+    reject_unknown_keys(table, allowed, here)
     known = by_name(fields)
     settable = {name for name, f in known.items() if not f.envelope}
 
@@ -317,14 +308,6 @@ def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: {key} must be a table ([{key}])")
     return value
-
-
-def _reject_unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
-    for key in table:
-        if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else f"; allowed: {', '.join(sorted(allowed))}"
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
 
 
 def _opt_str(table: dict[str, Any], key: str, where: str) -> str | None:

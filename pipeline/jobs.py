@@ -44,7 +44,6 @@ import os
 import re
 import shutil
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -72,6 +71,7 @@ from pipeline.report import ReportFiles, default_report_folder, write_report
 from pipeline.report.private import make_private_folder, open_private
 from pipeline.state import AcceptedStaff, StateStore, file_sha256
 from pipeline.timeoff.ledger import LEDGER_LOCK
+from pipeline.tomlfile import read_toml, reject_unknown_keys
 
 __all__ = [
     "EXIT_MEANINGS", "Job", "JobResult", "JobStep", "StepResult", "find_source", "load_job", "run_job",
@@ -145,17 +145,7 @@ _NOTIFY_KEYS = {
 def load_job(path: str | Path) -> Job:
     """Read and check a job file and every import config it names; a mistake is a ``ConfigError``."""
     path = Path(path).absolute()  # absolute: cron starts in $HOME, and messages then name real places
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"job file {path} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path} is a folder; give the job file (e.g. monthly_job.toml)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"job file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read job file {path}: {exc.strerror}") from None
+    data = read_toml(path, "job file")
     return parse_job(data, path)
 
 
@@ -163,7 +153,7 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
     """Check a job already parsed from TOML (relative paths are taken from ``path``'s folder)."""
     where = path.name
     base = path.parent
-    _reject_unknown(data, _JOB_KEYS, where)
+    reject_unknown_keys(data, _JOB_KEYS, where)
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f'{where}: name must be a non-empty text, e.g. name = "monthly"')
@@ -199,7 +189,7 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
 
 def _parse_step(raw: dict[str, Any], number: int, base: Path, where: str, taken: list[str]) -> JobStep:
     here = f"{where} step {number}"
-    _reject_unknown(raw, _STEP_KEYS, here)
+    reject_unknown_keys(raw, _STEP_KEYS, here)
     kind = raw.get("kind")
     if kind not in ("staff", "timeoff"):
         raise ConfigError(f'{here}: kind must be "staff" or "timeoff", not {kind!r}')
@@ -229,7 +219,7 @@ def _parse_notify(raw: Any, where: str, base: Path) -> NotifySettings:
     if any(k.lower() in ("password", "smtp_password") for k in raw):
         raise ConfigError(f"{here}: never put the password in a file; set password_env to the name of the "
                           f"environment variable that holds it")
-    _reject_unknown(raw, _NOTIFY_KEYS, here)
+    reject_unknown_keys(raw, _NOTIFY_KEYS, here)
     to = raw.get("to")
     if isinstance(to, str):
         to = [to]
@@ -276,16 +266,6 @@ def _path(data: dict[str, Any], key: str, default: str, base: Path, where: str) 
         raise ConfigError(f"{where}: {key} must be a folder path")
     path = Path(value).expanduser()
     return Path(os.path.normpath(path if path.is_absolute() else base / path))
-
-
-def _reject_unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
-    import difflib
-
-    for key in table:
-        if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else f"; allowed: {', '.join(sorted(allowed))}"
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
 
 
 def find_source(step: JobStep) -> Path:

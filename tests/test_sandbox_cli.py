@@ -141,7 +141,7 @@ def test_readme_documents_every_command_and_admin_route(tmp_path: Path) -> None:
     from pipeline.sandbox.app import create_app
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section: sandbox -->", 1)[1].split("<!-- section:", 1)[0]
+    section = readme.split("\n## The sandbox\n", 1)[1].split("\n## ", 1)[0]
     for name in sandbox_group.commands:
         assert f"hrimport sandbox {name}" in section, name
     paths = create_app(tmp_path / "doc.db").openapi()["paths"]

@@ -1,0 +1,41 @@
+"""A plain (not editable) `pip install` gives a working `hrimport`, from any folder, data included."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_wheel_installs_a_working_hrimport_with_its_templates_schemas_and_samples(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels)],
+        check=True, capture_output=True,
+    )
+    (wheel,) = wheels.glob("hrimport-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("pipeline/_data/templates/report.html.j2", "pipeline/_data/schemas/staff.toml",
+                   "pipeline/_data/schemas/leave_types.toml", "pipeline/_data/samples/bamboohr_staff.csv",
+                   "pipeline/py.typed"):
+        assert needed in names, needed
+
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # the installed copy, not this checkout: PYTHONPATH comes before the editable install's path entry
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    where = subprocess.run([sys.executable, "-c", "import pipeline; print(pipeline.__file__)"], cwd=elsewhere,
+                           env=env, capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(site))
+    demo = subprocess.run([str(site / "bin" / "hrimport"), "demo", "--output", "out"], cwd=elsewhere, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert demo.returncode == 0, demo.stderr
+    assert "Done. Open the reports in a browser" in demo.stdout
+    assert len(list((elsewhere / "out" / "reports").glob("*/*/report.html"))) == 3
