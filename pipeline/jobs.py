@@ -66,7 +66,7 @@ from pipeline.errors import (
 )
 from pipeline.lock import job_lock
 from pipeline.notify import WHEN_VALUES, NotifyError, NotifySettings, send_mail, should_notify
-from pipeline.outcomes import RunResult
+from pipeline.outcomes import Progress, RunResult
 from pipeline.report import ReportFiles, default_report_folder, write_report
 from pipeline.report.private import make_private_folder, open_private
 from pipeline.state import AcceptedStaff, StateStore, file_sha256
@@ -100,7 +100,7 @@ EXIT_MEANINGS = {
 
 StepKind = Literal["staff", "timeoff"]
 StepStatus = Literal["imported", "already_imported", "error", "not_run"]
-ProgressBar = Callable[[str], AbstractContextManager[Callable[[int], None] | None]]
+ProgressBar = Callable[[str], AbstractContextManager[Progress | None]]
 
 
 # ------------------------------------------------------------------------------------------ job file
@@ -446,7 +446,7 @@ def _run_step(
 
 def _import(
     kind: StepKind, config: ImportConfig, source: Path, target: Target, state: AcceptedStaff, *, full: bool,
-    progress: Callable[[int], None] | None,
+    progress: Progress | None,
 ) -> RunResult:
     """Run the single command's import function for this kind of step."""
     if kind == "staff":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -21,6 +21,10 @@ from pipeline.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION
 
 #: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
 FIX_COLUMN = "Problem"
+
+#: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
+#: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
+Progress = Callable[[int, int], None]
 
 
 class Outcome(StrEnum):

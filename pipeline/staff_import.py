@@ -7,7 +7,6 @@ Every source row ends with exactly one outcome, whatever happens (``RunResult.ch
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -17,7 +16,7 @@ from pipeline.config import ImportConfig
 from pipeline.connection import Target
 from pipeline.errors import ConfigError
 from pipeline.mapper import MappedTable, build_payloads, map_records
-from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
+from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunInfo, RunResult
 from pipeline.reader import SourceTable, read_spreadsheet
 from pipeline.submit import StaffRecord, submit_staff
 from pipeline.validate import validate_records
@@ -73,7 +72,7 @@ def import_staff(
     batch_size: int | None = None,
     state: AcceptedPayloads | None = None,
     full: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """Import one staff export; returns one outcome per source row (never raises for a bad row)."""
     started = datetime.now().astimezone()
@@ -111,8 +110,10 @@ def import_staff(
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
         remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
+        total = len(records)
         submitted = submit_staff(target.client, target.customer_id, records,
-                                 batch_size=batch_size or config.batch_size, progress=progress,
+                                 batch_size=batch_size or config.batch_size,
+                                 progress=(lambda n: progress(n, total)) if progress else None,
                                  on_accepted=remember)
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t

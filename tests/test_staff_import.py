@@ -254,3 +254,41 @@ def test_rows_in_equal_outcomes_out(tmp_path_factory, sandbox, kinds: list[str])
     assert sum(summary["counts"].values()) == len(rows) == summary["rows_read"]
     lines = (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]
     assert sorted(json.loads(line)["row"] for line in lines) == list(range(2, len(rows) + 2))
+
+
+def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> str:
+    """Run ``hrimport`` with stderr on a real pseudo-terminal; return what the terminal showed."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave, env={**os.environ, **env})
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.communicate(timeout=120)
+    os.close(master)
+    return shown.decode(errors="replace")
+
+
+def test_a_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path, sandbox) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    data = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
+    args = ["staff", "import", str(config), str(data), "--batch-size", "10", "--report-dir", str(tmp_path / "r"),
+            "--base-url", sandbox.base_url]
+    terminal = _run_on_a_terminal(args, {"HRIMPORT_TOKEN": TOKEN})
+    assert "Sending" in terminal and "100%" in terminal
+
+    piped = hrimport(*args)
+    assert piped.exit_code == 0
+    assert "Sending" not in piped.stderr and "%" not in piped.stderr

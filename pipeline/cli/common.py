@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
-from pipeline.outcomes import RunResult
+from pipeline.outcomes import Progress, RunResult
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. pipeline.connection.resolve_connection applies the order.
@@ -21,14 +22,20 @@ base_url_option = click.option(
 
 
 @contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on a terminal; nothing at all when stderr is not a TTY (cron, CI, pipes)."""
+def progress_bar(label: str) -> Iterator[Progress | None]:
+    """A progress bar on a terminal, drawn from the first report on; nothing when stderr is not a TTY
+    (cron, CI, pipes), so logs stay one line per event."""
     if not sys.stderr.isatty():
         yield None
         return
-    with click.progressbar(length=0, label=label, file=sys.stderr) as bar:
-        def advance(n: int) -> None:
-            bar.update(n)
+    with ExitStack() as stack:
+        bars: list[Any] = []
+
+        def advance(sent: int, total: int) -> None:
+            if not bars:
+                bars.append(stack.enter_context(click.progressbar(length=total, label=label, file=sys.stderr)))
+            bars[0].update(sent)
+
         yield advance
 
 

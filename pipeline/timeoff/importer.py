@@ -24,7 +24,6 @@ Example::
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -40,7 +39,7 @@ from pipeline.config import ImportConfig
 from pipeline.connection import Target
 from pipeline.errors import ConfigError, InputFileError, ServiceUnavailableError
 from pipeline.mapper import MappedTable, map_records
-from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
+from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunInfo, RunResult
 from pipeline.reader import SourceTable
 from pipeline.staff_import import read_source
 from pipeline.timeoff.days import DayCalculator, DayKey, format_days, parse_days
@@ -117,7 +116,7 @@ def import_timeoff(
     ledger: Ledger | None = None,
     use_ledger: bool = True,
     concurrency: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """Import one time-off export; one outcome per source row (never raises for a bad row).
 
@@ -243,7 +242,8 @@ def import_timeoff(
         elif pending:
             posted = post_time_off(target.client, pending, customer_id=customer_id,  # type: ignore[arg-type]
                                    ledger=ledger, ledger_key=ledger_key, source_file=prep.table.info.name,
-                                   concurrency=workers, progress=progress)
+                                   concurrency=workers,
+                                   progress=(lambda n: progress(n, len(pending))) if progress else None)
             if not posted.reached and all(o.outcome is Outcome.FAILED for o in posted.outcomes):
                 raise ServiceUnavailableError(posted.outcomes[0].message.split(": ", 1)[-1])
             position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
