@@ -35,7 +35,7 @@ def test_the_wheel_installs_a_working_hrimport_with_its_templates_schemas_and_sa
                            env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(site))
     demo = subprocess.run([str(site / "bin" / "hrimport"), "demo", "--output", "out"], cwd=elsewhere, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert demo.returncode == 0, demo.stderr
     assert "Done. Open the reports in a browser" in demo.stdout
     assert len(list((elsewhere / "out" / "reports").glob("*/*/report.html"))) == 3
