@@ -17,8 +17,8 @@ help: ## list the targets
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -qq --upgrade pip
+	$(PY) -m pip install -qq -e '.[test]'
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install hrimport with its test tools
@@ -39,7 +39,7 @@ sandbox: install ## run the sandbox in the foreground on port $(PORT)
 	$(HRIMPORT) sandbox serve --port $(PORT) --db sandbox.db
 
 bench: install ## benchmark reading, mapping, validating and reporting 100,000 rows
-	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m pip install -qq -e '.[test,bench]'
 	$(PY) tests/bench/run_bench.py
 
 lint: install ## ruff and mypy

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+import stamina
 import uvicorn
 
 from pipeline.sandbox.app import create_app
@@ -173,3 +174,11 @@ def sandbox(tmp_path: Path, start_sandbox: Callable[..., SandboxServer]) -> Sand
     ``SandboxServer`` for ``requests()``, ``set_faults()``, ``staff()``, ``time_off()``, ``restart()``.
     """
     return start_sandbox(tmp_path / "sandbox.db")
+
+
+@pytest.fixture
+def instant_retries() -> Iterator[None]:
+    """Retries without their real waits (timing is test_client.py's subject), each client policy's number
+    of tries kept (``cap``). Use it with ``pytestmark = pytest.mark.usefixtures("instant_retries")``."""
+    with stamina.set_testing(True, attempts=100, cap=True):
+        yield

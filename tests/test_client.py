@@ -31,11 +31,7 @@ TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"
 
 
-@pytest.fixture(autouse=True)
-def instant_retries() -> Iterator[None]:
-    """No real waiting between retries, but as many tries as each test's policy allows (``cap``)."""
-    with stamina.set_testing(True, attempts=100, cap=True):
-        yield
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import stamina
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,12 +20,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 TOKEN = "demo-customer-99"
 
 
-@pytest.fixture(autouse=True)
-def instant_retries():
-    """Retry waits are not what these tests are about (test_client.py times them): make them instant."""
-    stamina.set_testing(True, attempts=5)
-    yield
-    stamina.set_testing(False)
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 def hrimport(*args: str, token: str = TOKEN, base_url: str | None = None) -> Result:

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import stamina
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -27,11 +26,7 @@ TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"
 
 
-@pytest.fixture(autouse=True)
-def instant_retries() -> Iterator[None]:
-    """No real waiting between retries, but as many tries as each test's policy allows (``cap``)."""
-    with stamina.set_testing(True, attempts=100, cap=True):
-        yield
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import stamina
 from click.testing import CliRunner, Result
 from openpyxl import Workbook
 
@@ -64,10 +63,7 @@ half_day = "Half Day"
 """
 
 
-@pytest.fixture(autouse=True)
-def _instant_retries() -> Any:
-    with stamina.set_testing(True, attempts=5):
-        yield
+pytestmark = pytest.mark.usefixtures("instant_retries")
 
 
 @pytest.fixture
