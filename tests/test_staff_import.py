@@ -286,3 +286,27 @@ def test_a_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path, sandbox) -> 
     piped = hrimport(*args)
     assert piped.exit_code == 0
     assert "Sending" not in piped.stderr and "%" not in piped.stderr
+
+
+def test_the_report_of_a_real_run_accounts_for_every_row_and_shows_each_problem(tmp_path: Path, sandbox) -> None:
+    from openpyxl import load_workbook
+
+    rows = [person(1), person(2, Email="nope"), person(3, Country="Atlantis", **{"Hire Date": "2021-02-30"}),
+            person(4), person(5, Name="")]
+    result, summary = run_import(tmp_path, sandbox, rows)
+    folder = latest_run(tmp_path).parent
+    assert summary["rows_read"] == 5 == sum(summary["counts"].values())
+    assert summary["counts"]["added"] == 2 and summary["counts"]["invalid"] == 3
+    assert summary["exit_code"] == result.exit_code == 1
+
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert "2 of 5 rows imported; 3 need attention" in html
+    for code in ("not-an-email", "unknown-country", "not-a-date", "missing-value"):
+        assert code in html, code
+
+    header, *lines = load_workbook(folder / "report.xlsx", read_only=True)["Problems"].iter_rows(values_only=True)
+    row_at, code_at = header.index("Row"), header.index("Code")
+    found = {(line[row_at], line[code_at]) for line in lines}
+    assert found == {(3, "not-an-email"), (4, "unknown-country"), (4, "not-a-date"), (6, "missing-value")}
+    rows_sheet = load_workbook(folder / "report.xlsx", read_only=True)["Rows"]
+    assert [r[0] for r in rows_sheet.iter_rows(min_row=2, values_only=True)] == [2, 3, 4, 5, 6]
