@@ -43,19 +43,6 @@ class MappedTable:
 def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -> MappedTable:
     """Rename, join, fill and normalise the source columns into platform fields."""
     source = table.frame
-    used: set[str] = set()
-
-    def resolve(column: str) -> str:
-        actual = table.column(column)
-        if actual is None:
-            headers = ", ".join(repr(h) for h in table.info.headers)
-            raise InputFileError(
-                f"{table.info.name}: the config maps column {column!r}, which is not in the file "
-                f"(its header row {table.info.header_row} has {headers})"
-            )
-        used.add(actual)
-        return actual
-
     missing = [c for c in mapping.source_columns if table.column(c) is None]
     if missing:
         headers = ", ".join(repr(h) for h in table.info.headers)
@@ -63,6 +50,14 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
             f"{table.info.name}: column(s) {', '.join(repr(c) for c in missing)} named in the config are "
             f"not in the file (header row {table.info.header_row} has {headers})"
         )
+    used: set[str] = set()
+
+    def resolve(column: str) -> str:
+        """The file's own header for a column the config names (present: checked above)."""
+        actual = table.column(column)
+        assert actual is not None
+        used.add(actual)
+        return actual
 
     n = len(source)
     empty = pd.Series([""] * n, dtype="str")

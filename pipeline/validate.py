@@ -155,7 +155,7 @@ def _missing(*, row: int, column: str | None, field: Field | None, **_: object) 
 
 def _not_date(*, row: int, column: str | None, value: str, **_: object) -> str:
     return (f"{_where(row, column)}: '{value}' is not a real date "
-            "(expected a date such as 2020-01-31, 31/01/2020 or an Excel date cell).")
+            "(expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
 
 
 def _not_email(*, row: int, column: str | None, value: str, **_: object) -> str:

@@ -65,6 +65,7 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
         result = import_staff(cfg, file, target, dry_run=dry_run, batch_size=batch_size, progress=progress)
     folder = default_report_folder(report_dir or cfg.report.folder, cfg.report.job, result.info.started_at)
     files = write_report(result, folder)
+    echo_problems(result)
     echo_run(result)
     click.echo(f"Report folder: {folder}")
     click.echo(f"Report: {files.html}")
