@@ -35,7 +35,7 @@ test: install chromium ## run the whole test suite
 demo: install ## start the embedded sandbox, import the samples, write the reports and say where
 	$(HRIMPORT) demo --output $(DEMO_DIR)
 
-sandbox: install ## run the sandbox in the foreground on port $(PORT)
+sandbox: install ## run the sandbox in the foreground (port 8765; PORT=... to change)
 	$(HRIMPORT) sandbox serve --port $(PORT) --db sandbox.db
 
 bench: install ## benchmark reading, mapping, validating and reporting 100,000 rows
