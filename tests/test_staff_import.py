@@ -310,3 +310,20 @@ def test_the_report_of_a_real_run_accounts_for_every_row_and_shows_each_problem(
     assert found == {(3, "not-an-email"), (4, "unknown-country"), (4, "not-a-date"), (6, "missing-value")}
     rows_sheet = load_workbook(folder / "report.xlsx", read_only=True)["Rows"]
     assert [r[0] for r in rows_sheet.iter_rows(min_row=2, values_only=True)] == [2, 3, 4, 5, 6]
+
+
+def test_a_report_is_rendered_again_from_the_runs_saved_outcomes(tmp_path: Path, sandbox) -> None:
+    run_import(tmp_path, sandbox, [person(1), person(2, Email="nope")])
+    outcomes = latest_run(tmp_path).parent / "outcomes.jsonl"
+    again = hrimport("report", str(outcomes), "--output", str(tmp_path / "again"))
+    assert again.exit_code == 0, again.output  # rendering worked; the run's own status is in summary.json
+    assert "1 of 2 rows imported; 1 needs attention." in again.output
+    assert f"Report: {tmp_path / 'again' / 'report.html'}" in again.output
+    assert json.loads((tmp_path / "again" / "summary.json").read_text())["counts"] == \
+        json.loads(latest_run(tmp_path).read_text())["counts"]
+    assert (tmp_path / "again" / "to_fix.csv").exists()
+
+    (tmp_path / "junk.jsonl").write_text("this is not a run\n")
+    bad = hrimport("report", str(tmp_path / "junk.jsonl"))
+    assert bad.exit_code == 2
+    assert bad.output.startswith("Error: ") and bad.output.count("\n") == 1
