@@ -14,9 +14,8 @@ from odf.opendocument import OpenDocumentSpreadsheet
 from odf.table import Table, TableCell, TableRow
 from odf.text import P
 
-from pipeline import reader
 from pipeline.errors import InputFileError
-from pipeline.reader import NoDataRowsError, normalize_header, read_spreadsheet
+from pipeline.reader import NoDataRowsError, normalize_header, read_spreadsheet, workbook
 
 HEADERS = ["Employee ID", "Full  Name", "Hire Date", "Salary", "Active", "Country"]
 
@@ -25,10 +24,10 @@ HEADERS = ["Employee ID", "Full  Name", "Hire Date", "Salary", "Active", "Countr
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a workbook test through fastexcel and through python-calamine's own objects."""
     if request.param == "fastexcel":
-        if reader.fastexcel is None:
+        if workbook.fastexcel is None:
             pytest.skip("fastexcel is not installed")
     else:
-        monkeypatch.setattr(reader, "fastexcel", None)
+        monkeypatch.setattr(workbook, "fastexcel", None)
     return request.param
 
 
