@@ -23,14 +23,19 @@ _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
 
 
+def password_protected(path: Path) -> InputFileError:
+    """The one message for an encrypted workbook, found by its bytes here or by the reader's library."""
+    return InputFileError(
+        f"{path} is password-protected; remove the password in Excel "
+        "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
+    )
+
+
 def _check_content(path: Path, fmt: str, data: bytes) -> None:
     """Raise when the bytes are not the format the extension says, or the workbook is encrypted."""
     head = data[:8]
     if head.startswith(_OLE2_MAGIC) and data.find(_ENCRYPTED_STREAM) >= 0:
-        raise InputFileError(
-            f"{path} is password-protected; remove the password in Excel "
-            "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
-        )
+        raise password_protected(path)
     actual = _sniff_kind(data)
     wanted = {"csv": "text", "tsv": "text", "xls": "ole2"}.get(fmt, "zip")
     if actual == wanted:

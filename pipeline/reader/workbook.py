@@ -31,6 +31,7 @@ from pipeline.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from pipeline.reader.sniff import password_protected
 
 
 def _cell_text(value: object) -> str:
@@ -90,13 +91,6 @@ def _damaged(path: Path, exc: Exception) -> InputFileError:
     return InputFileError(f"{path} is damaged or incomplete ({detail}); download or export it again")
 
 
-def _password(path: Path) -> InputFileError:
-    return InputFileError(
-        f"{path} is password-protected; remove the password in Excel "
-        "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
-    )
-
-
 def _fastexcel_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFrame, int]:
     """The sheet's name, its cells from row 1 as text columns, and the index of its first column.
 
@@ -114,7 +108,7 @@ def _fastexcel_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFr
         first_column = min((c.absolute_index for c in loaded.available_columns()), default=0)
     except fastexcel.FastExcelError as exc:
         if "password" in str(exc).lower():
-            raise _password(path) from None
+            raise password_protected(path) from None
         raise _damaged(path, exc) from None
     columns = {}
     for j, column in enumerate(table.columns):
@@ -143,7 +137,7 @@ def _calamine_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFra
     try:
         workbook = calamine.CalamineWorkbook.from_path(str(path))
     except calamine.PasswordError:
-        raise _password(path) from None
+        raise password_protected(path) from None
     except (calamine.CalamineError, OSError, ValueError) as exc:
         raise _damaged(path, exc) from None
     with workbook:
@@ -152,7 +146,7 @@ def _calamine_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFra
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
             rows = workbook.get_sheet_by_index(index).to_python(skip_empty_area=False)
         except calamine.PasswordError:
-            raise _password(path) from None
+            raise password_protected(path) from None
         except calamine.CalamineError as exc:
             raise _damaged(path, exc) from None
         name = workbook.sheet_names[index]
