@@ -29,7 +29,7 @@ chromium: ## install Debian's chromium for the report's browser test (when missi
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: install chromium ## run the whole test suite
+test: install chromium lint ## lint, then run the whole test suite
 	$(PY) -m pytest
 
 demo: install ## start the embedded sandbox, import the samples, write the reports and say where
