@@ -126,10 +126,8 @@ class ImportConfig:
 
 
 _TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir"}
-_MAPPING_KEYS = {
-    "columns", "join", "constants", "defaults", "values", "custom_fields", "pack_unmapped",
-    "customer_system_id_type", "batch_size", "concurrency",
-}
+_MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
+_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size"}
 # time-off-only keys, interpreted by the time-off stage (pipeline.timeoff)
 _TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day"}
 
@@ -202,8 +200,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None
     timeoff = _mapping(data, "timeoff", timeoff_fields(), where) if "timeoff" in data else None
-    section = data.get("staff") or data.get("timeoff") or {}
-    batch_size = section.get("batch_size", DEFAULT_BATCH_SIZE)
+    batch_size = data.get("staff", {}).get("batch_size", DEFAULT_BATCH_SIZE)
     concurrency = data.get("timeoff", {}).get("concurrency", 4)
     for key, value in (("batch_size", batch_size), ("concurrency", concurrency)):
         if not isinstance(value, int) or value < 1:
@@ -224,7 +221,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
 def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: str) -> FieldMapping:
     table = _table(data, kind, where)
-    allowed = _MAPPING_KEYS | (_TIMEOFF_KEYS if kind == "timeoff" else set())
+    allowed = _MAPPING_KEYS | (_TIMEOFF_KEYS | {"concurrency"} if kind == "timeoff" else _STAFF_KEYS)
     here = f"{where} [{kind}]"
     reject_unknown_keys(table, allowed, here)
     known = by_name(fields)
@@ -271,8 +268,6 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         values[name] = {str(k): _scalar(v, f"{here} values.{name}") for k, v in mapping.items()}
 
     custom = _table(table, "custom_fields", here)
-    if kind == "timeoff" and custom:
-        raise ConfigError(f"{here}: custom_fields apply to staff records only")
     pack_unmapped = table.get("pack_unmapped", False)
     if not isinstance(pack_unmapped, bool):
         raise ConfigError(f"{here} pack_unmapped must be true or false")

@@ -81,6 +81,7 @@ staff_type = "Payroll"
         ({"tables": '[staff.values.gendr]\n"M" = "Male"'}, "'gendr' is not a staff field (did you mean gender?)"),
         ({"staff": "batch_size = 0"}, "batch_size must be a whole number of at least 1"),
         ({"staff": 'join = { name = "First Name" }'}, "join.name: give a list of columns"),
+        ({"staff": "concurrency = 4"}, "[staff]: unknown key 'concurrency'"),
     ],
 )
 def test_config_mistakes_are_one_clear_line(tmp_path: Path, parts: dict[str, str], message: str) -> None:
