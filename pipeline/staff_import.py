@@ -11,13 +11,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from pipeline import __version__
 from pipeline.config import ImportConfig
 from pipeline.connection import Target
 from pipeline.errors import ConfigError
 from pipeline.mapper import MappedTable, build_payloads, map_records
-from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunInfo, RunResult
-from pipeline.reader import SourceTable, read_spreadsheet
+from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
+from pipeline.reader import SourceTable
+from pipeline.runs import finish_run, read_source
 from pipeline.submit import StaffRecord, submit_staff
 from pipeline.validate import validate_records
 
@@ -30,19 +30,6 @@ class AcceptedPayloads(Protocol):
     def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]: ...
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
-
-
-def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
-    """Read the export as the config's [source] section says."""
-    src = config.source
-    return read_spreadsheet(
-        path,
-        sheet=src.sheet,
-        header_row=src.header_row,
-        expected_headers=expected_headers,
-        encoding=src.encoding,
-        delimiter=src.delimiter,
-    )
 
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
@@ -118,30 +105,5 @@ def import_staff(
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 
-    outcomes.sort(key=lambda o: o.row)
-    position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
-    headers = list(table.frame.columns)
-    for o in outcomes:
-        if not o.outcome.is_success:
-            o.source = dict(zip(headers, table.frame.iloc[position[o.row]].tolist()))
-
-    finished = datetime.now().astimezone()
-    info = RunInfo(
-        kind="staff",
-        job=config.report.job,
-        source=table.info,
-        service_url=target.service_url,
-        customer_id=target.customer_id,
-        started_at=started.isoformat(timespec="seconds"),
-        finished_at=finished.isoformat(timespec="seconds"),
-        duration_s=round(time.perf_counter() - t0, 3),
-        dry_run=dry_run,
-        tool_version=__version__,
-        timings={k: round(v, 3) for k, v in timings.items()},
-        ignored_columns=mapped.ignored_columns,
-        mask_fields=list(config.report.mask),
-        html_row_limit=config.report.html_row_limit,
-    )
-    result = RunResult(info, outcomes)
-    result.check_accounted(len(mapped))
-    return result
+    return finish_run("staff", config, target, table, mapped, outcomes, started=started, t0=t0, timings=timings,
+                      dry_run=dry_run)

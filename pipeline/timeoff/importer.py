@@ -33,15 +33,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline import __version__
 from pipeline.client import RequestRejected, RetriesExhausted
 from pipeline.config import ImportConfig
 from pipeline.connection import Target
 from pipeline.errors import ConfigError, InputFileError, ServiceUnavailableError
 from pipeline.mapper import MappedTable, map_records
-from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunInfo, RunResult
+from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from pipeline.reader import SourceTable
-from pipeline.staff_import import read_source
+from pipeline.runs import finish_run, read_source
 from pipeline.timeoff.days import DayCalculator, DayKey, format_days, parse_days
 from pipeline.timeoff.halves import HalfDayError, halves_for
 from pipeline.timeoff.ledger import Ledger, LedgerKey, open_ledger
@@ -251,7 +250,8 @@ def import_timeoff(
                 outcomes[position[o.row]] = o
         timings["submit"] = time.perf_counter() - t
 
-    return _result(config, prep, target, outcomes, started, t0, dry_run, notes)
+    return finish_run("timeoff", config, target, prep.table, mapped, outcomes.values(), started=started, t0=t0,
+                      timings=prep.timings, dry_run=dry_run or target.client is None, notes=notes)
 
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
@@ -322,33 +322,3 @@ def _settle_totals(pending: list[TimeOffRow], client: object, workers: int, outc
         notes.append(f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
                      "period(s) asked of the calculation endpoint.")
     return still
-
-
-def _result(config: ImportConfig, prep: PreparedTimeOff, target: Target, outcomes: dict[int, RowOutcome],
-            started: datetime, t0: float, dry_run: bool, notes: list[str]) -> RunResult:
-    table, mapped = prep.table, prep.mapped
-    headers = list(table.frame.columns)
-    rows = [outcomes[pos] for pos in sorted(outcomes)]
-    for pos, o in sorted(outcomes.items()):
-        if not o.outcome.is_success:
-            o.source = dict(zip(headers, table.frame.iloc[pos].tolist()))
-    info = RunInfo(
-        kind="timeoff",
-        job=config.report.job,
-        source=table.info,
-        service_url=target.service_url,
-        customer_id=target.customer_id,
-        started_at=started.isoformat(timespec="seconds"),
-        finished_at=datetime.now().astimezone().isoformat(timespec="seconds"),
-        duration_s=round(time.perf_counter() - t0, 3),
-        dry_run=dry_run or target.client is None,
-        tool_version=__version__,
-        timings={k: round(v, 3) for k, v in prep.timings.items()},
-        ignored_columns=mapped.ignored_columns,
-        mask_fields=list(config.report.mask),
-        html_row_limit=config.report.html_row_limit,
-        notes=notes,
-    )
-    result = RunResult(info, rows)
-    result.check_accounted(len(mapped))
-    return result
