@@ -181,3 +181,22 @@ def test_request_log_records_time_method_path_status_and_elements(sandbox: Any) 
     assert all(before - 1 <= r["time"] <= time.time() for r in log)
     sandbox.clear_requests()
     assert sandbox.requests() == []
+
+
+def test_a_caller_that_hangs_up_mid_request_is_logged_as_499_without_an_error(
+    sandbox: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", sandbox.port)) as conn:
+        conn.sendall(
+            b"POST /sandbox/api/bulk_add_edit_staff HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-customer-99\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"customer_id\": \"99\", "
+        )
+        time.sleep(0.2)  # the endpoint is now waiting for the rest of the body
+    deadline = time.monotonic() + 5
+    while not sandbox.requests() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (entry,) = sandbox.requests()
+    assert entry["status"] == 499
+    assert "Exception in ASGI application" not in caplog.text

@@ -24,6 +24,7 @@ from collections import deque
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import ClientDisconnect
 
 API_PREFIX = "/sandbox"
 LOG_LIMIT = 10_000
@@ -173,6 +174,9 @@ class FaultInjector:
             return decision
 
 
+#: Logged for a request whose caller disconnected before the answer (nginx's convention).
+CLIENT_CLOSED_REQUEST = 499
+
 _REASONS = {
     429: "Too many requests",
     500: "Internal server error",
@@ -221,7 +225,11 @@ class FaultMiddleware:
                     status_holder["status"] = message["status"]
                 await send(message)
 
-            await self.app(scope, receive, recording_send)
+            try:
+                await self.app(scope, receive, recording_send)
+            except ClientDisconnect:
+                # the caller went away mid-request (a killed import): nothing to answer, nothing to trace
+                status_holder["status"] = CLIENT_CLOSED_REQUEST
         self.injector.record(
             {
                 "time": round(started, 3),
