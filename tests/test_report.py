@@ -449,3 +449,15 @@ EMITTED_CODES = [
 @pytest.mark.parametrize("code", EMITTED_CODES)
 def test_every_problem_code_the_pipeline_emits_is_explained_in_plain_words(code: str) -> None:
     assert not explain(code).title.startswith("Other problem"), code
+
+
+def test_report_xlsx_prints_landscape_with_the_header_on_every_page(report: ReportFiles) -> None:
+    from openpyxl import load_workbook
+
+    wb = load_workbook(report.xlsx)
+    assert all(wb[name].page_setup.orientation == "landscape" for name in ("Summary", "Rows", "Problems"))
+    # the Summary fits 1 page wide (1 is Excel's default, so xlsxwriter leaves it out), as tall as needed
+    summary = wb["Summary"]
+    assert summary.sheet_properties.pageSetUpPr.fitToPage
+    assert summary.page_setup.fitToWidth in (None, 1) and summary.page_setup.fitToHeight in (0, "0")
+    assert wb["Rows"].print_title_rows == wb["Problems"].print_title_rows == "$1:$1"

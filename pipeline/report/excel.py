@@ -54,6 +54,17 @@ class _Formats:
         }
 
 
+def _printable(ws: Worksheet, *, repeat_header: bool) -> Worksheet:
+    """Landscape, the header row on every printed page (the report gets forwarded and printed); the
+    Summary also one page wide. Long messages spill past the sheet, so the row sheets keep their size."""
+    ws.set_landscape()
+    if repeat_header:
+        ws.repeat_rows(0)
+    else:
+        ws.fit_to_pages(1, 0)
+    return ws
+
+
 def _put(ws: Worksheet, fmt: _Formats, row: int, col: int, text: str, widths: _Widths | None = None) -> None:
     """Write ``text`` as a string cell; formula-like texts get the quote prefix; empty texts are skipped."""
     if not text:
@@ -64,7 +75,7 @@ def _put(ws: Worksheet, fmt: _Formats, row: int, col: int, text: str, widths: _W
 
 
 def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
-    ws = wb.add_worksheet("Summary")
+    ws = _printable(wb.add_worksheet("Summary"), repeat_header=False)
     ws.set_column(0, 0, 24)
     ws.set_column(1, 1, 70)
     ws.set_column(2, 2, 12)
@@ -118,7 +129,7 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
     rows = result.rows
     keys = detail_keys(rows)
     headers = ["Row", "External id", "Name", "Outcome", "Problem codes", "Message", *map(detail_label, keys)]
-    ws = wb.add_worksheet("Rows")
+    ws = _printable(wb.add_worksheet("Rows"), repeat_header=True)
     widths = _Widths(headers)
     for col, h in enumerate(headers):
         ws.write_string(0, col, h, fmt.header)
@@ -154,7 +165,7 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
 
 def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
     headers = ["Row", "External id", "Column", "Value", "Code", "Message"]
-    ws = wb.add_worksheet("Problems")
+    ws = _printable(wb.add_worksheet("Problems"), repeat_header=True)
     widths = _Widths(headers)
     for col, h in enumerate(headers):
         ws.write_string(0, col, h, fmt.header)
