@@ -102,11 +102,16 @@ class FieldMapping:
         return out
 
 
+def sensitive_fields() -> tuple[str, ...]:
+    """Fields the field specification marks ``sensitive``: masked in reports unless the config says otherwise."""
+    return tuple(f.name for f in staff_fields() if f.sensitive)
+
+
 @dataclass(frozen=True)
 class ReportSettings:
     folder: Path = Path("reports")
     job: str = "import"
-    mask: tuple[str, ...] = ("passport_number",)
+    mask: tuple[str, ...] = field(default_factory=sensitive_fields)
     html_row_limit: int = DEFAULT_HTML_ROW_LIMIT
 
 
@@ -184,7 +189,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     report = _table(data, "report", where)
     reject_unknown_keys(report, {"folder", "job", "mask", "html_row_limit"}, f"{where} [report]")
-    mask = report.get("mask", ["passport_number"])
+    mask = report.get("mask", list(sensitive_fields()))
     if not isinstance(mask, list) or not all(isinstance(m, str) for m in mask):
         raise ConfigError(f"{where} [report] mask must be a list of field names")
     html_limit = report.get("html_row_limit", DEFAULT_HTML_ROW_LIMIT)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -213,7 +213,3 @@ def read_outcomes(path: Path) -> RunResult:
     if info is None:
         raise ValueError(f"{path} holds no run record")
     return RunResult(info, rows)
-
-
-def problems_of(rows: Iterable[RowOutcome]) -> list[Problem]:
-    return [p for r in rows for p in r.problems]

@@ -12,7 +12,6 @@ from typing import Literal
 
 from pipeline.errors import EXIT_INPUT, EXIT_LOCKED, EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE
 from pipeline.jobs.jobfile import StepKind
-from pipeline.jobs.runlog import RUN_LOG
 from pipeline.outcomes import RunResult
 from pipeline.report import ReportFiles
 
@@ -68,10 +67,6 @@ class JobResult:
     def exit_code(self) -> int:
         """The highest exit code of the steps (and of the run's own failure)."""
         return max([self.error_code, *(s.exit_code for s in self.steps)])
-
-    @property
-    def log_path(self) -> Path | None:
-        return self.folder / RUN_LOG if self.folder else None
 
     def verdict(self) -> str:
         """One line: what happened, for the e-mail subject and the last line on stderr."""

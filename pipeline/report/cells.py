@@ -25,11 +25,6 @@ _PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 MASK = "•••••"
 
 
-def is_formula_like(value: str) -> bool:
-    """True when a spreadsheet program could evaluate ``value`` as a formula."""
-    return value.startswith(FORMULA_TRIGGERS)
-
-
 def csv_safe(value: str) -> str:
     """Prefix ``value`` with ``'`` when a spreadsheet opening the CSV could evaluate it (OWASP)."""
     if value.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):

@@ -82,10 +82,6 @@ class Principal:
     vendor_id: int | None
     portal: bool
 
-    @property
-    def is_vendor(self) -> bool:
-        return self.vendor_id is not None
-
 
 class Store:
     """The sandbox's SQLite file; creates the tables and the demo dataset on first use."""
