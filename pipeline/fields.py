@@ -52,6 +52,17 @@ class Field:
 
 
 @dataclass(frozen=True)
+class OutputField:
+    """One key of the staff record the service answers with (the spec's ``user`` table)."""
+
+    name: str
+    type: Literal["string", "integer"]
+    description: str = ""
+    from_input: str | None = None  # the input field it echoes, when the name differs
+    null_when_unknown: bool = False
+
+
+@dataclass(frozen=True)
 class LeaveType:
     """One entry of the leave-type dictionary (``schemas/leave_types.toml``)."""
 
@@ -100,6 +111,12 @@ def leave_days_fields() -> tuple[Field, ...]:
 
 
 @cache
+def staff_output_fields() -> tuple[OutputField, ...]:
+    """Keys of the staff output record, in the spec's order."""
+    return tuple(OutputField(**entry) for entry in _load("staff_output.toml")["field"])
+
+
+@cache
 def leave_types() -> tuple[LeaveType, ...]:
     """The leave-type dictionary shared by the sandbox and the time-off import."""
     return tuple(
@@ -131,6 +148,10 @@ def main() -> None:
         ("Leave-day calculation fields", leave_days_fields()),
     ):
         sys.stdout.write(f"#### {title}\n\n{markdown_table(fields)}\n\n")
+    rows = "\n".join(f"| `{f.name}` | {f.type}{' or null' if f.null_when_unknown else ''} | {f.description} |"
+                     for f in staff_output_fields())
+    sys.stdout.write("#### Staff output record (`user`)\n\n| Key | Type | Notes |\n|---|---|---|\n"
+                     f"{rows}\n\n")
 
 
 if __name__ == "__main__":

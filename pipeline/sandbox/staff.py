@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pipeline.fields import Field, staff_fields
+from pipeline.fields import Field, staff_fields, staff_output_fields
 from pipeline.sandbox.openapi import MAX_BULK_ELEMENTS
 from pipeline.sandbox.store import Principal, Store, now
 from pipeline.sandbox.validation import (
@@ -27,58 +27,6 @@ from pipeline.sandbox.validation import (
 )
 
 Outcome = Literal["add", "update"]
-
-# The spec's "Staff output record (user)" table, in its order: every key is always present.
-_USER_KEYS = (
-    "id",
-    "name",
-    "role",
-    "system_email",
-    "country",
-    "status",
-    "offboarding_reason",
-    "birthdate",
-    "gender",
-    "highest_education",
-    "nationality",
-    "personal_email",
-    "phone",
-    "emergency_name",
-    "emergency_email",
-    "emergency_phone",
-    "emergency_relationship",
-    "passport_number",
-    "passport_issue_date",
-    "passport_issuing_country",
-    "passport_expiry_date",
-    "reporting_officer",
-    "job_title",
-    "location",
-    "staff_type",
-    "work_email",
-    "ec_entity",
-    "ec_type",
-    "ec_vendor",
-    "job_start_date",
-    "probation_end_date",
-    "ec_start_date",
-    "ec_end_date",
-    "last_working_day",
-    "host_country",
-    "host_staff_type",
-    "host_ec_entity",
-    "host_ec_vendor",
-    "host_ec_type",
-    "host_ec_start_date",
-    "host_ec_end_date",
-    "job_scope",
-    "customer_system_id",
-)
-# Output keys fed from an input field of another name.
-_FROM_INPUT = {"ec_entity": "ec_entity_id"}
-# api-notes: "null for some unknown dates (ec_start_date, ec_end_date, last_working_day)".
-_NULL_WHEN_UNKNOWN = {"ec_start_date", "ec_end_date", "last_working_day"}
-
 
 def element_fields() -> tuple[Field, ...]:
     """Staff fields inside one request (bulk elements lack the envelope's ``customer_id``)."""
@@ -124,7 +72,8 @@ def user_record(staff_id: int, record: Mapping[str, Any], *, sample_typo: bool =
     """The spec's ``user`` object. ``sample_typo``: the single endpoint spells ``passpost_issue_date``
     as its published sample does (spec, "Staff output record")."""
     out: dict[str, Any] = {}
-    for key in _USER_KEYS:
+    for spec in staff_output_fields():
+        key = spec.name
         if key == "id":
             value: Any = staff_id
         elif key == "role":
@@ -132,9 +81,9 @@ def user_record(staff_id: int, record: Mapping[str, Any], *, sample_typo: bool =
         elif key == "status":
             value = status_of(record)
         else:
-            value = record.get(_FROM_INPUT.get(key, key))
+            value = record.get(spec.from_input or key)
             if value is None:
-                value = None if key in _NULL_WHEN_UNKNOWN else ""
+                value = None if spec.null_when_unknown else ""
         out["passpost_issue_date" if sample_typo and key == "passport_issue_date" else key] = value
     return out
 
