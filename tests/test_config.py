@@ -11,9 +11,10 @@ from pipeline.errors import ConfigError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
-MINIMAL = """
+TEMPLATE = """{top}
 [staff]
 customer_system_id_type = "BambooHR"
+{staff}
 [staff.columns]
 "Employee #" = "customer_system_id"
 "Name" = "name"
@@ -21,9 +22,12 @@ customer_system_id_type = "BambooHR"
 "Country" = "country"
 "Title" = "job_title"
 "Hire Date" = "job_start_date"
+{columns}
 [staff.constants]
 staff_type = "Payroll"
+{tables}
 """
+MINIMAL = TEMPLATE.format(top="", staff="", columns="", tables="")
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -48,24 +52,6 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
     assert config.report.job == "import"
     assert config.report.mask == ("passport_number",)
     assert config.staff is not None and config.staff.constants["staff_type"] == "Payroll"
-
-
-TEMPLATE = """{top}
-[staff]
-customer_system_id_type = "BambooHR"
-{staff}
-[staff.columns]
-"Employee #" = "customer_system_id"
-"Name" = "name"
-"Email" = "system_email"
-"Country" = "country"
-"Title" = "job_title"
-"Hire Date" = "job_start_date"
-{columns}
-[staff.constants]
-staff_type = "Payroll"
-{tables}
-"""
 
 
 @pytest.mark.parametrize(
