@@ -56,6 +56,14 @@ def staff(external_id: str | None = None, **fields: Any) -> dict[str, Any]:
     return record
 
 
+def annual_leave(external_id: str, start: str, end: str, total_days: str) -> dict[str, Any]:
+    """A time-off body for Malaysian annual leave (spec: "Add time-off record")."""
+    return {
+        "customer_id": 99, "customer_system_id": external_id, "leave_type": "Annual Leave", "lang": "EN",
+        "country": "MY", "start_date": start, "end_date": end, "total_days": total_days,
+    }
+
+
 def api_calls(sandbox: Any, path: str) -> list[dict[str, Any]]:
     """The sandbox's request log entries for one endpoint, oldest first."""
     return [r for r in sandbox.requests() if r["path"].endswith(path)]
@@ -155,16 +163,7 @@ def test_calculates_leave_days_with_half_days(client: ServiceClient) -> None:
 def test_time_off_overlapping_a_stored_record_is_a_conflict(client: ServiceClient) -> None:
     person = staff(customer_id=99)
     client.add_edit_staff(person)
-    body = {
-        "customer_id": 99,
-        "customer_system_id": person["customer_system_id"],
-        "leave_type": "Annual Leave",
-        "lang": "EN",
-        "country": "MY",
-        "start_date": "2024-03-04",
-        "end_date": "2024-03-05",
-        "total_days": "2",
-    }
+    body = annual_leave(person["customer_system_id"], "2024-03-04", "2024-03-05", "2")
 
     answer = client.apply_time_off(body)
     with pytest.raises(Conflict) as caught:
@@ -176,16 +175,7 @@ def test_time_off_overlapping_a_stored_record_is_a_conflict(client: ServiceClien
 
 
 def test_time_off_for_unknown_staff_is_rejected_with_a_reason(client: ServiceClient) -> None:
-    body = {
-        "customer_id": 99,
-        "customer_system_id": "nobody-" + uuid.uuid4().hex,
-        "leave_type": "Annual Leave",
-        "lang": "EN",
-        "country": "MY",
-        "start_date": "2024-03-04",
-        "end_date": "2024-03-04",
-        "total_days": "1",
-    }
+    body = annual_leave("nobody-" + uuid.uuid4().hex, "2024-03-04", "2024-03-04", "1")
 
     with pytest.raises(RequestRejected) as caught:
         client.apply_time_off(body)
@@ -293,16 +283,7 @@ def test_time_off_is_not_repeated_after_a_dropped_connection(client: ServiceClie
     person = staff(customer_id=99)
     client.add_edit_staff(person)
     sandbox.set_faults(rules=[{"path": "/api/apply-ee-time-off", "drop": True, "count": 1}])
-    body = {
-        "customer_id": 99,
-        "customer_system_id": person["customer_system_id"],
-        "leave_type": "Annual Leave",
-        "lang": "EN",
-        "country": "MY",
-        "start_date": "2024-04-01",
-        "end_date": "2024-04-01",
-        "total_days": "1",
-    }
+    body = annual_leave(person["customer_system_id"], "2024-04-01", "2024-04-01", "1")
 
     with pytest.raises(RetriesExhausted) as caught:
         client.apply_time_off(body)
@@ -315,16 +296,7 @@ def test_time_off_is_retried_when_refused_unprocessed(client: ServiceClient, san
     person = staff(customer_id=99)
     client.add_edit_staff(person)
     sandbox.set_faults(rules=[{"path": "/api/apply-ee-time-off", "status": 503, "count": 1}])
-    body = {
-        "customer_id": 99,
-        "customer_system_id": person["customer_system_id"],
-        "leave_type": "Annual Leave",
-        "lang": "EN",
-        "country": "MY",
-        "start_date": "2024-05-06",
-        "end_date": "2024-05-06",
-        "total_days": "1",
-    }
+    body = annual_leave(person["customer_system_id"], "2024-05-06", "2024-05-06", "1")
 
     client.apply_time_off(body)
 
