@@ -17,6 +17,7 @@ from pipeline.jobs.jobfile import Job
 from pipeline.jobs.results import EXIT_MEANINGS, JobResult
 from pipeline.report import default_report_folder
 from pipeline.report.private import make_private_folder, open_private
+from pipeline.report.writer import safe_segment
 
 __all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
 
@@ -97,4 +98,4 @@ def _run_sort_key(folder: Path) -> tuple[str, int]:
 
 def safe_name(name: str) -> str:
     """A step name as a folder or file name: letters, digits, ``.``, ``_`` and ``-`` only."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "step"
+    return safe_segment(name, "step")

@@ -62,9 +62,13 @@ def default_report_folder(base: Path, job: str, started_at: datetime | str) -> P
     'reports/staff/2024-05-01_090000'
     """
     moment = datetime.fromisoformat(started_at) if isinstance(started_at, str) else started_at
-    # A job name is a config name, but it becomes a folder: keep it one safe path segment.
-    safe_job = re.sub(r"[^A-Za-z0-9._-]+", "-", job).strip(".-") or "job"
-    return base / safe_job / moment.strftime("%Y-%m-%d_%H%M%S")
+    return base / safe_segment(job, "job") / moment.strftime("%Y-%m-%d_%H%M%S")
+
+
+def safe_segment(name: str, fallback: str) -> str:
+    """``name`` as one safe path segment (a job or step name becomes a folder): letters, digits, ``.``,
+    ``_`` and ``-`` only; ``fallback`` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or fallback
 
 
 def _same_file(a: Path, b: Path) -> bool:
