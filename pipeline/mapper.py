@@ -10,7 +10,7 @@ validation into the JSON bodies the service takes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,7 @@ from pipeline.config import FieldMapping
 from pipeline.errors import InputFileError
 from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
-from pipeline.outcomes import FIX_COLUMN
+from pipeline.outcomes import FIX_COLUMN, Problem
 from pipeline.reader import SourceTable, normalize_header
 from pipeline.report.cells import FORMULA_TRIGGERS
 
@@ -35,6 +35,16 @@ class MappedTable:
     custom_sources: dict[str, str] = field(default_factory=dict)  # data type name -> source column
     ignored_columns: list[str] = field(default_factory=list)
     fields: tuple[Field, ...] = ()
+    # Found before validation, by row position: the reader's row problems and the mapper's own (a date
+    # against its column's order, formula-like text...). ``problems`` stop a row; ``warnings`` travel
+    # with it to the report.
+    problems: dict[int, list[Problem]] = field(default_factory=dict)
+    warnings: dict[int, list[Problem]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the run's summary and report should say
+
+    def add_problem(self, position: int, problem: Problem) -> None:
+        target = self.warnings if problem.is_warning else self.problems
+        target.setdefault(position, []).append(problem)
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -97,7 +107,7 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
 
     frame = pd.DataFrame(columns, index=source.index) if columns else pd.DataFrame(index=source.index)
     custom = pd.DataFrame(custom_cols, index=source.index) if custom_cols else pd.DataFrame(index=source.index)
-    return MappedTable(
+    mapped = MappedTable(
         frame=frame,
         row_numbers=list(table.row_numbers),
         field_sources=mapping.field_sources(),
@@ -106,6 +116,16 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
         ignored_columns=unmapped,
         fields=mapping.fields,
     )
+    if table.row_problems:
+        sent = used | set(custom_sources.values())
+        position = {row: pos for pos, row in enumerate(table.row_numbers)}
+        for row, found in table.row_problems.items():
+            for problem in found:
+                if problem.column is not None and problem.column not in sent:
+                    # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
+                    problem = replace(problem, severity="warning")
+                mapped.add_problem(position[row], problem)
+    return mapped
 
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:

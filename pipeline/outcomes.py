@@ -61,6 +61,7 @@ class Problem:
 
     ``code`` is a stable kebab-case identifier (``not-a-date``, ``unknown-country``...): tests assert it,
     reports group by it; ``message`` is the full sentence, naming the row, the column and the value.
+    A ``warning`` does not stop the row: it is sent, and the report shows what was doubtful about it.
     """
 
     code: str
@@ -69,6 +70,11 @@ class Problem:
     column: str | None = None
     field: str | None = None
     value: str | None = None
+    severity: Literal["error", "warning"] = "error"
+
+    @property
+    def is_warning(self) -> bool:
+        return self.severity == "warning"
 
 
 @dataclass

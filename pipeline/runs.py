@@ -52,6 +52,11 @@ def finish_run(
     for o in rows:
         if not o.outcome.is_success:
             o.source = dict(zip(headers, table.frame.iloc[position[o.row]].tolist()))
+    if mapped.warnings:
+        for o in rows:
+            warnings = mapped.warnings.get(position[o.row])
+            if warnings:
+                o.problems = (*o.problems, *warnings)
     info = RunInfo(
         kind=kind,
         job=config.report.job,
@@ -67,7 +72,7 @@ def finish_run(
         ignored_columns=mapped.ignored_columns,
         mask_fields=list(config.report.mask),
         html_row_limit=config.report.html_row_limit,
-        notes=notes or [],
+        notes=[*mapped.notes, *(notes or [])],
     )
     result = RunResult(info, rows)
     result.check_accounted(len(mapped))

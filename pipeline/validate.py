@@ -94,22 +94,32 @@ def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSc
 
 
 def validate_records(mapped: MappedTable) -> dict[int, list[Problem]]:
-    """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid)."""
+    """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid).
+
+    The problems the reader and the mapper already found (``mapped.problems``) come first; a cell they
+    flagged is not reported again by the schema (a two-digit year is not also "not a date").
+    """
     frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
     schema = build_schema(mapped.fields, set(frame.columns))
+    problems = {pos: list(found) for pos, found in mapped.problems.items()}
     try:
         schema.validate(frame, lazy=True)
-        return {}
+        return problems
     except pa.errors.SchemaErrors as exc:
         cases = exc.failure_cases
-    return _problems_from(cases, mapped, frame)
+    for pos, found in _problems_from(cases, mapped, frame, problems).items():
+        problems.setdefault(pos, []).extend(found)
+    return problems
 
 
-def _problems_from(cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame) -> dict[int, list[Problem]]:
+def _problems_from(
+    cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]]
+) -> dict[int, list[Problem]]:
     specs = by_name(mapped.fields)
     cases = cases[cases["index"].notna()]
     problems: dict[int, list[Problem]] = defaultdict(list)
     seen: set[tuple[int, str, str | None]] = set()
+    flagged = {(pos, p.field) for pos, found in known.items() for p in found if p.field}
     key_field = next((f.name for f in mapped.fields if f.key), None)
     dup_rows: dict[str, list[int]] = defaultdict(list)
     if key_field in frame:
@@ -122,7 +132,7 @@ def _problems_from(cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame
         code = "missing-value" if check == "not_nullable" else str(check)
         # a rule across fields reports every column of the failing row: one problem per row is enough
         field_name = None if code in _ROW_RULES else column
-        if (pos, code, field_name) in seen:
+        if (pos, code, field_name) in seen or (code != "missing-value" and (pos, field_name) in flagged):
             continue
         seen.add((pos, code, field_name))
         row = mapped.row_numbers[pos]

@@ -216,7 +216,7 @@ def test_report_xlsx_has_summary_rows_and_problems_sheets(report: ReportFiles) -
     assert rows.column_dimensions["C"].width > len("Rosalind Franklin")
 
     problems = wb["Problems"]
-    assert [c.value for c in problems[1]] == ["Row", "External id", "Column", "Value", "Code", "Message"]
+    assert [c.value for c in problems[1]] == ["Row", "External id", "Column", "Value", "Code", "Message", "Severity"]
     assert problems.max_row - 1 == sum(len(r.problems) for r in sample_result().rows)
     assert problems.freeze_panes == "A2"
 

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from pipeline.outcomes import Progress, RunResult
+from pipeline.report.view import reading_summary
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. pipeline.connection.resolve_connection applies the order.
@@ -40,9 +41,12 @@ def progress_bar(label: str) -> Iterator[Progress | None]:
 
 
 def echo_run(result: RunResult) -> None:
-    """The run's verdict and its counts, one line each, log-friendly."""
+    """How the file was read, the run's verdict and its counts, one line each, log-friendly."""
     counts = {k: v for k, v in result.counts().items() if v}
     parts = " + ".join(f"{v:,} {k}" for k, v in counts.items()) or "0"
+    click.echo(f"Read: {reading_summary(result.info.source)}")
+    for note in result.info.notes:
+        click.echo(f"Note: {note}")
     click.echo(f"{result.verdict()}.")
     click.echo(f"Rows read: {len(result.rows):,} = {parts}")
     if result.info.ignored_columns:
@@ -54,6 +58,8 @@ def echo_problems(result: RunResult, limit: int = 200) -> None:
     shown = 0
     for row in result.need_attention:
         for problem in row.problems or ():
+            if problem.is_warning:
+                continue
             if shown < limit:
                 click.echo(problem.message)
             shown += 1
@@ -61,6 +67,12 @@ def echo_problems(result: RunResult, limit: int = 200) -> None:
             if shown < limit:
                 click.echo(f"Row {row.row}: {row.outcome.label}: {row.message}")
             shown += 1
+    for row in result.rows:
+        for problem in row.problems:
+            if problem.is_warning:
+                if shown < limit:
+                    click.echo(f"Warning: {problem.message}")
+                shown += 1
     if shown > limit:
         click.echo(f"... and {shown - limit:,} more (see the report)")
 

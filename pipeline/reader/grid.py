@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.errors import InputFileError
-from pipeline.outcomes import SourceInfo
+from pipeline.outcomes import Problem, SourceInfo
 
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
@@ -30,11 +30,17 @@ class NoDataRowsError(InputFileError):
 
 @dataclass
 class SourceTable:
-    """A sheet read as text: its facts, one ``str`` column per header, and each row's Excel row number."""
+    """A sheet read as text: its facts, one ``str`` column per header, and each row's Excel row number.
+
+    ``row_problems`` holds what the reader found wrong with single rows (bytes that are not text in the
+    file's encoding, more cells than the header...), keyed by Excel row number: those rows are read as
+    well as they can be and flagged, while the other rows go on.
+    """
 
     info: SourceInfo
     frame: pd.DataFrame
     row_numbers: list[int]
+    row_problems: dict[int, list[Problem]] = field(default_factory=dict)
     _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, wanted: str) -> str | None:
@@ -158,11 +164,18 @@ def _checked_header_index(
 
 
 def _table_below_header(
-    path: Path, info: SourceInfo, grid: pd.DataFrame, index: int, first_column: int, preamble: list[list[str]]
+    path: Path,
+    info: SourceInfo,
+    grid: pd.DataFrame,
+    index: int,
+    first_column: int,
+    preamble: list[list[str]],
+    row_problems: dict[int, list[Problem]] | None = None,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
-    Fully blank rows are dropped, but their row numbers are still counted.
+    Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
+    number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
@@ -195,7 +208,41 @@ def _table_below_header(
     if not len(numbers):
         raise _no_data(path, index + 1)
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
-    return SourceTable(info=info, frame=frame, row_numbers=numbers.tolist())
+    row_numbers = numbers.tolist()
+    problems = {row: list(found) for row, found in (row_problems or {}).items()}
+    for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
+        problems.setdefault(row, []).extend(found)
+    return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
+
+
+#: What a decoder puts where the file's bytes were not text in its encoding.
+REPLACEMENT_CHARACTER = "\ufffd"
+
+
+def _undecodable_cells(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
+    """A ``bad-encoding`` problem for every cell holding U+FFFD: bytes that were not text in the file's
+    encoding (a row pasted from another program), or a workbook that already stored the broken text.
+    The cell is never sent as it is: nobody can tell what it said."""
+    found: dict[int, list[Problem]] = {}
+    where = f"{encoding} text" if encoding else "text"
+    for column in frame.columns:
+        hits = frame[column].str.contains(REPLACEMENT_CHARACTER, regex=False)
+        if not hits.any():
+            continue
+        for pos in hits.to_numpy().nonzero()[0].tolist():
+            row = row_numbers[pos]
+            value = str(frame[column].iat[pos])
+            found.setdefault(row, []).append(Problem(
+                "bad-encoding",
+                f"Row {row}, column '{column}': holds bytes that are not {where} (shown as \ufffd: "
+                f"'{_shorten(value)}'); retype the value in the HR system or the file.",
+                row, str(column), None, value,
+            ))
+    return found
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _trim_trailing(row: list[str]) -> list[str]:

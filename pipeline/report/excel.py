@@ -164,7 +164,7 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
 
 
 def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
-    headers = ["Row", "External id", "Column", "Value", "Code", "Message"]
+    headers = ["Row", "External id", "Column", "Value", "Code", "Message", "Severity"]
     ws = _printable(wb.add_worksheet("Problems"), repeat_header=True)
     widths = _Widths(headers)
     for col, h in enumerate(headers):
@@ -180,6 +180,7 @@ def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, m
             _put(ws, fmt, r, 3, value, widths)
             _put(ws, fmt, r, 4, p.code, widths)
             _put(ws, fmt, r, 5, message, widths)
+            _put(ws, fmt, r, 6, p.severity, widths)
     widths.apply(ws)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(r, 1), len(headers) - 1)

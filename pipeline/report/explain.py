@@ -170,6 +170,47 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The platform already holds time off for this person on some of these days.",
         "Check the person's existing time off in the platform; cancel one of the two if needed.",
     ),
+    "bad-encoding": Explanation(
+        "Unreadable characters",
+        "Some bytes of this cell are not text in the file's encoding (often a value pasted from another "
+        "program), so what it says cannot be known; it is shown with \ufffd where the bytes were.",
+        "Retype the value in the HR system (or in the file) and export or save the file again.",
+    ),
+    "extra-cells": Explanation(
+        "More cells than the header",
+        "The row has values beyond the last column of the header, usually because a value holding the "
+        "delimiter (a comma or semicolon) was not put in quotes, which shifts the row's values.",
+        "Put quotes around values that contain the delimiter, or remove the extra cells, and save again.",
+    ),
+    "date-order-mismatch": Explanation(
+        "Date in the wrong order",
+        "The column's dates are read in one order (day-first or month-first, shown in the message); this "
+        "date cannot be read that way, so it is not guessed.",
+        "Write the date in the column's order, or as YYYY-MM-DD.",
+    ),
+    "two-digit-year": Explanation(
+        "Two-digit year",
+        "The date's year has two digits, so the century is unknown (20 could be 1920 or 2020).",
+        "Write the year in full (2020), or format the column as dates in Excel.",
+    ),
+    "ambiguous-country": Explanation(
+        "Country not certain",
+        "The text is a name or code of more than one country (in different languages), so it is not guessed.",
+        "Write the country's two-letter ISO code (AT, BE, RU...).",
+    ),
+    "formula-like-text": Explanation(
+        "Looks like a spreadsheet formula",
+        "The value starts with =, +, - or @ followed by something other than a number or phone number; a "
+        "spreadsheet opening it later could run it as a formula, so it is not sent.",
+        "Remove the leading character if it is not meant, or set formula_text = \"strip\" in the config's "
+        "[source] to send such values without it.",
+    ),
+    "formula-like-text-stripped": Explanation(
+        "Formula character removed",
+        "The value started like a spreadsheet formula; as the config's formula_text = \"strip\" says, it was "
+        "sent without its leading character(s).",
+        "Check that the value sent (shown in the message) is what was meant.",
+    ),
     "unknown-staff": Explanation(
         "Unknown staff member",
         "No staff member with this external id exists in the platform.",

@@ -26,6 +26,7 @@ from pipeline.report.view import (
     detail_label,
     problem_groups,
     run_facts,
+    warning_groups,
 )
 from pipeline.resources import data_dir
 
@@ -147,6 +148,7 @@ def render_html(
             facts=facts,
             facts_by_label=dict(facts),
             groups=problem_groups(result, masking),
+            warnings=warning_groups(result, masking),
             rows=_row_lines(shown, masking, keys),
             hidden_rows=len(result.rows) - len(shown),
             detail_headers=[detail_label(k) for k in keys],

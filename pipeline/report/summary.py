@@ -19,7 +19,10 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
     info, src = result.info, result.info.source
     counts = result.counts()
     imported = result.imported
-    problem_counts = Counter(p.code for r in result.rows if not r.outcome.is_success for p in r.problems)
+    problem_counts = Counter(
+        p.code for r in result.rows if not r.outcome.is_success for p in r.problems if not p.is_warning
+    )
+    warning_counts = Counter(p.code for r in result.rows for p in r.problems if p.is_warning)
     return {
         "summary_version": SUMMARY_VERSION,
         "job": info.job,
@@ -32,6 +35,7 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
         "need_attention": len(result.rows) - imported,
         "counts": counts,
         "problems": dict(problem_counts.most_common()),
+        "warnings": dict(warning_counts.most_common()),
         "source": {
             "name": src.name,
             "path": src.path,
@@ -40,6 +44,7 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
             "size": src.size,
             "sha256": src.sha256,
             "encoding": src.encoding,
+            "delimiter": src.delimiter,
             "header_row": src.header_row,
             "rows_read": src.rows_read,
         },

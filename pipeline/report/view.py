@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
+from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 from pipeline.report.cells import Masker
 from pipeline.report.explain import Explanation, explain
 
@@ -94,6 +94,22 @@ def detail_keys(rows: Iterable[RowOutcome]) -> list[str]:
         if row.details:
             keys.update(dict.fromkeys(row.details))
     return list(keys)
+
+
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def reading_summary(src: SourceInfo) -> str:
+    """How the file was read, in one line: 'staff.csv: CSV, encoding utf-8, comma-delimited, header on row 1'."""
+    parts = [src.format.upper()]
+    if src.sheet is not None:
+        parts.append(f"sheet '{src.sheet}'")
+    if src.encoding:
+        parts.append(f"encoding {src.encoding}")
+    if src.delimiter:
+        parts.append(f"{_DELIMITER_NAMES.get(src.delimiter, repr(src.delimiter))}-delimited")
+    parts.append(f"header on row {src.header_row}")
+    return f"{src.name}: {', '.join(parts)}"
 
 
 def run_facts(info: RunInfo) -> list[tuple[str, str]]:
@@ -206,10 +222,29 @@ def problem_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]
     for row in result.rows:
         if row.outcome.is_success:
             continue
-        problems = row.problems or (
+        problems = tuple(p for p in row.problems if not p.is_warning) or (
             Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
         )
         for p in problems:
+            value, message = masking.problem(row, p)
+            group = groups.get(p.code)
+            if group is None:
+                group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
+            group.lines.append(
+                ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
+            )
+    return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))
+
+
+def warning_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
+    """The warnings of every row (imported or not), grouped by code, largest group first: what was doubtful
+    about a row but did not stop it (a broken cell in a column nothing is sent from, a value changed as the
+    config allows)."""
+    groups: dict[str, ProblemGroup] = {}
+    for row in result.rows:
+        for p in row.problems:
+            if not p.is_warning:
+                continue
             value, message = masking.problem(row, p)
             group = groups.get(p.code)
             if group is None:
