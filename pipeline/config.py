@@ -40,6 +40,7 @@ from typing import Any
 
 from pipeline.errors import ConfigError
 from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
+from pipeline.normalize.dates import DateOrder
 from pipeline.tomlfile import read_toml, reject_unknown_keys
 
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
@@ -62,7 +63,7 @@ class SourceSettings:
 
     sheet: str | int | None = None
     header_row: int | None = None
-    day_first: bool = True
+    date_order: DateOrder | None = None  # None: not set; each date column's values decide, else day-first
     encoding: str | None = None
     delimiter: str | None = None
 
@@ -170,8 +171,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     source = _table(data, "source", where)
     reject_unknown_keys(source, {"sheet", "header_row", "date_order", "encoding", "delimiter"}, f"{where} [source]")
-    date_order = source.get("date_order", "day-first")
-    if date_order not in ("day-first", "month-first"):
+    date_order = source.get("date_order")
+    if date_order not in (None, "day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
     header_row = source.get("header_row")
     if header_row is not None and (not isinstance(header_row, int) or header_row < 1):
@@ -182,7 +183,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     source_settings = SourceSettings(
         sheet=sheet,
         header_row=header_row,
-        day_first=date_order == "day-first",
+        date_order=date_order,
         encoding=_opt_str(source, "encoding", where),
         delimiter=_opt_str(source, "delimiter", where),
     )

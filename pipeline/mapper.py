@@ -19,6 +19,13 @@ from pipeline.config import FieldMapping
 from pipeline.errors import InputFileError
 from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
+from pipeline.normalize.dates import (
+    ColumnDateOrder,
+    DateOrder,
+    DateOrderConflict,
+    date_cell_problems,
+    decide_date_order,
+)
 from pipeline.outcomes import FIX_COLUMN, Problem
 from pipeline.reader import SourceTable, normalize_header
 from pipeline.report.cells import FORMULA_TRIGGERS
@@ -50,8 +57,13 @@ class MappedTable:
         return len(self.frame)
 
 
-def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -> MappedTable:
-    """Rename, join, fill and normalise the source columns into platform fields."""
+def map_records(table: SourceTable, mapping: FieldMapping, *, date_order: DateOrder | None = None) -> MappedTable:
+    """Rename, join, fill and normalise the source columns into platform fields.
+
+    ``date_order`` is the config's setting (None: not set). Each date column is read in one order,
+    decided from all its values (``decide_date_order``); a column whose values prove the other order
+    stops the import with an ``InputFileError``.
+    """
     source = table.frame
     missing = [c for c in mapping.source_columns if table.column(c) is None]
     if missing:
@@ -88,7 +100,20 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
         columns[name] = columns.get(name, empty).mask(columns.get(name, empty) == "", value)
     for name, value in mapping.constants.items():
         columns[name] = pd.Series([value] * n, dtype="str")
+    sources = mapping.field_sources()
+    date_orders: list[ColumnDateOrder] = []
+    cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateOrder]] = []
     for name, values in columns.items():
+        day_first = True
+        if specs[name].kind == "date":
+            try:
+                order = decide_date_order(sources.get(name, name), values, date_order)
+            except DateOrderConflict as exc:
+                raise InputFileError(f"{table.info.name}: {exc}") from None
+            date_orders.append(order)
+            day_first = order.day_first
+            if codes := date_cell_problems(values, day_first):
+                cell_problems.append((name, values, codes, order))
         columns[name] = normalize_for_field(values, specs[name], day_first=day_first)
 
     custom_cols: dict[str, pd.Series] = {}
@@ -116,6 +141,11 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
         ignored_columns=unmapped,
         fields=mapping.fields,
     )
+    for name, values, codes, order in cell_problems:
+        for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
+            mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
+                                                  order, name, values.iat[pos]))
+    mapped.notes.extend(_date_order_notes(date_orders))
     if table.row_problems:
         sent = used | set(custom_sources.values())
         position = {row: pos for pos, row in enumerate(table.row_numbers)}
@@ -126,6 +156,40 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
     return mapped
+
+
+def _date_problem(code: str, row: int, order: ColumnDateOrder, field_name: str, value: str) -> Problem:
+    where = f"Row {row}, column '{order.column}'"
+    if code == "two-digit-year":
+        message = (f"{where}: '{value}' has a two-digit year, so its century is not known; "
+                   "write the year in full (such as 2020).")
+    else:
+        why = {"config": "as the config's date_order says", "values": "as its other values show",
+               "default": "the default"}.get(order.basis, "")
+        message = (f"{where}: '{value}' cannot be a date read {order.order}, the order of this column's dates "
+                   f"({why}); correct it, or write it as YYYY-MM-DD.")
+    return Problem(code, message, row, order.column, field_name, value)
+
+
+def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
+    """A note for the columns read in the default order with nothing to confirm it."""
+    assumed = [o for o in orders if o.basis == "default"]
+    if not assumed:
+        return []
+    columns = " and ".join(f"'{o.column}'" for o in assumed)
+    example = assumed[0].example
+    first, second = (int(p) for p in re.split(r"[/.\-]", example)[:2])
+    read = f"{first} {_MONTH_NAMES[second]}" if assumed[0].day_first else f"{_MONTH_NAMES[first]} {second}"
+    note = (
+        f"Dates in {columns} were read {assumed[0].order}, the default, because none of their values "
+        f"shows the order ('{example}' was read as {read}); set date_order in the config's [source] to "
+        "confirm it."
+    )
+    return [note]
+
+
+_MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
 
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:

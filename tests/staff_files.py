@@ -21,7 +21,7 @@ CONFIG = """
 customer_id = {customer_id}
 
 [source]
-date_order = "{date_order}"
+{date_order_line}
 
 [report]
 job = "test-staff"
@@ -69,9 +69,11 @@ def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] | None =
     return path
 
 
-def write_config(path: Path, *, customer_id: int = 99, date_order: str = "day-first", extra: str = "",
+def write_config(path: Path, *, customer_id: int = 99, date_order: str | None = "day-first", extra: str = "",
                  base_url: str | None = None) -> Path:
-    text = CONFIG.format(customer_id=customer_id, date_order=date_order, extra=extra)
+    """The staff config of these tests; ``date_order=None`` leaves the setting out (each column decides)."""
+    line = f'date_order = "{date_order}"' if date_order else ""
+    text = CONFIG.format(customer_id=customer_id, date_order_line=line, extra=extra)
     if base_url:
         text = text.replace("[service]\n", f'[service]\nbase_url = "{base_url}"\n', 1)
     path.write_text(text, encoding="utf-8")

@@ -47,7 +47,7 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, MINIMAL))
     assert config.service.token_env == "HRIMPORT_TOKEN"
     assert config.service.base_url is None
-    assert config.source.day_first is True
+    assert config.source.date_order is None  # each date column decides; day-first when none can
     assert config.batch_size == 100
     assert config.report.job == "import"
     assert config.report.mask == ("passport_number",)

@@ -179,8 +179,8 @@ def test_country_to_alpha_2(value: str, expected: str) -> None:
         ("01/31/2020", False, "2020-01-31"),
         ("02/01/2020", True, "2020-01-02"),
         ("02/01/2020", False, "2020-02-01"),
-        ("13/01/2020", False, "2020-01-13"),  # unambiguous whatever the order
-        ("01/13/2020", True, "2020-01-13"),
+        ("13/01/2020", False, "13/01/2020"),  # not month-first: never swapped cell by cell
+        ("01/13/2020", True, "01/13/2020"),
         ("31.01.2020", True, "2020-01-31"),
         ("31-01-2020", True, "2020-01-31"),
         ("2020/1/31", True, "2020-01-31"),

@@ -1,13 +1,30 @@
-"""Dates in the forms spreadsheets hold, rewritten as ``YYYY-MM-DD``; anything else left as written."""
+"""Dates in the forms spreadsheets hold, rewritten as ``YYYY-MM-DD``; anything else left as written.
+
+``01/06/2020`` is 1 June or 6 January depending on the country the export comes from, so the order is
+decided **per column, from all its values**, never per cell: a column holding ``13/01/2020`` proves
+day-first, one holding ``01/13/2020`` proves month-first (``decide_date_order``). A configured or default
+order that a column's own values contradict stops the import (``DateOrderConflict``); a cell that cannot be
+read in its column's order, or has a two-digit year, is left as written and named by ``date_cell_problems``.
+
+Example::
+
+    order = decide_date_order("Hire Date", pd.Series(["07/15/2015", "01/06/2020"]), configured=None)
+    # raises DateOrderConflict: the column proves month-first, the default is day-first
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 import pandas as pd
 
 from pipeline.normalize.values import per_value
+
+DateOrder = Literal["day-first", "month-first"]
+DEFAULT_DATE_ORDER: DateOrder = "day-first"
 
 _MONTHS = {
     name: number
@@ -34,6 +51,8 @@ _TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 _YMD = re.compile(rf"(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){_TIME}|(\d{{4}})[/.](\d{{1,2}})[/.](\d{{1,2}})")
 _CHINESE_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
 _NUMERIC_DMY = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})")
+# Day, month and year in digits with a two-digit year (01/06/20): the century is unknown.
+_TWO_DIGIT_YEAR = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{2})|(\d{1,2})[\s\-]+([A-Za-z]{3,9})\.?,?[\s\-]+(\d{2})")
 _DAY_MONTH_NAME = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?[\s\-]+([A-Za-z]{3,9})\.?,?[\s\-]+(\d{4})")
 _MONTH_NAME_DAY = re.compile(r"([A-Za-z]{3,9})\.?[\s\-]+(\d{1,2})(?:st|nd|rd|th)?,?[\s\-]+(\d{4})")
 _SERIAL = re.compile(r"(\d{5})(?:\.\d+)?")
@@ -60,10 +79,8 @@ def _parse_date(value: str, day_first: bool) -> str | None:
         return _iso(*(int(g) for g in match.groups()))
     if match := _NUMERIC_DMY.fullmatch(text):
         first, second, year = int(match.group(1)), int(match.group(3)), int(match.group(4))
-        # 13/01/2020 and 01/13/2020 can only be read one way; only both-12-or-less follows day_first.
-        if first > 12 >= second or (day_first and not second > 12 >= first):
-            return _iso(year, second, first)
-        return _iso(year, first, second)
+        # Always the column's order: 13/05/2021 in a month-first column is not a date, never a swap.
+        return _iso(year, second, first) if day_first else _iso(year, first, second)
     if match := _DAY_MONTH_NAME.fullmatch(text):
         month = _MONTHS.get(match.group(2).lower())
         return _iso(int(match.group(3)), month, int(match.group(1))) if month else None
@@ -78,7 +95,111 @@ def _parse_date(value: str, day_first: bool) -> str | None:
 
 
 def normalize_date(s: pd.Series, day_first: bool) -> pd.Series:
-    """``YYYY-MM-DD`` from ISO dates and date-times, 31/01/2020 or 01/31/2020 (``day_first`` decides
-    when both readings are possible), 31.01.2020, 31-01-2020, 2020/1/31, 2020年1月31日, Excel serial
-    numbers, "31 Jan 2020" and "Jan 31, 2020". Impossible dates such as 2021-02-30 are left unchanged."""
+    """``YYYY-MM-DD`` from ISO dates and date-times, 31/01/2020 or 01/31/2020 (``day_first`` is the
+    column's order, applied to every cell), 31.01.2020, 31-01-2020, 2020/1/31, 2020年1月31日, Excel serial
+    numbers, "31 Jan 2020" and "Jan 31, 2020". Impossible dates such as 2021-02-30, and dates that do not
+    fit the order, are left unchanged."""
     return per_value(s, lambda value: _parse_date(value, day_first))
+
+
+def _numeric_parts(value: str) -> tuple[int, int] | None:
+    """The first two numbers of a 01/06/2020-style date (four-digit year), or None for any other form."""
+    match = _NUMERIC_DMY.fullmatch(value.strip())
+    return (int(match.group(1)), int(match.group(3))) if match else None
+
+
+@dataclass(frozen=True)
+class DateOrderEvidence:
+    """What a column's distinct values say about its order: values only day-first can read (13/01/2020),
+    values only month-first can read (01/13/2020), and values either order reads (01/06/2020)."""
+
+    day_first: tuple[str, ...]
+    month_first: tuple[str, ...]
+    either: tuple[str, ...]
+
+    def proves(self) -> DateOrder | None:
+        """The order the values prove, when they prove exactly one."""
+        if self.day_first and not self.month_first:
+            return "day-first"
+        if self.month_first and not self.day_first:
+            return "month-first"
+        return None
+
+
+def date_order_evidence(values: pd.Series) -> DateOrderEvidence:
+    day_first: list[str] = []
+    month_first: list[str] = []
+    either: list[str] = []
+    for value in pd.unique(values.fillna("")):
+        parts = _numeric_parts(str(value))
+        if parts is None:
+            continue
+        first, second = parts
+        if first > 12 >= second >= 1:
+            day_first.append(str(value).strip())
+        elif second > 12 >= first >= 1:
+            month_first.append(str(value).strip())
+        elif 1 <= first <= 12 and 1 <= second <= 12:
+            either.append(str(value).strip())
+    return DateOrderEvidence(tuple(day_first), tuple(month_first), tuple(either))
+
+
+class DateOrderConflict(ValueError):
+    """A column's own values prove the other order than the one configured (or the default)."""
+
+
+@dataclass(frozen=True)
+class ColumnDateOrder:
+    """The order a date column is read in, and why: ``config`` (date_order set and not contradicted),
+    ``values`` (no setting; the values prove the default), ``default`` (no setting, and no value shows the
+    order: the summary says so), ``unneeded`` (no value depends on the order)."""
+
+    column: str
+    order: DateOrder
+    basis: Literal["config", "values", "default", "unneeded"]
+    example: str = ""  # for ``default``: a value that could be read either way
+
+    @property
+    def day_first(self) -> bool:
+        return self.order == "day-first"
+
+
+def decide_date_order(column: str, values: pd.Series, configured: DateOrder | None) -> ColumnDateOrder:
+    """The order to read ``column`` in; raises ``DateOrderConflict`` (one line) when its values prove the
+    other order than ``configured`` (or the default when nothing is configured). A column whose values
+    prove both orders is read in the configured or default order, and the cells that do not fit it are
+    problems on their rows."""
+    evidence = date_order_evidence(values)
+    order = configured or DEFAULT_DATE_ORDER
+    proven = evidence.proves()
+    if proven is not None and proven != order:
+        shown = evidence.month_first if proven == "month-first" else evidence.day_first
+        examples = " and ".join(f"'{v}'" for v in shown[:2])
+        setting = (f'the config\'s date_order is "{order}"' if configured
+                   else f"dates are read {order} unless the config's date_order says otherwise")
+        raise DateOrderConflict(
+            f"column '{column}' holds {proven} dates ({examples}) but {setting}; set date_order = "
+            f'"{proven}" in [source] if the whole column is {proven}, or correct those dates'
+        )
+    if configured:
+        return ColumnDateOrder(column, order, "config")
+    if proven is not None:
+        return ColumnDateOrder(column, order, "values")
+    if evidence.either:
+        return ColumnDateOrder(column, order, "default", evidence.either[0])
+    return ColumnDateOrder(column, order, "unneeded")
+
+
+def date_cell_problems(values: pd.Series, day_first: bool) -> dict[str, str]:
+    """Distinct values that are not read as dates for a reason worth its own problem, -> the problem code:
+    ``two-digit-year`` (01/06/20), ``date-order-mismatch`` (13/05/2021 in a month-first column)."""
+    found: dict[str, str] = {}
+    for value in pd.unique(values.fillna("")):
+        text = str(value).strip()
+        if _TWO_DIGIT_YEAR.fullmatch(text):
+            found[str(value)] = "two-digit-year"
+        elif (parts := _numeric_parts(text)) is not None:
+            day, month = parts if day_first else parts[::-1]
+            if month > 12 >= day >= 1:
+                found[str(value)] = "date-order-mismatch"
+    return found

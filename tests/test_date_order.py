@@ -1,0 +1,145 @@
+"""An export's dates are read in one order per column, decided from all its values, and never guessed.
+
+01/06/2020 is 1 June in Kuala Lumpur and January 6 in New York: a payroll import must not read one cell
+one way and the next cell the other way, nor pick an order the column's own values contradict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner, Result
+
+from pipeline.cli import main
+from pipeline.normalize.dates import DateOrderConflict, date_cell_problems, decide_date_order
+from tests.staff_files import person, write_config, write_csv
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+def hrimport(*args: str, base_url: str = "") -> Result:
+    env = {"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": base_url}
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def import_hire_dates(tmp_path: Path, sandbox, hire_dates: list[str], *, date_order: str | None) -> Result:
+    rows = [person(n, **{"Hire Date": d}) for n, d in enumerate(hire_dates, start=1)]
+    config = write_config(tmp_path / "staff.toml", date_order=date_order)
+    data = write_csv(tmp_path / "staff.csv", rows)
+    return hrimport("staff", "import", str(config), str(data), "--report-dir", str(tmp_path / "reports"),
+                    base_url=sandbox.base_url)
+
+
+def stored_hire_dates(sandbox) -> dict[str, str]:
+    return {s["customer_system_id"]: s["job_start_date"] for s in sandbox.staff(99)}
+
+
+def summary(tmp_path: Path) -> dict:
+    return json.loads(max((tmp_path / "reports").glob("*/*/summary.json")).read_text())
+
+
+def test_a_column_that_proves_month_first_stops_a_day_first_import_before_anything_is_sent(
+    tmp_path: Path, sandbox
+) -> None:
+    # 01/06/2020 alone could be either; 07/15/2015 can only be month-first: the column is month-first,
+    # and reading 01/06/2020 as 1 June (the default) would send a wrong hire date without a word.
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "07/15/2015", "12/31/2019"], date_order=None)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert "column 'Hire Date' holds month-first dates ('07/15/2015' and '12/31/2019')" in lines[0]
+    assert 'set date_order = "month-first"' in lines[0]
+    assert sandbox.staff(99) == []
+
+
+def test_a_configured_order_the_column_contradicts_stops_the_import(tmp_path: Path, sandbox) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "13/05/2021"], date_order="month-first")
+    assert result.exit_code == 2
+    assert "column 'Hire Date' holds day-first dates ('13/05/2021')" in result.output
+    assert "the config's date_order is \"month-first\"" in result.output
+    assert sandbox.staff(99) == []
+
+
+def test_with_the_order_confirmed_every_cell_of_the_column_is_read_that_way(tmp_path: Path, sandbox) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "07/15/2015"], date_order="month-first")
+    assert result.exit_code == 0, result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2020-01-06", "000002": "2015-07-15"}
+
+
+def test_a_cell_that_does_not_fit_its_columns_order_is_flagged_on_its_row_and_the_rest_is_sent(
+    tmp_path: Path, sandbox
+) -> None:
+    # The column proves both orders (a typo in one row): the configured order stands, the odd cell is flagged.
+    result = import_hire_dates(tmp_path, sandbox, ["07/15/2015", "13/05/2021", "02/03/2020"],
+                               date_order="month-first")
+    assert result.exit_code == 1, result.output
+    assert ("Row 3, column 'Hire Date': '13/05/2021' cannot be a date read month-first, the order of this "
+            "column's dates (as the config's date_order says)") in result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2015-07-15", "000003": "2020-02-03"}
+    assert summary(tmp_path)["problems"] == {"date-order-mismatch": 1}
+
+
+def test_when_no_value_shows_the_order_the_default_is_used_and_the_summary_and_report_say_so(
+    tmp_path: Path, sandbox
+) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "2019-03-04", "05/11/2018"], date_order=None)
+    assert result.exit_code == 0, result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2020-06-01", "000002": "2019-03-04", "000003": "2018-11-05"}
+    note = ("Dates in 'Hire Date' were read day-first, the default, because none of their values shows the "
+            "order ('01/06/2020' was read as 1 June); set date_order in the config's [source] to confirm it.")
+    assert f"Note: {note}" in result.output
+    assert summary(tmp_path)["notes"] == [note]
+    html = max((tmp_path / "reports").glob("*/*/report.html")).read_text()
+    assert "none of their values shows the order (&#39;01/06/2020&#39; was read as 1 June)" in html
+
+
+def test_a_configured_order_needs_no_note(tmp_path: Path, sandbox) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020"], date_order="day-first")
+    assert result.exit_code == 0 and "Note:" not in result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2020-06-01"}
+
+
+def test_a_two_digit_year_is_a_problem_on_its_row_never_a_century_guess(tmp_path: Path, sandbox) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["31/01/20", "31/01/2020", "5 Mar 19"], date_order=None)
+    assert result.exit_code == 1, result.output
+    assert ("Row 2, column 'Hire Date': '31/01/20' has a two-digit year, so its century is not known; write "
+            "the year in full (such as 2020).") in result.output
+    assert "Row 4, column 'Hire Date': '5 Mar 19' has a two-digit year" in result.output
+    assert stored_hire_dates(sandbox) == {"000002": "2020-01-31"}
+    assert summary(tmp_path)["problems"] == {"two-digit-year": 2}  # never also "not a date"
+
+
+@pytest.mark.parametrize(
+    ("values", "configured", "order", "basis"),
+    [
+        (["13/01/2020", "01/02/2020"], None, "day-first", "values"),
+        (["01/02/2020"], None, "day-first", "default"),
+        (["01/02/2020"], "month-first", "month-first", "config"),
+        (["2020-01-02", "43861", "31 Jan 2020"], None, "day-first", "unneeded"),  # no value depends on it
+        (["13/01/2020", "01/13/2020"], "month-first", "month-first", "config"),  # both proven: the setting
+        (["13.01.2020", "01.02.2020"], None, "day-first", "values"),
+    ],
+)
+def test_the_order_of_a_column(values: list[str], configured, order: str, basis: str) -> None:
+    decided = decide_date_order("Hire Date", pd.Series(values, dtype="str"), configured)
+    assert (decided.order, decided.basis) == (order, basis)
+
+
+@pytest.mark.parametrize(
+    ("values", "configured"),
+    [(["01/13/2020"], None), (["01/13/2020"], "day-first"), (["13-01-2020"], "month-first")],
+)
+def test_an_order_the_values_contradict_is_refused(values: list[str], configured) -> None:
+    with pytest.raises(DateOrderConflict):
+        decide_date_order("Hire Date", pd.Series(values, dtype="str"), configured)
+
+
+def test_cells_that_cannot_be_read_in_the_columns_order_are_named() -> None:
+    values = pd.Series(["13/05/2021", "05/13/2021", "1/2/20", "2021-05-13", ""], dtype="str")
+    assert date_cell_problems(values, day_first=False) == {"13/05/2021": "date-order-mismatch",
+                                                          "1/2/20": "two-digit-year"}
+    assert date_cell_problems(values, day_first=True) == {"05/13/2021": "date-order-mismatch",
+                                                         "1/2/20": "two-digit-year"}
