@@ -327,3 +327,21 @@ def test_a_report_is_rendered_again_from_the_runs_saved_outcomes(tmp_path: Path,
     bad = hrimport("report", str(tmp_path / "junk.jsonl"))
     assert bad.exit_code == 2
     assert bad.output.startswith("Error: ") and bad.output.count("\n") == 1
+
+
+def test_a_cell_with_unreadable_characters_is_never_sent_and_one_in_an_unsent_column_is_a_warning(
+    tmp_path: Path, sandbox
+) -> None:
+    # U+FFFD is what a program puts where bytes were not text: whatever the cell said is lost, so a mapped
+    # cell holding it is not sent; in a column nothing is sent from it only earns a warning.
+    rows = [person(1, Name="Jos\ufffd Garc\ufffda"), person(2, **{"Shoe Size": "4\ufffd"}), person(3)]
+    result, summary = run_import(tmp_path, sandbox, _xlsx(tmp_path / "staff.xlsx", rows))
+    assert result.exit_code == 1, result.output
+    assert ("Row 3, column 'Name': holds bytes that are not text (shown as \ufffd: 'Jos\ufffd Garc\ufffda'); "
+            "retype the value in the HR system or the file.") in result.output
+    assert "Warning: Row 4, column 'Shoe Size': holds bytes that are not text" in result.output
+    assert {s["customer_system_id"] for s in sandbox.staff(99)} == {"000002", "000003"}
+    assert summary["problems"] == {"bad-encoding": 1} and summary["warnings"] == {"bad-encoding": 1}
+    html = (latest_run(tmp_path).parent / "report.html").read_text()
+    warnings = html.split('<section id="warnings">')[1].split("</section>")[0]
+    assert 'data-row="4"' in warnings and 'data-row="3"' not in warnings
