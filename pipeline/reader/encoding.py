@@ -8,7 +8,7 @@ Order of evidence, most certain first:
 4. UTF-8 with a few invalid sequences among many valid multi-byte ones (one row pasted from another
    program): read as UTF-8 with U+FFFD where the bad bytes were, which flags those rows ``bad-encoding``;
    never re-read whole as a legacy code page;
-5. otherwise charset-normalizer over a sample drawn from the whole file, limited to the encodings of
+5. otherwise charset-normalizer over the cells holding non-ASCII bytes from the whole file, limited to the encodings of
    ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252, cp1254... all decode any
    Latin text with no "chaos"), so every candidate close to the best, and every member of its family, is
    decoded over the whole file: when they all give the same text it is read, and when they differ the
@@ -31,16 +31,17 @@ import charset_normalizer
 from pipeline.errors import InputFileError
 from pipeline.resources import data_dir
 
-#: The top of the file always in the detector's sample (its header and first rows).
+#: Where UTF-16/32 without a BOM is looked for.
 SAMPLE_HEAD = 16 * 1024
-#: At most this many bytes of lines holding non-ASCII bytes, from anywhere in the file, join the sample.
-SAMPLE_LINES = 192 * 1024
+#: At most this many bytes of cells holding non-ASCII bytes, from anywhere in the file, are the sample.
+SAMPLE_CELLS = 128 * 1024
 #: How much more "chaos" than the best candidate's a candidate may have and still be considered.
 CHAOS_MARGIN = 0.06
 #: charset-normalizer drops candidates above this chaos; kept loose: the comparison decides.
 CHAOS_THRESHOLD = 0.4
 
 _HIGH_BYTE_LINE = re.compile(rb"[^\n]*[\x80-\xff][^\n]*\n?")
+_HIGH_BYTE_CELL = re.compile(rb"[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
 # C0 controls other than tab and line ends, and the C1 controls: no export holds them as text, so a
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -136,18 +137,19 @@ def _mostly_utf8(data: bytes) -> str | None:
 
 
 def _sample(data: bytes) -> bytes:
-    """The head of the file plus lines holding non-ASCII bytes from anywhere in it (up to a cap)."""
-    head = data[:SAMPLE_HEAD]
-    cut = head.rfind(b"\n") + 1
-    if cut and len(data) > SAMPLE_HEAD:
-        head = head[:cut]
-    parts, size = [head], 0
-    for match in _HIGH_BYTE_LINE.finditer(data, len(head)):
+    """The cells holding non-ASCII bytes, from anywhere in the file (up to a cap), one per line.
+
+    ASCII text (ids, e-mail addresses, dates) says nothing about a legacy encoding and only dilutes the
+    detector's measure of "chaos". Cells are cut at line ends, commas, semicolons and tabs, never at
+    ``|``, which can be the second byte of a Big5 or Shift_JIS character.
+    """
+    parts, size = [], 0
+    for match in _HIGH_BYTE_CELL.finditer(data):
         parts.append(match.group())
-        size += len(parts[-1])
-        if size >= SAMPLE_LINES:
+        size += len(parts[-1]) + 1
+        if size >= SAMPLE_CELLS:
             break
-    return b"".join(parts)
+    return b"\n".join(parts)
 
 
 @dataclass
