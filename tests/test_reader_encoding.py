@@ -170,9 +170,10 @@ def test_an_ambiguous_code_page_is_refused_in_one_line_and_read_with_the_setting
     assert code == 2
     assert output == (
         f"Error: {data}: cannot tell which encoding this text is in: it reads as 'Hélène' in cp1252 (Western "
-        "European)/cp1254/cp1258/iso-8859-1/iso-8859-15/iso-8859-9/iso-8859-16/iso-8859-3/iso-8859-14, "
+        "European)/cp1254/cp1258/iso-8859-1/iso-8859-15/iso-8859-9/iso-8859-16/iso-8859-3/iso-8859-14/cp1256, "
         "'Hélčne' in cp1250 (Central European)/iso-8859-2, 'Hélčne' in cp1257 (Baltic)/iso-8859-13 or "
-        "'Hélčne' in iso-8859-4 (North European, Latin-4)/iso-8859-10; set encoding = \"...\" in the "
+        "'Hélčne' in iso-8859-4 (North European, Latin-4)/iso-8859-10 (also possible: cp1251, koi8-r, koi8-u, "
+        "iso-8859-5, cp1253, iso-8859-7, gb18030, gbk); set encoding = \"...\" in the "
         "config's [source] to the one the export was saved in\n"
     )
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import codecs
 import re
 import tomllib
-import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,8 +34,10 @@ from pipeline.resources import data_dir
 SAMPLE_HEAD = 16 * 1024
 #: At most this many bytes of cells holding non-ASCII bytes, from anywhere in the file, are the sample.
 SAMPLE_CELLS = 128 * 1024
-#: How much more "chaos" than the best candidate's a candidate may have and still be considered.
+#: How much more "chaos" than the best candidate's a candidate may have and still be considered (at least).
 CHAOS_MARGIN = 0.06
+#: How many suspicious characters a rival must show more than the best reading to be ruled out.
+SUSPICIOUS_CHARACTERS = 3
 #: charset-normalizer drops candidates above this chaos; kept loose: the comparison decides.
 CHAOS_THRESHOLD = 0.4
 
@@ -46,11 +47,6 @@ _HIGH_BYTE_CELL = re.compile(rb"[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(rb"[^\s,;|\"]+")
-_WORD = re.compile(r"[^\W\d_]{2,}")
-#: Alphabets that real words do not mix: a decoding that puts two of them inside one word is the wrong one.
-_OBSOLETE = re.compile("[\u0e03\u0e05]")
-_ALPHABETS = frozenset({"LATIN", "CYRILLIC", "GREEK", "HEBREW", "ARABIC", "THAI", "ARMENIAN", "GEORGIAN",
-                        "HALFWIDTH"})
 
 
 @dataclass(frozen=True)
@@ -100,22 +96,34 @@ def decode_text(path: Path, data: bytes) -> tuple[str, str]:
 
 
 def unicode_without_bom(sample: bytes) -> str | None:
-    """``utf-32-le/be`` or ``utf-16-le/be`` for mostly-ASCII text with NUL bytes beside each character."""
-    if len(sample) < 8:
+    """``utf-32-le/be`` or ``utf-16-le/be`` for text with NUL bytes where that encoding puts them.
+
+    UTF-32 has a byte that is always NUL (code points stop at U+10FFFF); UTF-16 has NULs beside every
+    ASCII character (digits, delimiters, line ends: plenty in any CSV), mostly in one lane of the two.
+    The guess must also decode: a stray NUL in a UTF-8 file is not UTF-16.
+    """
+    if len(sample) < 4 or b"\x00" not in sample:
         return None
-    sample = sample[: len(sample) - len(sample) % 4]
-    quarter = len(sample) // 4
-    zeros = [sample[i::4].count(0) for i in range(4)]
-    # UTF-32-LE ASCII is "A\0\0\0": three of every four bytes are NUL (more than half of each lane)
-    if min(zeros[1:]) > quarter // 2 and zeros[0] < quarter // 2:
-        return "utf-32-le"
-    if min(zeros[:3]) > quarter // 2 and zeros[3] < quarter // 2:
-        return "utf-32-be"
-    half = len(sample) // 2
-    odd, even = sample[1::2].count(0), sample[0::2].count(0)
-    if odd > half // 2 or even > half // 2:
-        return "utf-16-le" if odd > even else "utf-16-be"
+    for name, lane in (("utf-32-le", 3), ("utf-32-be", 0)):
+        end = len(sample) - len(sample) % 4
+        if sample[lane:end:4].count(0) == end // 4 and _decodes(sample[:end], name):
+            return name
+    end = len(sample) - len(sample) % 2
+    odd, even = sample[1:end:2].count(0), sample[0:end:2].count(0)
+    name = "utf-16-le" if odd > even else "utf-16-be"
+    most, least = max(odd, even), min(odd, even)
+    if most >= max(2, end // 40) and most >= 3 * least and _decodes(sample[:end], name):
+        return name
     return None
+
+
+def _decodes(sample: bytes, name: str) -> bool:
+    """Whether ``sample`` (perhaps cut mid-character at its end) is text in ``name``."""
+    try:
+        codecs.getincrementaldecoder(name)().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _mostly_utf8(data: bytes) -> str | None:
@@ -178,17 +186,20 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
             "recognises); save it as UTF-8 CSV, or set encoding = \"...\" in the config's [source]"
         )
     best = min(m.chaos for m in ranked)
-    candidates: list[KnownEncoding] = []
-    for match in ranked:
-        if match.chaos > best + CHAOS_MARGIN:
-            continue
-        found = by_codec[codecs.lookup(match.encoding).name]
-        for known in known_encodings():
-            if (known is found or known.family == found.family) and known not in candidates:
-                candidates.append(known)
-    # Within a family the table's order (the superset first) names the reading.
+    # Chaos is a share of suspicious characters: over a few characters one more or less moves it a lot,
+    # and when the best reading is itself messy the ranking says little. Then more rivals are compared.
+    evidence = len(sample.translate(None, bytes(range(128))))
+    margin = max(CHAOS_MARGIN, SUSPICIOUS_CHARACTERS / max(evidence, 1), best)
+    if best + margin >= CHAOS_THRESHOLD:
+        # the window reaches past what the detector reports: the right one may be among those it dropped
+        close = list(by_codec.values())
+    else:
+        close = [by_codec[codecs.lookup(m.encoding).name] for m in ranked if m.chaos <= best + margin]
+    families = {known.family for known in close}
+    candidates = [known for known in known_encodings() if known.family in families]
+    # The detector's order, then the table's (the superset first within a family) names the readings.
     candidates.sort(key=lambda k: (_first_rank(k, ranked), known_encodings().index(k)))
-    readings = _fewest_mixed_words(sample, _readings(data, candidates))
+    readings = _readings(data, candidates)
     if len(readings) == 1:
         name = min(readings[0].names, key=_table_index)
         return name, data.decode(name)
@@ -234,42 +245,6 @@ def _readings(data: bytes, candidates: list[KnownEncoding]) -> list[_Reading]:
             readings.append(_Reading([known.name], text if not readings else None))
             hashes.append(digest)
     return readings
-
-
-def _fewest_mixed_words(sample: bytes, readings: list[_Reading]) -> list[_Reading]:
-    """The readings whose words mix alphabets least often (``JosЈІ`` is Latin text read as Cyrillic).
-
-    Only the fewest are kept, not those with none: a real export may hold a word typed with a look-alike
-    letter of another alphabet, and that must not rule out the right reading.
-    """
-    if len(readings) < 2:
-        return readings
-    counts = [_mixed_words(sample.decode(r.names[0], errors="replace")) for r in readings]
-    return [r for r, n in zip(readings, counts) if n == min(counts)]
-
-
-def _mixed_words(text: str) -> int:
-    """How many words of ``text`` hold letters of two alphabets, or letters no longer written.
-
-    Thai's ฃ and ฅ have been obsolete for decades, yet they are where cp874 puts the lead byte of
-    GBK's full-width punctuation, so Chinese text read as Thai is full of them.
-    """
-    mixed = len(_OBSOLETE.findall(text))
-    for word in _WORD.findall(text):
-        if word.isascii():
-            continue
-        scripts = {_alphabet(c) for c in word}
-        scripts.discard(None)
-        mixed += len(scripts) > 1
-    return mixed
-
-
-@cache
-def _alphabet(char: str) -> str | None:
-    if char.isascii():
-        return "LATIN"
-    script = unicodedata.name(char, "").split(" ", 1)[0]
-    return script if script in _ALPHABETS else None
 
 
 #: A refusal shows how the word reads in this many encodings at most, then names the others.
