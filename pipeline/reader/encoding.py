@@ -185,10 +185,12 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
             f"{path}: cannot tell which encoding this text is in (not UTF-8, nor a code page hrimport "
             "recognises); save it as UTF-8 CSV, or set encoding = \"...\" in the config's [source]"
         )
-    best = min(m.chaos for m in ranked)
+    leader = min(ranked, key=lambda m: m.chaos)
+    best = leader.chaos
     # Chaos is a share of suspicious characters: over a few characters one more or less moves it a lot,
     # and when the best reading is itself messy the ranking says little. Then more rivals are compared.
-    evidence = len(sample.translate(None, bytes(range(128))))
+    read = sample.decode(leader.encoding, errors="replace")
+    evidence = len(read) - len(read.encode("ascii", errors="ignore"))  # non-ASCII characters, not bytes
     margin = max(CHAOS_MARGIN, SUSPICIOUS_CHARACTERS / max(evidence, 1), best)
     if best + margin >= CHAOS_THRESHOLD:
         # the window reaches past what the detector reports: the right one may be among those it dropped
