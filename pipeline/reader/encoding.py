@@ -3,17 +3,18 @@
 Order of evidence, most certain first:
 
 1. a BOM (UTF-8, UTF-16, UTF-32);
-2. UTF-32 or UTF-16 without a BOM (NUL bytes beside mostly-ASCII text);
-3. strict UTF-8 over the whole file (other encodings almost never decode as UTF-8 by accident);
+2. UTF-32 or UTF-16 without a BOM (NUL bytes where that encoding puts them, and the guess decodes);
+3. strict UTF-8 over the whole file (other encodings rarely decode as UTF-8 by accident);
 4. UTF-8 with a few invalid sequences among many valid multi-byte ones (one row pasted from another
    program): read as UTF-8 with U+FFFD where the bad bytes were, which flags those rows ``bad-encoding``;
    never re-read whole as a legacy code page;
-5. otherwise charset-normalizer over the cells holding non-ASCII bytes from the whole file, limited to the encodings of
-   ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252, cp1254... all decode any
-   Latin text with no "chaos"), so every candidate close to the best, and every member of its family, is
-   decoded over the whole file: when they all give the same text it is read, and when they differ the
-   file is refused with one line showing how a word reads in each. A refusal costs the user one setting;
-   a wrong guess sends mojibake to payroll.
+5. otherwise charset-normalizer over the cells holding non-ASCII bytes, from the whole file, limited to
+   the encodings of ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252,
+   cp1254... decode most Latin text with no "chaos"), so every candidate close to the best, and every
+   member of its family, is decoded over the whole file (every known encoding when the evidence is a few
+   characters or the best reading is itself messy): when they all give the same text it is read, and
+   when they differ the file is refused with one line showing how a word reads in each. A refusal costs
+   the user one setting; a wrong guess sends mojibake to payroll.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ class _Reading:
     """The encodings that decode the whole file to one same text."""
 
     names: list[str]
-    text: str | None  # kept for the first reading only, to compare the others with
+    text: str | None  # kept for the first reading only, to compare the others with (memory)
 
 
 def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
