@@ -291,7 +291,8 @@ def test_csv_in_every_encoding_and_delimiter(
 ) -> None:
     path = tmp_path / "export.csv"
     path.write_bytes(CSV_TEXT.format(d=delimiter, name=name).encode(encoding))
-    table = read_spreadsheet(path)
+    # Unicode is recognised; a legacy encoding of so few words is ambiguous (tests/test_reader_encoding.py)
+    table = read_spreadsheet(path, encoding=None if encoding.startswith("utf") else encoding)
     assert table.info.delimiter == delimiter
     assert table.info.header_row == 4
     assert table.info.preamble == [["Staff export"], ["Run date:", "2024-01-05"], []]
@@ -302,8 +303,7 @@ def test_csv_in_every_encoding_and_delimiter(
         {"Employee ID": "000125", "Name": name, "Country": "null"},
     ]
     assert all(str(dtype) == "str" for dtype in table.frame.dtypes)
-    expected_encoding = {"gbk": "gb18030", "latin-1": "cp1252"}.get(encoding, encoding)
-    assert table.info.encoding == expected_encoding
+    assert table.info.encoding == encoding
     assert table.info.format == ("tsv" if delimiter == "\t" else "csv")
 
 
@@ -514,10 +514,12 @@ def test_password_protected_xlsx(tmp_path: Path) -> None:
 def test_too_many_cells_in_a_row(tmp_path: Path) -> None:
     path = tmp_path / "ragged.csv"
     path.write_text("Title\nID,Name\n1,Ann,\n2,Smith, Jo\n", encoding="utf-8")
-    with pytest.raises(InputFileError) as err:
-        read_spreadsheet(path)
-    assert str(err.value) == (
-        f"{path}: row 4 has 3 cells but the header row has 2; put quotes around values that contain ','"
+    table = read_spreadsheet(path)
+    assert table.frame.to_dict("records") == [{"ID": "1", "Name": "Ann"}, {"ID": "2", "Name": "Smith"}]
+    assert {row: [p.code for p in found] for row, found in table.row_problems.items()} == {4: ["extra-cells"]}
+    assert table.row_problems[4][0].message == (
+        "Row 4 has 3 cells but the header row has 2 (' Jo' beyond the last column): a value holding ',' "
+        "without quotes shifts the row's values; put quotes around it."
     )
 
 

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 from pipeline.errors import InputFileError
+from pipeline.reader.encoding import unicode_without_bom
 
 _TEXT_FORMATS = {"csv", "tsv"}
 
@@ -81,6 +82,8 @@ def _sniff_kind(data: bytes) -> str:
         return "pdf"
     start = data[:4096]
     for bom, codec in (
+        (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
+        (codecs.BOM_UTF32_BE, "utf-32-be"),
         (codecs.BOM_UTF8, "utf-8"),
         (codecs.BOM_UTF16_LE, "utf-16-le"),
         (codecs.BOM_UTF16_BE, "utf-16-be"),
@@ -89,8 +92,9 @@ def _sniff_kind(data: bytes) -> str:
             start = start[len(bom) :].decode(codec, errors="ignore").encode("utf-8")
             break
     else:
-        if _utf16_without_bom(start):
-            start = start.replace(b"\x00", b"")
+        wide = unicode_without_bom(start)
+        if wide is not None:
+            start = start.decode(wide, errors="ignore").encode("utf-8")
     lowered = start.lstrip().lower()
     if lowered.startswith((b"<!doctype html", b"<html")) or b"<table" in lowered[:1024]:
         return "html"
@@ -125,10 +129,3 @@ def _check_zip_members(path: Path, fmt: str, data: bytes) -> None:
             else "a ZIP archive without a workbook (a Word document or a zipped folder?); export the data again"
         )
         raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")
-
-
-def _utf16_without_bom(sample: bytes) -> bool:
-    """UTF-16 text without a BOM: mostly ASCII, so every other byte is NUL."""
-    if len(sample) < 4:
-        return False
-    return sample[1::2].count(0) > len(sample) // 4 or sample[0::2].count(0) > len(sample) // 4

@@ -1,52 +1,44 @@
 """Delimited text files (CSV, TSV, .txt) as columns of text: encoding, delimiter, parsing.
 
 Exports come in whatever encoding and delimiter the HR system's locale uses (GBK, Windows-1252,
-semicolons); both are detected rather than asked for, and the body is parsed by pyarrow, with pandas'
-C engine as the fallback for ragged rows.
+semicolons); both are detected rather than asked for (see ``encoding``), and the body is parsed by
+pyarrow, with Python's csv module for what pyarrow refuses (ragged rows) so that one bad row is flagged
+on its own while the other rows go on.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import charset_normalizer
-import numpy as np
 import pandas as pd
 
 from pipeline.errors import InputFileError
-from pipeline.outcomes import SourceInfo
+from pipeline.outcomes import Problem, SourceInfo
+from pipeline.reader.encoding import decode_text
 from pipeline.reader.grid import (
     HEADER_SCAN_ROWS,
     SourceTable,
     _checked_header_index,
     _find_header,
+    _is_blank,
     _table_below_header,
-    _trim_trailing,
     normalize_header,
 )
-from pipeline.reader.sniff import _utf16_without_bom
 
 _UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf8-sig"}
-#: Bytes of a text file handed to charset-normalizer (it is slow on whole files and needs no more).
-ENCODING_SAMPLE = 64 * 1024
+#: Characters at the top of a text file the delimiter is guessed from.
+DELIMITER_SAMPLE = 64 * 1024
 DELIMITERS = (",", ";", "\t", "|")
-_CHINESE_ENCODINGS = {"gb2312", "gbk", "gb18030", "hz", "cp936"}
-_CJK_ENCODINGS = _CHINESE_ENCODINGS | {
-    "cp949",
-    "euc_kr",
-    "johab",
-    "shift_jis",
-    "cp932",
-    "euc_jp",
-    "iso2022_jp",
-}
-_NON_WESTERN_SINGLE_BYTE = {"cp1251", "koi8_r", "koi8_u", "iso8859_5", "mac_cyrillic", "cp1253", "iso8859_7"}
+# One physical line with its end, whichever convention it uses: exports mix \r\n, \n and a lone \r.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 @dataclass
@@ -63,88 +55,43 @@ class _TextGrid:
         cls, path: Path, fmt: str, data: bytes, encoding: str | None, delimiter: str | None
     ) -> _TextGrid:
         if encoding is None:
-            encoding, text = _detect_and_decode(data)
+            encoding, text = decode_text(path, data)
         else:
             try:
                 text = data.decode(encoding)
             except LookupError:
                 raise InputFileError(
-                    f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, gb18030 or cp1252"
+                    f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, cp1252, gb18030 or shift_jis"
                 ) from None
             except UnicodeDecodeError as exc:
                 raise InputFileError(
                     f"{path} is not valid {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
                     "check the encoding set for this file"
                 ) from None
-        raw = data.removeprefix(codecs.BOM_UTF8) if encoding.replace("_", "-").lower() in _UTF8 else None
+        strict_utf8 = encoding.replace("_", "-").lower() in _UTF8 and "\ufffd" not in text
+        raw = data.removeprefix(codecs.BOM_UTF8) if strict_utf8 else None
         text = text.removeprefix("\ufeff")
-        if "\n" not in text[:ENCODING_SAMPLE] and "\r" in text[:ENCODING_SAMPLE]:
-            text = text.replace("\r", "\n")  # classic Mac line ends: one newline convention downstream
-            raw = None
         if delimiter is None:
-            delimiter = _sniff_delimiter(text[:ENCODING_SAMPLE], "\t" if fmt == "tsv" else ",")
+            delimiter = _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if fmt == "tsv" else ",")
         return cls(text, encoding, delimiter, raw)
-
-
-def _detect_and_decode(data: bytes) -> tuple[str, str]:
-    """The encoding of a text file and its decoded text (BOM first, then UTF-8, then charset-normalizer)."""
-    for bom, name in (
-        (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
-        (codecs.BOM_UTF32_BE, "utf-32"),
-        (codecs.BOM_UTF8, "utf-8-sig"),
-        (codecs.BOM_UTF16_LE, "utf-16"),
-        (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if data.startswith(bom):
-            return name, data.decode(name, errors="replace")
-    sample = data[:ENCODING_SAMPLE]
-    if _utf16_without_bom(sample):
-        name = "utf-16-le" if sample[1::2].count(0) > sample[0::2].count(0) else "utf-16-be"
-        return name, data.decode(name, errors="replace")
-    try:
-        return "utf-8", data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        first_bad = exc.start
-    # The first non-UTF-8 byte is what matters: sample around it (a long ASCII head says nothing).
-    start = max(0, first_bad - ENCODING_SAMPLE // 2)
-    window = data[start : start + ENCODING_SAMPLE]
-    best = charset_normalizer.from_bytes(window).best()
-    guess = best.encoding if best is not None else ""
-    for name in _encoding_preferences(guess):
-        try:
-            return name, data.decode(name)
-        except UnicodeDecodeError:
-            continue
-    return "latin-1", data.decode("latin-1")  # every byte is a Latin-1 character: never fails
-
-
-def _encoding_preferences(guess: str) -> list[str]:
-    """Encodings to try, best first, given charset-normalizer's guess.
-
-    charset-normalizer often names an exotic cousin on short samples (cp775 for Windows-1252 text, cp949
-    for a few GBK characters), so guesses are folded onto the encodings HR exports really use.
-    """
-    if guess in _CJK_ENCODINGS or guess.startswith("gb"):
-        return ["gb18030", guess, "cp1252"] if guess not in _CHINESE_ENCODINGS else ["gb18030", "cp1252"]
-    if guess in ("big5", "big5hkscs", "cp950"):
-        return ["big5hkscs", "gb18030", "cp1252"]
-    if guess in _NON_WESTERN_SINGLE_BYTE:
-        return [guess, "cp1252"]
-    return ["cp1252"]
 
 
 def _sniff_delimiter(sample: str, default: str) -> str:
     """The delimiter giving the most rows with the same field count (more fields breaks a tie)."""
-    lines = sample.split("\n")
-    if len(lines) > 1:
+    lines = [m.group() for m in _LINE.finditer(sample)]
+    if len(lines) > 1 and len(sample) == DELIMITER_SAMPLE:
         lines = lines[:-1]  # the sample may end mid-line
     lines = [line for line in lines[:200] if line.strip()]
     best: tuple[int, int, int] = (0, 0, 0)
     chosen = default
     for rank, delimiter in enumerate(sorted(DELIMITERS, key=lambda d: d != default)):
         counts: dict[int, int] = {}
-        for row in csv.reader(lines, delimiter=delimiter):
-            counts[len(row)] = counts.get(len(row), 0) + 1
+        try:
+            with _long_fields():
+                for row in csv.reader(lines, delimiter=delimiter):
+                    counts[len(row)] = counts.get(len(row), 0) + 1
+        except csv.Error:
+            continue  # a quote left open across the sample: not this delimiter's evidence
         fields, rows = max(
             ((f, n) for f, n in counts.items() if f > 1), key=lambda t: (t[1], t[0]), default=(0, 0)
         )
@@ -154,35 +101,43 @@ def _sniff_delimiter(sample: str, default: str) -> str:
     return chosen
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` one by one, without copying the whole text (as ``io.StringIO`` would)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        if end < 0:
-            yield text[start:]
-            return
-        yield text[start : end + 1]
-        start = end + 1
+@contextlib.contextmanager
+def _long_fields() -> Iterator[None]:
+    """Let Python's csv module read fields of any length (its default stops at 128 KiB)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _lines(text: str, ends: list[int]) -> Iterator[str]:
+    """The physical lines of ``text`` one by one (no copy of the whole text), noting where each ends."""
+    for match in _LINE.finditer(text):
+        ends.append(match.end())
+        yield match.group()
 
 
 def _build_from_text(
     path: Path, info: SourceInfo, grid: _TextGrid, header_row: int | None, expected: Iterable[str]
 ) -> SourceTable:
     text = grid.text
-    # The top of the file, parsed record by record, with the physical line each record ends on.
+    # The top of the file, parsed record by record, with the offset in the text where each record ends.
     top: list[list[str]] = []
+    record_ends: list[int] = []
     line_ends: list[int] = []
-    reader = csv.reader(_lines(text), delimiter=grid.delimiter)
+    reader = csv.reader(_lines(text, line_ends), delimiter=grid.delimiter)
     scan = max(HEADER_SCAN_ROWS, header_row or 0)
-    try:
-        for record in reader:
-            top.append(record)
-            line_ends.append(reader.line_num)
-            if len(top) > scan:
-                break
-    except csv.Error as exc:
-        raise InputFileError(f"{path}: cannot be read as delimited text ({exc}); check the file") from None
+    with _long_fields():
+        try:
+            for record in reader:
+                top.append(record)
+                record_ends.append(line_ends[reader.line_num - 1])
+                if len(top) > scan:
+                    break
+        except csv.Error:
+            pass  # a quote never closed: the rows read so far are the top; the body parser decides the rest
     more = len(top) > scan
     top = top[:scan]
     index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
@@ -190,27 +145,27 @@ def _build_from_text(
         index = _find_header(top, {normalize_header(h) for h in expected})
     if index is None:
         raise InputFileError(f"{path} is empty; export the data again")
-    # Hand pandas the text from the header on: titles above it have other field counts.
-    lines_before = line_ends[index - 1] if index else 0
-    offset = 0
-    for _ in range(lines_before):
-        offset = text.index("\n", offset) + 1
+    # Parse from the header on: titles above it have other field counts.
+    offset = record_ends[index - 1] if index else 0
     if grid.raw is not None:  # UTF-8 already: cut the bytes rather than encode the text again
         body = grid.raw[len(text[:offset].encode("utf-8")) :]
     else:
         body = text[offset:].encode("utf-8")
     del grid.text, grid.raw, text
-    frame = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
+    frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
-    return _table_below_header(path, info, frame, index, 0, top[:index])
+    return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems)
 
 
-def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int, header_width: int) -> pd.DataFrame:
-    """All records from the header on as text, pyarrow first, the C engine for ragged rows.
+def _parse_csv(
+    path: Path, body: bytes, delimiter: str, header_row: int, header_width: int
+) -> tuple[pd.DataFrame, dict[int, list[Problem]]]:
+    """All records from the header on as text, by pyarrow; Python's csv module for files it refuses.
 
-    Rows shorter than the header are padded with empty cells. Rows longer than the header are fine while
-    the extra cells are empty (a trailing delimiter); a value beyond the header is an error, since it
-    usually means an unquoted delimiter shifted the row's values into the wrong columns.
+    pyarrow reads a clean file ten times faster than anything else but refuses the whole file for one
+    ragged row. Then every record is read by the csv module: a row shorter than the header is padded with
+    empty cells, and a row with values beyond the header is flagged ``extra-cells`` (usually a value
+    holding the delimiter without quotes, which shifts the row's values) while the other rows go on.
     """
     options = {
         "sep": delimiter,
@@ -218,37 +173,58 @@ def _parse_csv(path: Path, body: bytes, delimiter: str, header_row: int, header_
         "dtype": str,
         "keep_default_na": False,
         "skip_blank_lines": False,
+        "quoting": csv.QUOTE_MINIMAL,
     }
     try:
-        return pd.read_csv(io.BytesIO(body), engine="pyarrow", **options).fillna("")  # type: ignore[call-overload]
+        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)  # type: ignore[call-overload]
+        if len(frame.columns) == header_width:
+            return frame.fillna(""), {}
     except (pd.errors.ParserError, ValueError):
         pass  # pyarrow refuses rows whose field count differs from the header's
-    width: int | None = None
-    for _ in range(20):  # each retry widens to the longest row seen so far
+    return _parse_with_csv_module(path, body.decode("utf-8"), delimiter, header_row, header_width)
+
+
+def _parse_with_csv_module(
+    path: Path, text: str, delimiter: str, header_row: int, header_width: int
+) -> tuple[pd.DataFrame, dict[int, list[Problem]]]:
+    """Every record of ``text`` (the header first) cut or padded to the header's width, extra cells flagged."""
+    rows: list[list[str]] = []
+    problems: dict[int, list[Problem]] = {}
+    shown = "tab" if delimiter == "\t" else f"'{delimiter}'"
+    with _long_fields():
         try:
-            names = list(range(width)) if width else None
-            frame = pd.read_csv(io.BytesIO(body), engine="c", names=names, **options)  # type: ignore[call-overload]
-            break
-        except pd.errors.ParserError as exc:
-            match = re.search(r"Expected \d+ fields in line \d+, saw (\d+)", str(exc))
-            if not match:
-                raise InputFileError(
-                    f"{path}: cannot be read as delimited text ({exc}); check the file"
-                ) from None
-            width = int(match.group(1))
-    else:
+            for number, record in enumerate(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter),
+                                            start=header_row):
+                if len(record) > header_width:
+                    extra = [cell for cell in record[header_width:] if cell.strip()]
+                    if extra:
+                        problems[number] = [_extra_cells(path, number, record, header_width, extra, shown)]
+                    record = record[:header_width]
+                elif len(record) < header_width:
+                    record = record + [""] * (header_width - len(record))
+                rows.append(record)
+        except csv.Error as exc:
+            raise InputFileError(f"{path}: cannot be read as delimited text ({exc}); check the file") from None
+    return pd.DataFrame(rows, dtype="str"), problems
+
+
+def _extra_cells(
+    path: Path, row: int, record: list[str], header_width: int, extra: list[str], shown: str
+) -> Problem:
+    if _is_blank(record[:header_width]):
+        # nothing left on the row to flag it on: it would vanish as a blank row
         raise InputFileError(
-            f"{path}: rows have too many different lengths to be read as a table; check the file"
+            f"{path}: row {row} has values only beyond the header's last column ({len(record)} cells, the "
+            f"header has {header_width}); put quotes around values that contain {shown}"
         )
-    frame = frame.fillna("")
-    for extra in frame.columns[header_width:]:
-        filled = np.flatnonzero((frame[extra] != "").to_numpy())
-        if len(filled):
-            row = int(filled[0])
-            cells = len(_trim_trailing([str(c) for c in frame.iloc[row].tolist()]))
-            shown = "tab" if delimiter == "\t" else f"'{delimiter}'"
-            raise InputFileError(
-                f"{path}: row {header_row + row} has {cells} cells but the header row has {header_width}; "
-                f"put quotes around values that contain {shown}"
-            )
-    return frame[frame.columns[:header_width]]
+    cells = len(record) - next(i for i, cell in enumerate(reversed(record)) if cell.strip())
+    values = ", ".join(f"'{cell}'" for cell in extra[:3]) + (", ..." if len(extra) > 3 else "")
+    return Problem(
+        "extra-cells",
+        f"Row {row} has {cells} cells but the header row has {header_width} ({values} beyond the last "
+        f"column): a value holding {shown} without quotes shifts the row's values; put quotes around it.",
+        row,
+        None,
+        None,
+        extra[0],
+    )
