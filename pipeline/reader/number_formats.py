@@ -1,0 +1,270 @@
+"""Numbers as Excel shows them: the general rule, and zero-padded number formats (``000000``).
+
+Many HR systems store employee numbers as numeric cells with a display format such as ``000000`` or
+``"EMP"0000``: the person sees ``000123`` while the cell holds 123. Every fast reader returns ``123``.
+Here a format code is recognised as zero-padded (``zero_padded_format``) and a number shown through it
+(``ZeroPadded.show``); the formats a workbook's styles use are read once from its small style parts
+(``xlsx_padded_styles``), and only when some style pads are the sheet's cells looked at
+(``xlsx_sheet_numbers``). Other formats (dates, decimals, currency...) are left to the reader's own
+rendering: only zero padding changes the characters an id is made of.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from xml.etree import ElementTree
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def number_text(value: float) -> str:
+    """A number as Excel's General format shows it: whole numbers of up to 16 digits in full (ids are
+    never ``1.2E+10``), anything else with at most 15 significant digits (``0.1 + 0.2`` reads as 0.3,
+    ``1e-10`` stays ``1e-10``)."""
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:.15g}"
+
+
+@dataclass(frozen=True)
+class ZeroPadded:
+    """A number format that shows a whole number with at least ``digits`` digits, between literals."""
+
+    digits: int
+    prefix: str = ""
+    suffix: str = ""
+    sections: int = 1  # a format with a section for negatives or zero is only applied to positives
+
+    def show(self, value: float) -> str | None:
+        """The text Excel shows for ``value``, or None when this format does not decide it alone."""
+        if not math.isfinite(value) or (self.sections > 1 and value <= 0):
+            return None
+        try:  # Excel rounds half away from zero to the digits the format shows
+            whole = int(Decimal(repr(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        except InvalidOperation:
+            return None
+        sign = "-" if whole < 0 else ""
+        return f"{sign}{self.prefix}{abs(whole):0{self.digits}d}{self.suffix}"
+
+
+# One token of a format code's section: a quoted literal, an escaped character, a [bracket] (colour or
+# condition), a run of zeros, or any other single character.
+_TOKEN = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|0+|.', re.DOTALL)
+# Characters Excel shows as themselves without quotes (ECMA-376 Part 1, 18.8.31 numFmts).
+_PLAIN_LITERALS = set("$-+/():!^&'~{}<>= ")
+_COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d+)\]", re.IGNORECASE)
+
+
+def zero_padded_format(code: str) -> ZeroPadded | None:
+    """The zero padding a number format code asks for (``000000``, ``"EMP"0000``), or None.
+
+    Only codes made of literals around one run of two or more zeros qualify: a decimal point, a
+    thousands separator, ``#``, a percent sign, an exponent or a condition make it some other format.
+    """
+    sections = _sections(code)
+    first = sections[0]
+    prefix: list[str] = []
+    suffix: list[str] = []
+    digits = 0
+    for token in _TOKEN.findall(first):
+        if token.startswith("0"):
+            if digits:
+                return None
+            digits = len(token)
+            continue
+        if token.startswith('"'):
+            literal = token[1:-1]
+        elif token.startswith("\\"):
+            literal = token[1:]
+        elif token.startswith("["):
+            if _COLOUR.fullmatch(token):
+                continue  # a colour does not change the characters
+            return None
+        elif token in _PLAIN_LITERALS:
+            literal = token
+        else:
+            return None
+        (suffix if digits else prefix).append(literal)
+    if digits < 2:
+        return None
+    return ZeroPadded(digits, "".join(prefix), "".join(suffix), len(sections))
+
+
+def _sections(code: str) -> list[str]:
+    """A format code's ``;``-separated sections, ignoring ``;`` inside quotes."""
+    sections: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for ch in code:
+        if ch == '"':
+            quoted = not quoted
+        if ch == ";" and not quoted:
+            sections.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    sections.append("".join(current))
+    return sections
+
+
+def xlsx_padded_styles(archive: zipfile.ZipFile) -> dict[int, ZeroPadded]:
+    """The cell style indexes (``s="N"`` on a cell) whose number format is zero-padded.
+
+    ``xl/styles.xml`` is small (kilobytes) whatever the size of the sheets; it holds the custom number
+    formats (``numFmts``) and the cell formats (``cellXfs``) cells point to by position. Built-in formats
+    (ids below 164) are never zero-padded.
+    """
+    try:
+        data = archive.read("xl/styles.xml")
+    except KeyError:
+        return {}
+    root = ElementTree.fromstring(data)
+    padded_formats: dict[str, ZeroPadded] = {}
+    for fmt in root.iterfind(f"{_MAIN}numFmts/{_MAIN}numFmt"):
+        pad = zero_padded_format(fmt.get("formatCode", ""))
+        if pad is not None:
+            padded_formats[fmt.get("numFmtId", "")] = pad
+    if not padded_formats:
+        return {}
+    return {
+        index: padded_formats[xf.get("numFmtId", "0")]
+        for index, xf in enumerate(root.iterfind(f"{_MAIN}cellXfs/{_MAIN}xf"))
+        if xf.get("numFmtId", "0") in padded_formats
+    }
+
+
+@dataclass(frozen=True)
+class SheetNumber:
+    """A numeric cell the reader must show differently from its library: where, its stored value, and the
+    text Excel shows."""
+
+    row: int  # 0-based: Excel row number - 1
+    column: int  # 0-based: A is 0
+    stored: str  # the value as written in the file (``<v>1E-10</v>``)
+    text: str
+
+
+# A stored number that a 9-decimal rendering would change: an exponent, more than nine decimals, more
+# than sixteen integer digits, or a negative zero.
+_LOSSY = re.compile(rb"<v>([^<]*(?:[eE]|\.\d{10}|\d{17})[^<]*|-0(?:\.0*)?)</v>")
+_REF = re.compile(rb'\br="([A-Z]{1,3})(\d+)"')
+_TYPE = re.compile(rb'\bt="(\w+)"')
+_VALUE = re.compile(rb"<v>([^<]*)</v>")
+_CHUNK = 1 << 22
+
+
+def xlsx_sheet_numbers(
+    archive_path: str, part: str, padded: dict[int, ZeroPadded], *, lossy: bool
+) -> list[SheetNumber]:
+    """The numeric cells of one sheet part whose text is not the reader library's: those with a
+    zero-padded style (``padded``), and with ``lossy`` every number a 9-decimal rendering would change.
+
+    The sheet XML is streamed in 4 MB pieces and searched as bytes (no XML tree): a 100k x 40 sheet
+    takes well under a second, which a thread spends while fastexcel parses the same sheet.
+    Cells without an ``r="A1"`` reference (rare writers) cannot be placed and are left as read.
+    """
+    style_hit = (
+        re.compile(rb' s="(?:' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"')
+        if padded
+        else None
+    )
+    found: dict[tuple[int, int], SheetNumber] = {}
+    with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
+        for piece in _cell_pieces(stream):
+            if style_hit is not None:
+                for m in style_hit.finditer(piece):
+                    start = piece.rfind(b"<", 0, m.start())
+                    if piece.startswith(b"<c ", start):
+                        number = _padded_cell(piece, start, padded)
+                        if number is not None:
+                            found[number.row, number.column] = number
+            if lossy:
+                for m in _LOSSY.finditer(piece):
+                    start = piece.rfind(b"<c ", 0, m.start())
+                    if start < 0 or (number := _lossy_cell(piece, start, m.group(1))) is None:
+                        continue
+                    found.setdefault((number.row, number.column), number)
+    return list(found.values())
+
+
+def _cell_pieces(stream: IO[bytes]) -> Iterator[bytes]:
+    """The sheet XML in pieces that each end before a ``<c `` tag, so no cell is cut in two."""
+    carry = b""
+    while chunk := stream.read(_CHUNK):
+        buffer = carry + chunk
+        cut = buffer.rfind(b"<c ")
+        if cut <= 0:
+            carry = buffer
+            continue
+        yield buffer[:cut]
+        carry = buffer[cut:]
+    if carry:
+        yield carry
+
+
+def _cell_tag(piece: bytes, start: int) -> tuple[bytes, int] | None:
+    """The attributes of the ``<c ...>`` tag at ``start`` and where its content starts; None if empty."""
+    end = piece.find(b">", start)
+    if end < 0 or piece[end - 1 : end] == b"/":
+        return None
+    return piece[start:end], end + 1
+
+
+def _numeric_cell(piece: bytes, start: int) -> tuple[int, int, str] | None:
+    """(row, column, stored value) of the numeric cell whose tag starts at ``start``, or None."""
+    tag = _cell_tag(piece, start)
+    if tag is None:
+        return None
+    attrs, content = tag
+    kind = _TYPE.search(attrs)
+    if kind is not None and kind.group(1) != b"n":
+        return None  # text, boolean, error or ISO date: not shown through a number format
+    ref = _REF.search(attrs)
+    end = piece.find(b"</c>", content)
+    value = _VALUE.search(piece, content, end if end >= 0 else len(piece))
+    if ref is None or value is None:
+        return None
+    return int(ref.group(2)) - 1, _column_index(ref.group(1)), value.group(1).decode()
+
+
+def _padded_cell(piece: bytes, start: int, padded: dict[int, ZeroPadded]) -> SheetNumber | None:
+    cell = _numeric_cell(piece, start)
+    style = re.search(rb'\bs="(\d+)"', piece[start : piece.find(b">", start)])
+    if cell is None or style is None:
+        return None
+    row, column, stored = cell
+    try:
+        text = padded[int(style.group(1))].show(float(stored))
+    except (KeyError, ValueError):
+        return None
+    return None if text is None else SheetNumber(row, column, stored, text)
+
+
+def _lossy_cell(piece: bytes, start: int, stored: bytes) -> SheetNumber | None:
+    cell = _numeric_cell(piece, start)
+    if cell is None or cell[2] != stored.decode():
+        return None
+    row, column, _ = cell
+    try:
+        value = float(stored)
+    except ValueError:
+        return None
+    return SheetNumber(row, column, stored.decode(), number_text(value))
+
+
+def _column_index(letters: bytes) -> int:
+    index = 0
+    for letter in letters:
+        index = index * 26 + letter - 64
+    return index - 1
+
+
+def nine_decimals(value: float) -> str:
+    """A number as fastexcel writes it as text: nine decimals, trailing zeros trimmed."""
+    return f"{value:.9f}".rstrip("0").rstrip(".")
