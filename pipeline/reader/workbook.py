@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import python_calamine as calamine
 
 try:  # the fast path for workbooks; python-calamine alone does the same, about twice as slowly
@@ -102,17 +103,20 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
 
     fastexcel writes numbers with nine decimals at most (``1e-10`` becomes ``0``) and knows nothing of
-    number formats, so a thread reads the sheet's stored numbers meanwhile and the cells it names are
-    rewritten as Excel shows them (``xlsx_sheet_numbers``).
+    number formats: when the styles pad with zeros, or a cell holds text fastexcel may have rounded a
+    number to, the sheet's stored numbers are read (``xlsx_sheet_numbers``) and those cells rewritten as
+    Excel shows them. A number whose tenth and later decimals matter but whose nine-decimal rounding
+    ends in zeros (``1.0000000001`` read as ``1``) is only caught when some other cell sets off that read.
     """
     assert fastexcel is not None
     sheets, choice, padded = _xlsx_layout(path, sheet)
     chosen = sheets[choice.index]
     info.sheet, info.sheet_note = chosen.name, choice.note
-    # fastexcel releases the GIL while it parses: the second core reads the stored numbers meanwhile.
+    # With zero-padded styles the sheet's cells must be looked at anyway: a thread does it while fastexcel
+    # parses (it releases the GIL), noting the numbers fastexcel will round on the way.
     background = ThreadPoolExecutor(max_workers=1)
     numbers = background.submit(
-        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=True) if chosen.part else []
+        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=True) if padded and chosen.part else []
     )
     background.shutdown(wait=False)
     try:
@@ -128,9 +132,29 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
         raise
     finally:
         found = numbers.result()  # waits for the thread, and raises what it raised
+    if not padded and chosen.part and _may_be_rounded(table):
+        found = xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True)
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
     _rewrite_numbers(columns, found, first_column, nine_decimals)
     return _Grid(pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()}), first_column)
+
+
+# What fastexcel writes for a number it may have rounded: nine decimals, a zero (1e-10 becomes 0), more
+# than sixteen digits, or a number below 1e-4 (which Excel's General format shows with an exponent).
+_MAYBE_ROUNDED = r"^-?(?:\d+\.\d{9}|0|\d{17,}|\d{16,}\.\d+|0\.0000\d*)$"
+
+
+def _may_be_rounded(table: pa.RecordBatch) -> bool:
+    """Whether any cell holds text fastexcel may have rounded a stored number to: then, and only then,
+    the sheet's stored numbers are looked at. Columns where no cell starts with a digit or a minus are
+    passed over without the pattern."""
+    for column in table.columns:
+        head = pc.utf8_slice_codeunits(column, 0, 1)
+        if not pc.any(pc.or_(pc.utf8_is_digit(head), pc.equal(head, "-"))).as_py():
+            continue
+        if pc.any(pc.match_substring_regex(column, _MAYBE_ROUNDED)).as_py():
+            return True
+    return False
 
 
 def _rewrite_numbers(
