@@ -544,3 +544,21 @@ def test_validate_reads_the_formatted_ids_as_shown(tmp_path: Path, engine: str) 
     result = CliRunner().invoke(main, ["staff", "validate", str(config), str(data)])
     assert result.exit_code == 1
     assert "'000123'" in result.output  # the duplicate is named as the person sees it
+
+
+# --- a chart in front of the table, saved as .xls by LibreOffice (tests/fixtures/make_chart_sheet_xls.py) --
+
+
+def test_an_xls_whose_first_sheet_holds_only_a_chart_names_the_sheets(engine: str) -> None:
+    path = FIXTURES / "chart_sheet_first.xls"
+    with pytest.raises(InputFileError) as err:
+        read_spreadsheet(path)
+    assert str(err.value) == (
+        f"{path}: sheet 'Chart' has no cells; its sheets are: 'Chart', 'Staff'; "
+        "name the one to read with the 'sheet' setting"
+    )
+    table = read_spreadsheet(path, sheet="Staff")
+    assert table.frame.to_dict("records") == [
+        {"Employee ID": "000123", "Name": "Ana Lim", "Salary": "5000"},
+        {"Employee ID": "000124", "Name": "Bo Tan", "Salary": "6200.5"},
+    ]

@@ -88,6 +88,7 @@ class _Grid(NamedTuple):
 
     frame: pd.DataFrame
     first_column: int
+    sheet_names: list[str]
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None) -> tuple[list[Sheet], SheetChoice, dict[int, ZeroPadded]]:
@@ -136,7 +137,8 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
         found = xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True)
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
     _rewrite_numbers(columns, found, first_column, nine_decimals)
-    return _Grid(pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()}), first_column)
+    frame = pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()})
+    return _Grid(frame, first_column, [s.name for s in sheets])
 
 
 # What fastexcel writes for a number it may have rounded: nine decimals, a zero (1e-10 becomes 0), more
@@ -239,7 +241,7 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
         columns[j] = ()  # free each column once converted
     _rewrite_numbers(data, found, 0, number_text)
-    return _Grid(pd.DataFrame(data), 0)
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets])
 
 
 def _build_from_workbook(
@@ -251,7 +253,7 @@ def _build_from_workbook(
     gc.disable()
     try:
         fast = fastexcel is not None and info.format in ("xlsx", "xlsm")
-        grid, first_column = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
+        grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
     finally:
         if collecting:
             gc.enable()
@@ -259,6 +261,12 @@ def _build_from_workbook(
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
         index = _find_header(top, {normalize_header(h) for h in expected})
+    if index is None and len(names) > 1:  # e.g. a chart LibreOffice saved as a sheet holding only the chart
+        listed = ", ".join(f"'{n}'" for n in names)
+        raise InputFileError(
+            f"{path}: sheet '{info.sheet}' has no cells; its sheets are: {listed}; "
+            "name the one to read with the 'sheet' setting"
+        )
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
     preamble = grid.iloc[:index].to_numpy().tolist()
