@@ -49,6 +49,10 @@ class ZeroPadded:
             whole = int(value)
         else:  # Excel rounds half away from zero to the digits the format shows
             whole = int(Decimal(repr(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        return self.show_whole(whole)
+
+    def show_whole(self, whole: int) -> str:
+        """The text Excel shows for a whole number (one section: the minus goes first)."""
         sign = "-" if whole < 0 else ""
         return f"{sign}{self.prefix}{abs(whole):0{self.digits}d}{self.suffix}"
 
@@ -237,11 +241,15 @@ def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, Zero
         if column is None:
             column = columns[letters] = _column_index(letters)
         stored = stored_bytes.decode()
-        try:
-            value = float(stored)
-        except ValueError:
-            continue
-        text = number_text(value) if style is None else padded[style].show(value)
+        text: str | None
+        if style is not None and stored.isdigit():  # an id: no float round trip
+            text = padded[style].show_whole(int(stored))
+        else:
+            try:
+                value = float(stored)
+            except ValueError:
+                continue
+            text = number_text(value) if style is None else padded[style].show(value)
         if text is not None and letters and ref[len(letters) :].isdigit():
             found.append(SheetNumber(int(ref[len(letters) :]) - 1, column, stored, text))
     return found

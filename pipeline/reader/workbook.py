@@ -114,10 +114,10 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     chosen = sheets[choice.index]
     info.sheet, info.sheet_note = chosen.name, choice.note
     # With zero-padded styles the sheet's cells must be looked at anyway: a thread does it while fastexcel
-    # parses (it releases the GIL), noting the numbers fastexcel will round on the way.
+    # parses (it releases the GIL).
     background = ThreadPoolExecutor(max_workers=1)
     numbers = background.submit(
-        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=True) if padded and chosen.part else []
+        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False) if padded and chosen.part else []
     )
     background.shutdown(wait=False)
     try:
@@ -133,10 +133,10 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
         raise
     finally:
         found = numbers.result()  # waits for the thread, and raises what it raised
-    if not padded and chosen.part and _may_be_rounded(table):
-        found = xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True)
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
     _rewrite_numbers(columns, found, first_column, nine_decimals)
+    if chosen.part and _may_be_rounded(columns.values()):
+        _rewrite_numbers(columns, xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True), first_column, nine_decimals)
     frame = pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()})
     return _Grid(frame, first_column, [s.name for s in sheets])
 
@@ -146,11 +146,12 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
 _MAYBE_ROUNDED = r"^-?(?:\d+\.\d{9}|0|\d{17,}|\d{16,}\.\d+|0\.0000\d*)$"
 
 
-def _may_be_rounded(table: pa.RecordBatch) -> bool:
+def _may_be_rounded(columns: Iterable[pd.Series]) -> bool:
     """Whether any cell holds text fastexcel may have rounded a stored number to: then, and only then,
     the sheet's stored numbers are looked at. Columns where no cell starts with a digit or a minus are
     passed over without the pattern."""
-    for column in table.columns:
+    for values in columns:
+        column = pa.array(values)
         head = pc.utf8_slice_codeunits(column, 0, 1)
         if not pc.any(pc.or_(pc.utf8_is_digit(head), pc.equal(head, "-"))).as_py():
             continue
@@ -173,11 +174,18 @@ def _rewrite_numbers(
         values = columns[j].to_numpy(dtype=object)
         changed = False
         for number in numbers:
-            if number.row < len(values) and values[number.row] == rendered(float(number.stored)):
+            if number.row < len(values) and values[number.row] == _library_text(number.stored, rendered):
                 values[number.row] = number.text
                 changed = True
         if changed:
             columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
+
+
+def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
+    """What the reading library wrote for a stored number; an id's digits without the float round trip."""
+    if stored.isdigit() and len(stored) < 16:
+        return stored.lstrip("0") or "0"
+    return rendered(float(stored))
 
 
 def _fastexcel_text(values: pd.Series) -> pd.Series:
