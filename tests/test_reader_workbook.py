@@ -14,8 +14,10 @@ import pytest
 import xlsxwriter
 import xlwt
 from click.testing import CliRunner
+from odf.number import Number, NumberStyle
+from odf.number import Text as NumberText
 from odf.opendocument import OpenDocumentSpreadsheet
-from odf.style import Style
+from odf.style import Style, TableProperties
 from odf.table import Table, TableCell, TableRow
 from odf.text import P
 from openpyxl.chart import BarChart, Reference
@@ -254,8 +256,6 @@ def test_the_first_visible_sheet_needs_no_note(tmp_path: Path, engine: str) -> N
 def test_a_hidden_first_sheet_of_an_ods_is_skipped(tmp_path: Path, engine: str) -> None:
     doc = OpenDocumentSpreadsheet()
     hidden = Style(name="hiddentable", family="table")
-    from odf.style import TableProperties
-
     hidden.addElement(TableProperties(display="false"))
     doc.automaticstyles.addElement(hidden)
     for name, style, rows in [("Lists", "hiddentable", [["Code"], ["P"]]), ("Staff", None, [["ID"], ["0042"]])]:
@@ -546,7 +546,7 @@ def test_validate_reads_the_formatted_ids_as_shown(tmp_path: Path, engine: str) 
     assert "'000123'" in result.output  # the duplicate is named as the person sees it
 
 
-# --- a chart in front of the table, saved as .xls by LibreOffice (tests/fixtures/make_chart_sheet_xls.py) --
+# --- a chart in front of the table, saved as .xls by LibreOffice (tests/fixtures/make_libreoffice_fixtures.py) --
 
 
 def test_an_xls_whose_first_sheet_holds_only_a_chart_names_the_sheets(engine: str) -> None:
@@ -561,4 +561,45 @@ def test_an_xls_whose_first_sheet_holds_only_a_chart_names_the_sheets(engine: st
     assert table.frame.to_dict("records") == [
         {"Employee ID": "000123", "Name": "Ana Lim", "Salary": "5000"},
         {"Employee ID": "000124", "Name": "Bo Tan", "Salary": "6200.5"},
+    ]
+
+
+def test_zero_padded_ids_in_an_ods_read_as_shown(tmp_path: Path, engine: str) -> None:
+    doc = OpenDocumentSpreadsheet()
+    six = NumberStyle(name="N6")
+    six.addElement(Number(decimalplaces="0", minintegerdigits="6"))
+    emp = NumberStyle(name="NEMP")
+    emp.addElement(NumberText(text="EMP"))
+    emp.addElement(Number(decimalplaces="0", minintegerdigits="4"))
+    two_places = NumberStyle(name="N2")
+    two_places.addElement(Number(decimalplaces="2", minintegerdigits="1"))
+    for style in (six, emp, two_places):
+        doc.automaticstyles.addElement(style)
+    for name, data_style in (("ce6", "N6"), ("ceEMP", "NEMP"), ("ce2", "N2")):
+        doc.automaticstyles.addElement(Style(name=name, family="table-cell", datastylename=data_style))
+    table = Table(name="Staff")
+    rows = [
+        [ods_cell("Employee ID"), ods_cell("Code"), ods_cell("Salary"), ods_cell("Text ID")],
+        [ods_cell(123, "ce6"), ods_cell(45, "ceEMP"), ods_cell(5000.5, "ce2"), ods_cell("77", "ce6")],
+        [ods_cell(1234567, "ce6"), ods_cell(7, "ceEMP"), ods_cell(12, "ce2"), ods_cell("000078")],
+    ]
+    for values in rows:
+        row = TableRow()
+        for cell in values:
+            row.addElement(cell)
+        table.addElement(row)
+    doc.spreadsheet.addElement(table)
+    path = tmp_path / "ids.ods"
+    doc.save(str(path))
+    assert read_spreadsheet(path).frame.to_dict("records") == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Text ID": "77"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Text ID": "000078"},
+    ]
+
+
+def test_zero_padded_ids_in_an_ods_saved_by_libreoffice(engine: str) -> None:
+    table = read_spreadsheet(FIXTURES / "padded_ids.ods")  # made by tests/fixtures/make_libreoffice_fixtures.py
+    assert table.frame.to_dict("records") == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Name": "Ana Lim"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Name": "Bo Tan"},
     ]

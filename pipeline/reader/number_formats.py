@@ -5,7 +5,8 @@ Many HR systems store employee numbers as numeric cells with a display format su
 Here a format code is recognised as zero-padded (``zero_padded_format``) and a number shown through it
 (``ZeroPadded.show``); the formats a workbook's styles use are read once from its small style parts
 (``xlsx_padded_styles``), and only when some style pads are the sheet's cells looked at
-(``xlsx_sheet_numbers``). Other formats (dates, decimals, currency...) are left to the reader's own
+(``xlsx_sheet_numbers``); in an ODS the same is done for ``number:min-integer-digits`` number styles
+(``ods_sheet_numbers``). XLS formats are not read (their cells keep the library's text). Other formats (dates, decimals, currency...) are left to the reader's own
 rendering: only zero padding changes the characters an id is made of.
 """
 
@@ -265,3 +266,121 @@ def _column_index(letters: bytes) -> int:
 def nine_decimals(value: float) -> str:
     """A number as fastexcel writes it as text: nine decimals, trailing zeros trimmed."""
     return f"{value:.9f}".rstrip("0").rstrip(".")
+
+
+_ODS = {
+    "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+    "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+    "number": "urn:oasis:names:tc:opendocument:xmlns:datastyle:1.0",
+    "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+}
+
+
+def _q(prefix: str, name: str) -> str:
+    return f"{{{_ODS[prefix]}}}{name}"
+
+
+def _ods_number_style(element: ElementTree.Element) -> ZeroPadded | None:
+    """A ``number:number-style`` that shows whole numbers with leading zeros (``number:min-integer-digits``,
+    no decimals, no grouping), with its ``number:text`` literals around the number."""
+    prefix: list[str] = []
+    suffix: list[str] = []
+    digits = 0
+    for child in element:
+        if child.tag == _q("number", "number"):
+            if digits or int(child.get(_q("number", "decimal-places"), "0") or 0) or child.get(
+                _q("number", "grouping")
+            ) == "true":
+                return None
+            digits = int(child.get(_q("number", "min-integer-digits"), "1") or 1)
+        elif child.tag == _q("number", "text"):
+            (suffix if digits else prefix).append(child.text or "")
+        elif child.tag != _q("style", "map") and child.tag != _q("style", "text-properties"):
+            return None  # scientific, fraction...: not plain zero padding
+    if digits < 2:
+        return None
+    return ZeroPadded(digits, "".join(prefix), "".join(suffix))
+
+
+def ods_sheet_numbers(archive_path: str, sheet: str) -> list[SheetNumber]:
+    """The float cells of one ODS sheet whose cell style pads with zeros, and the text they show.
+
+    ``content.xml`` is streamed: its styles come before the sheets, so a file without a zero-padded
+    style is left after the styles. Repeated rows and columns are counted, not expanded.
+    """
+    number_styles: dict[str, ZeroPadded] = {}
+    cell_styles: dict[str, ZeroPadded] = {}
+    found: list[SheetNumber] = []
+    with zipfile.ZipFile(archive_path) as archive:
+        members = [m for m in ("styles.xml", "content.xml") if m in archive.namelist()]
+        for member in members:
+            with archive.open(member) as stream:
+                if _ods_scan(stream, member == "content.xml", sheet, number_styles, cell_styles, found):
+                    break
+    return found
+
+
+def _ods_scan(
+    stream: IO[bytes],
+    has_sheets: bool,
+    sheet: str,
+    number_styles: dict[str, ZeroPadded],
+    cell_styles: dict[str, ZeroPadded],
+    found: list[SheetNumber],
+) -> bool:
+    """Collect the padded styles of one part, and in ``content.xml`` the padded cells of ``sheet``.
+    True when the scan is over."""
+    in_sheet = False
+    row = col = 0
+    column_styles: list[tuple[int, str | None]] = []  # (columns repeated, default cell style)
+    for event, element in ElementTree.iterparse(stream, events=("start", "end")):
+        tag = element.tag
+        if event == "end" and tag == _q("number", "number-style"):
+            pad = _ods_number_style(element)
+            if pad is not None:
+                number_styles[element.get(_q("style", "name"), "")] = pad
+            element.clear()
+        elif event == "end" and tag == _q("style", "style"):
+            data_style = element.get(_q("style", "data-style-name"))
+            if data_style in number_styles:
+                cell_styles[element.get(_q("style", "name"), "")] = number_styles[data_style]
+        elif event == "start" and tag == _q("office", "body"):
+            if not cell_styles:
+                return True  # no zero-padded style: nothing in the sheets to look at
+        elif event == "start" and tag == _q("table", "table") and has_sheets:
+            in_sheet = element.get(_q("table", "name")) == sheet
+            row, column_styles = 0, []
+        elif not in_sheet:
+            if event == "end" and tag == _q("table", "table-row"):
+                element.clear()
+            continue
+        elif event == "end" and tag == _q("table", "table-column"):
+            repeat = int(element.get(_q("table", "number-columns-repeated"), "1"))
+            column_styles.append((repeat, element.get(_q("table", "default-cell-style-name"))))
+        elif event == "start" and tag == _q("table", "table-row"):
+            col = 0
+        elif event == "end" and tag in (_q("table", "table-cell"), _q("table", "covered-table-cell")):
+            repeat = int(element.get(_q("table", "number-columns-repeated"), "1"))
+            style = element.get(_q("table", "style-name")) or _column_style(column_styles, col)
+            value = element.get(_q("office", "value"))
+            pad = cell_styles.get(style or "")
+            if pad is not None and value is not None and element.get(_q("office", "value-type")) == "float":
+                text = pad.show(float(value))
+                if text is not None:
+                    found.extend(SheetNumber(row, col + k, value, text) for k in range(min(repeat, 1024)))
+            col += repeat
+        elif event == "end" and tag == _q("table", "table-row"):
+            row += int(element.get(_q("table", "number-rows-repeated"), "1"))
+            element.clear()
+        elif event == "end" and tag == _q("table", "table"):
+            return True
+    return False
+
+
+def _column_style(column_styles: list[tuple[int, str | None]], col: int) -> str | None:
+    start = 0
+    for repeat, style in column_styles:
+        if col < start + repeat:
+            return style
+        start += repeat
+    return None

@@ -45,6 +45,7 @@ from pipeline.reader.number_formats import (
     ZeroPadded,
     nine_decimals,
     number_text,
+    ods_sheet_numbers,
     xlsx_padded_styles,
     xlsx_sheet_numbers,
 )
@@ -241,6 +242,8 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
             raise password_protected(path) from None
     if padded and chosen.part:
         found = xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False)
+    elif info.format == "ods":
+        found = ods_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
