@@ -603,3 +603,24 @@ def test_zero_padded_ids_in_an_ods_saved_by_libreoffice(engine: str) -> None:
         {"Employee ID": "000123", "Code": "EMP0045", "Name": "Ana Lim"},
         {"Employee ID": "1234567", "Code": "EMP0007", "Name": "Bo Tan"},
     ]
+
+
+def test_zero_padded_ids_in_an_xls_read_as_shown(tmp_path: Path, engine: str) -> None:
+    path = tmp_path / "ids.xls"
+    wb = xlwt.Workbook()
+    ws = wb.add_sheet("Staff")
+    six = xlwt.easyxf(num_format_str="000000")
+    emp = xlwt.easyxf(num_format_str='"EMP"0000')
+    money = xlwt.easyxf(num_format_str="#,##0.00")
+    for c, header in enumerate(["Employee ID", "Code", "Salary", "Text ID"]):
+        ws.write(0, c, header)
+    for r, (ident, code, salary, text) in enumerate([(123, 45, 5000.5, "77"), (1234567, 7, 12, "000078")], start=1):
+        ws.write(r, 0, ident, six)
+        ws.write(r, 1, code, emp)
+        ws.write(r, 2, salary, money)
+        ws.write(r, 3, text, six)
+    wb.save(str(path))
+    assert read_spreadsheet(path).frame.to_dict("records") == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Text ID": "77"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Text ID": "000078"},
+    ]

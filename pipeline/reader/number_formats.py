@@ -6,7 +6,7 @@ Here a format code is recognised as zero-padded (``zero_padded_format``) and a n
 (``ZeroPadded.show``); the formats a workbook's styles use are read once from its small style parts
 (``xlsx_padded_styles``), and only when some style pads are the sheet's cells looked at
 (``xlsx_sheet_numbers``); in an ODS the same is done for ``number:min-integer-digits`` number styles
-(``ods_sheet_numbers``). XLS formats are not read (their cells keep the library's text). Other formats (dates, decimals, currency...) are left to the reader's own
+(``ods_sheet_numbers``), and in an XLS for its FORMAT records (``xls_sheet_numbers``). Other formats (dates, decimals, currency...) are left to the reader's own
 rendering: only zero padding changes the characters an id is made of.
 """
 
@@ -384,3 +384,35 @@ def _column_style(column_styles: list[tuple[int, str | None]], col: int) -> str 
             return style
         start += repeat
     return None
+
+
+def xls_sheet_numbers(path: str, sheet: str) -> list[SheetNumber]:
+    """The number cells of one XLS sheet whose format pads with zeros, and the text they show.
+
+    xlrd reads the workbook's FORMAT and XF records first (``on_demand``: no sheet yet); only when some
+    cell format pads is the sheet itself read, in Python, and only its number cells looked at.
+    """
+    import xlrd  # only for XLS files with formats: it is slow, and needed nowhere else
+
+    book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
+    try:
+        formats = {key: zero_padded_format(fmt.format_str or "") for key, fmt in book.format_map.items()}
+        padded = {i: formats[xf.format_key] for i, xf in enumerate(book.xf_list) if formats.get(xf.format_key)}
+        if not padded:
+            return []
+        cells = book.sheet_by_name(sheet)
+        found = []
+        for row in range(cells.nrows):
+            for col, kind in enumerate(cells.row_types(row)):
+                if kind != xlrd.XL_CELL_NUMBER:
+                    continue
+                pad = padded.get(cells.cell_xf_index(row, col))
+                if pad is None:
+                    continue
+                value = cells.cell_value(row, col)
+                text = pad.show(value)
+                if text is not None:
+                    found.append(SheetNumber(row, col, repr(value), text))
+        return found
+    finally:
+        book.release_resources()

@@ -46,6 +46,7 @@ from pipeline.reader.number_formats import (
     nine_decimals,
     number_text,
     ods_sheet_numbers,
+    xls_sheet_numbers,
     xlsx_padded_styles,
     xlsx_sheet_numbers,
 )
@@ -244,6 +245,8 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
         found = xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False)
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
+    elif info.format == "xls":
+        found = xls_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
