@@ -114,6 +114,8 @@ class SourceInfo:
     encoding: str | None = None
     delimiter: str | None = None
     rows_read: int = 0
+    # why the sheet read is not the first one (hidden or chart sheets before it), to show the person
+    sheet_note: str | None = None
 
 
 @dataclass

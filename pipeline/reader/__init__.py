@@ -4,7 +4,9 @@
 person reads it in Excel (leading zeros kept, ``123`` not ``123.0``, date cells as ISO dates), the header
 row is found below report titles, fully blank rows are dropped, and every data row keeps the row number a
 person sees in Excel. A file that cannot be read raises ``InputFileError`` with one line that names the
-file and says how to fix it; a file with a header and nothing under it raises ``NoDataRowsError``.
+file and says how to fix it (whatever a workbook library raised: ``--debug`` logs it); a file with a
+header and nothing under it raises ``NoDataRowsError``. With no ``sheet`` the first visible sheet of
+cells is read, and ``SourceInfo.sheet_note`` says which sheets before it were skipped.
 
 Example::
 
@@ -16,15 +18,18 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from pipeline.errors import InputFileError
+from pipeline.errors import HrimportError, InputFileError
 from pipeline.outcomes import SourceInfo
 from pipeline.reader.grid import NoDataRowsError, SourceTable, normalize_header
 from pipeline.reader.sniff import _TEXT_FORMATS, _check_content
 from pipeline.reader.text import _build_from_text, _TextGrid
 from pipeline.reader.workbook import _build_from_workbook
+
+log = logging.getLogger(__name__)
 
 __all__ = ["FORMATS", "NoDataRowsError", "SourceTable", "normalize_header", "read_spreadsheet"]
 
@@ -51,7 +56,8 @@ def read_spreadsheet(
 ) -> SourceTable:
     """Read one sheet of a spreadsheet, or a delimited text file, as text cells.
 
-    ``sheet`` is a name or a 0-based position (first sheet by default; ignored for CSV/TSV).
+    ``sheet`` is a name or a 0-based position (by default the first visible sheet that is not a chart;
+    ignored for CSV/TSV).
     ``header_row`` is the header's Excel row number; without it the header is the row among the first
     30 holding most of ``expected_headers``, else the first row that looks like a header.
     ``encoding`` and ``delimiter`` override detection for CSV/TSV.
@@ -87,4 +93,16 @@ def read_spreadsheet(
             info.format = "tsv"
         return _build_from_text(path, info, grid, header_row, expected_headers)
     del data
-    return _build_from_workbook(path, info, sheet, header_row, expected_headers)
+    try:
+        return _build_from_workbook(path, info, sheet, header_row, expected_headers)
+    except (HrimportError, MemoryError):
+        raise
+    except Exception as exc:  # the one place any workbook library's failure becomes one line
+        log.debug("reading %s failed", path, exc_info=True)  # --debug shows what the library said
+        raise _unreadable(path, exc) from exc
+
+
+def _unreadable(path: Path, exc: Exception) -> InputFileError:
+    """A workbook its library could not read (truncated, corrupt, not what its name says) as one line."""
+    detail = " ".join(str(exc).split("Context:")[0].split())[:120] or type(exc).__name__
+    return InputFileError(f"{path} is damaged or incomplete ({detail}); download or export it again")

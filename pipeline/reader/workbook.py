@@ -1,19 +1,28 @@
 """Excel and OpenDocument sheets (XLSX, XLSM, XLS, ODS) as columns of text, via fastexcel or python-calamine.
 
 Workbook cells are typed (floats, dates, booleans); they become the text a person sees in Excel here,
-so the header and table code only ever handles strings. fastexcel is the fast path; python-calamine
-alone gives the same text, about twice as slowly, when fastexcel is not installed.
+so the header and table code only ever handles strings: numbers with Excel's General rule (15 significant
+digits, whole numbers in full) or their zero-padded format (``000123``), dates as ``YYYY-MM-DD``, times
+as ``HH:MM:SS``, booleans as ``TRUE``/``FALSE``. fastexcel is the fast path for XLSX; python-calamine
+reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX about twice as slowly when
+fastexcel is not installed. Both give the same text for every cell.
+
+Library errors are not caught here: ``read_spreadsheet`` turns them into one line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import gc
-from collections.abc import Iterable, Sequence
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import python_calamine as calamine
 
 try:  # the fast path for workbooks; python-calamine alone does the same, about twice as slowly
@@ -31,6 +40,17 @@ from pipeline.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from pipeline.reader.number_formats import (
+    SheetNumber,
+    ZeroPadded,
+    nine_decimals,
+    number_text,
+    ods_sheet_numbers,
+    xls_sheet_numbers,
+    xlsx_padded_styles,
+    xlsx_sheet_numbers,
+)
+from pipeline.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_sheets
 from pipeline.reader.sniff import password_protected
 
 
@@ -39,10 +59,7 @@ def _cell_text(value: object) -> str:
     kind = type(value)
     if kind is float:
         assert isinstance(value, float)
-        # Integers come back as floats (123.0); ids of up to 16 digits are written in full, never 1.2E+10.
-        if value.is_integer() and abs(value) < 1e16:
-            return str(int(value))
-        return f"{value:.15g}"  # Excel shows at most 15 significant digits: 0.1 + 0.2 reads as 0.3
+        return number_text(value)
     if kind is bool:
         return "TRUE" if value else "FALSE"
     if kind is int:
@@ -54,8 +71,11 @@ def _cell_text(value: object) -> str:
         if value.time() == dt.time(0):
             return value.date().isoformat()
         return value.isoformat(sep=" ")
-    if kind is dt.date or kind is dt.time:
+    if kind is dt.date:
         return value.isoformat()  # type: ignore[attr-defined]
+    if kind is dt.time:
+        assert isinstance(value, dt.time)
+        return value.replace(microsecond=0).isoformat()  # HH:MM:SS, as an ODS or Excel time cell shows
     if value is None:
         return ""
     return str(value)
@@ -65,56 +85,109 @@ def _row_text(row: Sequence[object]) -> list[str]:
     return [c if c.__class__ is str else _cell_text(c) for c in row]
 
 
-def _pick_sheet(path: Path, names: list[str], sheet: str | int | None) -> int:
-    """The 0-based position of the wanted sheet, by name (exact, then ignoring case) or position."""
-    listed = ", ".join(f"'{n}'" for n in names)
-    if not names:
-        raise InputFileError(f"{path} is empty (it has no sheets); export the data again")
-    if sheet is None:
-        return 0
-    if isinstance(sheet, int):
-        if not 0 <= sheet < len(names):
-            raise InputFileError(
-                f"{path} has no sheet number {sheet} (counting from 0); its sheets are: {listed}"
-            )
-        return sheet
-    matches = [i for i, n in enumerate(names) if n == sheet] or [
-        i for i, n in enumerate(names) if normalize_header(n) == normalize_header(sheet)
-    ]
-    if not matches:
-        raise InputFileError(f"{path} has no sheet '{sheet}'; its sheets are: {listed}")
-    return matches[0]
+class _Grid(NamedTuple):
+    """A sheet's cells from row 1 as text columns; ``first_column`` is the index of its first column."""
+
+    frame: pd.DataFrame
+    first_column: int
+    sheet_names: list[str]
 
 
-def _damaged(path: Path, exc: Exception) -> InputFileError:
-    detail = " ".join(str(exc).split("Context:")[0].split())[:120] or type(exc).__name__
-    return InputFileError(f"{path} is damaged or incomplete ({detail}); download or export it again")
+def _xlsx_layout(path: Path, sheet: str | int | None) -> tuple[list[Sheet], SheetChoice, dict[int, ZeroPadded]]:
+    """The sheets of an XLSX, the one to read, and its zero-padded cell styles: small parts of the archive."""
+    with zipfile.ZipFile(path) as archive:
+        sheets = xlsx_sheets(archive)
+        padded = xlsx_padded_styles(archive)
+    return sheets, choose_sheet(path, sheets, sheet), padded
 
 
-def _fastexcel_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFrame, int]:
-    """The sheet's name, its cells from row 1 as text columns, and the index of its first column.
+def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+    """The sheet's cells through fastexcel (python-calamine's engine, with the cells turned to Arrow
+    strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
 
-    fastexcel (python-calamine's engine, with the cells turned to Arrow strings in Rust) reads a
-    100k x 40 sheet in about half the time python-calamine's Python objects take.
+    fastexcel writes numbers with nine decimals at most (``1e-10`` becomes ``0``) and knows nothing of
+    number formats: when the styles pad with zeros, or a cell holds text fastexcel may have rounded a
+    number to, the sheet's stored numbers are read (``xlsx_sheet_numbers``) and those cells rewritten as
+    Excel shows them. A number whose tenth and later decimals matter but whose nine-decimal rounding
+    ends in zeros (``1.0000000001`` read as ``1``) is only caught when some other cell sets off that read.
     """
     assert fastexcel is not None
+    sheets, choice, padded = _xlsx_layout(path, sheet)
+    chosen = sheets[choice.index]
+    info.sheet, info.sheet_note = chosen.name, choice.note
+    # With zero-padded styles the sheet's cells must be looked at anyway: a thread does it while fastexcel
+    # parses (it releases the GIL).
+    background = ThreadPoolExecutor(max_workers=1)
+    numbers = background.submit(
+        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False) if padded and chosen.part else []
+    )
+    background.shutdown(wait=False)
     try:
         reader = fastexcel.read_excel(path)
-        index = _pick_sheet(path, list(reader.sheet_names), sheet)
         # header_row=None and skip_rows=0: every row from row 1, blank ones included, so that a frame
         # position is an Excel row number.
-        loaded = reader.load_sheet(index, header_row=None, skip_rows=0, dtypes="string")
+        loaded = reader.load_sheet(chosen.name, header_row=None, skip_rows=0, dtypes="string")
         table = loaded.to_arrow()
         first_column = min((c.absolute_index for c in loaded.available_columns()), default=0)
     except fastexcel.FastExcelError as exc:
         if "password" in str(exc).lower():
             raise password_protected(path) from None
-        raise _damaged(path, exc) from None
-    columns = {}
-    for j, column in enumerate(table.columns):
-        values = pd.Series(column, dtype="str").fillna("")
-        columns[j] = _fastexcel_text(values)
-    return reader.sheet_names[index], pd.DataFrame(columns), first_column
+        raise
+    finally:
+        found = numbers.result()  # waits for the thread, and raises what it raised
+    columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
+    _rewrite_numbers(columns, found, first_column, nine_decimals)
+    if chosen.part and _may_be_rounded(columns.values()):
+        _rewrite_numbers(columns, xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True), first_column, nine_decimals)
+    frame = pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()})
+    return _Grid(frame, first_column, [s.name for s in sheets])
+
+
+# What fastexcel writes for a number it may have rounded: nine decimals, a zero (1e-10 becomes 0), more
+# than sixteen digits, or a number below 1e-4 (which Excel's General format shows with an exponent).
+_MAYBE_ROUNDED = r"^-?(?:\d+\.\d{9}|0|\d{17,}|\d{16,}\.\d+|0\.0000\d*)$"
+
+
+def _may_be_rounded(columns: Iterable[pd.Series]) -> bool:
+    """Whether any cell holds text fastexcel may have rounded a stored number to: then, and only then,
+    the sheet's stored numbers are looked at. Columns where no cell starts with a digit or a minus are
+    passed over without the pattern."""
+    for values in columns:
+        column = pa.array(values)
+        head = pc.utf8_slice_codeunits(column, 0, 1)
+        if not pc.any(pc.or_(pc.utf8_is_digit(head), pc.equal(head, "-"))).as_py():
+            continue
+        if pc.any(pc.match_substring_regex(column, _MAYBE_ROUNDED)).as_py():
+            return True
+    return False
+
+
+def _rewrite_numbers(
+    columns: dict[int, pd.Series], found: list[SheetNumber], first_column: int, rendered: Callable[[float], str]
+) -> None:
+    """Put Excel's text in the cells ``found`` names, where the library still holds its own rendering of
+    the stored number (a cell it read as a date or text is left alone)."""
+    by_column: dict[int, list[SheetNumber]] = {}
+    for number in found:
+        by_column.setdefault(number.column - first_column, []).append(number)
+    for j, numbers in by_column.items():
+        if j not in columns:
+            continue
+        values = columns[j].to_numpy(dtype=object)
+        changed = False
+        for number in numbers:
+            if number.row < len(values) and values[number.row] == _library_text(number.stored, rendered):
+                values[number.row] = number.text
+                changed = True
+        if changed:
+            columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
+
+
+def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
+    """What the reading library wrote for a stored number; an id's digits without the float round trip."""
+    if stored.isdigit() and len(stored) < 16:
+        return stored.lstrip("0") or "0"
+    return rendered(float(stored))
 
 
 def _fastexcel_text(values: pd.Series) -> pd.Series:
@@ -132,24 +205,48 @@ def _fastexcel_text(values: pd.Series) -> pd.Series:
     return values
 
 
-def _calamine_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFrame, int]:
-    """Like ``_fastexcel_grid``, through python-calamine's Python objects (when fastexcel is missing)."""
+_SHEET_KINDS = {"ChartSheet": "chart", "DialogSheet": "dialog", "MacroSheet": "macro", "Vba": "macro"}
+
+
+def _calamine_sheets(workbook: calamine.CalamineWorkbook) -> list[Sheet]:
+    return [
+        Sheet(
+            name=meta.name,
+            visible=str(meta.visible).rsplit(".", 1)[-1] == "Visible",
+            kind=_SHEET_KINDS.get(str(meta.typ).rsplit(".", 1)[-1], "worksheet"),
+        )
+        for meta in workbook.sheets_metadata
+    ]
+
+
+def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+    """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
+    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed."""
+    found: list[SheetNumber] = []
+    xlsx = info.format in ("xlsx", "xlsm")
+    if xlsx:
+        sheets, choice, padded = _xlsx_layout(path, sheet)
     try:
         workbook = calamine.CalamineWorkbook.from_path(str(path))
     except calamine.PasswordError:
         raise password_protected(path) from None
-    except (calamine.CalamineError, OSError, ValueError) as exc:
-        raise _damaged(path, exc) from None
     with workbook:
-        index = _pick_sheet(path, workbook.sheet_names, sheet)
+        if not xlsx:
+            sheets = _calamine_sheets(workbook)
+            choice, padded = choose_sheet(path, sheets, sheet), {}
+        chosen = sheets[choice.index]
+        info.sheet, info.sheet_note = chosen.name, choice.note
         try:
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
-            rows = workbook.get_sheet_by_index(index).to_python(skip_empty_area=False)
+            rows = workbook.get_sheet_by_name(chosen.name).to_python(skip_empty_area=False)
         except calamine.PasswordError:
             raise password_protected(path) from None
-        except calamine.CalamineError as exc:
-            raise _damaged(path, exc) from None
-        name = workbook.sheet_names[index]
+    if padded and chosen.part:
+        found = xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False)
+    elif info.format == "ods":
+        found = ods_sheet_numbers(str(path), chosen.name)
+    elif info.format == "xls":
+        found = xls_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
@@ -157,7 +254,8 @@ def _calamine_grid(path: Path, sheet: str | int | None) -> tuple[str, pd.DataFra
         # pyarrow builds the string column from the list in C: three times faster than pandas' own.
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
         columns[j] = ()  # free each column once converted
-    return name, pd.DataFrame(data), 0
+    _rewrite_numbers(data, found, 0, number_text)
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets])
 
 
 def _build_from_workbook(
@@ -168,8 +266,8 @@ def _build_from_workbook(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        load = _fastexcel_grid if fastexcel is not None else _calamine_grid
-        info.sheet, grid, first_column = load(path, sheet)
+        fast = fastexcel is not None and info.format in ("xlsx", "xlsm")
+        grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
     finally:
         if collecting:
             gc.enable()
@@ -177,6 +275,12 @@ def _build_from_workbook(
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
         index = _find_header(top, {normalize_header(h) for h in expected})
+    if index is None and len(names) > 1:  # e.g. a chart LibreOffice saved as a sheet holding only the chart
+        listed = ", ".join(f"'{n}'" for n in names)
+        raise InputFileError(
+            f"{path}: sheet '{info.sheet}' has no cells; its sheets are: {listed}; "
+            "name the one to read with the 'sheet' setting"
+        )
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
     preamble = grid.iloc[:index].to_numpy().tolist()

@@ -1,15 +1,18 @@
 """`make bench`: read + map + validate 100,000 rows x 40 columns, and write every report file.
 
 Generates a 100k-row, 40-column XLSX and CSV (ids with leading zeros, real Excel date cells, ~5% bad
-rows), then times, each in a fresh process so peak memory is its own:
+rows), and the same XLSX with the ids stored as numbers shown through a ``000000`` number format (as many
+HR systems write them), then times, each in a fresh process so peak memory is its own:
 
-- hrimport read + map + validate on the XLSX and the CSV (median of ``--runs``, default 3);
+- hrimport read + map + validate on the XLSX, the XLSX with formatted ids and the CSV (median of
+  ``--runs``, default 3);
 - baselines on the same files in the same run: ``pandas.read_excel(engine="openpyxl", dtype=str)``
   (what a hand-made script does; read alone) and ``frictionless validate`` (XLSX and CSV);
 - the reporter writing all report files for a 100k-row run (tests/bench/bench_report.py).
 
-Baselines take minutes each; they run ``--baseline-runs`` times (default 1). ``--quick`` skips them.
-Run: ``python tests/bench/run_bench.py [--rows N] [--runs 3] [--baseline-runs 1] [--quick]``
+Baselines take minutes each; they run ``--baseline-runs`` times (default 1). ``--quick`` skips them;
+``--only xlsx,padded,csv,report`` times just those parts (no baselines).
+Run: ``python tests/bench/run_bench.py [--rows N] [--runs 3] [--baseline-runs 1] [--quick] [--only ...]``
 """
 
 from __future__ import annotations
@@ -62,27 +65,34 @@ def make_rows(n: int, seed: int = 42):
         yield row
 
 
-def write_files(folder: Path, n: int) -> tuple[Path, Path, Path]:
+def write_files(folder: Path, n: int) -> tuple[Path, Path, Path, Path]:
     import csv
 
     import xlsxwriter
 
     xlsx, csv_path, config = folder / "bench.xlsx", folder / "bench.csv", folder / "bench.toml"
-    wb = xlsxwriter.Workbook(str(xlsx), {"constant_memory": True})
-    ws = wb.add_worksheet("Staff")
-    date_fmt = wb.add_format({"num_format": "yyyy-mm-dd"})
-    ws.write_row(0, 0, HEADER)
+    padded = folder / "bench-padded.xlsx"
+    books = [xlsxwriter.Workbook(str(p), {"constant_memory": True}) for p in (xlsx, padded)]
+    sheets = [wb.add_worksheet("Staff") for wb in books]
+    date_fmts = [wb.add_format({"num_format": "yyyy-mm-dd"}) for wb in books]
+    id_fmt = books[1].add_format({"num_format": "000000"})
+    for ws in sheets:
+        ws.write_row(0, 0, HEADER)
     with open(csv_path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(HEADER)
         for r, row in enumerate(make_rows(n), start=1):
-            for c, value in enumerate(row):
-                if isinstance(value, dt.date):
-                    ws.write_datetime(r, c, dt.datetime.combine(value, dt.time()), date_fmt)
-                else:
-                    ws.write_string(r, c, value)
+            for ws, date_fmt in zip(sheets, date_fmts):
+                for c, value in enumerate(row):
+                    if isinstance(value, dt.date):
+                        ws.write_datetime(r, c, dt.datetime.combine(value, dt.time()), date_fmt)
+                    elif c == 0 and ws is sheets[1]:
+                        ws.write_number(r, c, int(value), id_fmt)  # shows as 000123, like the text id
+                    else:
+                        ws.write_string(r, c, value)
             writer.writerow([v.strftime("%d/%m/%Y") if isinstance(v, dt.date) else v for v in row])
-    wb.close()
+    for wb in books:
+        wb.close()
     columns = "\n".join(f'"{k}" = "{v}"' for k, v in MAPPED.items())
     custom = "\n".join(f'"{k}" = "{v}"' for k, v in CUSTOM.items())
     config.write_text(textwrap.dedent("""\
@@ -97,7 +107,7 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path, Path]:
         [staff.custom_fields]
         {custom}
         """).format(columns=columns, custom=custom))
-    return xlsx, csv_path, config
+    return xlsx, padded, csv_path, config
 
 
 OURS = """
@@ -161,20 +171,26 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-runs", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="skip the slow baselines")
+    parser.add_argument("--only", help="comma-separated parts to time: xlsx, padded, csv, report (no baselines)")
     args = parser.parse_args()
+    parts = set(args.only.split(",")) if args.only else {"xlsx", "padded", "csv", "report", "baselines"}
 
     folder = Path(tempfile.mkdtemp(prefix="hrimport-bench-"))
     try:
-        print(f"Writing a {args.rows:,}-row x 40-column XLSX and CSV ...", flush=True)
-        xlsx, csv_path, config = write_files(folder, args.rows)
+        print(f"Writing a {args.rows:,}-row x 40-column XLSX (twice) and CSV ...", flush=True)
+        xlsx, padded, csv_path, config = write_files(folder, args.rows)
         rows = []
-        ours_x = measure(OURS, str(config), str(xlsx), runs=args.runs)
-        rows.append(("hrimport read+map+validate, XLSX", ours_x))
-        ours_c = measure(OURS, str(config), str(csv_path), runs=args.runs)
-        rows.append(("hrimport read+map+validate, CSV", ours_c))
-        report = measure(REPORT, str(HERE), str(args.rows), runs=args.runs)
-        rows.append(("hrimport all report files (both processes' peaks added)", report))
-        if not args.quick:
+        if "xlsx" in parts:
+            rows.append(("hrimport read+map+validate, XLSX", measure(OURS, str(config), str(xlsx), runs=args.runs)))
+        if "padded" in parts:
+            rows.append(("hrimport read+map+validate, XLSX, ids formatted 000000",
+                         measure(OURS, str(config), str(padded), runs=args.runs)))
+        if "csv" in parts:
+            rows.append(("hrimport read+map+validate, CSV", measure(OURS, str(config), str(csv_path), runs=args.runs)))
+        if "report" in parts:
+            report = measure(REPORT, str(HERE), str(args.rows), runs=args.runs)
+            rows.append(("hrimport all report files (both processes' peaks added)", report))
+        if not args.quick and "baselines" in parts:
             rows.append(("baseline pandas.read_excel(openpyxl, dtype=str), read only",
                          measure(OPENPYXL, str(xlsx), runs=args.baseline_runs)))
             if shutil.which("frictionless") or _has("frictionless"):
@@ -184,10 +200,13 @@ def main() -> None:
         print(f"{'what':62} {'runs':>4} {'median s':>9} {'peak MB':>8}")
         for label, r in rows:
             print(f"{label:62} {r['runs']:>4} {r['seconds']:>9.2f} {r['peak_mb']:>8.0f}")
-        print(f"\nrows flagged invalid: {ours_x['last']['invalid']:,} of {ours_x['last']['rows']:,}; "
-              f"XLSX stage timings (last run): {json.dumps({k: round(v, 2) for k, v in ours_x['last']['stages'].items()})}")
+        ours_x = next((r for label, r in rows if label.startswith("hrimport read+map+validate, XLSX")), None)
+        if ours_x:
+            stages = {k: round(v, 2) for k, v in ours_x["last"]["stages"].items()}
+            print(f"\nrows flagged invalid: {ours_x['last']['invalid']:,} of {ours_x['last']['rows']:,}; "
+                  f"XLSX stage timings (last run): {json.dumps(stages)}")
         baseline = next((r for label, r in rows if "openpyxl" in label), None)
-        if baseline:
+        if baseline and ours_x:
             print(f"XLSX speed-up over the openpyxl read alone: {baseline['seconds'] / ours_x['seconds']:.1f}x")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
