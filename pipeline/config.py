@@ -8,6 +8,7 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
 
     [source]
     date_order = "month-first"            # how to read 01/02/2020; ISO dates are never ambiguous
+    formula_text = "reject"               # or "strip": send =SUM(A1) as SUM(A1), with a warning
 
     [staff]
     customer_system_id_type = "BambooHR"
@@ -40,6 +41,7 @@ from typing import Any
 
 from pipeline.errors import ConfigError
 from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
+from pipeline.normalize.formulas import DEFAULT_FORMULA_TEXT, FORMULA_TEXT_MODES
 from pipeline.tomlfile import read_toml, reject_unknown_keys
 
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
@@ -65,6 +67,7 @@ class SourceSettings:
     day_first: bool = True
     encoding: str | None = None
     delimiter: str | None = None
+    formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,9 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    reject_unknown_keys(source, {"sheet", "header_row", "date_order", "encoding", "delimiter"}, f"{where} [source]")
+    reject_unknown_keys(
+        source, {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}, f"{where} [source]"
+    )
     date_order = source.get("date_order", "day-first")
     if date_order not in ("day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
@@ -179,12 +184,17 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     sheet = source.get("sheet")
     if sheet is not None and not isinstance(sheet, (str, int)):
         raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
+    formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
+    if formula_text not in FORMULA_TEXT_MODES:
+        allowed = " or ".join(f'"{m}"' for m in FORMULA_TEXT_MODES)
+        raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
     source_settings = SourceSettings(
         sheet=sheet,
         header_row=header_row,
         day_first=date_order == "day-first",
         encoding=_opt_str(source, "encoding", where),
         delimiter=_opt_str(source, "delimiter", where),
+        formula_text=formula_text,
     )
 
     report = _table(data, "report", where)

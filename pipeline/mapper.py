@@ -19,6 +19,8 @@ from pipeline.config import FieldMapping
 from pipeline.errors import InputFileError
 from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
+from pipeline.normalize.countries import flag_ambiguous_countries
+from pipeline.normalize.formulas import DEFAULT_FORMULA_TEXT, guard_formula_text
 from pipeline.outcomes import FIX_COLUMN, Problem
 from pipeline.reader import SourceTable, normalize_header
 from pipeline.report.cells import FORMULA_TRIGGERS
@@ -50,8 +52,14 @@ class MappedTable:
         return len(self.frame)
 
 
-def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -> MappedTable:
-    """Rename, join, fill and normalise the source columns into platform fields."""
+def map_records(
+    table: SourceTable, mapping: FieldMapping, *, day_first: bool, formula_text: str = DEFAULT_FORMULA_TEXT
+) -> MappedTable:
+    """Rename, join, fill and normalise the source columns into platform fields.
+
+    ``formula_text`` ("reject" or "strip", the config's ``[source] formula_text``) says what becomes of
+    values a spreadsheet would run as formulas (``pipeline.normalize.formulas``).
+    """
     source = table.frame
     missing = [c for c in mapping.source_columns if table.column(c) is None]
     if missing:
@@ -125,6 +133,9 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, day_first: bool) -
                     # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
+    # values normalisation could not make certain, or that must not be sent as written: row problems
+    flag_ambiguous_countries(mapped)
+    guard_formula_text(mapped, formula_text)
     return mapped
 
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import unicodedata
+
 import numpy as np
 import pandas as pd
 
 
 def fold(value: str) -> str:
-    """Case-folded, trimmed, inner spaces collapsed: the key of every synonym table."""
-    return " ".join(value.split()).casefold()
+    """Case-folded, trimmed, inner spaces collapsed: the key of every synonym table.
+
+    NFKC first, so full-width letters (``ＭＹ``) and decomposed accents match their usual form; accents are
+    never dropped (``Áo``, Vietnamese for Austria, must not become ``AO``, Angola).
+    """
+    return " ".join(unicodedata.normalize("NFKC", value).split()).casefold()
 
 
 def per_value(s: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:

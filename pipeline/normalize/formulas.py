@@ -1,0 +1,95 @@
+"""Text a spreadsheet program would run as a formula: never sent as is.
+
+A value starting with ``=`` or ``@`` (or a tab or carriage return, the other OWASP triggers), or with ``+``
+or ``-`` followed by anything but a phone number or a signed number, becomes a formula the moment someone
+opens the platform's export in a spreadsheet (``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``). The config's
+``[source] formula_text`` says what to do:
+
+- ``"reject"`` (the default): the row gets a ``formula-like-text`` problem naming the column; not sent.
+- ``"strip"``: the value is sent without its leading trigger characters, and the row carries a
+  ``formula-like-text-stripped`` warning showing the value sent.
+
+Phone numbers (``+65 8123 4567``, ``+1 (555) 123-4567``), signed numbers (``-3.5``) and placeholders made of
+dashes alone (``-``, ``--``) always pass unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from pipeline.outcomes import Problem
+from pipeline.report.cells import FORMULA_TRIGGERS
+
+if TYPE_CHECKING:
+    from pipeline.mapper import MappedTable
+
+FORMULA_TEXT_MODES = ("reject", "strip")
+DEFAULT_FORMULA_TEXT = "reject"
+
+# After a leading + or -: digits with the punctuation of phone numbers and numbers (spaces, brackets, dots,
+# commas, slashes, dashes), an optional exponent, percent sign or phone extension; or nothing but dashes.
+_HARMLESS_SIGNED = re.compile(
+    r"[+-](?:[\d\s().,/\-]*\d[\d\s().,/\-]*(?:[eE][+-]?\d+)?%?(?:\s*(?:x|ext\.?)\s*\d+)?|[\s+-]*)"
+)
+_LEADING = "".join(FORMULA_TRIGGERS) + " "
+
+
+def is_formula_like(value: str) -> bool:
+    """True when a spreadsheet opening ``value`` would run it as a formula (see the module docstring)."""
+    if not value.startswith(FORMULA_TRIGGERS):
+        return False
+    return not (value[0] in "+-" and _HARMLESS_SIGNED.fullmatch(value))
+
+
+def strip_formula(value: str) -> str:
+    """``value`` without its leading trigger characters: ``=SUM(A1)`` -> ``SUM(A1)``, ``=-cmd`` -> ``cmd``."""
+    return value.lstrip(_LEADING)
+
+
+def _formula_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
+    """(position, value) of each formula-like value; one fast prefix test per column, the regex per value."""
+    starts = values.str.startswith(FORMULA_TRIGGERS)
+    if not starts.any():
+        return
+    suspects = values[starts]
+    formulas = {v for v in suspects.unique() if is_formula_like(str(v))}
+    if formulas:
+        for position in np.flatnonzero((starts & values.isin(list(formulas))).to_numpy()):
+            yield int(position), str(values.iloc[position])
+
+
+def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT) -> None:
+    """Flag (``reject``) or strip (``strip``) every formula-like value about to be sent: mapped fields and
+    custom data, after normalisation."""
+    for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
+                                     (mapped.custom, mapped.custom_sources, False)):
+        for name in frame.columns:
+            found = list(_formula_positions(frame[name]))
+            if not found:
+                continue
+            column = sources.get(name, name)
+            stripped = {}
+            for position, value in found:
+                row = mapped.row_numbers[position]
+                field = name if is_field else None
+                if mode == "strip":
+                    sent = stripped[position] = strip_formula(value)
+                    message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula; "
+                               f"sent as '{sent}' (formula_text = \"strip\").")
+                    problem = Problem("formula-like-text-stripped", message, row, column, field, value,
+                                      severity="warning")
+                else:
+                    message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula, "
+                               "so it is not sent; remove the leading character, or set formula_text = "
+                               "\"strip\" in the config's [source] to send it without.")
+                    problem = Problem("formula-like-text", message, row, column, field, value)
+                mapped.add_problem(position, problem)
+            if stripped:
+                values = frame[name].copy()
+                values.iloc[list(stripped)] = list(stripped.values())
+                frame[name] = values
