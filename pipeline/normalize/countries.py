@@ -126,7 +126,7 @@ def country_candidates(value: str) -> str | None:
         return None
     described = [
         f"{names.english.get(code, code)} ({code}{', ' + how if how and how != f'ISO code {code}' else ''})"
-        for code, how in sorted(found.items())
+        for code, how in sorted(found.items(), key=lambda item: (bool(item[1]), item[0]))  # names first
     ]
     return ", ".join(described[:-1]) + " or " + described[-1]
 
