@@ -172,9 +172,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    reject_unknown_keys(
-        source, {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}, f"{where} [source]"
-    )
+    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}
+    reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order", "day-first")
     if date_order not in ("day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')

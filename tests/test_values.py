@@ -1,4 +1,4 @@
-"""Values normalised only where certain: countries and yes/no/gender words in many languages, formula-like text.
+"""Values normalised only where certain: countries, yes/no and gender words in many languages, formulas.
 
 HR exports from many countries write Austria as ``Áo`` or ``Österreich``, yes as ``Ya`` or ``Oui``, women
 as ``Perempuan`` or ``weiblich``. Each is sent as the platform's value only when its meaning is certain;
@@ -66,7 +66,8 @@ def test_every_word_means_a_value_the_platform_accepts() -> None:
 
 def test_the_words_the_issue_names_are_listed() -> None:
     words = read_value_words()
-    assert {"ya", "tidak"} <= {w for lang in ("ms", "id") for ws in words[lang]["boolean"].values() for w in ws}
+    malay_and_indonesian = {w for lang in ("ms", "id") for ws in words[lang]["boolean"].values() for w in ws}
+    assert {"ya", "tidak"} <= malay_and_indonesian
     assert words["ms"]["gender"]["Male"][0] == "lelaki" and "laki-laki" in words["id"]["gender"]["Male"]
     assert words["de"]["gender"] == {"Male": ["männlich", "mann", "m"], "Female": ["weiblich", "frau", "w"]}
     assert "m" not in {w for ws in words["es"]["gender"].values() for w in ws}  # M = Mujer in Spanish
@@ -222,7 +223,8 @@ def test_countries_yes_no_and_gender_in_many_languages_reach_the_platform_as_its
         person(1, Country="Áo", Gender="Perempuan", Phone="+65 8123 4567", **{"Is Manager": "Ya"}),
         person(2, Country="Bỉ", Gender="Lelaki", Nationality="Singapura", **{"Is Manager": "Tidak"}),
         person(3, Country="Österreich", Gender="weiblich", Nationality="Russland", **{"Is Manager": "Ja"}),
-        person(4, Country="Mainland China", Gender="Homme", Phone="+1 (555) 123-4567", **{"Is Manager": "Non"}),
+        person(4, Country="Mainland China", Gender="Homme", Phone="+1 (555) 123-4567",
+               **{"Is Manager": "Non"}),
         person(5, Country="Türkiye", Gender="Mujer", Nationality="ロシア", **{"Is Manager": "Sí"}),
         person(6, Country="KSA", Gender="Wanita", Nationality="NGA", Phone="-", **{"Is Manager": "Oui"}),
     ]
@@ -263,7 +265,7 @@ def test_an_xlsx_export_in_asian_languages_imports_the_same_codes(tmp_path: Path
     }
 
 
-def test_a_country_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows(tmp_path: Path) -> None:
+def test_a_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows(tmp_path: Path) -> None:
     rows = [
         person(1),
         person(2, Country="Nga"),
@@ -277,21 +279,22 @@ def test_a_country_name_of_two_countries_and_formula_like_text_are_flagged_on_th
     data = write_csv(tmp_path / "staff.csv", rows, header=VALUES_HEADER)
     result = hrimport("staff", "validate", str(config), str(data))
     assert result.exit_code == 1, result.output
+    formula_fix = ("so it is not sent; remove the leading character, or set formula_text = \"strip\" in the "
+                   "config's [source] to send it without.")
     assert result.output.splitlines()[:4] == [
-        "Row 3, column 'Country': 'Nga' could be Russia (RU) or Nigeria (NG, ISO code NGA); "
-        "write the two-letter ISO code.",
+        ("Row 3, column 'Country': 'Nga' could be Russia (RU) or Nigeria (NG, ISO code NGA); "
+         "write the two-letter ISO code."),
         "Row 4, column 'Name': '=HYPERLINK(\"http://evil.example\",\"Click\")' looks like a spreadsheet "
-        "formula, so it is not sent; remove the leading character, or set formula_text = \"strip\" in the "
-        "config's [source] to send it without.",
-        "Row 6, column 'Cost Centre': '@cc' looks like a spreadsheet formula, so it is not sent; remove the "
-        "leading character, or set formula_text = \"strip\" in the config's [source] to send it without.",
-        "Row 8, column 'Country': 'Malaysai' is not a country we recognise (use an ISO code such as SG, MY "
-        "or CN, or the country's name in English or another common language, spelt in full).",
+        "formula, " + formula_fix,
+        "Row 6, column 'Cost Centre': '@cc' looks like a spreadsheet formula, " + formula_fix,
+        ("Row 8, column 'Country': 'Malaysai' is not a country we recognise (use an ISO code such as SG, MY "
+         "or CN, or the country's name in English or another common language, spelt in full)."),
     ]
     assert "3 of 7 rows checked; 4 need attention." in result.output
 
     _, mapped, problems, _ = prepare_staff(load_config(config), data)
-    found = {mapped.row_numbers[pos]: [(p.code, p.column, p.field) for p in ps] for pos, ps in problems.items()}
+    found = {mapped.row_numbers[pos]: [(p.code, p.column, p.field) for p in row_problems]
+             for pos, row_problems in problems.items()}
     assert found == {
         3: [("ambiguous-country", "Country", "country")],  # not also unknown-country
         4: [("formula-like-text", "Name", "name")],

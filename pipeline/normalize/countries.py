@@ -53,7 +53,7 @@ def country_key(value: str) -> str:
 
 
 def read_country_file() -> dict[str, Any]:
-    """``schemas/countries.toml`` as written: ``[cldr] languages`` and ``[names.<language>] code = [names]``."""
+    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[names.<language>] code = [names]``."""
     with open(data_dir("schemas") / COUNTRIES_FILE, "rb") as fh:
         return tomllib.load(fh)
 
@@ -154,4 +154,5 @@ def flag_ambiguous_countries(mapped: MappedTable) -> None:
             row = mapped.row_numbers[position]
             message = (f"Row {row}, column '{column}': '{value}' could be {candidates[value]}; "
                        "write the two-letter ISO code.")
-            mapped.add_problem(int(position), Problem("ambiguous-country", message, row, column, spec.name, value))
+            problem = Problem("ambiguous-country", message, row, column, spec.name, value)
+            mapped.add_problem(int(position), problem)

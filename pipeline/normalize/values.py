@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import unicodedata
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
