@@ -11,10 +11,13 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import xlsxwriter
 from babel import Locale
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipeline.cli import main
 from pipeline.config import load_config
@@ -27,7 +30,7 @@ from pipeline.normalize.countries import (
     country_names,
     read_country_file,
 )
-from pipeline.normalize.formulas import is_formula_like, strip_formula
+from pipeline.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
 from pipeline.normalize.values import fold
 from pipeline.normalize.words import read_value_words
 from pipeline.staff_import import prepare_staff
@@ -157,6 +160,20 @@ def test_what_a_spreadsheet_would_run_as_a_formula(value: str, formula_like: boo
 def test_stripping_removes_every_leading_formula_character(value: str, sent: str) -> None:
     assert strip_formula(value) == sent
     assert not is_formula_like(sent)
+
+
+formula_ish = st.text(alphabet=st.sampled_from("=+-@ \t0123456789().,/%eExt|!A"), max_size=12)
+
+
+@given(st.lists(st.one_of(formula_ish, st.text(max_size=8)), max_size=30))
+def test_the_fast_column_check_finds_exactly_the_formula_like_values(values: list[str]) -> None:
+    found = list(formula_like_positions(pd.Series(values, dtype="str")))
+    assert found == [(i, v) for i, v in enumerate(values) if is_formula_like(v)]
+
+
+@given(st.one_of(formula_ish, st.text()))
+def test_a_stripped_value_never_looks_like_a_formula(value: str) -> None:
+    assert not is_formula_like(strip_formula(value))
 
 
 def test_formula_text_other_than_reject_or_strip_is_a_config_error(tmp_path: Path) -> None:

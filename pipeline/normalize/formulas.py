@@ -52,7 +52,7 @@ def strip_formula(value: str) -> str:
     return value.lstrip(_LEADING)
 
 
-def _formula_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
+def formula_like_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
     """(position, value) of each formula-like value in ``values``.
 
     Fast for 100k rows: one vectorised prefix test per column, then one vectorised test that sets aside
@@ -77,7 +77,7 @@ def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT) ->
     for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
                                      (mapped.custom, mapped.custom_sources, False)):
         for name in frame.columns:
-            found = list(_formula_positions(frame[name]))
+            found = list(formula_like_positions(frame[name]))
             if not found:
                 continue
             column = sources.get(name, name)
