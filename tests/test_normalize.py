@@ -221,6 +221,7 @@ def test_h_and_m_in_one_column_may_be_spanish_hombre_mujer_so_neither_is_guessed
         ("대한민국", "KR"),
         ("Kosovo", "XK"),
         ("XK", "XK"),
+        ("xk", "XK"),
         ("Côte d’Ivoire", "CI"),
         ("Côte d'Ivoire", "CI"),
         ("", ""),

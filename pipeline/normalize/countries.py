@@ -77,13 +77,12 @@ def country_names() -> CountryNames:
 
     codes = {KOSOVO: KOSOVO, "XKX": KOSOVO}
     for country in pycountry.countries:
-        code = country.alpha_2
-        codes[code] = codes[country.alpha_3] = code
-        add(code, code, f"ISO code {code}")
-        add(country.alpha_3, code, f"ISO code {country.alpha_3}")
+        codes[country.alpha_2] = codes[country.alpha_3] = country.alpha_2
         for attribute in ("name", "official_name", "common_name"):
             if value := getattr(country, attribute, None):
-                add(value, code)
+                add(value, country.alpha_2)
+    for written, code in codes.items():  # codes in any case: "my", "Mys"
+        add(written, code, f"ISO code {written}")
     data = read_country_file()
     english: dict[str, str] = {}
     for language in data["cldr"]["languages"]:
