@@ -41,12 +41,15 @@ from typing import Any
 
 from pipeline.errors import ConfigError
 from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
-from pipeline.normalize.formulas import DEFAULT_FORMULA_TEXT, FORMULA_TEXT_MODES
 from pipeline.tomlfile import read_toml, reject_unknown_keys
 
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
 DEFAULT_BATCH_SIZE = 100
 DEFAULT_HTML_ROW_LIMIT = 5000
+# What becomes of text a spreadsheet would run as a formula (pipeline.normalize.formulas): flag the row, or
+# send the value without its leading =, +, -, @ with a warning.
+FORMULA_TEXT_MODES = ("reject", "strip")
+DEFAULT_FORMULA_TEXT = "reject"
 
 
 @dataclass(frozen=True)

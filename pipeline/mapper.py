@@ -15,12 +15,12 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.config import FieldMapping
+from pipeline.config import DEFAULT_FORMULA_TEXT, FieldMapping
 from pipeline.errors import InputFileError
 from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
 from pipeline.normalize.countries import flag_ambiguous_countries
-from pipeline.normalize.formulas import DEFAULT_FORMULA_TEXT, guard_formula_text
+from pipeline.normalize.formulas import guard_formula_text
 from pipeline.outcomes import FIX_COLUMN, Problem
 from pipeline.reader import SourceTable, normalize_header
 from pipeline.report.cells import FORMULA_TRIGGERS

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import pycountry
-from babel import Locale
 
 from pipeline.normalize.values import fold, per_value
 from pipeline.outcomes import Problem
@@ -67,6 +66,8 @@ def alpha2_codes() -> frozenset[str]:
 @cache
 def country_names() -> CountryNames:
     """The table, built once per process (about 0.1 s: Babel reads one CLDR file per language)."""
+    from babel import Locale  # here, not at the top: only a file with a country column pays for Babel
+
     real = alpha2_codes()
     meanings: dict[str, dict[str, str]] = defaultdict(dict)
 

@@ -22,14 +22,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pipeline.config import DEFAULT_FORMULA_TEXT
 from pipeline.outcomes import Problem
 from pipeline.report.cells import FORMULA_TRIGGERS
 
 if TYPE_CHECKING:
     from pipeline.mapper import MappedTable
-
-FORMULA_TEXT_MODES = ("reject", "strip")
-DEFAULT_FORMULA_TEXT = "reject"
 
 # After a leading + or -: digits with the punctuation of phone numbers and numbers (spaces, brackets, dots,
 # commas, slashes, percent, signs), then an optional exponent (1e-10) or phone extension (x12, ext. 12).
