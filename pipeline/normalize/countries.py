@@ -40,7 +40,6 @@ KOSOVO = "XK"  # not in ISO 3166 (so not in pycountry) but used by payroll syste
 class CountryNames:
     """Every spelling of every country, folded (see ``country_key``), and what it means."""
 
-    codes: dict[str, str]  # upper-case alpha-2 and alpha-3 code -> alpha-2
     certain: dict[str, str]  # key -> the one alpha-2 code it names
     ambiguous: dict[str, dict[str, str]]  # key -> {alpha-2: how it names it ("" or "ISO code NGA")}
     english: dict[str, str]  # alpha-2 -> English name, for messages
@@ -64,6 +63,15 @@ def alpha2_codes() -> frozenset[str]:
 
 
 @cache
+def iso_codes() -> dict[str, str]:
+    """Every upper-case alpha-2 and alpha-3 code -> its alpha-2 code (Kosovo's XK and XKX included)."""
+    codes = {KOSOVO: KOSOVO, "XKX": KOSOVO}
+    for country in pycountry.countries:
+        codes[country.alpha_2] = codes[country.alpha_3] = country.alpha_2
+    return codes
+
+
+@cache
 def country_names() -> CountryNames:
     """The table, built once per process (about 0.1 s: Babel reads one CLDR file per language)."""
     from babel import Locale  # here, not at the top: only a file with a country column pays for Babel
@@ -76,13 +84,11 @@ def country_names() -> CountryNames:
         if code not in found or not how:  # a name beats a code: "Russia (RU)", not "(RU, ISO code RUS)"
             found[code] = how
 
-    codes = {KOSOVO: KOSOVO, "XKX": KOSOVO}
     for country in pycountry.countries:
-        codes[country.alpha_2] = codes[country.alpha_3] = country.alpha_2
         for attribute in ("name", "official_name", "common_name"):
             if value := getattr(country, attribute, None):
                 add(value, country.alpha_2)
-    for written, code in codes.items():  # codes in any case: "my", "Mys"
+    for written, code in iso_codes().items():  # codes in any case: "my", "Mys"
         add(written, code, f"ISO code {written}")
     data = read_country_file()
     english: dict[str, str] = {}
@@ -100,27 +106,29 @@ def country_names() -> CountryNames:
 
     certain = {key: next(iter(found)) for key, found in meanings.items() if len(found) == 1}
     ambiguous = {key: found for key, found in meanings.items() if len(found) > 1}
-    return CountryNames(codes=codes, certain=certain, ambiguous=ambiguous, english=english)
+    return CountryNames(certain=certain, ambiguous=ambiguous, english=english)
 
 
-def _written_as_code(value: str, names: CountryNames) -> str | None:
+def _written_as_code(value: str) -> str | None:
     """The alpha-2 code of a value written as an upper-case ISO code ("NGA", "AT"): always that code."""
     text = unicodedata.normalize("NFKC", value).strip()
-    return names.codes.get(text) if text.isascii() and text.isupper() else None
+    return iso_codes().get(text) if text.isascii() and text.isupper() else None
 
 
 def country_code(value: str) -> str | None:
-    """The alpha-2 code ``value`` certainly names, or None (unknown, or the name of two countries)."""
-    names = country_names()
-    return _written_as_code(value, names) or names.certain.get(country_key(value))
+    """The alpha-2 code ``value`` certainly names, or None (unknown, or the name of two countries).
+
+    Upper-case codes are answered without the name table, so a column of codes never loads Babel.
+    """
+    return _written_as_code(value) or country_names().certain.get(country_key(value))
 
 
 def country_candidates(value: str) -> str | None:
     """For a value naming more than one country, the candidates in words, e.g.
     ``"Russia (RU) or Nigeria (NG, ISO code NGA)"``; None when the value is certain or unknown."""
-    names = country_names()
-    if _written_as_code(value, names):
+    if _written_as_code(value):
         return None
+    names = country_names()
     found = names.ambiguous.get(country_key(value))
     if not found:
         return None
