@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 # commas, slashes, percent, signs), then an optional exponent (1e-10) or phone extension (x12, ext. 12).
 _HARMLESS_SIGNED = re.compile(r"[+-][0-9\s().,/%+\-]*(?:(?<=[0-9])[eE][+-]?[0-9]+)?(?:\s*(?:x|ext\.?)\s*[0-9]+)?")
 _LEADING = "".join(FORMULA_TRIGGERS) + " "
-_TRIGGER_BYTES = np.frombuffer("".join(FORMULA_TRIGGERS).encode("ascii"), dtype=np.uint8)
+_IS_TRIGGER = np.zeros(256, dtype=bool)  # byte -> whether a value starting with it starts like a formula
+_IS_TRIGGER[list("".join(FORMULA_TRIGGERS).encode("ascii"))] = True
 # A character a harmless +/- value may hold only in an exponent or an extension, or never: a value without
 # one is harmless for certain. = and @ are outside this set, so every value starting with them is looked at.
 _NOT_PLAIN_SIGNED = r"[^0-9 ().,/%+\-]"
@@ -55,27 +56,24 @@ def strip_formula(value: str) -> str:
 def _starts_with_trigger(values: pd.Series) -> np.ndarray:
     """For each value, whether it starts with one of ``FORMULA_TRIGGERS``.
 
-    Read from the first byte of each value in the Arrow buffers: ten times faster than ``str.startswith``
-    (0.3 ms per 100k), and exact because every trigger is one ASCII character, which in UTF-8 no other
-    character's first byte can equal.
+    Read from the first byte of each value in the Arrow buffers: four times faster than ``str.startswith``
+    over a file's 30 columns, and exact because every trigger is one ASCII character, which in UTF-8 no
+    other character's first byte can equal.
     """
     array = pa.array(values.array)  # the Series' own Arrow data, not a copy, for pandas text columns
-    chunks = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
     parts = [np.zeros(0, dtype=bool)]
-    for chunk in chunks:
-        if len(chunk) == 0:
-            continue
-        chunk = chunk.cast(pa.large_string()) if not pa.types.is_large_string(chunk.type) else chunk
+    for chunk in array.chunks if isinstance(array, pa.ChunkedArray) else [array]:
+        if not pa.types.is_large_string(chunk.type):
+            chunk = chunk.cast(pa.large_string())
         _, offsets_buffer, data_buffer = chunk.buffers()
-        offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[chunk.offset : chunk.offset + len(chunk) + 1]
-        if data_buffer is None or offsets[-1] == offsets[0]:
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+        if len(chunk) == 0 or len(data) == 0:
             parts.append(np.zeros(len(chunk), dtype=bool))
             continue
-        data = np.frombuffer(data_buffer, dtype=np.uint8)
-        non_empty = offsets[1:] > offsets[:-1]
-        first = np.zeros(len(chunk), dtype=np.uint8)
-        first[non_empty] = data[offsets[:-1][non_empty]]
-        parts.append(np.isin(first, _TRIGGER_BYTES))
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[chunk.offset : chunk.offset + len(chunk) + 1]
+        starts = offsets[:-1]
+        first = data[np.minimum(starts, len(data) - 1)]  # an empty last value points past the end
+        parts.append(_IS_TRIGGER[first] & (offsets[1:] > starts))
     return np.concatenate(parts)
 
 
