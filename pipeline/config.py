@@ -8,6 +8,7 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
 
     [source]
     date_order = "month-first"            # how to read 01/02/2020; ISO dates are never ambiguous
+    formula_text = "reject"               # or "strip": send =SUM(A1) as SUM(A1), with a warning
 
     [staff]
     customer_system_id_type = "BambooHR"
@@ -36,16 +37,22 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import ConfigError
 from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
-from pipeline.normalize.dates import DateOrder
 from pipeline.tomlfile import read_toml, reject_unknown_keys
+
+if TYPE_CHECKING:  # the config is read before any data: it imports no pandas
+    from pipeline.normalize.dates import DateOrder
 
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
 DEFAULT_BATCH_SIZE = 100
 DEFAULT_HTML_ROW_LIMIT = 5000
+# What becomes of text a spreadsheet would run as a formula (pipeline.normalize.formulas): flag the row, or
+# send the value without its leading =, +, -, @ with a warning.
+FORMULA_TEXT_MODES = ("reject", "strip")
+DEFAULT_FORMULA_TEXT = "reject"
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,7 @@ class SourceSettings:
     date_order: DateOrder | None = None  # None: not set; each date column's values decide, else day-first
     encoding: str | None = None
     delimiter: str | None = None
+    formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
 
 
 @dataclass(frozen=True)
@@ -170,7 +178,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    reject_unknown_keys(source, {"sheet", "header_row", "date_order", "encoding", "delimiter"}, f"{where} [source]")
+    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}
+    reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order")
     if date_order not in (None, "day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
@@ -180,12 +189,17 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     sheet = source.get("sheet")
     if sheet is not None and not isinstance(sheet, (str, int)):
         raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
+    formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
+    if formula_text not in FORMULA_TEXT_MODES:
+        allowed = " or ".join(f'"{m}"' for m in FORMULA_TEXT_MODES)
+        raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
     source_settings = SourceSettings(
         sheet=sheet,
         header_row=header_row,
         date_order=date_order,
         encoding=_opt_str(source, "encoding", where),
         delimiter=_opt_str(source, "delimiter", where),
+        formula_text=formula_text,
     )
 
     report = _table(data, "report", where)

@@ -15,10 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.config import FieldMapping
+from pipeline.config import DEFAULT_FORMULA_TEXT, FieldMapping
 from pipeline.errors import InputFileError
 from pipeline.fields import Field, by_name
 from pipeline.normalize import normalize_for_field
+from pipeline.normalize.countries import flag_ambiguous_countries
 from pipeline.normalize.dates import (
     ColumnDateOrder,
     DateOrder,
@@ -26,6 +27,7 @@ from pipeline.normalize.dates import (
     date_cell_problems,
     decide_date_order,
 )
+from pipeline.normalize.formulas import guard_formula_text
 from pipeline.outcomes import FIX_COLUMN, Problem
 from pipeline.reader import SourceTable, normalize_header
 from pipeline.report.cells import FORMULA_TRIGGERS
@@ -57,12 +59,20 @@ class MappedTable:
         return len(self.frame)
 
 
-def map_records(table: SourceTable, mapping: FieldMapping, *, date_order: DateOrder | None = None) -> MappedTable:
+def map_records(
+    table: SourceTable,
+    mapping: FieldMapping,
+    *,
+    date_order: DateOrder | None = None,
+    formula_text: str = DEFAULT_FORMULA_TEXT,
+) -> MappedTable:
     """Rename, join, fill and normalise the source columns into platform fields.
 
     ``date_order`` is the config's setting (None: not set). Each date column is read in one order,
     decided from all its values (``decide_date_order``); a column whose values prove the other order
-    stops the import with an ``InputFileError``.
+    stops the import with an ``InputFileError``. ``formula_text`` ("reject" or "strip", the config's
+    ``[source] formula_text``) says what becomes of values a spreadsheet would run as formulas
+    (``pipeline.normalize.formulas``).
     """
     source = table.frame
     missing = [c for c in mapping.source_columns if table.column(c) is None]
@@ -155,6 +165,9 @@ def map_records(table: SourceTable, mapping: FieldMapping, *, date_order: DateOr
                     # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
+    # values normalisation could not make certain, or that must not be sent as written: row problems
+    flag_ambiguous_countries(mapped)
+    guard_formula_text(mapped, formula_text)
     return mapped
 
 

@@ -72,7 +72,7 @@ def finish_run(
         ignored_columns=mapped.ignored_columns,
         mask_fields=list(config.report.mask),
         html_row_limit=config.report.html_row_limit,
-        notes=[*mapped.notes, *(notes or [])],
+        notes=[*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])],
     )
     result = RunResult(info, rows)
     result.check_accounted(len(mapped))

@@ -42,7 +42,9 @@ def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, Mapped
     table = read_source(config, path, mapping.source_columns)
     timings["read"] = time.perf_counter() - t
     t = time.perf_counter()
-    mapped = map_records(table, mapping, date_order=config.source.date_order)
+    mapped = map_records(
+        table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
+    )
     timings["map"] = time.perf_counter() - t
     t = time.perf_counter()
     problems = validate_records(mapped)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from functools import cache
 
 import pandas as pd
 import pandera.pandas as pa
-import pycountry
 
 from pipeline.fields import Field, by_name
 from pipeline.mapper import MappedTable
+from pipeline.normalize.countries import alpha2_codes
 from pipeline.outcomes import Problem
 
 # Deliberately plain: one @, no spaces, a dot in the domain. The service is the final judge; this catches
@@ -25,12 +24,6 @@ EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s.]+"
 NUMBER_PATTERN = r"\d+(\.\d+)?"
 INTEGER_PATTERN = r"\d+"
 ISO_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
-
-
-@cache
-def alpha2_codes() -> frozenset[str]:
-    """ISO 3166 alpha-2 codes, plus Kosovo's XK, which pycountry lacks but payroll systems use."""
-    return frozenset(c.alpha_2 for c in pycountry.countries) | {"XK"}
 
 
 def _is_real_date(s: pd.Series) -> pd.Series:
@@ -174,7 +167,8 @@ def _not_email(*, row: int, column: str | None, value: str, **_: object) -> str:
 
 def _country(*, row: int, column: str | None, value: str, **_: object) -> str:
     return (f"{_where(row, column)}: '{value}' is not a country we recognise "
-            "(use an ISO code such as SG, MY or CN, or the country's English name).")
+            "(use an ISO code such as SG, MY or CN, or the country's name in English or another "
+            "common language, spelt in full).")
 
 
 def _enum(*, row: int, column: str | None, value: str, field: Field | None, **_: object) -> str:

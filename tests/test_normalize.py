@@ -77,6 +77,16 @@ def test_enum_variants(value: str, expected: str) -> None:
         ("N", "false"),
         ("0", "false"),
         ("否", "false"),
+        ("Ya", "true"),  # Malay / Indonesian
+        ("Tidak", "false"),
+        ("Ja", "true"),  # German
+        ("Nein", "false"),
+        ("Oui", "true"),  # French
+        ("Non", "false"),
+        ("Sí", "true"),  # Spanish, with and without the accent people often leave out
+        ("Si", "true"),
+        ("はい", "true"),
+        ("ＹＥＳ", "true"),  # full-width letters
         (" yes ", "true"),
         ("maybe", "maybe"),
         ("2", "2"),
@@ -100,6 +110,22 @@ def test_boolean(value: str, expected: str) -> None:
         ("female", "Female"),
         ("女", "Female"),
         ("女性", "Female"),
+        ("Lelaki", "Male"),  # Malay
+        ("Perempuan", "Female"),
+        ("Laki-laki", "Male"),  # Indonesian
+        ("Pria", "Male"),
+        ("Wanita", "Female"),
+        ("männlich", "Male"),  # German
+        ("weiblich", "Female"),
+        ("W", "Female"),
+        ("Homme", "Male"),  # French
+        ("Femme", "Female"),
+        ("masculin", "Male"),
+        ("féminin", "Female"),
+        ("Hombre", "Male"),  # Spanish
+        ("Mujer", "Female"),
+        ("masculino", "Male"),
+        ("femenino", "Female"),
         ("Other", "Other"),
         ("", ""),
     ],
@@ -107,6 +133,13 @@ def test_boolean(value: str, expected: str) -> None:
 def test_gender_synonyms(value: str, expected: str) -> None:
     assert one(normalize_gender, value) == expected
     assert one(normalize_for_field, value, STAFF["gender"], day_first=True) == expected
+
+
+def test_h_and_m_in_one_column_may_be_spanish_hombre_mujer_so_neither_is_guessed() -> None:
+    spanish = pd.Series(["H", "M", "Hombre", "Mujer"], dtype="str")
+    assert normalize_gender(spanish).tolist() == ["H", "M", "Male", "Female"]
+    assert normalize_gender(pd.Series(["H", "F"], dtype="str")).tolist() == ["Male", "Female"]
+    assert normalize_gender(pd.Series(["M", "F"], dtype="str")).tolist() == ["Male", "Female"]
 
 
 @pytest.mark.parametrize(
@@ -157,8 +190,40 @@ def test_gender_synonyms(value: str, expected: str) -> None:
         ("Czech Republic", "CZ"),
         ("NA", "NA"),  # Namibia, never "missing"
         ("Namibia", "NA"),
-        ("Malasia", "Malasia"),  # misspelt: left for the validator to report, never guessed
+        ("Malasia", "MY"),  # Spanish
+        ("Malaysai", "Malaysai"),  # misspelt: left for the validator to report, never guessed
         ("Mars", "Mars"),
+        ("Áo", "AT"),  # Vietnamese for Austria: accents matter, never AO (Angola)
+        ("A\u0301o", "AT"),  # the same written with a combining accent
+        ("Bỉ", "BE"),  # Vietnamese for Belgium, never BI (Burundi)
+        ("Ao", "AO"),  # Angola's code, in any case
+        ("Nga", "Nga"),  # Vietnamese Russia or alpha-3 NGA (Nigeria): not certain, flagged by the mapper
+        ("NGA", "NG"),  # written as an upper-case ISO code: that code
+        ("Österreich", "AT"),
+        ("Autriche", "AT"),
+        ("Россия", "RU"),
+        ("ロシア", "RU"),
+        ("러시아", "RU"),
+        ("รัสเซีย", "RU"),
+        ("Rusia", "RU"),
+        ("Rússia", "RU"),
+        ("Ｍａｌａｙｓｉａ", "MY"),  # full-width letters
+        ("Singapura", "SG"),
+        ("Tiongkok", "CN"),  # Indonesian
+        ("PRC", "CN"),
+        ("Mainland China", "CN"),
+        ("Hong Kong SAR", "HK"),
+        ("Macao SAR", "MO"),
+        ("KSA", "SA"),
+        ("UAE", "AE"),
+        ("Great Britain", "GB"),
+        ("Republic of Korea", "KR"),
+        ("대한민국", "KR"),
+        ("Kosovo", "XK"),
+        ("XK", "XK"),
+        ("xk", "XK"),
+        ("Côte d’Ivoire", "CI"),
+        ("Côte d'Ivoire", "CI"),
         ("", ""),
     ],
 )

@@ -204,7 +204,9 @@ def test_the_shipped_samples_import_with_their_bad_rows_reported(tmp_path: Path,
 
 def test_the_fix_file_reimports_cleanly_once_corrected(tmp_path: Path, sandbox) -> None:
     rows = [person(1), person(2, Email="nope"), person(3, Country="Atlantis", Name='=HYPERLINK("x")')]
-    result, _ = run_import(tmp_path, sandbox, rows)
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text().replace("[source]\n", '[source]\nformula_text = "strip"\n'))
+    result, _ = run_import(tmp_path, sandbox, rows, config=config)
     fix_path = latest_run(tmp_path).parent / "to_fix.csv"
     with open(fix_path, encoding="utf-8-sig", newline="") as fh:
         fix_rows = list(csv.DictReader(fh))
@@ -217,11 +219,12 @@ def test_the_fix_file_reimports_cleanly_once_corrected(tmp_path: Path, sandbox) 
         writer = csv.DictWriter(fh, fieldnames=list(fix_rows[0]))
         writer.writeheader()
         writer.writerows(fix_rows)
-    result, summary = run_import(tmp_path, sandbox, corrected)
+    result, summary = run_import(tmp_path, sandbox, corrected, config=config)
     assert result.exit_code == 0, result.output
     assert summary["counts"]["added"] == 2
     names = {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)}
-    assert names["000003"] == '=HYPERLINK("x")'  # the formula guard is undone: the name is as HR wrote it
+    # the fix file's ' guard is undone on reading, then formula_text = "strip" removes the = itself
+    assert names["000003"] == 'HYPERLINK("x")'
 
 
 def test_the_token_is_in_no_output_and_no_report_file(tmp_path: Path, sandbox) -> None:

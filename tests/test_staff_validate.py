@@ -27,7 +27,7 @@ def problems_for(tmp_path: Path, rows: list[dict[str, str]], **config: str) -> d
         ({"Name": ""}, ["missing-value"]),
         ({"Email": "aisha.acme.example"}, ["not-an-email"]),
         ({"Email": "aisha@acme"}, ["not-an-email"]),
-        ({"Country": "Singapur"}, ["unknown-country"]),
+        ({"Country": "Singapure"}, ["unknown-country"]),  # misspelt ("Singapur" is German for Singapore)
         ({"Country": "ZZ"}, ["unknown-country"]),
         ({"Hire Date": "2021-02-30"}, ["not-a-date"]),
         ({"Hire Date": "30/02/2021"}, ["not-a-date"]),

@@ -11,8 +11,8 @@ Values repeat a lot (100k rows, a few dozen countries), so the parsers run once 
 
 Example::
 
-    normalize_country(pd.Series(["MYS", "Malaysia", "马来西亚", "Malasia"]))
-    # -> ["MY", "MY", "MY", "Malasia"]
+    normalize_country(pd.Series(["MYS", "Malaysia", "马来西亚", "Áo", "Malaysai"]))
+    # -> ["MY", "MY", "MY", "AT", "Malaysai"]
 """
 
 from __future__ import annotations

@@ -1,131 +1,166 @@
-"""Country names and codes rewritten as ISO 3166 alpha-2 codes; anything not certain left as written."""
+"""Country names and codes rewritten as ISO 3166 alpha-2 codes; anything not certain left as written.
+
+The names come from ISO codes and pycountry's English names, CLDR's names in many languages (through
+Babel) and the names HR systems write (``schemas/countries.toml``). A name is matched ignoring case and
+repeated spaces, never accents. A name that two sources give to different countries (Vietnamese ``Nga`` =
+Russia, alpha-3 ``NGA`` = Nigeria) is not certain: it stays as written, and ``flag_ambiguous_countries``
+puts an ``ambiguous-country`` problem on its row, naming the candidates.
+
+Example::
+
+    normalize_country(pd.Series(["MYS", "Malaysia", "马来西亚", "Áo", "Nga", "NGA", "Malasia"]))
+    # -> ["MY", "MY", "MY", "AT", "Nga", "NG", "Malasia"]
+"""
 
 from __future__ import annotations
 
+import tomllib
 import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import pycountry
 
 from pipeline.normalize.values import fold, per_value
+from pipeline.outcomes import Problem
+from pipeline.resources import data_dir
 
-# Common Chinese names (Simplified and Traditional) of the countries HR exports from the region name.
-_CHINESE_COUNTRY_NAMES = {
-    "CN": ("中国", "中國", "中华人民共和国", "中華人民共和國", "中国大陆", "中國大陸"),
-    "HK": ("香港", "中国香港", "中國香港", "香港特别行政区", "香港特別行政區"),
-    "MO": ("澳门", "澳門", "中国澳门", "中國澳門"),
-    "TW": ("台湾", "台灣", "臺灣", "中国台湾", "中國台灣"),
-    "MY": ("马来西亚", "馬來西亞"),
-    "SG": ("新加坡",),
-    "US": ("美国", "美國"),
-    "GB": ("英国", "英國"),
-    "JP": ("日本",),
-    "KR": ("韩国", "韓國", "南韩", "南韓"),
-    "KP": ("朝鲜", "朝鮮", "北韩", "北韓"),
-    "AU": ("澳大利亚", "澳大利亞", "澳洲"),
-    "NZ": ("新西兰", "紐西蘭", "新西蘭"),
-    "IN": ("印度",),
-    "ID": ("印度尼西亚", "印度尼西亞", "印尼"),
-    "TH": ("泰国", "泰國"),
-    "VN": ("越南",),
-    "PH": ("菲律宾", "菲律賓"),
-    "KH": ("柬埔寨",),
-    "LA": ("老挝", "寮國", "老撾"),
-    "MM": ("缅甸", "緬甸"),
-    "BN": ("文莱", "汶萊", "文萊"),
-    "BD": ("孟加拉国", "孟加拉國", "孟加拉"),
-    "PK": ("巴基斯坦",),
-    "LK": ("斯里兰卡", "斯里蘭卡"),
-    "NP": ("尼泊尔", "尼泊爾"),
-    "DE": ("德国", "德國"),
-    "FR": ("法国", "法國"),
-    "IT": ("意大利", "義大利"),
-    "ES": ("西班牙",),
-    "PT": ("葡萄牙",),
-    "NL": ("荷兰", "荷蘭"),
-    "BE": ("比利时", "比利時"),
-    "CH": ("瑞士",),
-    "AT": ("奥地利", "奧地利"),
-    "SE": ("瑞典",),
-    "NO": ("挪威",),
-    "DK": ("丹麦", "丹麥"),
-    "FI": ("芬兰", "芬蘭"),
-    "IE": ("爱尔兰", "愛爾蘭"),
-    "PL": ("波兰", "波蘭"),
-    "RU": ("俄罗斯", "俄羅斯"),
-    "TR": ("土耳其",),
-    "CA": ("加拿大",),
-    "MX": ("墨西哥",),
-    "BR": ("巴西",),
-    "AR": ("阿根廷",),
-    "CL": ("智利",),
-    "AE": ("阿联酋", "阿聯酋", "阿拉伯联合酋长国", "阿拉伯聯合大公國"),
-    "SA": ("沙特阿拉伯", "沙烏地阿拉伯", "沙特"),
-    "IL": ("以色列",),
-    "EG": ("埃及",),
-    "ZA": ("南非",),
-    "NG": ("尼日利亚", "奈及利亞"),
-    "KE": ("肯尼亚", "肯亞"),
-}
-# English names people write that pycountry does not hold as name, official or common name.
-_ENGLISH_ALIASES = {
-    "US": ("USA", "U.S.A.", "U.S.", "America", "United States of America"),
-    "GB": ("UK", "U.K.", "Great Britain", "Britain", "England", "Scotland", "Wales", "Northern Ireland"),
-    "KR": ("Korea, South", "Republic of Korea"),
-    "KP": ("Korea, North",),
-    "RU": ("Russia",),
-    "CZ": ("Czech Republic",),
-    "TR": ("Turkey",),
-    "MO": ("Macau",),
-    "BN": ("Brunei",),
-    "CV": ("Cape Verde",),
-    "CI": ("Ivory Coast",),
-    "SZ": ("Swaziland",),
-    "MM": ("Burma",),
-    "PS": ("Palestine",),
-    "VA": ("Vatican", "Vatican City"),
-    "FM": ("Micronesia",),
-    "NL": ("The Netherlands", "Holland"),
-    "CD": ("DR Congo", "Democratic Republic of the Congo", "DRC"),
-    "CG": ("Republic of Congo",),
-    "MK": ("Macedonia",),
-    "AE": ("UAE", "U.A.E."),
-    "PH": ("The Philippines",),
-}
+if TYPE_CHECKING:
+    from pipeline.mapper import MappedTable
+
+COUNTRIES_FILE = "countries.toml"
+KOSOVO = "XK"  # not in ISO 3166 (so not in pycountry) but used by payroll systems and CLDR
 
 
-def _ascii_fold(text: str) -> str:
-    """ "Türkiye" -> "turkiye": accents dropped, so a name typed without them still matches exactly."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+@dataclass(frozen=True)
+class CountryNames:
+    """Every spelling of every country, folded (see ``country_key``), and what it means."""
+
+    certain: dict[str, str]  # key -> the one alpha-2 code it names
+    ambiguous: dict[str, dict[str, str]]  # key -> {alpha-2: how it names it ("" or "ISO code NGA")}
+    english: dict[str, str]  # alpha-2 -> English name, for messages
+
+
+def country_key(value: str) -> str:
+    """The matching key: NFKC, case-folded, spaces collapsed, typographic apostrophe as ``'``."""
+    return fold(value.replace("\u2019", "'"))
+
+
+def read_country_file() -> dict[str, Any]:
+    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[names.<language>] code = [names]``."""
+    with open(data_dir("schemas") / COUNTRIES_FILE, "rb") as fh:
+        return tomllib.load(fh)
 
 
 @cache
-def _country_table() -> dict[str, str]:
-    """Every accepted spelling of every country, folded, -> its alpha-2 code."""
-    table: dict[str, str] = {}
+def alpha2_codes() -> frozenset[str]:
+    """ISO 3166 alpha-2 codes, plus Kosovo's XK: every code the platform takes."""
+    return frozenset(c.alpha_2 for c in pycountry.countries) | {KOSOVO}
 
-    def add(name: str, code: str) -> None:
-        for key in (fold(name), _ascii_fold(fold(name))):
-            table.setdefault(key, code)
+
+@cache
+def iso_codes() -> dict[str, str]:
+    """Every upper-case alpha-2 and alpha-3 code -> its alpha-2 code (Kosovo's XK and XKX included)."""
+    codes = {KOSOVO: KOSOVO, "XKX": KOSOVO}
+    for country in pycountry.countries:
+        codes[country.alpha_2] = codes[country.alpha_3] = country.alpha_2
+    return codes
+
+
+@cache
+def country_names() -> CountryNames:
+    """The table, built once per process (about 0.1 s: Babel reads one CLDR file per language)."""
+    from babel import Locale  # here, not at the top: only a file with a country column pays for Babel
+
+    real = alpha2_codes()
+    meanings: dict[str, dict[str, str]] = defaultdict(dict)
+
+    def add(name: str, code: str, how: str = "") -> None:
+        found = meanings[country_key(name)]
+        if code not in found or not how:  # a name beats a code: "Russia (RU)", not "(RU, ISO code RUS)"
+            found[code] = how
 
     for country in pycountry.countries:
-        code = country.alpha_2
-        for attribute in ("alpha_2", "alpha_3", "name", "official_name", "common_name"):
-            value = getattr(country, attribute, None)
-            if value:
-                add(value, code)
-    for code, names in (*_ENGLISH_ALIASES.items(), *_CHINESE_COUNTRY_NAMES.items()):
-        for name in names:
-            add(name, code)
-    return table
+        for attribute in ("name", "official_name", "common_name"):
+            if value := getattr(country, attribute, None):
+                add(value, country.alpha_2)
+    for written, code in iso_codes().items():  # codes in any case: "my", "Mys"
+        add(written, code, f"ISO code {written}")
+    data = read_country_file()
+    english: dict[str, str] = {}
+    for language in data["cldr"]["languages"]:
+        territories = Locale.parse(language).territories
+        for code, name in territories.items():
+            if code in real:  # not a region (001, 419) or a grouping (EU, UN, EZ, QO, XA, XB)
+                add(name, code)
+        if language == "en":
+            english = {code: name for code, name in territories.items() if code in real}
+    for names in data["names"].values():
+        for code, spellings in names.items():
+            for name in spellings:
+                add(name, code)
+
+    certain = {key: next(iter(found)) for key, found in meanings.items() if len(found) == 1}
+    ambiguous = {key: found for key, found in meanings.items() if len(found) > 1}
+    return CountryNames(certain=certain, ambiguous=ambiguous, english=english)
+
+
+def _written_as_code(value: str) -> str | None:
+    """The alpha-2 code of a value written as an upper-case ISO code ("NGA", "AT"): always that code."""
+    text = unicodedata.normalize("NFKC", value).strip()
+    return iso_codes().get(text) if text.isascii() and text.isupper() else None
+
+
+def country_code(value: str) -> str | None:
+    """The alpha-2 code ``value`` certainly names, or None (unknown, or the name of two countries).
+
+    Upper-case codes are answered without the name table, so a column of codes never loads Babel.
+    """
+    return _written_as_code(value) or country_names().certain.get(country_key(value))
+
+
+def country_candidates(value: str) -> str | None:
+    """For a value naming more than one country, the candidates in words, e.g.
+    ``"Russia (RU) or Nigeria (NG, ISO code NGA)"``; None when the value is certain or unknown."""
+    if _written_as_code(value):
+        return None
+    names = country_names()
+    found = names.ambiguous.get(country_key(value))
+    if not found:
+        return None
+    described = [
+        f"{names.english.get(code, code)} ({code}{', ' + how if how and how != f'ISO code {code}' else ''})"
+        for code, how in sorted(found.items(), key=lambda item: (bool(item[1]), item[0]))  # names first
+    ]
+    return ", ".join(described[:-1]) + " or " + described[-1]
 
 
 def normalize_country(s: pd.Series) -> pd.Series:
-    """ISO alpha-2 from alpha-2, alpha-3, English names (pycountry's and common ones) and Chinese names.
+    """ISO alpha-2 from ISO codes and country names in many languages (see the module docstring).
 
-    Exact matches only (ignoring case, spaces and accents): a misspelt country stays as written.
+    Only certain matches are rewritten: a misspelt or ambiguous country stays as written.
     """
-    table = _country_table()
-    return per_value(s, lambda value: table.get(fold(value)) or table.get(_ascii_fold(fold(value))))
+    return per_value(s, country_code)
+
+
+def flag_ambiguous_countries(mapped: MappedTable) -> None:
+    """An ``ambiguous-country`` problem on every row whose country field holds a name of two countries."""
+    for spec in mapped.fields:
+        if spec.kind != "country" or spec.name not in mapped.frame:
+            continue
+        values = mapped.frame[spec.name]
+        candidates = {v: found for v in values.unique() if v and (found := country_candidates(str(v)))}
+        if not candidates:
+            continue
+        column = mapped.field_sources.get(spec.name, spec.name)
+        for position in np.flatnonzero(values.isin(list(candidates)).to_numpy()):
+            value = str(values.iloc[position])
+            row = mapped.row_numbers[position]
+            message = (f"Row {row}, column '{column}': '{value}' could be {candidates[value]}; "
+                       "write the two-letter ISO code.")
+            problem = Problem("ambiguous-country", message, row, column, spec.name, value)
+            mapped.add_problem(int(position), problem)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 import numpy as np
@@ -9,8 +10,12 @@ import pandas as pd
 
 
 def fold(value: str) -> str:
-    """Case-folded, trimmed, inner spaces collapsed: the key of every synonym table."""
-    return " ".join(value.split()).casefold()
+    """Case-folded, trimmed, inner spaces collapsed: the key of every synonym table.
+
+    NFKC first, so full-width letters (``ＭＹ``) and decomposed accents match their usual form; accents are
+    never dropped (``Áo``, Vietnamese for Austria, must not become ``AO``, Angola).
+    """
+    return " ".join(unicodedata.normalize("NFKC", value).split()).casefold()
 
 
 def per_value(s: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:

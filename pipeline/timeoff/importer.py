@@ -90,7 +90,9 @@ def prepare_timeoff(config: ImportConfig, path: Path) -> PreparedTimeOff:
                                  f"which is not in the file (its header row {table.info.header_row} has {headers})")
         half_cells[key] = table.frame[actual].fillna("").astype("str").str.strip().tolist()
         half_sources[key] = actual
-    mapped = map_records(table, mapping, date_order=config.source.date_order)
+    mapped = map_records(
+        table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
+    )
     mapped.ignored_columns = [c for c in mapped.ignored_columns if c not in half_sources.values()]
     if settings.default_country:
         country = mapped.frame["country"] if "country" in mapped.frame else pd.Series("", index=mapped.frame.index)

@@ -1,0 +1,339 @@
+"""Values normalised only where certain: countries, yes/no and gender words in many languages, formulas.
+
+HR exports from many countries write Austria as ``Áo`` or ``Österreich``, yes as ``Ya`` or ``Oui``, women
+as ``Perempuan`` or ``weiblich``. Each is sent as the platform's value only when its meaning is certain;
+a name of two countries, or a text a spreadsheet would run as a formula, is a problem on its row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import xlsxwriter
+from babel import Locale
+from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.errors import ConfigError
+from pipeline.fields import by_name, staff_fields
+from pipeline.normalize.countries import (
+    alpha2_codes,
+    country_candidates,
+    country_code,
+    country_names,
+    read_country_file,
+)
+from pipeline.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
+from pipeline.normalize.values import fold
+from pipeline.normalize.words import read_value_words
+from pipeline.staff_import import prepare_staff
+from tests.staff_files import HEADER, person, write_config, write_csv
+
+TOKEN = "demo-customer-99"
+STAFF = by_name(staff_fields())
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+# --- the data: schemas/value_words.toml and schemas/countries.toml ------------------------------------------
+
+
+def test_no_yes_no_or_gender_word_is_claimed_twice_with_different_meanings() -> None:
+    meanings: dict[tuple[str, str], set[str]] = defaultdict(set)
+    claimed_by: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for language, kinds in read_value_words().items():
+        for kind, values in kinds.items():
+            for value, words in values.items():
+                for word in words:
+                    meanings[kind, fold(word)].add(value)
+                    claimed_by[kind, fold(word)].append(f"{language}={value}")
+    conflicts = {key: claimed_by[key] for key, values in meanings.items() if len(values) > 1}
+    assert conflicts == {}
+
+
+def test_every_word_means_a_value_the_platform_accepts() -> None:
+    accepted = {"boolean": {"true", "false"}, "gender": set(STAFF["gender"].choices)}
+    for language, kinds in read_value_words().items():
+        assert set(kinds) <= set(accepted), language
+        for kind, values in kinds.items():
+            assert set(values) <= accepted[kind], (language, kind)
+            assert all(word.strip() and word == word.strip() for words in values.values() for word in words)
+
+
+def test_the_words_the_issue_names_are_listed() -> None:
+    words = read_value_words()
+    malay_and_indonesian = {w for lang in ("ms", "id") for ws in words[lang]["boolean"].values() for w in ws}
+    assert {"ya", "tidak"} <= malay_and_indonesian
+    assert words["ms"]["gender"]["Male"][0] == "lelaki" and "laki-laki" in words["id"]["gender"]["Male"]
+    assert words["de"]["gender"] == {"Male": ["männlich", "mann", "m"], "Female": ["weiblich", "frau", "w"]}
+    assert "m" not in {w for ws in words["es"]["gender"].values() for w in ws}  # M = Mujer in Spanish
+
+
+def test_every_country_in_the_data_file_is_a_real_code_and_every_language_is_cldrs() -> None:
+    data = read_country_file()
+    for language in data["cldr"]["languages"]:
+        assert Locale.parse(language).territories, language
+    for language, names in data["names"].items():
+        assert set(names) <= alpha2_codes(), language
+
+
+def test_every_name_in_the_data_file_means_its_country_for_certain() -> None:
+    wrong = {
+        (language, name): country_code(name)
+        for language, names in read_country_file()["names"].items()
+        for code, spellings in names.items()
+        for name in spellings
+        if country_code(name) != code
+    }
+    assert wrong == {}
+
+
+def test_a_cldr_name_means_its_own_country_or_is_known_to_be_ambiguous() -> None:
+    names = country_names()
+    for language in read_country_file()["cldr"]["languages"]:
+        for code, name in Locale.parse(language).territories.items():
+            if code in alpha2_codes():
+                assert country_code(name) in (code, None), (language, code, name)
+                assert country_code(name) == code or fold(name) in names.ambiguous, (language, code, name)
+
+
+def test_the_names_that_mean_two_countries_are_known() -> None:
+    # A new language or a new CLDR release that adds one shows up here, to be reviewed by a person.
+    assert sorted(country_names().ambiguous) == ["nga"]
+    assert country_candidates("Nga") == "Russia (RU) or Nigeria (NG, ISO code NGA)"
+
+
+def test_cldr_groupings_and_regions_are_not_countries() -> None:
+    for not_a_country in ("European Union", "United Nations", "Eurozone", "world", "Latin America",
+                          "Outlying Oceania", "Pseudo-Accents"):
+        assert country_code(not_a_country) is None, not_a_country
+    assert country_code("Kosovo") == "XK"
+
+
+# --- formula-like text -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "formula_like"),
+    [
+        ("=SUM(A1)", True),
+        ('=HYPERLINK("http://x","y")', True),
+        ("@SUM(A1)", True),
+        ("@jane", True),
+        ("+cmd|' /C calc'!A0", True),
+        ("-2+3+cmd|' /C calc'!A0", True),
+        ("-ABC", True),
+        ("- none", True),
+        ("=", True),
+        ("+65 8123 4567", False),
+        ("+1 (555) 123-4567", False),
+        ("+44 (0)20 7946 0958", False),
+        ("+1-555-123-4567 ext. 12", False),
+        ("-3.5", False),
+        ("+3.5", False),
+        ("-1,234.50", False),
+        ("-1e-10", False),
+        ("-12%", False),
+        ("-", False),
+        ("--", False),
+        ("+", False),
+        ("Ann Lim", False),
+        ("a=b", False),
+        ("", False),
+    ],
+)
+def test_what_a_spreadsheet_would_run_as_a_formula(value: str, formula_like: bool) -> None:
+    assert is_formula_like(value) is formula_like
+
+
+@pytest.mark.parametrize(
+    ("value", "sent"),
+    [("=SUM(A1)", "SUM(A1)"), ("@SUM(A1)", "SUM(A1)"), ("=-2+3", "2+3"), ("+-=cmd", "cmd"), ("= x", "x")],
+)
+def test_stripping_removes_every_leading_formula_character(value: str, sent: str) -> None:
+    assert strip_formula(value) == sent
+    assert not is_formula_like(sent)
+
+
+formula_ish = st.text(alphabet=st.sampled_from("=+-@ \t0123456789().,/%eExt|!A"), max_size=12)
+
+
+@given(st.lists(st.one_of(formula_ish, st.text(max_size=8)), max_size=30))
+def test_the_fast_column_check_finds_exactly_the_formula_like_values(values: list[str]) -> None:
+    expected = [(i, v) for i, v in enumerate(values) if is_formula_like(v)]
+    assert list(formula_like_positions(pd.Series(values, dtype="str"))) == expected
+    half = len(values) // 2  # a column read in pieces (the CSV reader's chunks), one piece sliced
+    pieces = [pd.Series(values[:half], dtype="str"), pd.Series(["x", *values[half:]], dtype="str").iloc[1:]]
+    assert list(formula_like_positions(pd.concat(pieces, ignore_index=True))) == expected
+
+
+@given(st.one_of(formula_ish, st.text()))
+def test_a_stripped_value_never_looks_like_a_formula(value: str) -> None:
+    assert not is_formula_like(strip_formula(value))
+
+
+def test_formula_text_other_than_reject_or_strip_is_a_config_error(tmp_path: Path) -> None:
+    config = values_config(tmp_path, formula_text="escape")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config)
+    assert str(caught.value) == 'staff.toml [source] formula_text must be "reject" or "strip", not \'escape\''
+    result = hrimport("staff", "validate", str(config), str(write_csv(tmp_path / "staff.csv", [person(1)])))
+    assert result.exit_code == 2
+    assert result.output == "Error: " + str(caught.value) + "\n"
+
+
+# --- through the CLI -------------------------------------------------------------------------------------
+
+VALUES_HEADER = [*HEADER, "Phone", "Nationality"]
+
+
+def values_config(tmp_path: Path, *, formula_text: str | None = None) -> Path:
+    """The staff test config, with Phone and Nationality mapped and ``formula_text`` set when given."""
+    path = write_config(tmp_path / "staff.toml")
+    text = path.read_text(encoding="utf-8").replace(
+        '"Move Date" = "new_country_effective_date"\n',
+        '"Move Date" = "new_country_effective_date"\n"Phone" = "phone"\n"Nationality" = "nationality"\n',
+    )
+    if formula_text is not None:
+        text = text.replace("[source]\n", f'[source]\nformula_text = "{formula_text}"\n', 1)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_xlsx(path: Path, rows: list[dict[str, str]]) -> Path:
+    """An .xlsx written by xlsxwriter, every cell a string cell (as HR systems export text)."""
+    workbook = xlsxwriter.Workbook(str(path))
+    sheet = workbook.add_worksheet("Staff")
+    for col, name in enumerate(VALUES_HEADER):
+        sheet.write_string(0, col, name)
+    for r, row in enumerate(rows, start=1):
+        for col, name in enumerate(VALUES_HEADER):
+            if row.get(name):
+                sheet.write_string(r, col, row[name])
+    workbook.close()
+    return path
+
+
+def hrimport(*args: str, base_url: str = "") -> Result:
+    env = {"HRIMPORT_TOKEN": TOKEN, "HRIMPORT_BASE_URL": base_url}
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def import_file(tmp_path: Path, sandbox, config: Path, data: Path) -> tuple[Result, dict]:
+    result = hrimport("staff", "import", str(config), str(data), "--report-dir", str(tmp_path / "reports"),
+                      base_url=sandbox.base_url)
+    summary = json.loads(max((tmp_path / "reports").glob("*/*/summary.json")).read_text())
+    return result, summary
+
+
+def stored(sandbox) -> dict[str, dict]:
+    return {s["customer_system_id"]: s for s in sandbox.staff(99)}
+
+
+def test_countries_yes_no_and_gender_in_many_languages_reach_the_platform_as_its_values(tmp_path: Path,
+                                                                                         sandbox) -> None:
+    rows = [
+        person(1, Country="Áo", Gender="Perempuan", Phone="+65 8123 4567", **{"Is Manager": "Ya"}),
+        person(2, Country="Bỉ", Gender="Lelaki", Nationality="Singapura", **{"Is Manager": "Tidak"}),
+        person(3, Country="Österreich", Gender="weiblich", Nationality="Russland", **{"Is Manager": "Ja"}),
+        person(4, Country="Mainland China", Gender="Homme", Phone="+1 (555) 123-4567",
+               **{"Is Manager": "Non"}),
+        person(5, Country="Türkiye", Gender="Mujer", Nationality="ロシア", **{"Is Manager": "Sí"}),
+        person(6, Country="KSA", Gender="Wanita", Nationality="NGA", Phone="-", **{"Is Manager": "Oui"}),
+    ]
+    path = tmp_path / "staff.csv"
+    write_csv(path, rows, header=VALUES_HEADER)
+    result, summary = import_file(tmp_path, sandbox, values_config(tmp_path), path)
+    assert result.exit_code == 0, result.output
+    assert summary["counts"]["added"] == 6 and summary["warnings"] == {}
+    got = {
+        sid: (s["country"], s.get("gender"), s.get("is_manager"), s.get("nationality"), s.get("phone"))
+        for sid, s in stored(sandbox).items()
+    }
+    assert got == {
+        "000001": ("AT", "Female", True, None, "+65 8123 4567"),
+        "000002": ("BE", "Male", False, "SG", None),
+        "000003": ("AT", "Female", True, "RU", None),
+        "000004": ("CN", "Male", False, None, "+1 (555) 123-4567"),
+        "000005": ("TR", "Female", True, "RU", None),
+        "000006": ("SA", "Female", True, "NG", "-"),
+    }
+
+
+def test_an_xlsx_export_in_asian_languages_imports_the_same_codes(tmp_path: Path, sandbox) -> None:
+    rows = [
+        person(1, Country="대한민국", Gender="女性", Nationality="马来西亚", **{"Is Manager": "是"}),
+        person(2, Country="ไทย", Gender="남성", Nationality="Việt Nam", **{"Is Manager": "いいえ"}),
+        person(3, Country="Ｓｉｎｇａｐｏｒｅ", Gender="Pria", Nationality="Hong Kong SAR", **{"Is Manager": "否"}),
+    ]
+    data = write_xlsx(tmp_path / "staff.xlsx", rows)
+    result, _ = import_file(tmp_path, sandbox, values_config(tmp_path), data)
+    assert result.exit_code == 0, result.output
+    got = {sid: (s["country"], s.get("gender"), s.get("is_manager"), s.get("nationality"))
+           for sid, s in stored(sandbox).items()}
+    assert got == {
+        "000001": ("KR", "Female", True, "MY"),
+        "000002": ("TH", "Male", False, "VN"),
+        "000003": ("SG", "Male", False, "HK"),
+    }
+
+
+def test_a_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows(tmp_path: Path) -> None:
+    rows = [
+        person(1),
+        person(2, Country="Nga"),
+        person(3, Name='=HYPERLINK("http://evil.example","Click")'),
+        person(4, Country="NGA"),
+        person(5, **{"Cost Centre": "@cc"}),
+        person(6, **{"Shoe Size": "=1+1"}),  # a column nothing is sent from: no reason to hold the row
+        person(7, Country="Malaysai"),
+    ]
+    config = values_config(tmp_path)
+    data = write_csv(tmp_path / "staff.csv", rows, header=VALUES_HEADER)
+    result = hrimport("staff", "validate", str(config), str(data))
+    assert result.exit_code == 1, result.output
+    formula_fix = ("so it is not sent; remove the leading character, or set formula_text = \"strip\" in the "
+                   "config's [source] to send it without.")
+    assert result.output.splitlines()[:4] == [
+        ("Row 3, column 'Country': 'Nga' could be Russia (RU) or Nigeria (NG, ISO code NGA); "
+         "write the two-letter ISO code."),
+        "Row 4, column 'Name': '=HYPERLINK(\"http://evil.example\",\"Click\")' looks like a spreadsheet "
+        "formula, " + formula_fix,
+        "Row 6, column 'Cost Centre': '@cc' looks like a spreadsheet formula, " + formula_fix,
+        ("Row 8, column 'Country': 'Malaysai' is not a country we recognise (use an ISO code such as SG, MY "
+         "or CN, or the country's name in English or another common language, spelt in full)."),
+    ]
+    assert "3 of 7 rows checked; 4 need attention." in result.output
+
+    _, mapped, problems, _ = prepare_staff(load_config(config), data)
+    found = {mapped.row_numbers[pos]: [(p.code, p.column, p.field) for p in row_problems]
+             for pos, row_problems in problems.items()}
+    assert found == {
+        3: [("ambiguous-country", "Country", "country")],  # not also unknown-country
+        4: [("formula-like-text", "Name", "name")],
+        6: [("formula-like-text", "Cost Centre", None)],
+        8: [("unknown-country", "Country", "country")],
+    }
+
+
+def test_strip_sends_formula_like_text_without_its_leading_character_with_a_warning(tmp_path: Path,
+                                                                                     sandbox) -> None:
+    rows = [person(1, Title="=SUM(A1)"), person(2, Phone="+65 8123 4567", **{"Cost Centre": "-CC-7"})]
+    data = write_xlsx(tmp_path / "staff.xlsx", rows)
+    result, summary = import_file(tmp_path, sandbox, values_config(tmp_path, formula_text="strip"), data)
+    assert result.exit_code == 0, result.output
+    assert summary["counts"]["added"] == 2
+    assert summary["warnings"] == {"formula-like-text-stripped": 2}
+    assert ("Warning: Row 2, column 'Title': '=SUM(A1)' looks like a spreadsheet formula; sent as 'SUM(A1)' "
+            "(formula_text = \"strip\").") in result.output
+    people = stored(sandbox)
+    assert people["000001"]["job_title"] == "SUM(A1)"
+    assert people["000002"]["phone"] == "+65 8123 4567"
+    assert people["000002"]["customer_data_type"] == [{"name": "Cost Center", "value": "CC-7"}]
