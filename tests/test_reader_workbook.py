@@ -536,6 +536,9 @@ def test_numeric_ids_formatted_000000_reach_the_service_as_000123(tmp_path: Path
     assert sorted(s["customer_system_id"] for s in sandbox.staff(99)) == ["000042", "000123"]
     summary = json.loads(max((tmp_path / "reports").glob("*/*/summary.json")).read_text())
     assert summary["counts"]["added"] == 2
+    # the hidden first sheet was skipped, and the run says so wherever people look
+    assert "Note: Read sheet 'Staff', the first visible sheet of cells; skipped" in result.output
+    assert any(n.startswith("Read sheet 'Staff'") for n in summary["notes"])
 
 
 def test_validate_reads_the_formatted_ids_as_shown(tmp_path: Path, engine: str) -> None:
