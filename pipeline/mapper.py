@@ -24,8 +24,7 @@ from pipeline.normalize.dates import (
     ColumnDateOrder,
     DateOrder,
     DateOrderConflict,
-    date_cell_problems,
-    decide_date_order,
+    read_date_column,
 )
 from pipeline.normalize.formulas import guard_formula_text
 from pipeline.outcomes import FIX_COLUMN, Problem
@@ -117,12 +116,12 @@ def map_records(
         day_first = True
         if specs[name].kind == "date":
             try:
-                order = decide_date_order(sources.get(name, name), values, date_order)
+                order, codes = read_date_column(sources.get(name, name), values, date_order)
             except DateOrderConflict as exc:
                 raise InputFileError(f"{table.info.name}: {exc}") from None
             date_orders.append(order)
             day_first = order.day_first
-            if codes := date_cell_problems(values, day_first):
+            if codes:
                 cell_problems.append((name, values, codes, order))
         columns[name] = normalize_for_field(values, specs[name], day_first=day_first)
 

@@ -51,8 +51,6 @@ _TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 _YMD = re.compile(rf"(\d{{4}})-(\d{{1,2}})-(\d{{1,2}}){_TIME}|(\d{{4}})[/.](\d{{1,2}})[/.](\d{{1,2}})")
 _CHINESE_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日?")
 _NUMERIC_DMY = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})")
-# Day, month and year in digits with a two-digit year (01/06/20): the century is unknown.
-_TWO_DIGIT_YEAR = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{2})|(\d{1,2})[\s\-]+([A-Za-z]{3,9})\.?,?[\s\-]+(\d{2})")
 _DAY_MONTH_NAME = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?[\s\-]+([A-Za-z]{3,9})\.?,?[\s\-]+(\d{4})")
 _MONTH_NAME_DAY = re.compile(r"([A-Za-z]{3,9})\.?[\s\-]+(\d{1,2})(?:st|nd|rd|th)?,?[\s\-]+(\d{4})")
 _SERIAL = re.compile(r"(\d{5})(?:\.\d+)?")
@@ -102,12 +100,6 @@ def normalize_date(s: pd.Series, day_first: bool) -> pd.Series:
     return per_value(s, lambda value: _parse_date(value, day_first))
 
 
-def _numeric_parts(value: str) -> tuple[int, int] | None:
-    """The first two numbers of a 01/06/2020-style date (four-digit year), or None for any other form."""
-    match = _NUMERIC_DMY.fullmatch(value.strip())
-    return (int(match.group(1)), int(match.group(3))) if match else None
-
-
 @dataclass(frozen=True)
 class DateOrderEvidence:
     """What a column's distinct values say about its order: values only day-first can read (13/01/2020),
@@ -126,21 +118,52 @@ class DateOrderEvidence:
         return None
 
 
-def date_order_evidence(values: pd.Series) -> DateOrderEvidence:
+# 01/06/2020 and 01/06/20 (a year of two digits is a problem of its own), and 5 Mar 19.
+_DAY_MONTH_YEAR = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{4}|\d{2})")
+_SHORT_YEAR_MONTH_NAME = r"^\s*\d{1,2}[\s\-]+[A-Za-z]{3,9}\.?,?[\s\-]+\d{2}\s*$"
+
+
+@dataclass(frozen=True)
+class _NumericDates:
+    """The distinct values of a column written day/month/year in digits, with their first two numbers:
+    read once per column, for both its order and its cells' problems (``read_date_column``)."""
+
+    values: list[str]
+    first: list[int]
+    second: list[int]
+    short_year: list[bool]
+
+    @classmethod
+    def of(cls, column: pd.Series) -> _NumericDates:
+        values: list[str] = []
+        first: list[int] = []
+        second: list[int] = []
+        short_year: list[bool] = []
+        for value in pd.unique(column.fillna("")):
+            if (match := _DAY_MONTH_YEAR.fullmatch(str(value).strip())) is not None:
+                values.append(str(value))
+                first.append(int(match.group(1)))
+                second.append(int(match.group(3)))
+                short_year.append(len(match.group(4)) == 2)
+        return cls(values, first, second, short_year)
+
+    def four_digit_years(self) -> list[tuple[str, int, int]]:
+        return [(v, a, b) for v, a, b, short in zip(self.values, self.first, self.second, self.short_year)
+                if not short]
+
+
+def date_order_evidence(values: pd.Series | _NumericDates) -> DateOrderEvidence:
+    numeric = values if isinstance(values, _NumericDates) else _NumericDates.of(values)
     day_first: list[str] = []
     month_first: list[str] = []
     either: list[str] = []
-    for value in pd.unique(values.fillna("")):
-        parts = _numeric_parts(str(value))
-        if parts is None:
-            continue
-        first, second = parts
+    for value, first, second in numeric.four_digit_years():
         if first > 12 >= second >= 1:
-            day_first.append(str(value).strip())
+            day_first.append(value.strip())
         elif second > 12 >= first >= 1:
-            month_first.append(str(value).strip())
+            month_first.append(value.strip())
         elif 1 <= first <= 12 and 1 <= second <= 12:
-            either.append(str(value).strip())
+            either.append(value.strip())
     return DateOrderEvidence(tuple(day_first), tuple(month_first), tuple(either))
 
 
@@ -164,7 +187,9 @@ class ColumnDateOrder:
         return self.order == "day-first"
 
 
-def decide_date_order(column: str, values: pd.Series, configured: DateOrder | None) -> ColumnDateOrder:
+def decide_date_order(
+    column: str, values: pd.Series | _NumericDates, configured: DateOrder | None
+) -> ColumnDateOrder:
     """The order to read ``column`` in; raises ``DateOrderConflict`` (one line) when its values prove the
     other order than ``configured`` (or the default when nothing is configured). A column whose values
     prove both orders is read in the configured or default order, and the cells that do not fit it are
@@ -190,16 +215,24 @@ def decide_date_order(column: str, values: pd.Series, configured: DateOrder | No
     return ColumnDateOrder(column, order, "unneeded")
 
 
-def date_cell_problems(values: pd.Series, day_first: bool) -> dict[str, str]:
+def read_date_column(
+    column: str, values: pd.Series, configured: DateOrder | None
+) -> tuple[ColumnDateOrder, dict[str, str]]:
+    """``decide_date_order`` and ``date_cell_problems`` of one column, its values looked at once."""
+    numeric = _NumericDates.of(values)
+    order = decide_date_order(column, numeric, configured)
+    return order, date_cell_problems(values, order.day_first, numeric)
+
+
+def date_cell_problems(values: pd.Series, day_first: bool, numeric: _NumericDates | None = None) -> dict[str, str]:
     """Distinct values that are not read as dates for a reason worth its own problem, -> the problem code:
-    ``two-digit-year`` (01/06/20), ``date-order-mismatch`` (13/05/2021 in a month-first column)."""
-    found: dict[str, str] = {}
-    for value in pd.unique(values.fillna("")):
-        text = str(value).strip()
-        if _TWO_DIGIT_YEAR.fullmatch(text):
-            found[str(value)] = "two-digit-year"
-        elif (parts := _numeric_parts(text)) is not None:
-            day, month = parts if day_first else parts[::-1]
-            if month > 12 >= day >= 1:
-                found[str(value)] = "date-order-mismatch"
+    ``two-digit-year`` (01/06/20, 5 Mar 19), ``date-order-mismatch`` (13/05/2021 in a month-first column)."""
+    numeric = numeric or _NumericDates.of(values)
+    found = {v: "two-digit-year" for v, short in zip(numeric.values, numeric.short_year) if short}
+    for value, first, second in numeric.four_digit_years():
+        day, month = (first, second) if day_first else (second, first)
+        if month > 12 >= day >= 1:
+            found[value] = "date-order-mismatch"
+    distinct = pd.Series(pd.unique(values.fillna("")), dtype="str")
+    found.update(dict.fromkeys(distinct[distinct.str.match(_SHORT_YEAR_MONTH_NAME)].tolist(), "two-digit-year"))
     return found

@@ -171,6 +171,7 @@ def _table_below_header(
     first_column: int,
     preamble: list[list[str]],
     row_problems: dict[int, list[Problem]] | None = None,
+    scan_replacements: bool = True,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
@@ -210,8 +211,9 @@ def _table_below_header(
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
     row_numbers = numbers.tolist()
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
-    for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
-        problems.setdefault(row, []).extend(found)
+    if scan_replacements:  # False when the reader knows no cell holds U+FFFD
+        for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
+            problems.setdefault(row, []).extend(found)
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
 
 

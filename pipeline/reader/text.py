@@ -151,10 +151,13 @@ def _build_from_text(
         body = grid.raw[len(text[:offset].encode("utf-8")) :]
     else:
         body = text[offset:].encode("utf-8")
+    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) has cells to flag.
+    replaced = "\ufffd" in text
     del grid.text, grid.raw, text
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
-    return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems)
+    return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
+                               scan_replacements=replaced)
 
 
 def _parse_csv(

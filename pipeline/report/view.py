@@ -6,7 +6,7 @@ formats what the stages recorded, so ``report.html``, ``report.xlsx`` and ``summ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -215,41 +215,36 @@ def problem_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]
     """Rows needing attention grouped by problem code, largest group first.
 
     A row with two problems shows in both groups; a row needing attention with no recorded problem shows
-    under the code its outcome implies, with its message. Problems recorded on imported rows (warnings)
-    are not listed here: those rows need nothing.
+    under the code its outcome implies, with its message. Warnings are listed by ``warning_groups``.
     """
-    groups: dict[str, ProblemGroup] = {}
-    for row in result.rows:
-        if row.outcome.is_success:
-            continue
-        problems = tuple(p for p in row.problems if not p.is_warning) or (
-            Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
-        )
-        for p in problems:
-            value, message = masking.problem(row, p)
-            group = groups.get(p.code)
-            if group is None:
-                group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
-            group.lines.append(
-                ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
+
+    def problems() -> Iterator[tuple[RowOutcome, Problem]]:
+        for row in result.rows:
+            if row.outcome.is_success:
+                continue
+            found = tuple(p for p in row.problems if not p.is_warning) or (
+                Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
             )
-    return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))
+            yield from ((row, p) for p in found)
+
+    return _grouped(problems(), masking)
 
 
 def warning_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
     """The warnings of every row (imported or not), grouped by code, largest group first: what was doubtful
     about a row but did not stop it (a broken cell in a column nothing is sent from, a value changed as the
     config allows)."""
+    return _grouped(((row, p) for row in result.rows for p in row.problems if p.is_warning), masking)
+
+
+def _grouped(problems: Iterable[tuple[RowOutcome, Problem]], masking: RowMasking) -> list[ProblemGroup]:
     groups: dict[str, ProblemGroup] = {}
-    for row in result.rows:
-        for p in row.problems:
-            if not p.is_warning:
-                continue
-            value, message = masking.problem(row, p)
-            group = groups.get(p.code)
-            if group is None:
-                group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
-            group.lines.append(
-                ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
-            )
+    for row, p in problems:
+        value, message = masking.problem(row, p)
+        group = groups.get(p.code)
+        if group is None:
+            group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
+        group.lines.append(
+            ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
+        )
     return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))
