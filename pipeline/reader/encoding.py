@@ -57,6 +57,7 @@ class KnownEncoding:
     name: str
     description: str
     family: str
+    multibyte: bool = False
 
 
 @cache
@@ -72,17 +73,27 @@ def _by_codec() -> dict[str, KnownEncoding]:
     return {codecs.lookup(known.name).name: known for known in known_encodings()}
 
 
+#: Byte-order marks: the mark, the name to write in a config (its codec reads the mark and drops it), and
+#: the codec of the text after the mark. UTF-32 first: the UTF-32-LE mark starts with the UTF-16-LE one.
+UNICODE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32", "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32", "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8-sig", "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16", "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16", "utf-16-be"),
+)
+
+
+def unicode_bom(data: bytes) -> tuple[bytes, str, str] | None:
+    """The entry of ``UNICODE_BOMS`` whose mark ``data`` starts with, if any."""
+    return next((entry for entry in UNICODE_BOMS if data.startswith(entry[0])), None)
+
+
 def decode_text(path: Path, data: bytes) -> tuple[str, str]:
     """The encoding of ``data`` (the name to write in a config) and its text; ``InputFileError`` if unsure."""
-    for bom, name in (
-        (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
-        (codecs.BOM_UTF32_BE, "utf-32"),
-        (codecs.BOM_UTF8, "utf-8-sig"),
-        (codecs.BOM_UTF16_LE, "utf-16"),
-        (codecs.BOM_UTF16_BE, "utf-16"),
-    ):
-        if data.startswith(bom):
-            return name, data.decode(name, errors="replace")
+    if (bom := unicode_bom(data)) is not None:
+        name = bom[1]
+        return name, data.decode(name, errors="replace")
     wide = unicode_without_bom(data[:SAMPLE_HEAD])
     if wide is not None:
         return wide, data.decode(wide, errors="replace")
@@ -191,7 +202,10 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
     # Chaos is a share of suspicious characters: over a few characters one more or less moves it a lot,
     # and when the best reading is itself messy the ranking says little. Then more rivals are compared.
     read = sample.decode(leader.encoding, errors="replace")
-    evidence = len(read) - len(read.encode("ascii", errors="ignore"))  # non-ASCII characters, not bytes
+    # Non-ASCII characters (not bytes) of the distinct words: a word repeated on every row is one piece of
+    # evidence, not hundreds (a column of the same Hebrew word read as Thai looked certain).
+    words = set(read.split())
+    evidence = sum(len(w) - len(w.encode("ascii", errors="ignore")) for w in words)
     margin = max(CHAOS_MARGIN, SUSPICIOUS_CHARACTERS / max(evidence, 1), best)
     if best + margin >= CHAOS_THRESHOLD:
         # the window reaches past what the detector reports: the right one may be among those it dropped
@@ -199,6 +213,11 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
     else:
         close = [by_codec[codecs.lookup(m.encoding).name] for m in ranked if m.chaos <= best + margin]
     families = {known.family for known in close}
+    if not by_codec[codecs.lookup(leader.encoding).name].multibyte:
+        # A single-byte code page reads any bytes, so its reading of dense CJK text can look clean to the
+        # detector (Chinese GBK read as Thai). Then every multi-byte encoding is a rival too; one that does
+        # not decode the whole file (text in another encoding rarely does) drops out in _readings.
+        families |= {known.family for known in known_encodings() if known.multibyte}
     candidates = [known for known in known_encodings() if known.family in families]
     # The detector's order, then the table's (the superset first within a family) names the readings.
     candidates.sort(key=lambda k: (_first_rank(k, ranked), known_encodings().index(k)))

@@ -7,13 +7,12 @@ that says what the file is and how to fix it.
 
 from __future__ import annotations
 
-import codecs
 import io
 import zipfile
 from pathlib import Path
 
 from pipeline.errors import InputFileError
-from pipeline.reader.encoding import unicode_without_bom
+from pipeline.reader.encoding import unicode_bom, unicode_without_bom
 
 _TEXT_FORMATS = {"csv", "tsv"}
 
@@ -81,16 +80,9 @@ def _sniff_kind(data: bytes) -> str:
     if data.startswith(b"%PDF"):
         return "pdf"
     start = data[:4096]
-    for bom, codec in (
-        (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16: the UTF-32-LE BOM starts with the UTF-16-LE one
-        (codecs.BOM_UTF32_BE, "utf-32-be"),
-        (codecs.BOM_UTF8, "utf-8"),
-        (codecs.BOM_UTF16_LE, "utf-16-le"),
-        (codecs.BOM_UTF16_BE, "utf-16-be"),
-    ):
-        if start.startswith(bom):
-            start = start[len(bom) :].decode(codec, errors="ignore").encode("utf-8")
-            break
+    if (bom := unicode_bom(start)) is not None:
+        mark, _, codec = bom
+        start = start[len(mark) :].decode(codec, errors="ignore").encode("utf-8")
     else:
         wide = unicode_without_bom(start)
         if wide is not None:
