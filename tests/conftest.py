@@ -23,6 +23,7 @@ import pytest
 import stamina
 import uvicorn
 
+from pipeline.reader import workbook
 from pipeline.sandbox.app import create_app
 from pipeline.sandbox.faults import FaultSettings
 
@@ -182,3 +183,14 @@ def instant_retries() -> Iterator[None]:
     of tries kept (``cap``). Use it with ``pytestmark = pytest.mark.usefixtures("instant_retries")``."""
     with stamina.set_testing(True, attempts=100, cap=True):
         yield
+
+
+@pytest.fixture(params=["fastexcel", "calamine"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a workbook test through fastexcel and through python-calamine's own objects."""
+    if request.param == "fastexcel":
+        if workbook.fastexcel is None:
+            pytest.skip("fastexcel is not installed")
+    else:
+        monkeypatch.setattr(workbook, "fastexcel", None)
+    return request.param

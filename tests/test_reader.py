@@ -15,20 +15,9 @@ from odf.table import Table, TableCell, TableRow
 from odf.text import P
 
 from pipeline.errors import InputFileError
-from pipeline.reader import NoDataRowsError, normalize_header, read_spreadsheet, workbook
+from pipeline.reader import NoDataRowsError, normalize_header, read_spreadsheet
 
 HEADERS = ["Employee ID", "Full  Name", "Hire Date", "Salary", "Active", "Country"]
-
-
-@pytest.fixture(params=["fastexcel", "calamine"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a workbook test through fastexcel and through python-calamine's own objects."""
-    if request.param == "fastexcel":
-        if workbook.fastexcel is None:
-            pytest.skip("fastexcel is not installed")
-    else:
-        monkeypatch.setattr(workbook, "fastexcel", None)
-    return request.param
 
 
 def write_workday_xlsx(path: Path) -> Path:

@@ -31,17 +31,6 @@ from tests.staff_files import HEADER, person, write_config
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-@pytest.fixture(params=["fastexcel", "calamine"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a workbook test through fastexcel and through python-calamine's own objects."""
-    if request.param == "fastexcel":
-        if workbook.fastexcel is None:
-            pytest.skip("fastexcel is not installed")
-    else:
-        monkeypatch.setattr(workbook, "fastexcel", None)
-    return request.param
-
-
 # --- number formats -------------------------------------------------------------------------------------
 
 
