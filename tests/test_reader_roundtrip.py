@@ -33,7 +33,9 @@ LEGACY = [known.name for known in known_encodings()]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                           HealthCheck.too_slow])
 TRICKY = ["=SUM(A1)", "@cmd", "+65 8123 4567", "-1", "000123", "0", " lead", "trail ", "  ", ",", ";", "|",
-          "\t", '"', '""', "a,b", 'say "hi"', "line\nbreak", "cr\ronly", "crlf\r\nend", "NA", "null", "1e5"]
+          "\t", '"', '""', "a,b", 'say "hi"', "line\nbreak", "cr\ronly", "crlf\r\nend", "NA", "null", "1e5",
+          # what a workbook reader writes for typed cells (a boolean, a date, a time), here as text
+          "true", "false", "2020-01-01 00:00:00", "1899-12-30 08:00:00"]
 
 
 #: The languages whose exports each legacy encoding carries (CLDR locales).

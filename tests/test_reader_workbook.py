@@ -143,6 +143,15 @@ def test_numbers_keep_full_precision_in_an_xlsx(tmp_path: Path, engine: str) -> 
     assert read_spreadsheet(path).frame["Value"].tolist() == SHOWN
 
 
+def test_a_tenth_decimal_is_kept_when_no_other_cell_needs_a_closer_look(tmp_path: Path, engine: str) -> None:
+    path = tmp_path / "numbers.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet()
+    ws.write_column("A1", ["Value", 1.0000000001, 2, 2.5])
+    wb.close()
+    assert read_spreadsheet(path).frame["Value"].tolist() == ["1.0000000001", "2", "2.5"]
+
+
 def test_numbers_keep_full_precision_in_an_xls(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "numbers.xls"
     wb = xlwt.Workbook()
@@ -306,19 +315,20 @@ def test_a_workbook_with_only_a_chart_visible_is_refused(tmp_path: Path, engine:
 
 # --- both reading paths agree ---------------------------------------------------------------------------
 
+# "Like" holds text that reads like a boolean, a date or a time cell: it must stay the text it is.
 EVERY_KIND = [
-    ["Text", "Number", "Tiny", "Big", "Date", "Stamp", "Time", "Flag", "Empty", "Padded"],
+    ["Text", "Number", "Tiny", "Big", "Date", "Stamp", "Time", "Flag", "Empty", "Padded", "Like"],
     ["000123", 5000, 1e-10, 12345678901234, dt.date(2020, 1, 31), dt.datetime(2021, 3, 1, 9, 30),
-     dt.time(17, 45), True, None, 42],
+     dt.time(17, 45), True, None, 42, "true"],
     ["Zoë 王芳", 3.5, 0.1 + 0.2, 1e20, dt.date(1999, 12, 31), dt.datetime(2024, 2, 29, 23, 59, 59),
-     dt.time(0, 0, 1), False, None, 7],
+     dt.time(0, 0, 1), False, None, 7, "2020-01-01 00:00:00"],
     ["=not a formula", -2.25, 1 / 3, -12345678901234, dt.date(2024, 1, 5), dt.datetime(2024, 1, 5, 12),
-     dt.time(12), True, None, 123456],
+     dt.time(12), True, None, 123456, "1899-12-30 08:00:00"],
 ]
 
 
-def _xlsxwriter_every_kind(path: Path) -> Path:
-    wb = xlsxwriter.Workbook(str(path))
+def _xlsxwriter_every_kind(path: Path, options: dict | None = None) -> Path:
+    wb = xlsxwriter.Workbook(str(path), options or {})
     ws = wb.add_worksheet("Staff")
     formats = {
         dt.date: wb.add_format({"num_format": "yyyy-mm-dd"}),
@@ -338,6 +348,11 @@ def _xlsxwriter_every_kind(path: Path) -> Path:
                 ws.write(r, c, value)
     wb.close()
     return path
+
+
+def _xlsxwriter_inline_strings_every_kind(path: Path) -> Path:
+    """xlsxwriter's constant_memory mode writes text as inline strings, not in a shared strings table."""
+    return _xlsxwriter_every_kind(path, {"constant_memory": True})
 
 
 def _openpyxl_every_kind(path: Path) -> Path:
@@ -380,8 +395,9 @@ def _odfpy_every_kind(path: Path) -> Path:
 
 @pytest.mark.parametrize(
     "write",
-    [_xlsxwriter_every_kind, _openpyxl_every_kind, _xlwt_every_kind, _odfpy_every_kind],
-    ids=["xlsxwriter", "openpyxl", "xlwt", "odfpy"],
+    [_xlsxwriter_every_kind, _xlsxwriter_inline_strings_every_kind, _openpyxl_every_kind, _xlwt_every_kind,
+     _odfpy_every_kind],
+    ids=["xlsxwriter", "xlsxwriter-inline-strings", "openpyxl", "xlwt", "odfpy"],
 )
 def test_both_reading_paths_give_the_same_text_for_every_cell(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write
@@ -398,8 +414,10 @@ def test_both_reading_paths_give_the_same_text_for_every_cell(
         "Text": "000123", "Number": "5000", "Tiny": "1e-10", "Big": "12345678901234", "Date": "2020-01-31",
         "Stamp": "2021-03-01 09:30:00", "Time": "17:45:00", "Flag": "TRUE", "Empty": "",
         # xlwt and odfpy here write no number format: only the XLSX writers pad
-        "Padded": "000042" if suffix == ".xlsx" else "42",
+        "Padded": "000042" if suffix == ".xlsx" else "42", "Like": "true",
     }
+    assert fast.frame["Flag"].tolist() == ["TRUE", "FALSE", "TRUE"]
+    assert fast.frame["Like"].tolist() == ["true", "2020-01-01 00:00:00", "1899-12-30 08:00:00"]
     assert fast.frame["Tiny"].tolist() == ["1e-10", "0.3", "0.333333333333333"]
     assert fast.frame["Big"].tolist() == ["12345678901234", "1e+20", "-12345678901234"]
     assert fast.frame["Time"].tolist() == ["17:45:00", "00:00:01", "12:00:00"]

@@ -5,7 +5,7 @@ Many HR systems store employee numbers as numeric cells with a display format su
 Here a format code is recognised as zero-padded (``zero_padded_format``) and a number shown through it
 (``ZeroPadded.show``); the formats a workbook's styles use are read once from its small style parts
 (``xlsx_padded_styles``), and only when some style pads are the sheet's cells looked at
-(``xlsx_sheet_numbers``); in an ODS the same is done for ``number:min-integer-digits`` number styles
+(``xlsx_cells.scan_xlsx_sheet``); in an ODS the same is done for ``number:min-integer-digits`` number styles
 (``ods_sheet_numbers``), and in an XLS for its FORMAT records (``xls_sheet_numbers``). Other formats (dates, decimals, currency...) are left to the reader's own
 rendering: only zero padding changes the characters an id is made of.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import re
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import IO
@@ -153,119 +152,6 @@ class SheetNumber:
     column: int  # 0-based: A is 0
     stored: str  # the value as written in the file (``<v>1E-10</v>``)
     text: str
-
-
-# A stored number whose text a 9-decimal rendering would change: an exponent, more than nine decimals,
-# more than sixteen digits, below 1e-4 (General shows an exponent there), or a negative zero.
-_LOSSY = re.compile(rb"<v>([^<]*(?:[eE]|\.\d{10}|\d{16}\.|\d{17})[^<]*|-?0\.0000[^<]*|-0(?:\.0*)?)</v>")
-_CHUNK = 1 << 22
-
-
-def xlsx_sheet_numbers(
-    archive_path: str, part: str, padded: dict[int, ZeroPadded], *, lossy: bool
-) -> list[SheetNumber]:
-    """The numeric cells of one sheet part whose text is not the reader library's: those with a
-    zero-padded style (``padded``), and with ``lossy`` every number a 9-decimal rendering would change.
-
-    The sheet XML is streamed in 4 MB pieces and searched as bytes (no XML tree), looking only at the
-    cells a style or a stored value points to: about 0.5 s for a 100k x 40 sheet, most of it inflating
-    the archive member. Cells without an ``r="A1"`` reference (rare writers) cannot be placed and are
-    left as read.
-    """
-    style_hit = (
-        re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"')
-        if padded
-        else None
-    )
-    cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
-    with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
-        for piece in _cell_pieces(stream):
-            if style_hit is not None:
-                for m in style_hit.finditer(piece):
-                    cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
-                    if cell is not None:
-                        cells[cell[0]] = (cell[1], int(m.group(1)))
-            if lossy:
-                for m in _LOSSY.finditer(piece):
-                    cell = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
-                    if cell is not None and cell[0] not in cells and cell[1] == m.group(1):
-                        cells[cell[0]] = (cell[1], None)
-    return _placed(cells, padded)
-
-
-def _cell_pieces(stream: IO[bytes]) -> Iterator[bytes]:
-    """The sheet XML in pieces that each end before a ``<c `` tag, so no cell is cut in two."""
-    carry = b""
-    while chunk := stream.read(_CHUNK):
-        buffer = carry + chunk
-        cut = buffer.rfind(b"<c ")
-        if cut <= 0:
-            carry = buffer
-            continue
-        yield buffer[:cut]
-        carry = buffer[cut:]
-    if carry:
-        yield carry
-
-
-def _numeric_cell(piece: bytes, start: int) -> tuple[bytes, bytes] | None:
-    """(reference, stored value) of the numeric cell whose tag starts at ``start``, or None.
-
-    Plain ``find`` calls rather than a regular expression: this runs once per formatted cell.
-    """
-    if start < 0 or not piece.startswith(b"<c ", start):
-        return None
-    end = piece.find(b">", start)
-    tag = piece[start:end]
-    if end < 0 or tag.endswith(b"/"):
-        return None  # an empty cell
-    kind = tag.find(b' t="')
-    if kind >= 0 and not tag.startswith(b'n"', kind + 4):
-        return None  # text, boolean, error or ISO date: not shown through a number format
-    ref = tag.find(b' r="')
-    if ref < 0:
-        return None
-    close = piece.find(b"</c>", end)
-    value = piece.find(b"<v>", end, close)
-    if value < 0:
-        return None
-    return tag[ref + 4 : tag.find(b'"', ref + 4)], piece[value + 3 : piece.find(b"</v>", value)]
-
-
-def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, ZeroPadded]) -> list[SheetNumber]:
-    """The cells found, with their 0-based positions and the text Excel shows."""
-    columns: dict[bytes, int] = {}
-    found = []
-    for ref, (stored_bytes, style) in cells.items():
-        letters = ref.rstrip(b"0123456789")
-        column = columns.get(letters)
-        if column is None:
-            column = columns[letters] = _column_index(letters)
-        stored = stored_bytes.decode()
-        text: str | None
-        if style is not None and stored.isdigit():  # an id: no float round trip
-            text = padded[style].show_whole(int(stored))
-        else:
-            try:
-                value = float(stored)
-            except ValueError:
-                continue
-            text = number_text(value) if style is None else padded[style].show(value)
-        if text is not None and letters and ref[len(letters) :].isdigit():
-            found.append(SheetNumber(int(ref[len(letters) :]) - 1, column, stored, text))
-    return found
-
-
-def _column_index(letters: bytes) -> int:
-    index = 0
-    for letter in letters:
-        index = index * 26 + letter - 64
-    return index - 1
-
-
-def nine_decimals(value: float) -> str:
-    """A number as fastexcel writes it as text: nine decimals, trailing zeros trimmed."""
-    return f"{value:.9f}".rstrip("0").rstrip(".")
 
 
 _ODS = {

@@ -39,13 +39,7 @@ class SheetChoice:
 
 def xlsx_sheets(archive: zipfile.ZipFile) -> list[Sheet]:
     """The sheets ``xl/workbook.xml`` lists, in order, with their visibility, kind and archive member."""
-    workbook = "xl/workbook.xml"
-    root_rels = _relationships(archive, "_rels/.rels", "")
-    workbook = next((t for t, kind in root_rels.values() if kind.endswith("/officeDocument")), workbook)
-    folder = posixpath.dirname(workbook)
-    rels = _relationships(
-        archive, posixpath.join(folder, "_rels", posixpath.basename(workbook) + ".rels"), folder
-    )
+    workbook, rels = _workbook_relationships(archive)
     root = ElementTree.fromstring(archive.read(workbook))
     sheets = []
     for element in root.iterfind(f"{_MAIN}sheets/{_MAIN}sheet"):
@@ -61,6 +55,22 @@ def xlsx_sheets(archive: zipfile.ZipFile) -> list[Sheet]:
             )
         )
     return sheets
+
+
+def xlsx_shared_strings(archive: zipfile.ZipFile) -> str | None:
+    """The archive member holding the workbook's shared strings table, if it has one."""
+    _, rels = _workbook_relationships(archive)
+    return next((target for target, kind in rels.values() if kind.endswith("/sharedStrings")), None)
+
+
+def _workbook_relationships(archive: zipfile.ZipFile) -> tuple[str, dict[str, tuple[str, str]]]:
+    """The workbook part (``xl/workbook.xml`` unless the package says otherwise) and its relationships."""
+    root_rels = _relationships(archive, "_rels/.rels", "")
+    workbook = next((t for t, kind in root_rels.values() if kind.endswith("/officeDocument")), "xl/workbook.xml")
+    folder = posixpath.dirname(workbook)
+    return workbook, _relationships(
+        archive, posixpath.join(folder, "_rels", posixpath.basename(workbook) + ".rels"), folder
+    )
 
 
 def _relationships(archive: zipfile.ZipFile, member: str, folder: str) -> dict[str, tuple[str, str]]:

@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import python_calamine as calamine
 
 try:  # the fast path for workbooks; python-calamine alone does the same, about twice as slowly
@@ -43,15 +42,14 @@ from pipeline.reader.grid import (
 from pipeline.reader.number_formats import (
     SheetNumber,
     ZeroPadded,
-    nine_decimals,
     number_text,
     ods_sheet_numbers,
     xls_sheet_numbers,
     xlsx_padded_styles,
-    xlsx_sheet_numbers,
 )
-from pipeline.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_sheets
+from pipeline.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
 from pipeline.reader.sniff import password_protected
+from pipeline.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 
 
 def _cell_text(value: object) -> str:
@@ -93,33 +91,40 @@ class _Grid(NamedTuple):
     sheet_names: list[str]
 
 
-def _xlsx_layout(path: Path, sheet: str | int | None) -> tuple[list[Sheet], SheetChoice, dict[int, ZeroPadded]]:
-    """The sheets of an XLSX, the one to read, and its zero-padded cell styles: small parts of the archive."""
+class _Layout(NamedTuple):
+    """The small parts of an XLSX archive: its sheets, the one to read, its zero-padded cell styles and
+    its shared strings table."""
+
+    sheets: list[Sheet]
+    choice: SheetChoice
+    padded: dict[int, ZeroPadded]
+    shared_strings: str | None
+
+
+def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
     with zipfile.ZipFile(path) as archive:
         sheets = xlsx_sheets(archive)
-        padded = xlsx_padded_styles(archive)
-    return sheets, choose_sheet(path, sheets, sheet), padded
+        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_padded_styles(archive), xlsx_shared_strings(archive))
 
 
 def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
     """The sheet's cells through fastexcel (python-calamine's engine, with the cells turned to Arrow
     strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
 
-    fastexcel writes numbers with nine decimals at most (``1e-10`` becomes ``0``) and knows nothing of
-    number formats: when the styles pad with zeros, or a cell holds text fastexcel may have rounded a
-    number to, the sheet's stored numbers are read (``xlsx_sheet_numbers``) and those cells rewritten as
-    Excel shows them. A number whose tenth and later decimals matter but whose nine-decimal rounding
-    ends in zeros (``1.0000000001`` read as ``1``) is only caught when some other cell sets off that read.
+    fastexcel's text loses what ``scan_xlsx_sheet`` finds in the sheet's XML, which a thread reads while
+    fastexcel parses (it releases the GIL): numbers it rounds to nine decimals or shows without their
+    zero-padded format are rewritten as Excel shows them, and its spelling of booleans, dates and times
+    becomes the calamine path's everywhere except in the text cells that merely look like it.
     """
     assert fastexcel is not None
-    sheets, choice, padded = _xlsx_layout(path, sheet)
-    chosen = sheets[choice.index]
-    info.sheet, info.sheet_note = chosen.name, choice.note
-    # With zero-padded styles the sheet's cells must be looked at anyway: a thread does it while fastexcel
-    # parses (it releases the GIL).
+    layout = _xlsx_layout(path, sheet)
+    chosen = layout.sheets[layout.choice.index]
+    info.sheet, info.sheet_note = chosen.name, layout.choice.note
     background = ThreadPoolExecutor(max_workers=1)
-    numbers = background.submit(
-        lambda: xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False) if padded and chosen.part else []
+    scanned = background.submit(
+        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings)
+        if chosen.part
+        else SheetScan()
     )
     background.shutdown(wait=False)
     try:
@@ -134,32 +139,14 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
             raise password_protected(path) from None
         raise
     finally:
-        found = numbers.result()  # waits for the thread, and raises what it raised
+        scan = scanned.result()  # waits for the thread, and raises what it raised
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
-    _rewrite_numbers(columns, found, first_column, nine_decimals)
-    if chosen.part and _may_be_rounded(columns.values()):
-        _rewrite_numbers(columns, xlsx_sheet_numbers(str(path), chosen.part, {}, lossy=True), first_column, nine_decimals)
-    frame = pd.DataFrame({j: _fastexcel_text(values) for j, values in columns.items()})
-    return _Grid(frame, first_column, [s.name for s in sheets])
-
-
-# What fastexcel writes for a number it may have rounded: nine decimals, a zero (1e-10 becomes 0), more
-# than sixteen digits, or a number below 1e-4 (which Excel's General format shows with an exponent).
-_MAYBE_ROUNDED = r"^-?(?:\d+\.\d{9}|0|\d{17,}|\d{16,}\.\d+|0\.0000\d*)$"
-
-
-def _may_be_rounded(columns: Iterable[pd.Series]) -> bool:
-    """Whether any cell holds text fastexcel may have rounded a stored number to: then, and only then,
-    the sheet's stored numbers are looked at. Columns where no cell starts with a digit or a minus are
-    passed over without the pattern."""
-    for values in columns:
-        column = pa.array(values)
-        head = pc.utf8_slice_codeunits(column, 0, 1)
-        if not pc.any(pc.or_(pc.utf8_is_digit(head), pc.equal(head, "-"))).as_py():
-            continue
-        if pc.any(pc.match_substring_regex(column, _MAYBE_ROUNDED)).as_py():
-            return True
-    return False
+    _rewrite_numbers(columns, scan.numbers, first_column, nine_decimals)
+    text_rows: dict[int, list[int]] = {}
+    for row, column in scan.look_alike_text:
+        text_rows.setdefault(column - first_column, []).append(row)
+    frame = pd.DataFrame({j: _fastexcel_text(values, text_rows.get(j, [])) for j, values in columns.items()})
+    return _Grid(frame, first_column, [s.name for s in layout.sheets])
 
 
 def _rewrite_numbers(
@@ -190,18 +177,24 @@ def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
     return rendered(float(stored))
 
 
-def _fastexcel_text(values: pd.Series) -> pd.Series:
-    """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them.
+def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> pd.Series:
+    """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them,
+    except in ``text_rows``: text cells that only look like such a rendering keep their text.
 
     Patterns are given as strings so that pyarrow evaluates them; a compiled pattern would make pandas
     loop in Python.
     """
+    read = values
     if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
         values = values.where(~values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00"), values.str.slice(0, 10))
     if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
         values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.isin(("true", "false")).any():
         values = values.replace({"true": "TRUE", "false": "FALSE"})  # Excel's spelling of booleans
+    if text_rows and values is not read:
+        rows = [r for r in text_rows if r < len(values)]
+        values = values.copy()
+        values.iloc[rows] = read.iloc[rows].to_numpy()
     return values
 
 
@@ -225,7 +218,7 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
     found: list[SheetNumber] = []
     xlsx = info.format in ("xlsx", "xlsm")
     if xlsx:
-        sheets, choice, padded = _xlsx_layout(path, sheet)
+        sheets, choice, padded, _ = _xlsx_layout(path, sheet)
     try:
         workbook = calamine.CalamineWorkbook.from_path(str(path))
     except calamine.PasswordError:
@@ -242,7 +235,7 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
         except calamine.PasswordError:
             raise password_protected(path) from None
     if padded and chosen.part:
-        found = xlsx_sheet_numbers(str(path), chosen.part, padded, lossy=False)
+        found = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False).numbers
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
     elif info.format == "xls":
