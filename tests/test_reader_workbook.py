@@ -574,6 +574,27 @@ def test_an_xls_whose_first_sheet_holds_only_a_chart_names_the_sheets(engine: st
     ]
 
 
+def test_an_excel_xls_sheet_with_a_chart_on_it_reads_its_own_cells_not_the_charts_series(engine: str) -> None:
+    # Made by Excel (see fixtures/SOURCES.md): the chart on 'Report' plots Data!A1:B8, and its cached series
+    # once came back as Report's cells.
+    table = read_spreadsheet(FIXTURES / "excel_embedded_chart.xls", header_row=6)
+    assert table.info.sheet == "Report"
+    assert table.frame.to_dict("records") == [{"LABEL A6": "LABEL A8", "VALUE C6": "VALUE C8"}]
+    assert read_spreadsheet(FIXTURES / "excel_embedded_chart.xls", sheet="Data", header_row=1).frame.iloc[0].tolist() == [
+        "2", "3.25", "3.5", "1.5", "6"
+    ]
+
+
+def test_an_excel_xls_chart_sheet_named_in_the_config_is_refused(engine: str) -> None:
+    path = FIXTURES / "excel_any_sheets.xls"
+    with pytest.raises(InputFileError) as err:
+        read_spreadsheet(path, sheet="Chart")
+    assert str(err.value) == (
+        f"{path}: sheet 'Chart' is a chart sheet, not a table of cells; "
+        "its sheets are: 'Visible', 'Hidden', 'VeryHidden', 'Chart'"
+    )
+
+
 def test_zero_padded_ids_in_an_ods_read_as_shown(tmp_path: Path, engine: str) -> None:
     doc = OpenDocumentSpreadsheet()
     six = NumberStyle(name="N6")
