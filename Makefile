@@ -10,7 +10,7 @@ PORT ?= 8765
 DEMO_DIR ?= demo-output
 
 .DEFAULT_GOAL := help
-.PHONY: help install chromium test demo sandbox bench lint docs clean
+.PHONY: help install chromium test demo sandbox bench lint docs cldr clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ lint: install ## ruff and mypy
 
 docs: install ## regenerate the README's field tables from schemas/
 	$(PY) -m pipeline.docs README.md
+
+cldr: install ## rewrite schemas/cldr_country_names.json from the installed Babel's CLDR data
+	$(PY) -c 'from pipeline.normalize.countries import write_cldr_file; write_cldr_file()'
 
 clean: ## remove the venv, caches and demo output
 	rm -rf $(VENV) .pytest_cache $(DEMO_DIR) build dist *.egg-info

@@ -1,7 +1,8 @@
 """Country names and codes rewritten as ISO 3166 alpha-2 codes; anything not certain left as written.
 
-The names come from ISO codes and pycountry's English names, CLDR's names in many languages (through
-Babel) and the names HR systems write (``schemas/countries.toml``). A name is matched ignoring case and
+The names come from ISO codes and pycountry's English names, CLDR's names in many languages
+(``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``) and the names HR
+systems write (``schemas/countries.toml``). A name is matched ignoring case and
 repeated spaces, never accents. A name that two sources give to different countries (Vietnamese ``Nga`` =
 Russia, alpha-3 ``NGA`` = Nigeria) is not certain: it stays as written, and ``flag_ambiguous_countries``
 puts an ``ambiguous-country`` problem on its row, naming the candidates.
@@ -14,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import json
 import tomllib
 import unicodedata
 from collections import defaultdict
@@ -25,6 +27,7 @@ import numpy as np
 import pandas as pd
 import pycountry
 
+from pipeline.errors import ConfigError
 from pipeline.normalize.values import fold, per_value
 from pipeline.outcomes import Problem
 from pipeline.resources import data_dir
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from pipeline.mapper import MappedTable
 
 COUNTRIES_FILE = "countries.toml"
+CLDR_FILE = "cldr_country_names.json"
 KOSOVO = "XK"  # not in ISO 3166 (so not in pycountry) but used by payroll systems and CLDR
 
 
@@ -56,6 +60,38 @@ def read_country_file() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+def read_cldr_file() -> dict[str, Any]:
+    """``schemas/cldr_country_names.json``: ``{"cldr_version", "babel_version", "names": {language: {code: name}}}``.
+
+    CLDR's names, kept as a data file rather than read through Babel at run time: Babel loads and merges
+    a whole locale (dates, numbers, currencies...) to give its territory names, about 0.3 s for the 23
+    languages, paid by every import with a country column.
+    """
+    with open(data_dir("schemas") / CLDR_FILE, encoding="utf-8") as fh:
+        return json.load(fh)  # type: ignore[no-any-return]
+
+
+def cldr_names_from_babel() -> dict[str, Any]:
+    """The contents of ``schemas/cldr_country_names.json`` as the installed Babel gives them."""
+    import babel
+    from babel import Locale
+    from babel.core import get_cldr_version
+
+    real = alpha2_codes()
+    names = {
+        language: {code: name for code, name in sorted(Locale.parse(language).territories.items()) if code in real}
+        for language in read_country_file()["cldr"]["languages"]
+    }
+    return {"cldr_version": get_cldr_version(), "babel_version": babel.__version__, "names": names}
+
+
+def write_cldr_file() -> None:
+    """Rewrite ``schemas/cldr_country_names.json`` from the installed Babel (``make cldr``)."""
+    with open(data_dir("schemas") / CLDR_FILE, "w", encoding="utf-8") as fh:
+        json.dump(cldr_names_from_babel(), fh, ensure_ascii=False, indent=1)
+        fh.write("\n")
+
+
 @cache
 def alpha2_codes() -> frozenset[str]:
     """ISO 3166 alpha-2 codes, plus Kosovo's XK: every code the platform takes."""
@@ -73,9 +109,7 @@ def iso_codes() -> dict[str, str]:
 
 @cache
 def country_names() -> CountryNames:
-    """The table, built once per process (about 0.1 s: Babel reads one CLDR file per language)."""
-    from babel import Locale  # here, not at the top: only a file with a country column pays for Babel
-
+    """The table, built once per process (about 0.05 s)."""
     real = alpha2_codes()
     meanings: dict[str, dict[str, str]] = defaultdict(dict)
 
@@ -91,9 +125,14 @@ def country_names() -> CountryNames:
     for written, code in iso_codes().items():  # codes in any case: "my", "Mys"
         add(written, code, f"ISO code {written}")
     data = read_country_file()
+    cldr = read_cldr_file()["names"]
     english: dict[str, str] = {}
     for language in data["cldr"]["languages"]:
-        territories = Locale.parse(language).territories
+        if language not in cldr:
+            raise ConfigError(
+                f"{COUNTRIES_FILE} lists the language '{language}' but {CLDR_FILE} has no names for it: run `make cldr`"
+            )
+        territories = cldr[language]
         for code, name in territories.items():
             if code in real:  # not a region (001, 419) or a grouping (EU, UN, EZ, QO, XA, XB)
                 add(name, code)

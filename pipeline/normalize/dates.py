@@ -19,7 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.normalize.values import per_value
 
@@ -118,53 +121,68 @@ class DateOrderEvidence:
         return None
 
 
-# 01/06/2020 and 01/06/20 (a year of two digits is a problem of its own), and 5 Mar 19.
-_DAY_MONTH_YEAR = re.compile(r"(\d{1,2})([/.\-])(\d{1,2})\2(\d{4}|\d{2})")
+# 01/06/2020 and 01/06/20 (a year of two digits is a problem of its own), and 5 Mar 19. RE2 (pyarrow) has
+# no back-references: both separators are captured and compared. \p{Nd} and the spaces are Python's \d
+# and what str.strip() removes.
+_SPACE = r"[\s\p{Z}\x{1C}-\x{1F}\x{85}]*"
+_DAY_MONTH_YEAR_RE2 = (
+    rf"^{_SPACE}(?P<a>\p{{Nd}}{{1,2}})(?P<s1>[/.\-])(?P<b>\p{{Nd}}{{1,2}})(?P<s2>[/.\-])"
+    rf"(?P<y>\p{{Nd}}{{4}}|\p{{Nd}}{{2}}){_SPACE}$"
+)
 _SHORT_YEAR_MONTH_NAME = r"^\s*\d{1,2}[\s\-]+[A-Za-z]{3,9}\.?,?[\s\-]+\d{2}\s*$"
 
 
 @dataclass(frozen=True)
 class _NumericDates:
-    """The distinct values of a column written day/month/year in digits, with their first two numbers:
-    read once per column, for both its order and its cells' problems (``read_date_column``)."""
+    """The distinct values of a column, and those written day/month/year in digits with their first two
+    numbers: read once per column, for both its order and its cells' problems (``read_date_column``).
+    Arrays, not lists: a column of 25,000 distinct dates is looked at in a few vectorised passes."""
 
-    values: list[str]
-    first: list[int]
-    second: list[int]
-    short_year: list[bool]
+    distinct: pa.Array  # every distinct value of the column
+    values: np.ndarray  # the day/month/year ones (str)
+    first: np.ndarray
+    second: np.ndarray
+    short_year: np.ndarray  # bool
 
     @classmethod
     def of(cls, column: pd.Series) -> _NumericDates:
-        values: list[str] = []
-        first: list[int] = []
-        second: list[int] = []
-        short_year: list[bool] = []
-        for value in pd.unique(column.fillna("")):
-            if (match := _DAY_MONTH_YEAR.fullmatch(str(value).strip())) is not None:
-                values.append(str(value))
-                first.append(int(match.group(1)))
-                second.append(int(match.group(3)))
-                short_year.append(len(match.group(4)) == 2)
-        return cls(values, first, second, short_year)
+        distinct = pa.array(pd.unique(column.fillna("")), type=pa.string())
+        parts = pc.extract_regex(distinct, _DAY_MONTH_YEAR_RE2)
+        same_separator = pc.equal(pc.struct_field(parts, "s1"), pc.struct_field(parts, "s2"))
+        keep = pc.fill_null(pc.and_(pc.is_valid(parts), same_separator), False)
+        found = pc.filter(parts, keep)
+        return cls(
+            distinct,
+            np.array(pc.filter(distinct, keep).to_pylist(), dtype=object),
+            _numbers(pc.struct_field(found, "a")),
+            _numbers(pc.struct_field(found, "b")),
+            pc.equal(pc.utf8_length(pc.struct_field(found, "y")), 2).to_numpy(zero_copy_only=False),
+        )
 
-    def four_digit_years(self) -> list[tuple[str, int, int]]:
-        return [(v, a, b) for v, a, b, short in zip(self.values, self.first, self.second, self.short_year)
-                if not short]
+    def with_four_digit_years(self, mask: np.ndarray) -> list[str]:
+        """The values with a four-digit year where ``mask`` (over ``values``) holds, stripped."""
+        return [str(v).strip() for v in self.values[mask & ~self.short_year]]
+
+
+def _numbers(digits: pa.Array) -> np.ndarray:
+    """Digit strings as numbers: in Arrow when they are ASCII, else by Python (``int("١٣")`` is 13)."""
+    try:
+        return pc.cast(digits, pa.int64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        return np.array([int(d) for d in digits.to_pylist()], dtype=np.int64)
 
 
 def date_order_evidence(values: pd.Series | _NumericDates) -> DateOrderEvidence:
     numeric = values if isinstance(values, _NumericDates) else _NumericDates.of(values)
-    day_first: list[str] = []
-    month_first: list[str] = []
-    either: list[str] = []
-    for value, first, second in numeric.four_digit_years():
-        if first > 12 >= second >= 1:
-            day_first.append(value.strip())
-        elif second > 12 >= first >= 1:
-            month_first.append(value.strip())
-        elif 1 <= first <= 12 and 1 <= second <= 12:
-            either.append(value.strip())
-    return DateOrderEvidence(tuple(day_first), tuple(month_first), tuple(either))
+    first, second = numeric.first, numeric.second
+    day_first = (first > 12) & (second >= 1) & (second <= 12)
+    month_first = (second > 12) & (first >= 1) & (first <= 12)
+    either = (first >= 1) & (first <= 12) & (second >= 1) & (second <= 12)
+    return DateOrderEvidence(
+        tuple(numeric.with_four_digit_years(day_first)),
+        tuple(numeric.with_four_digit_years(month_first)),
+        tuple(numeric.with_four_digit_years(either)),
+    )
 
 
 class DateOrderConflict(ValueError):
@@ -228,11 +246,10 @@ def date_cell_problems(values: pd.Series, day_first: bool, numeric: _NumericDate
     """Distinct values that are not read as dates for a reason worth its own problem, -> the problem code:
     ``two-digit-year`` (01/06/20, 5 Mar 19), ``date-order-mismatch`` (13/05/2021 in a month-first column)."""
     numeric = numeric or _NumericDates.of(values)
-    found = {v: "two-digit-year" for v, short in zip(numeric.values, numeric.short_year) if short}
-    for value, first, second in numeric.four_digit_years():
-        day, month = (first, second) if day_first else (second, first)
-        if month > 12 >= day >= 1:
-            found[value] = "date-order-mismatch"
-    distinct = pd.Series(pd.unique(values.fillna("")), dtype="str")
-    found.update(dict.fromkeys(distinct[distinct.str.match(_SHORT_YEAR_MONTH_NAME)].tolist(), "two-digit-year"))
+    found = dict.fromkeys(numeric.values[numeric.short_year].tolist(), "two-digit-year")
+    day, month = (numeric.first, numeric.second) if day_first else (numeric.second, numeric.first)
+    mismatch = (month > 12) & (day >= 1) & (day <= 12) & ~numeric.short_year
+    found.update(dict.fromkeys(numeric.values[mismatch].tolist(), "date-order-mismatch"))
+    short_named = pc.filter(numeric.distinct, pc.match_substring_regex(numeric.distinct, _SHORT_YEAR_MONTH_NAME))
+    found.update(dict.fromkeys(short_named.to_pylist(), "two-digit-year"))
     return found
