@@ -14,6 +14,7 @@ from typing import Protocol
 from pipeline.config import ImportConfig
 from pipeline.connection import Target
 from pipeline.errors import ConfigError
+from pipeline.gc_pause import paused_gc
 from pipeline.mapper import MappedTable, build_payloads, map_records
 from pipeline.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from pipeline.reader import SourceTable
@@ -38,17 +39,18 @@ def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, Mapped
     if mapping is None:
         raise ConfigError(f"{config.path.name} has no [staff] section: it describes a time-off import")
     timings: dict[str, float] = {}
-    t = time.perf_counter()
-    table = read_source(config, path, mapping.source_columns)
-    timings["read"] = time.perf_counter() - t
-    t = time.perf_counter()
-    mapped = map_records(
-        table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
-    )
-    timings["map"] = time.perf_counter() - t
-    t = time.perf_counter()
-    problems = validate_records(mapped)
-    timings["validate"] = time.perf_counter() - t
+    with paused_gc():
+        t = time.perf_counter()
+        table = read_source(config, path, mapping.source_columns)
+        timings["read"] = time.perf_counter() - t
+        t = time.perf_counter()
+        mapped = map_records(
+            table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
+        )
+        timings["map"] = time.perf_counter() - t
+        t = time.perf_counter()
+        problems = validate_records(mapped)
+        timings["validate"] = time.perf_counter() - t
     return table, mapped, problems, timings
 
 
