@@ -44,13 +44,13 @@ bench: install ## benchmark reading, mapping, validating and reporting 100,000 r
 
 lint: install ## ruff and mypy
 	$(VENV)/bin/ruff check pipeline tests
-	$(VENV)/bin/mypy pipeline
+	$(VENV)/bin/mypy pipeline/hrimport
 
 docs: install ## regenerate the README's field tables from schemas/
-	$(PY) -m pipeline.docs README.md
+	$(PY) -m hrimport.docs README.md
 
 cldr: install ## rewrite schemas/cldr_country_names.json from the installed Babel's CLDR data
-	$(PY) -c 'from pipeline.normalize.countries import write_cldr_file; write_cldr_file()'
+	$(PY) -c 'from hrimport.normalize.countries import write_cldr_file; write_cldr_file()'
 
 clean: ## remove the venv, caches and demo output
 	rm -rf $(VENV) .pytest_cache $(DEMO_DIR) build dist *.egg-info

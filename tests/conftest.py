@@ -23,9 +23,9 @@ import pytest
 import stamina
 import uvicorn
 
-from pipeline.reader import workbook
-from pipeline.sandbox.app import create_app
-from pipeline.sandbox.faults import FaultSettings
+from hrimport.reader import workbook
+from hrimport.sandbox.app import create_app
+from hrimport.sandbox.faults import FaultSettings
 
 
 @functools.cache

@@ -6,7 +6,7 @@ spreadsheet can carry: a ``<script>`` name, a formula, a passport number to mask
 
 from __future__ import annotations
 
-from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 
 #: Would show up in a report only if some stage leaked it: the RunResult never holds it.
 TOKEN = "tok_live_9f8e7d6c5b4a39281706SECRET"

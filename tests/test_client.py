@@ -14,7 +14,7 @@ import httpx
 import pytest
 import stamina
 
-from pipeline.client import (
+from hrimport.client import (
     AccessDenied,
     Conflict,
     RequestRejected,
@@ -25,7 +25,7 @@ from pipeline.client import (
     open_client,
     retry_after_seconds,
 )
-from pipeline.errors import AuthenticationError, ServiceUnavailableError
+from hrimport.errors import AuthenticationError, ServiceUnavailableError
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.errors import ConfigError
+from hrimport.config import load_config
+from hrimport.errors import ConfigError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pipeline.cli import main
+from hrimport.cli import main
 
 
 def customers(*args: str, sandbox: Any | None = None, token: str = "demo-vendor", **env: str) -> Result:
@@ -49,7 +49,7 @@ def test_a_token_without_vendor_portal_access_gets_the_services_message_and_exit
 
 
 def test_chinese_customer_names_line_up(sandbox: Any) -> None:
-    from pipeline.sandbox.store import Store
+    from hrimport.sandbox.store import Store
 
     Store(sandbox.db_path).add_customer(102, "莲花贸易有限公司", vendor_id=1)
     lines = customers(sandbox=sandbox).stdout.splitlines()

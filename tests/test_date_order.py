@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner, Result
 
-from pipeline.cli import main
-from pipeline.normalize.dates import DateOrderConflict, date_cell_problems, decide_date_order
+from hrimport.cli import main
+from hrimport.normalize.dates import DateOrderConflict, date_cell_problems, decide_date_order
 from tests.staff_files import person, write_config, write_csv
 
 pytestmark = pytest.mark.usefixtures("instant_retries")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.docs import render_readme
-from pipeline.fields import staff_fields, timeoff_fields
+from hrimport.cli import main
+from hrimport.docs import render_readme
+from hrimport.fields import staff_fields, timeoff_fields
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

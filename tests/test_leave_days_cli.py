@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pipeline.cli import main
+from hrimport.cli import main
 
 
 def leave_days(*args: str, sandbox: Any | None = None, **env: str) -> Result:

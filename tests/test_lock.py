@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import JobLockedError
-from pipeline.lock import job_lock, lock_path
+from hrimport.errors import JobLockedError
+from hrimport.lock import job_lock, lock_path
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from pipeline.lock import job_lock
+from hrimport.lock import job_lock
 with job_lock(Path(sys.argv[1]), sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.readline()   # hold the lock until the test says so (or kills us)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.config import load_config
-from pipeline.mapper import build_payloads
-from pipeline.staff_import import prepare_staff
+from hrimport.config import load_config
+from hrimport.mapper import build_payloads
+from hrimport.staff_import import prepare_staff
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 

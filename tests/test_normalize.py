@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.fields import Field, by_name, staff_fields, timeoff_fields
-from pipeline.normalize import (
+from hrimport.fields import Field, by_name, staff_fields, timeoff_fields
+from hrimport.normalize import (
     normalize_boolean,
     normalize_country,
     normalize_date,

@@ -16,8 +16,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from pipeline.errors import ConfigError
-from pipeline.notify import NotifyError, NotifySettings, send_mail, should_notify
+from hrimport.errors import ConfigError
+from hrimport.notify import NotifyError, NotifySettings, send_mail, should_notify
 
 PASSWORD = "s3cret-smtp-pw"
 

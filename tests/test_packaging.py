@@ -19,21 +19,28 @@ def test_the_wheel_installs_a_working_hrimport_with_its_templates_schemas_and_sa
     )
     (wheel,) = wheels.glob("hrimport-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("pipeline/_data/templates/report.html.j2", "pipeline/_data/schemas/staff.toml",
-                   "pipeline/_data/schemas/leave_types.toml", "pipeline/_data/samples/bamboohr_staff.csv",
-                   "pipeline/py.typed"):
+    for needed in ("hrimport/_data/templates/report.html.j2", "hrimport/_data/schemas/staff.toml",
+                   "hrimport/_data/schemas/leave_types.toml", "hrimport/_data/samples/bamboohr_staff.csv",
+                   "hrimport/py.typed"):
         assert needed in names, needed
+    assert not any(name.startswith("pipeline/") for name in names)  # the import name is the project's
+
 
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
     elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    # a user's own folder named pipeline/ (a common name) beside the command must not break it
+    (elsewhere / "pipeline").mkdir(parents=True)
+    (elsewhere / "pipeline" / "__init__.py").write_text("raise ImportError('the user\'s own pipeline package')\n")
     # the installed copy, not this checkout: PYTHONPATH comes before the editable install's path entry
     env = {**os.environ, "PYTHONPATH": str(site)}
-    where = subprocess.run([sys.executable, "-c", "import pipeline; print(pipeline.__file__)"], cwd=elsewhere,
+    where = subprocess.run([sys.executable, "-c", "import hrimport; print(hrimport.__file__)"], cwd=elsewhere,
                            env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(site))
+    module = subprocess.run([sys.executable, "-m", "hrimport", "--version"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, check=False)
+    assert module.returncode == 0 and "hrimport" in module.stdout, module.stderr
     demo = subprocess.run([str(site / "bin" / "hrimport"), "demo", "--output", "out"], cwd=elsewhere, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
     assert demo.returncode == 0, demo.stderr

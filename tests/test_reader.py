@@ -14,8 +14,8 @@ from odf.opendocument import OpenDocumentSpreadsheet
 from odf.table import Table, TableCell, TableRow
 from odf.text import P
 
-from pipeline.errors import InputFileError
-from pipeline.reader import NoDataRowsError, normalize_header, read_spreadsheet
+from hrimport.errors import InputFileError
+from hrimport.reader import NoDataRowsError, normalize_header, read_spreadsheet
 
 HEADERS = ["Employee ID", "Full  Name", "Hire Date", "Salary", "Active", "Country"]
 

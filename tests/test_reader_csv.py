@@ -13,8 +13,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.reader import read_spreadsheet
+from hrimport.cli import main
+from hrimport.reader import read_spreadsheet
 from tests.staff_files import HEADER, person, write_config
 
 BIG = "x" * (200 * 1024)  # over the 128 KiB Python's csv module reads by default

@@ -18,9 +18,9 @@ import pytest
 from babel import Locale
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.errors import InputFileError
-from pipeline.reader import read_spreadsheet
+from hrimport.cli import main
+from hrimport.errors import InputFileError
+from hrimport.reader import read_spreadsheet
 from tests.staff_files import person, write_config, write_csv
 
 #: (CLDR locale, encoding its exports are saved in), one per encoding the issue lists.

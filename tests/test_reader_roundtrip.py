@@ -23,9 +23,9 @@ from babel import Locale
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pipeline.errors import InputFileError
-from pipeline.reader import read_spreadsheet
-from pipeline.reader.encoding import known_encodings
+from hrimport.errors import InputFileError
+from hrimport.reader import read_spreadsheet
+from hrimport.reader.encoding import known_encodings
 
 HEADER = ["ID", "Name", "Note", "Code"]
 UNICODE = ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"]

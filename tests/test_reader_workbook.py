@@ -22,10 +22,10 @@ from odf.table import Table, TableCell, TableRow
 from odf.text import P
 from openpyxl.chart import BarChart, Reference
 
-from pipeline.cli import main
-from pipeline.errors import InputFileError
-from pipeline.reader import read_spreadsheet, workbook
-from pipeline.reader.number_formats import ZeroPadded, zero_padded_format
+from hrimport.cli import main
+from hrimport.errors import InputFileError
+from hrimport.reader import read_spreadsheet, workbook
+from hrimport.reader.number_formats import ZeroPadded, zero_padded_format
 from tests.staff_files import HEADER, person, write_config
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -498,7 +498,7 @@ def test_a_damaged_workbook_is_one_line_and_exit_2(
 
 def test_debug_shows_what_the_library_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = _garbage_xls(tmp_path / "staff.xls")
-    with caplog.at_level("DEBUG", logger="pipeline.reader"), pytest.raises(InputFileError) as err:
+    with caplog.at_level("DEBUG", logger="hrimport.reader"), pytest.raises(InputFileError) as err:
         read_spreadsheet(path)
     assert err.value.__cause__ is not None  # the library's own exception, chained for --debug
     assert [r.message for r in caplog.records] == [f"reading {path} failed"]

@@ -20,11 +20,11 @@ import openpyxl
 import pytest
 from markupsafe import escape
 
-from pipeline.outcomes import Outcome, RowOutcome, RunResult, read_outcomes, write_outcomes
-from pipeline.report import ReportFiles, default_report_folder, explain, restore_csv_cell, write_report
-from pipeline.report import writer as report_writer
-from pipeline.report.cells import csv_safe, mask_value
-from pipeline.report.explain import known_codes
+from hrimport.outcomes import Outcome, RowOutcome, RunResult, read_outcomes, write_outcomes
+from hrimport.report import ReportFiles, default_report_folder, explain, restore_csv_cell, write_report
+from hrimport.report import writer as report_writer
+from hrimport.report.cells import csv_safe, mask_value
+from hrimport.report.explain import known_codes
 from tests.report_samples import FORMULA, HEADERS, PASSPORT, TOKEN, XSS_NAME, sample_result
 
 

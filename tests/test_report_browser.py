@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.report import ReportFiles, write_report
+from hrimport.report import ReportFiles, write_report
 from tests.report_samples import sample_result
 
 

@@ -23,9 +23,9 @@ import pytest
 from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.jobs import load_job, prune_runs
-from pipeline.lock import lock_path
+from hrimport.cli import main
+from hrimport.jobs import load_job, prune_runs
+from hrimport.lock import lock_path
 from tests.staff_files import person, write_config, write_csv
 from tests.test_notify import Inbox, free_port
 
@@ -149,7 +149,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> Any:
 def hrimport(*args: str, token: str = TOKEN) -> subprocess.Popen[str]:
     """``hrimport ARGS`` as a real process, as cron starts it (no TTY, its own environment)."""
     env = {**os.environ, "HRIMPORT_TOKEN": token}
-    return subprocess.Popen([sys.executable, "-m", "pipeline", *args], env=env, stdin=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-m", "hrimport", *args], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -301,7 +301,7 @@ def test_exit_2_for_a_bad_job_file_or_export_in_one_line(job: JobFolder, breakag
 
 def test_exit_3_when_another_process_runs_the_job(job: JobFolder) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", ("import sys; from pathlib import Path; from pipeline.lock import job_lock\n"
+        [sys.executable, "-c", ("import sys; from pathlib import Path; from hrimport.lock import job_lock\n"
          "with job_lock(Path(sys.argv[1]), 'monthly'):\n    print('locked', flush=True); sys.stdin.readline()"),
          str(job.root / "state")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -349,7 +349,7 @@ def test_a_locked_run_tells_the_people_on_call(tmp_path: Path, sandbox: Any, inb
     box, port = inbox
     job = JobFolder(tmp_path / "lockmail", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(2))
-    from pipeline.lock import job_lock
+    from hrimport.lock import job_lock
 
     with job_lock(job.root / "state", "monthly"):  # this process holds it: the run is refused all the same
         result = run_cli("run", str(job.job))
@@ -571,7 +571,7 @@ def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
     ],
 )
 def test_job_file_mistakes_are_one_clear_config_error(tmp_path: Path, text: str, message: str) -> None:
-    from pipeline.errors import ConfigError
+    from hrimport.errors import ConfigError
 
     write_config(tmp_path / "staff.toml")
     (tmp_path / "job.toml").write_text(text)

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.sandbox.cli import sandbox as sandbox_group
+from hrimport.cli import main
+from hrimport.sandbox.cli import sandbox as sandbox_group
 
 
 def hrimport(*args: str) -> Any:
@@ -26,7 +26,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
     """``hrimport sandbox serve --port 0`` in its own process: (base URL it printed, db, process)."""
     db = tmp_path / "served.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "sandbox", "serve", "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "hrimport", "sandbox", "serve", "--port", "0", "--db", str(db)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -138,7 +138,7 @@ def test_every_command_has_help_with_an_example() -> None:
 
 
 def test_readme_documents_every_command_and_admin_route(tmp_path: Path) -> None:
-    from pipeline.sandbox.app import create_app
+    from hrimport.sandbox.app import create_app
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## The sandbox\n", 1)[1].split("\n## ", 1)[0]

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pipeline.sandbox.faults import FaultSettings
+from hrimport.sandbox.faults import FaultSettings
 
 BULK = "/api/bulk_add_edit_staff"
 DAYS = "/api/calculate-total-days"

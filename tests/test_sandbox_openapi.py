@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.fields import Field, leave_days_fields, staff_fields, timeoff_fields
+from hrimport.fields import Field, leave_days_fields, staff_fields, timeoff_fields
 
 
 @pytest.fixture

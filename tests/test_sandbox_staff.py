@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pipeline.fields import staff_fields
+from hrimport.fields import staff_fields
 
 SINGLE = "/api/add_edit_staff"
 BULK = "/api/bulk_add_edit_staff"

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl import Workbook
 
-from pipeline.cli import main
+from hrimport.cli import main
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -259,7 +259,7 @@ def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> str:
     import sys
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline", *args], stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "hrimport", *args], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=slave, env={**os.environ, **env})
     os.close(slave)
     shown = b""

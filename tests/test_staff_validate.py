@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.staff_import import prepare_staff
+from hrimport.cli import main
+from hrimport.config import load_config
+from hrimport.staff_import import prepare_staff
 from tests.staff_files import person, write_config, write_csv
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from pipeline.client import open_client
-from pipeline.state import STATE_FILE, StateStore, file_sha256, fingerprint
-from pipeline.submit import StaffRecord, submit_staff
+from hrimport.client import open_client
+from hrimport.state import STATE_FILE, StateStore, file_sha256, fingerprint
+from hrimport.submit import StaffRecord, submit_staff
 
 SERVICE = "https://api.example.com/api:v1"
 
@@ -88,8 +88,8 @@ def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None
     script = """
 import sys, time
 from pathlib import Path
-from pipeline.state import StateStore
-from pipeline.submit import StaffRecord
+from hrimport.state import StateStore
+from hrimport.submit import StaffRecord
 store = StateStore.open(Path(sys.argv[1]))
 batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
 store.accepted("svc").remember("99", batch)
@@ -115,7 +115,7 @@ def test_file_sha256(tmp_path: Path) -> None:
 
 
 def test_a_state_folder_that_cannot_be_created_is_a_config_error(tmp_path: Path) -> None:
-    from pipeline.errors import ConfigError
+    from hrimport.errors import ConfigError
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

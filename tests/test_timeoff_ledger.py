@@ -16,8 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pipeline.outcomes import read_outcomes
-from pipeline.timeoff.ledger import LEDGER_FILE, open_ledger
+from hrimport.outcomes import read_outcomes
+from hrimport.timeoff.ledger import LEDGER_FILE, open_ledger
 from tests.test_timeoff_import import add_staff, write_config, write_xlsx
 
 
@@ -31,7 +31,7 @@ def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_p
     source = write_xlsx(tmp_path / "leave.xlsx", rows)
     config = write_config(tmp_path)
     env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
-    command = [sys.executable, "-m", "pipeline", "timeoff", "import", str(config), str(source),
+    command = [sys.executable, "-m", "hrimport", "timeoff", "import", str(config), str(source),
                "--report-dir", str(tmp_path / "reports"), "--concurrency", "3"]
 
     sandbox.set_faults(latency=0.15)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import parse_config
-from pipeline.errors import ConfigError
-from pipeline.timeoff.days import DayKey, calendar_days, format_days, parse_days
-from pipeline.timeoff.halves import HalfDayError, halves_for, parse_half
-from pipeline.timeoff.leave_types import closest_names, detect_lang, match_leave_type
-from pipeline.timeoff.ledger import LEDGER_FILE, LedgerKey, open_ledger
-from pipeline.timeoff.rows import TimeOffRow, check_row, find_overlaps
-from pipeline.timeoff.settings import TimeOffSettings
+from hrimport.config import parse_config
+from hrimport.errors import ConfigError
+from hrimport.timeoff.days import DayKey, calendar_days, format_days, parse_days
+from hrimport.timeoff.halves import HalfDayError, halves_for, parse_half
+from hrimport.timeoff.leave_types import closest_names, detect_lang, match_leave_type
+from hrimport.timeoff.ledger import LEDGER_FILE, LedgerKey, open_ledger
+from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
+from hrimport.timeoff.settings import TimeOffSettings
 
 
 @pytest.mark.parametrize(("written", "english", "sent_zh"), [

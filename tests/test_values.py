@@ -19,11 +19,11 @@ from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.errors import ConfigError
-from pipeline.fields import by_name, staff_fields
-from pipeline.normalize.countries import (
+from hrimport.cli import main
+from hrimport.config import load_config
+from hrimport.errors import ConfigError
+from hrimport.fields import by_name, staff_fields
+from hrimport.normalize.countries import (
     alpha2_codes,
     cldr_names_from_babel,
     country_candidates,
@@ -32,10 +32,10 @@ from pipeline.normalize.countries import (
     read_cldr_file,
     read_country_file,
 )
-from pipeline.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
-from pipeline.normalize.values import fold
-from pipeline.normalize.words import read_value_words
-from pipeline.staff_import import prepare_staff
+from hrimport.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
+from hrimport.normalize.values import fold
+from hrimport.normalize.words import read_value_words
+from hrimport.staff_import import prepare_staff
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 TOKEN = "demo-customer-99"

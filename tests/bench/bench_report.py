@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 
 HEADERS = [
     "Employee ID",
@@ -92,7 +92,7 @@ def synthetic_result(n_rows: int = 100_000, *, problem_share: float = 0.05, seed
 
 
 def _work(n_rows: int, queue: Any) -> None:
-    from pipeline.report import write_report
+    from hrimport.report import write_report
 
     result = synthetic_result(n_rows)
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,7 +101,7 @@ def _work(n_rows: int, queue: Any) -> None:
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         sizes = {p.name: p.stat().st_size for p in files.paths()}
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
-    # a big to_fix is written by a child process (pipeline.report.writer.PARALLEL_FIX_CELLS)
+    # a big to_fix is written by a child process (hrimport.report.writer.PARALLEL_FIX_CELLS)
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     queue.put(
         {

@@ -1,0 +1,3 @@
+from hrimport.cli import main
+
+main()

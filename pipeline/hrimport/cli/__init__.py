@@ -1,0 +1,86 @@
+"""The ``hrimport`` command line: parses options, calls one library function, maps the result to an exit code.
+
+click is imported only in this package and in ``pipeline/sandbox/cli.py``. Every known failure is an
+``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``hrimport.errors``;
+``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+from hrimport import __version__
+from hrimport.client import log_retries_readably
+from hrimport.errors import HrimportError
+
+
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A log handler writing to whatever ``sys.stderr`` is at the time (click's test runner swaps it)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+class _ErrorBoundaryGroup(click.Group):
+    """Turn every ``HrimportError`` into one line on stderr and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HrimportError as exc:
+            if ctx.find_root().params.get("debug"):
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=_ErrorBoundaryGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hrimport")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+def main(debug: bool) -> None:
+    """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row.
+
+    Exit codes: 0 every row imported; 1 some rows need attention; 2 a usage, config or input-file
+    error; 3 another run of the same job is in progress; 4 the service was unreachable or refused the
+    token.
+    """
+    # log lines (retries, warnings) go to stderr, one line each, friendly to cron mail and log files
+    root = logging.getLogger()
+    if not any(isinstance(h, _CurrentStderr) for h in root.handlers):
+        handler = _CurrentStderr()
+        handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+    if debug:  # our own loggers only: never the HTTP libraries', whose debug output could show headers
+        logging.getLogger("hrimport").setLevel(logging.DEBUG)
+    log_retries_readably()
+
+
+def _register_subcommands() -> None:
+    from hrimport.cli.demo import demo, report
+    from hrimport.cli.run import run
+    from hrimport.cli.service import customers, leave_days
+    from hrimport.cli.staff import staff
+    from hrimport.cli.timeoff import timeoff
+    from hrimport.sandbox.cli import sandbox
+
+    main.add_command(run)
+    main.add_command(staff)
+    main.add_command(timeoff)
+    main.add_command(leave_days)
+    main.add_command(customers)
+    main.add_command(report)
+    main.add_command(demo)
+    main.add_command(sandbox)
+
+
+_register_subcommands()

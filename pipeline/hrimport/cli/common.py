@@ -1,0 +1,84 @@
+"""What the commands share: the --base-url option, progress, printing a run."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hrimport.outcomes import Progress, RunResult
+from hrimport.report.view import reading_summary
+
+# No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
+# read the variable as if it were typed. hrimport.connection.resolve_connection applies the order.
+base_url_option = click.option(
+    "--base-url", metavar="URL", default=None,
+    help="The service's base URL (with its instance segment). Default: the config's [service] base_url, "
+         "else $HRIMPORT_BASE_URL, else the embedded sandbox.",
+)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Progress | None]:
+    """A progress bar on a terminal, drawn from the first report on; nothing when stderr is not a TTY
+    (cron, CI, pipes), so logs stay one line per event."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with ExitStack() as stack:
+        bars: list[Any] = []
+
+        def advance(sent: int, total: int) -> None:
+            if not bars:
+                bars.append(stack.enter_context(click.progressbar(length=total, label=label, file=sys.stderr)))
+            bars[0].update(sent)
+
+        yield advance
+
+
+def echo_run(result: RunResult) -> None:
+    """How the file was read, the run's verdict and its counts, one line each, log-friendly."""
+    counts = {k: v for k, v in result.counts().items() if v}
+    parts = " + ".join(f"{v:,} {k}" for k, v in counts.items()) or "0"
+    click.echo(f"Read: {reading_summary(result.info.source)}")
+    for note in result.info.notes:
+        click.echo(f"Note: {note}")
+    click.echo(f"{result.verdict()}.")
+    click.echo(f"Rows read: {len(result.rows):,} = {parts}")
+    if result.info.ignored_columns:
+        cols = ", ".join(repr(c) for c in result.info.ignored_columns)
+        click.echo(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
+
+
+def echo_problems(result: RunResult, limit: int = 200) -> None:
+    shown = 0
+    for row in result.need_attention:
+        for problem in row.problems or ():
+            if problem.is_warning:
+                continue
+            if shown < limit:
+                click.echo(problem.message)
+            shown += 1
+        if not row.problems and row.message:
+            if shown < limit:
+                click.echo(f"Row {row.row}: {row.outcome.label}: {row.message}")
+            shown += 1
+    for row in result.rows:
+        for problem in row.problems:
+            if problem.is_warning:
+                if shown < limit:
+                    click.echo(f"Warning: {problem.message}")
+                shown += 1
+    if shown > limit:
+        click.echo(f"... and {shown - limit:,} more (see the report)")
+
+
+def report_dir_option(func: Callable) -> Callable:
+    return click.option(
+        "--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+        help="Where report folders go (default: the config's [report] folder, else ./reports).",
+    )(func)

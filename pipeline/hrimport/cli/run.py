@@ -1,0 +1,44 @@
+"""``hrimport run JOB.toml``: the unattended monthly run, for cron and systemd timers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hrimport.cli.common import progress_bar
+from hrimport.jobs import EXIT_MEANINGS, load_job, run_job
+
+
+@click.command("run")
+@click.argument("job_file", metavar="JOB.toml", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--full", is_flag=True,
+              help="Send every row and import every file, even when unchanged since the last run.")
+# no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.connection's order)
+@click.option("--base-url", metavar="URL", default=None,
+              help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL, else the "
+                   "embedded sandbox).")
+def run(job_file: Path, full: bool, base_url: str | None) -> None:
+    """Run the imports a job file names, in order, without asking anything: safe from cron.
+
+    One line per step on stderr; everything else goes to run.log in the run's report folder. A second
+    run of the same job while one is going exits 3 at once. Rows the service already holds unchanged are
+    not sent again, and a source file identical to the last one imported is not read again (--full does
+    both). The verdict is e-mailed as the job's [notify] table says.
+
+    Exit codes: 0 everything imported (or already imported); 1 some rows need attention (see the report);
+    2 a usage, config or input-file error; 3 another run of the same job is in progress; 4 the service was
+    unreachable or refused the token.
+
+    Example:
+
+        hrimport run samples/monthly_job.toml
+    """
+    job = load_job(job_file)
+    result = run_job(job, full=full, base_url=base_url, echo=lambda line: click.echo(line, err=True),
+                     progress_bar=progress_bar)
+    if result.folder is not None:
+        click.echo(f"Report folder: {result.folder}", err=True)
+    click.echo(f"{job.name}: {result.verdict()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
+               err=True)
+    raise SystemExit(result.exit_code)

@@ -1,0 +1,340 @@
+"""The import config: one TOML file per import, describing the export and how its columns map to fields.
+
+Example (``samples/bamboohr_staff.toml`` has a complete one)::
+
+    [service]
+    customer_id = 99
+    token_env = "HRIMPORT_TOKEN"          # the NAME of the variable holding the token, never the token
+
+    [source]
+    date_order = "month-first"            # how to read 01/02/2020; ISO dates are never ambiguous
+    formula_text = "reject"               # or "strip": send =SUM(A1) as SUM(A1), with a warning
+
+    [staff]
+    customer_system_id_type = "BambooHR"
+
+    [staff.columns]                       # source column -> staff field
+    "Employee #" = "customer_system_id"
+    "Hire Date" = "job_start_date"
+
+    [staff.join]                          # fields made of several columns
+    name = ["First Name", "Last Name"]
+
+    [staff.constants]                     # the same value on every row
+    staff_type = "Payroll"
+
+    [staff.values.staff_type]             # per-field value maps, matched ignoring case
+    "Full-Time" = "Payroll"
+
+    [staff.custom_fields]                 # source column -> company data type (customer_data_type)
+    "Cost Centre" = "Cost Center"
+
+Everything is checked when the file is loaded; a mistake is a ``ConfigError`` naming the key and the fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hrimport.errors import ConfigError
+from hrimport.fields import Field, by_name, staff_fields, timeoff_fields
+from hrimport.tomlfile import read_toml, reject_unknown_keys
+
+if TYPE_CHECKING:  # the config is read before any data: it imports no pandas
+    from hrimport.normalize.dates import DateOrder
+
+DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
+DEFAULT_BATCH_SIZE = 100
+DEFAULT_HTML_ROW_LIMIT = 5000
+# What becomes of text a spreadsheet would run as a formula (hrimport.normalize.formulas): flag the row, or
+# send the value without its leading =, +, -, @ with a warning.
+FORMULA_TEXT_MODES = ("reject", "strip")
+DEFAULT_FORMULA_TEXT = "reject"
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """Where to send records. Unset values come from the environment or the embedded sandbox."""
+
+    base_url: str | None = None
+    customer_id: str | None = None
+    token_env: str = DEFAULT_TOKEN_ENV
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """How to read the export."""
+
+    sheet: str | int | None = None
+    header_row: int | None = None
+    date_order: DateOrder | None = None  # None: not set; each date column's values decide, else day-first
+    encoding: str | None = None
+    delimiter: str | None = None
+    formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
+
+
+@dataclass(frozen=True)
+class FieldMapping:
+    """How source columns become the fields of one kind of record (staff or time off)."""
+
+    fields: tuple[Field, ...]
+    columns: dict[str, str] = field(default_factory=dict)  # source column -> field
+    joins: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)  # field -> (columns, sep)
+    constants: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+    values: dict[str, dict[str, str]] = field(default_factory=dict)  # field -> {source value: value}
+    custom_fields: dict[str, str] = field(default_factory=dict)  # source column -> data type name
+    pack_unmapped: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)  # kind-specific settings (time off: halves, lang)
+
+    @property
+    def source_columns(self) -> list[str]:
+        """Every source column this mapping reads."""
+        cols = list(self.columns)
+        for join_cols, _ in self.joins.values():
+            cols.extend(join_cols)
+        cols.extend(self.custom_fields)
+        return list(dict.fromkeys(cols))
+
+    def field_sources(self) -> dict[str, str]:
+        """Field -> how a person would name where its value came from (for messages)."""
+        out: dict[str, str] = {}
+        for column, name in self.columns.items():
+            out.setdefault(name, column)
+        for name, (cols, _) in self.joins.items():
+            out[name] = " + ".join(cols)
+        for name in self.constants:
+            out.setdefault(name, f"(config constant {name})")
+        return out
+
+
+def sensitive_fields() -> tuple[str, ...]:
+    """Fields the field specification marks ``sensitive``: masked in reports unless the config says otherwise."""
+    return tuple(f.name for f in staff_fields() if f.sensitive)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    folder: Path = Path("reports")
+    job: str = "import"
+    mask: tuple[str, ...] = field(default_factory=sensitive_fields)
+    html_row_limit: int = DEFAULT_HTML_ROW_LIMIT
+
+
+@dataclass(frozen=True)
+class ImportConfig:
+    """A whole import config file."""
+
+    path: Path
+    service: ServiceSettings
+    source: SourceSettings
+    report: ReportSettings
+    staff: FieldMapping | None = None
+    timeoff: FieldMapping | None = None
+    batch_size: int = DEFAULT_BATCH_SIZE
+    concurrency: int = 4
+    state_dir: Path = Path(".hrimport")
+
+
+_TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir"}
+_MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
+_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size"}
+# time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
+_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day"}
+
+
+def load_config(path: str | Path) -> ImportConfig:
+    """Read and check an import config file."""
+    path = Path(path)
+    return parse_config(read_toml(path, "config file"), path)
+
+
+def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
+    """Check a config already parsed from TOML (``path`` is used in messages and for relative paths)."""
+    where = path.name
+    service_keys = data.get("service", {}) if isinstance(data.get("service"), dict) else {}
+    if any(key.lower() in ("token", "auth_token", "access_token") for key in (*service_keys, *data)):
+        raise ConfigError(
+            f"{where}: never put the token in a file; set token_env to the name of the environment "
+            f"variable that holds it (default {DEFAULT_TOKEN_ENV})"
+        )
+    reject_unknown_keys(data, _TOP_KEYS, where)
+    if "staff" not in data and "timeoff" not in data:
+        raise ConfigError(f"{where}: needs a [staff] or a [timeoff] section saying how columns map to fields")
+    base = path.parent
+
+    service = _table(data, "service", where)
+    reject_unknown_keys(service, {"base_url", "customer_id", "token_env"}, f"{where} [service]")
+    customer_id = service.get("customer_id")
+    if customer_id is not None and not str(customer_id).strip().isdigit():
+        raise ConfigError(f"{where} [service] customer_id must be a number, not {customer_id!r}")
+    service_settings = ServiceSettings(
+        base_url=_opt_str(service, "base_url", where),
+        customer_id=str(customer_id).strip() if customer_id is not None else None,
+        token_env=_opt_str(service, "token_env", where) or DEFAULT_TOKEN_ENV,
+    )
+
+    source = _table(data, "source", where)
+    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}
+    reject_unknown_keys(source, source_keys, f"{where} [source]")
+    date_order = source.get("date_order")
+    if date_order not in (None, "day-first", "month-first"):
+        raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
+    header_row = source.get("header_row")
+    if header_row is not None and (not isinstance(header_row, int) or header_row < 1):
+        raise ConfigError(f"{where} [source] header_row must be a row number (1 = the first row)")
+    sheet = source.get("sheet")
+    if sheet is not None and not isinstance(sheet, (str, int)):
+        raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
+    formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
+    if formula_text not in FORMULA_TEXT_MODES:
+        allowed = " or ".join(f'"{m}"' for m in FORMULA_TEXT_MODES)
+        raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
+    source_settings = SourceSettings(
+        sheet=sheet,
+        header_row=header_row,
+        date_order=date_order,
+        encoding=_opt_str(source, "encoding", where),
+        delimiter=_opt_str(source, "delimiter", where),
+        formula_text=formula_text,
+    )
+
+    report = _table(data, "report", where)
+    reject_unknown_keys(report, {"folder", "job", "mask", "html_row_limit"}, f"{where} [report]")
+    mask = report.get("mask", list(sensitive_fields()))
+    if not isinstance(mask, list) or not all(isinstance(m, str) for m in mask):
+        raise ConfigError(f"{where} [report] mask must be a list of field names")
+    html_limit = report.get("html_row_limit", DEFAULT_HTML_ROW_LIMIT)
+    if not isinstance(html_limit, int) or html_limit < 0:
+        raise ConfigError(f"{where} [report] html_row_limit must be a whole number")
+    folder = Path(report["folder"]) if "folder" in report else Path("reports")
+    report_settings = ReportSettings(
+        folder=folder if folder.is_absolute() or "folder" not in report else base / folder,
+        job=str(report.get("job") or path.stem),
+        mask=tuple(mask),
+        html_row_limit=html_limit,
+    )
+
+    staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None
+    timeoff = _mapping(data, "timeoff", timeoff_fields(), where) if "timeoff" in data else None
+    batch_size = data.get("staff", {}).get("batch_size", DEFAULT_BATCH_SIZE)
+    concurrency = data.get("timeoff", {}).get("concurrency", 4)
+    for key, value in (("batch_size", batch_size), ("concurrency", concurrency)):
+        if not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{where}: {key} must be a whole number of at least 1")
+    state_dir = Path(data.get("state_dir", ".hrimport"))
+    return ImportConfig(
+        path=path,
+        service=service_settings,
+        source=source_settings,
+        report=report_settings,
+        staff=staff,
+        timeoff=timeoff,
+        batch_size=batch_size,
+        concurrency=concurrency,
+        state_dir=state_dir if state_dir.is_absolute() else base / state_dir,
+    )
+
+
+def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: str) -> FieldMapping:
+    table = _table(data, kind, where)
+    allowed = _MAPPING_KEYS | (_TIMEOFF_KEYS | {"concurrency"} if kind == "timeoff" else _STAFF_KEYS)
+    here = f"{where} [{kind}]"
+    reject_unknown_keys(table, allowed, here)
+    known = by_name(fields)
+    settable = {name for name, f in known.items() if not f.envelope}
+
+    def check_field(name: str, context: str) -> str:
+        if name not in settable:
+            close = difflib.get_close_matches(name, sorted(settable), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else f"; known fields: {', '.join(sorted(settable))}"
+            raise ConfigError(f"{here} {context}: {name!r} is not a {kind} field{hint}")
+        return name
+
+    columns = {}
+    for column, name in _table(table, "columns", here).items():
+        if not isinstance(name, str):
+            raise ConfigError(f"{here} columns: {column!r} must map to a field name")
+        columns[column] = check_field(name, f"columns.{column!r}")
+
+    joins: dict[str, tuple[tuple[str, ...], str]] = {}
+    for name, spec in _table(table, "join", here).items():
+        check_field(name, "join")
+        if isinstance(spec, list):
+            cols, sep = spec, " "
+        elif isinstance(spec, dict):
+            cols, sep = spec.get("columns", []), spec.get("separator", " ")
+        else:
+            cols, sep = [], " "
+        if not cols or not all(isinstance(c, str) for c in cols) or not isinstance(sep, str):
+            raise ConfigError(f'{here} join.{name}: give a list of columns, e.g. {name} = ["First Name", "Last Name"]')
+        joins[name] = (tuple(cols), sep)
+
+    constants = {check_field(k, "constants"): _scalar(v, f"{here} constants.{k}") for k, v in
+                 _table(table, "constants", here).items()}
+    if "customer_system_id_type" in table:
+        constants["customer_system_id_type"] = _scalar(table["customer_system_id_type"], here)
+    defaults = {check_field(k, "defaults"): _scalar(v, f"{here} defaults.{k}") for k, v in
+                _table(table, "defaults", here).items()}
+
+    values: dict[str, dict[str, str]] = {}
+    for name, mapping in _table(table, "values", here).items():
+        check_field(name, "values")
+        if not isinstance(mapping, dict):
+            raise ConfigError(f'{here} values.{name}: give a table, e.g. [{kind}.values.{name}] "M" = "Male"')
+        values[name] = {str(k): _scalar(v, f"{here} values.{name}") for k, v in mapping.items()}
+
+    custom = _table(table, "custom_fields", here)
+    pack_unmapped = table.get("pack_unmapped", False)
+    if not isinstance(pack_unmapped, bool):
+        raise ConfigError(f"{here} pack_unmapped must be true or false")
+
+    mapped = set(columns.values()) | set(joins) | set(constants) | set(defaults)
+    missing = [f.name for f in fields if f.is_required and not f.envelope and f.name not in mapped]
+    if kind == "timeoff":
+        # the time-off stage fills these itself (lang from the leave type's script, total_days from the
+        # calculation endpoint, country from default_country)
+        missing = [m for m in missing if m not in {"lang", "total_days"}
+                   and not (m == "country" and "default_country" in table)]
+    if missing:
+        raise ConfigError(
+            f"{here}: required field(s) {', '.join(missing)} have no column, join, constant or default; "
+            f"map a column to each, e.g. \"Hire Date\" = \"{missing[0]}\" under [{kind}.columns]"
+        )
+    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
+    return FieldMapping(
+        fields=fields,
+        columns=columns,
+        joins=joins,
+        constants=constants,
+        defaults=defaults,
+        values=values,
+        custom_fields={str(k): str(v) for k, v in custom.items()},
+        pack_unmapped=pack_unmapped,
+        extra=extra,
+    )
+
+
+def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: {key} must be a table ([{key}])")
+    return value
+
+
+def _opt_str(table: dict[str, Any], key: str, where: str) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{where}: {key} must be text")
+    return value
+
+
+def _scalar(value: Any, where: str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise ConfigError(f"{where}: {value!r} must be a text, number or true/false value")

@@ -1,0 +1,160 @@
+"""Connection settings for every command: base URL, token and customer id, or the embedded sandbox.
+
+Where each comes from, first found wins:
+
+- base URL: ``--base-url``, the config's ``[service] base_url``, ``$HRIMPORT_BASE_URL``; none of them
+  means the **embedded sandbox**: a sandbox started inside this process on a free loopback port, its
+  data kept in ``$HRIMPORT_SANDBOX_DB`` (default ``.hrimport/sandbox.db``), with its demo tokens.
+- token: the environment variable the config names (``token_env``, default ``HRIMPORT_TOKEN``); never
+  a command-line option, where other users of the machine could read it in the process list.
+- customer id: the config's ``[service] customer_id``, ``$HRIMPORT_CUSTOMER_ID``, 99 on the sandbox.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from hrimport.client import ServiceClient, open_client
+from hrimport.config import DEFAULT_TOKEN_ENV, ServiceSettings
+from hrimport.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+SANDBOX_CUSTOMER_ID = "99"
+SANDBOX_CUSTOMER_TOKEN = "demo-customer-99"
+SANDBOX_VENDOR_TOKEN = "demo-vendor"
+DEFAULT_SANDBOX_DB = Path(".hrimport") / "sandbox.db"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Resolved settings. ``token`` is a secret: it is never printed, logged or written to a report."""
+
+    base_url: str | None  # None: start the embedded sandbox
+    token: str
+    customer_id: str | None
+    token_env: str
+
+    @property
+    def embedded(self) -> bool:
+        return self.base_url is None
+
+    def __repr__(self) -> str:  # keep the token out of tracebacks and debug output
+        return f"Connection(base_url={self.base_url!r}, customer_id={self.customer_id!r}, token=<hidden>)"
+
+
+def resolve_connection(
+    service: ServiceSettings | None = None,
+    *,
+    base_url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    vendor: bool = False,
+) -> Connection:
+    """Work out where to connect, from options, the config and the environment (see module docstring)."""
+    env = os.environ if environ is None else environ
+    service = service or ServiceSettings()
+    url = base_url or service.base_url or env.get("HRIMPORT_BASE_URL", "").strip() or None
+    token_env = service.token_env or DEFAULT_TOKEN_ENV
+    token = env.get(token_env, "").strip()
+    customer_id = service.customer_id or env.get("HRIMPORT_CUSTOMER_ID", "").strip() or None
+    if customer_id is not None and not customer_id.isdigit():
+        # the config's value is checked when it is loaded; the variable's only here
+        raise ConfigError(f"HRIMPORT_CUSTOMER_ID must be the company's number, not {customer_id!r}")
+    if url is None:
+        token = token or (SANDBOX_VENDOR_TOKEN if vendor else SANDBOX_CUSTOMER_TOKEN)
+        customer_id = customer_id or SANDBOX_CUSTOMER_ID
+    elif not token:
+        raise ConfigError(f"no token: set the environment variable {token_env} to the service's auth token")
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"base URL {url!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
+        url = url.rstrip("/")
+    return Connection(url, token, customer_id, token_env)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where records go: the service (``client`` None when nothing is sent) and the company.
+
+    ``service_url`` is what a report may show (``service_host``); ``service_key`` names the service in
+    the state folder (staff fingerprints, time-off ledger), so that a trial run on a sandbox never makes
+    the production import skip a row.
+    """
+
+    client: ServiceClient | None
+    customer_id: str
+    service_url: str
+    service_key: str = ""
+
+
+def service_key(conn: Connection) -> str:
+    """The name under which the state folder remembers what this service accepted."""
+    if conn.base_url is None:
+        return f"embedded-sandbox:{sandbox_db_path().resolve()}"
+    return service_host(conn.base_url)
+
+
+@contextmanager
+def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
+    """The service to send to: the configured one, or the embedded sandbox (said on the log, i.e. stderr)."""
+    key = service_key(conn)
+    if offline:
+        yield Target(None, conn.customer_id or "", service_host(conn.base_url) if conn.base_url else "", key)
+        return
+    if conn.base_url is None:
+        db = sandbox_db_path()
+        log.warning("no service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
+                    "using the embedded sandbox, data kept in %s", db)
+        with running_sandbox(db) as url, open_client(url, conn.token, token_source=conn.token_env) as client:
+            yield Target(client, conn.customer_id or "", service_host(url), key)
+    else:
+        with open_client(conn.base_url, conn.token, token_source=conn.token_env) as client:
+            yield Target(client, conn.customer_id or "", service_host(conn.base_url), key)
+
+
+def service_host(url: str) -> str:
+    """The part of a base URL a report may show: scheme, host and path, never credentials or query."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+@contextmanager
+def running_sandbox(db_path: str | Path, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Run the sandbox in a thread of this process; yields its base URL (``http://HOST:PORT/sandbox``)."""
+    import uvicorn
+
+    from hrimport.sandbox.app import create_app
+
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    server = uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, name="hrimport-sandbox", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise ConfigError(f"the embedded sandbox did not start on {host}:{port}")
+        time.sleep(0.02)
+    bound = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://{host}:{bound}/sandbox"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def sandbox_db_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env.get("HRIMPORT_SANDBOX_DB") or DEFAULT_SANDBOX_DB)

@@ -1,0 +1,63 @@
+"""Unattended runs: a job file names the steps of a monthly import; ``run_job`` runs them (issue 6).
+
+A job file (TOML)::
+
+    name = "monthly"                     # default: the file's name without .toml
+    state_dir = ".hrimport"              # lock, fingerprints, time-off ledger (relative to this file)
+    report_dir = "reports"               # one folder per run: reports/<name>/<YYYY-MM-DD_HHMMSS>/
+    retention = 12                       # run folders kept; older ones are removed
+
+    [[step]]                             # steps run in file order; staff steps before time-off steps
+    kind = "staff"                       # staff | timeoff
+    config = "bamboohr_staff.toml"       # the import config (relative to this file)
+    source = "exports/staff_*.csv"       # a file, or a glob: the newest matching file is taken
+
+    [[step]]
+    kind = "timeoff"
+    config = "leave_history.toml"
+    source = "exports/leave_*.xlsx"
+
+    [notify]                             # optional: e-mail the verdict (see hrimport.notify)
+    when = "attention"                   # always | attention (exit code not 0) | never
+    host = "smtp.example.com"
+    port = 587                           # default 587 with starttls, 465 with ssl, else 25
+    starttls = true                      # or ssl = true for implicit TLS
+    # ca_file = "relay-ca.pem"           # a private relay's CA (default: the system's CAs)
+    user = "hrimport@example.com"
+    password_env = "HRIMPORT_SMTP_PASSWORD"   # the NAME of the variable holding the password
+    from = "hrimport@example.com"
+    to = ["payroll@example.com"]
+
+``run_job`` takes the job's lock (``hrimport.lock``), opens the state (``hrimport.state``), and for each
+step: finds the source file, skips it when its SHA-256 is the last successful run's (unless ``full``), runs
+the import with the same stages, outcomes and reports as the single commands, and remembers the file when
+every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
+
+One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``run`` (``run_job``
+and its steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
+folders, ``run.json``, retention) and ``runlog`` (``run.log`` with secrets hidden).
+"""
+
+from __future__ import annotations
+
+from hrimport.jobs.folders import RUN_SUMMARY, prune_runs
+from hrimport.jobs.jobfile import DEFAULT_RETENTION, Job, JobStep, find_source, load_job, parse_job
+from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
+from hrimport.jobs.run import run_job
+from hrimport.jobs.runlog import RUN_LOG
+
+__all__ = [
+    "DEFAULT_RETENTION",
+    "EXIT_MEANINGS",
+    "RUN_LOG",
+    "RUN_SUMMARY",
+    "Job",
+    "JobResult",
+    "JobStep",
+    "StepResult",
+    "find_source",
+    "load_job",
+    "parse_job",
+    "prune_runs",
+    "run_job",
+]

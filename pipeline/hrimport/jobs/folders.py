@@ -1,0 +1,101 @@
+"""Run folders: one per run under ``report_dir/<job>/``, its ``run.json``, and retention (``prune_runs``).
+
+A folder is named by the run's start time, so names sort in run order; ``run.json`` marks it as made by
+``hrimport run``, and only such folders are ever pruned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+from hrimport.errors import ConfigError
+from hrimport.jobs.jobfile import Job
+from hrimport.jobs.results import EXIT_MEANINGS, JobResult
+from hrimport.report import default_report_folder
+from hrimport.report.private import make_private_folder, open_private
+from hrimport.report.writer import safe_segment
+
+__all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
+
+RUN_SUMMARY = "run.json"  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
+_RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
+
+
+def new_run_folder(job: Job, started: datetime) -> Path:
+    """``report_dir/<job>/<YYYY-MM-DD_HHMMSS>/``, with ``-2``, ``-3``... for runs started in the same second."""
+    folder = default_report_folder(job.report_dir, job.name, started)
+    # after the last folder of the same second, never in a gap left by pruning: names stay in run order
+    same_second = [p.name for p in folder.parent.glob(f"{folder.name}*") if _RUN_FOLDER.fullmatch(p.name)]
+    n = max((_run_sort_key(Path(name))[1] for name in same_second), default=0)
+    while True:
+        candidate = folder if n == 0 else folder.with_name(f"{folder.name}-{n + 1}")
+        try:
+            make_private_folder(candidate.parent)
+            candidate.mkdir(mode=0o700)
+            return candidate
+        except FileExistsError:
+            n += 1
+        except OSError as exc:
+            raise ConfigError(f"cannot create the report folder {candidate}: {exc.strerror}; check report_dir "
+                              f"in {job.path.name}") from None
+
+
+def write_run_summary(result: JobResult) -> None:
+    """``run.json``: the run in numbers for monitoring, and the mark that lets retention prune the folder."""
+    assert result.folder is not None
+    data = {
+        "job": result.job,
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
+        "exit_code": result.exit_code,
+        "meaning": EXIT_MEANINGS[result.exit_code],
+        "verdict": result.verdict(),
+        "notified": result.notified,
+        "notify_error": result.notify_error,
+        "steps": [
+            {
+                "name": s.name, "kind": s.kind, "status": s.status, "exit_code": s.exit_code,
+                "message": s.message, "source": str(s.source) if s.source else None, "sha256": s.sha256,
+                "counts": s.result.counts() if s.result else None,
+                "report": str(s.report.html) if s.report else None,
+            }
+            for s in result.steps
+        ],
+    }
+    with open_private(result.folder / RUN_SUMMARY, "w") as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+
+
+def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:
+    """Remove this job's run folders beyond the ``retention`` newest; returns the folders removed.
+
+    Only folders that ``hrimport run`` made (named by their start time, holding ``run.json``) are
+    considered, so nothing else under the report folder is ever deleted.
+    """
+    parent = default_report_folder(report_dir, job, datetime.now()).parent
+    if not parent.is_dir():
+        return []
+    runs = sorted(
+        (p for p in parent.iterdir()
+         if p.is_dir() and not p.is_symlink() and _RUN_FOLDER.fullmatch(p.name) and (p / RUN_SUMMARY).is_file()),
+        key=_run_sort_key,
+    )
+    old = [p for p in runs[:-retention] if keep is None or p != keep]
+    for folder in old:
+        shutil.rmtree(folder, ignore_errors=True)
+    return old
+
+
+def _run_sort_key(folder: Path) -> tuple[str, int]:
+    """``2024-05-01_090000-2`` -> ``("2024-05-01_090000", 2)``: start time, then the same-second counter."""
+    stamp, suffix = folder.name[:17], folder.name[18:]
+    return stamp, int(suffix) if suffix else 1
+
+
+def safe_name(name: str) -> str:
+    """A step name as a folder or file name: letters, digits, ``.``, ``_`` and ``-`` only."""
+    return safe_segment(name, "step")

@@ -1,0 +1,84 @@
+"""What a run did: a ``StepResult`` per step, the ``JobResult`` of the run, and ``EXIT_MEANINGS``.
+
+The run's exit code is the highest of its steps' (and of its own failure, the lock); ``verdict()`` says the
+outcome in one line for stderr, the log, ``run.json`` and the e-mail subject.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from hrimport.errors import EXIT_INPUT, EXIT_LOCKED, EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE
+from hrimport.jobs.jobfile import StepKind
+from hrimport.outcomes import RunResult
+from hrimport.report import ReportFiles
+
+__all__ = ["EXIT_MEANINGS", "JobResult", "StepResult", "StepStatus"]
+
+#: What each exit code means for whoever is on call (also in the README and the e-mail).
+EXIT_MEANINGS = {
+    EXIT_OK: "everything imported (or already imported): nothing to do",
+    EXIT_ROWS_NEED_ATTENTION: "some rows need attention: send report.html and to_fix to HR; they fix the rows "
+    "and the next run imports them",
+    EXIT_INPUT: "a usage, config or input-file error: fix the job file, config or source file it names, "
+    "then run again",
+    EXIT_LOCKED: "another run of the same job is in progress: nothing was done; if that run is stuck, end it "
+    "and run again",
+    EXIT_SERVICE: "the service was unreachable or refused the token: check the service and the token "
+    "variable, then run again (nothing is imported twice)",
+}
+
+StepStatus = Literal["imported", "already_imported", "error", "not_run"]
+
+
+@dataclass
+class StepResult:
+    """What one step did."""
+
+    name: str
+    kind: StepKind
+    status: StepStatus
+    exit_code: int
+    message: str  # one line for stderr, the log and the e-mail
+    source: Path | None = None
+    sha256: str | None = None
+    result: RunResult | None = None
+    report: ReportFiles | None = None
+
+
+@dataclass
+class JobResult:
+    """A whole run of a job."""
+
+    job: str
+    started_at: str
+    folder: Path | None  # the run's report folder (None when the job was locked)
+    steps: list[StepResult] = field(default_factory=list)
+    finished_at: str = ""
+    notified: bool = False
+    notify_error: str | None = None
+    pruned: list[Path] = field(default_factory=list)
+    error: str | None = None  # a failure of the run as a whole (the lock)
+    error_code: int = EXIT_OK
+
+    @property
+    def exit_code(self) -> int:
+        """The highest exit code of the steps (and of the run's own failure)."""
+        return max([self.error_code, *(s.exit_code for s in self.steps)])
+
+    def verdict(self) -> str:
+        """One line: what happened, for the e-mail subject and the last line on stderr."""
+        if self.error:
+            return self.error
+        if self.steps and all(s.status == "already_imported" for s in self.steps):
+            return "already imported: the source files are the ones imported last time"
+        code = self.exit_code
+        if code == EXIT_OK:
+            return "everything imported"
+        if code == EXIT_ROWS_NEED_ATTENTION:
+            rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
+            return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention"
+        failed = next(s for s in self.steps if s.exit_code == code)
+        return f"{failed.name} step failed: {failed.message}"

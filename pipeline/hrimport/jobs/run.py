@@ -1,0 +1,199 @@
+"""``run_job``: a job's steps in order under its lock, each remembered in the state, then the e-mail.
+
+``run_job`` makes the run's folder and log, runs each step (find the source file, skip it if already
+imported, import it with the single command's stages, write its report), writes ``run.json``, prunes old
+run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from hrimport.config import ImportConfig
+from hrimport.connection import Target, open_target, resolve_connection, service_key
+from hrimport.errors import (
+    EXIT_INPUT,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_SERVICE,
+    ConfigError,
+    HrimportError,
+    JobLockedError,
+)
+from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
+from hrimport.jobs.jobfile import Job, JobStep, StepKind, find_source
+from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
+from hrimport.jobs.runlog import RUN_LOG, run_log
+from hrimport.lock import job_lock
+from hrimport.notify import NotifyError, send_mail, should_notify
+from hrimport.outcomes import Progress, RunResult
+from hrimport.report import write_report
+from hrimport.state import AcceptedStaff, StateStore, file_sha256
+from hrimport.timeoff.ledger import LEDGER_LOCK
+
+__all__ = ["ProgressBar", "run_job"]
+
+# the name run.log lines have always carried (%(name)s), kept through the split into modules
+log = logging.getLogger("hrimport.jobs")
+
+ProgressBar = Callable[[str], AbstractContextManager[Progress | None]]
+
+
+def run_job(
+    job: Job,
+    *,
+    full: bool = False,
+    base_url: str | None = None,
+    echo: Callable[[str], None] | None = None,
+    progress_bar: ProgressBar | None = None,
+) -> JobResult:
+    """Run every step of ``job`` under its lock; never raises for a failed step (see ``StepResult``).
+
+    ``full`` sends every row and ignores the remembered source files; ``base_url`` overrides every step's
+    service URL. ``echo`` receives one line per step (the CLI prints it on stderr); ``progress_bar(label)``
+    may give a progress callback per step (the CLI's draws a bar on a terminal only). Raises
+    ``JobLockedError`` (exit 3) when another run of the job holds the lock, after telling ``[notify]``.
+    """
+    say = echo or (lambda line: None)
+    started = datetime.now().astimezone()
+    result = JobResult(job.name, started.isoformat(timespec="seconds"), None)
+    try:
+        with job_lock(job.state_dir, job.name):
+            _run_locked(job, result, started, full=full, base_url=base_url, say=say, progress_bar=progress_bar)
+    except JobLockedError as exc:
+        result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
+        _notify(job, result, say)
+        raise
+    return result
+
+
+def _run_locked(
+    job: Job, result: JobResult, started: datetime, *, full: bool, base_url: str | None,
+    say: Callable[[str], None], progress_bar: ProgressBar | None,
+) -> None:
+    """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
+    result.folder = new_run_folder(job, started)
+    with run_log(result.folder / RUN_LOG, job) as secrets:
+        log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
+        with StateStore.open(job.state_dir) as state:
+            for step in job.steps:
+                if any(s.exit_code == EXIT_SERVICE for s in result.steps):
+                    # the service is down or refuses the token: later steps would only wait out retries
+                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                         "not run: the service could not be used in an earlier step")
+                else:
+                    outcome = _run_step(job, step, state, full=full, base_url=base_url, secrets=secrets,
+                                        folder=result.folder, progress_bar=progress_bar)
+                result.steps.append(outcome)
+                log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
+                say(f"{step.name}: {outcome.message}")
+        result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
+        log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
+                 EXIT_MEANINGS[result.exit_code])
+        write_run_summary(result)
+        result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
+        for folder in result.pruned:
+            log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
+        _notify(job, result, say)
+        write_run_summary(result)  # again: now with whether the e-mail went
+
+
+def _run_step(
+    job: Job, step: JobStep, state: StateStore, *, full: bool, base_url: str | None, secrets: list[str],
+    folder: Path, progress_bar: ProgressBar | None,
+) -> StepResult:
+    """One step: find the file, skip it if already imported, import it, write its report."""
+    source: Path | None = None
+    digest: str | None = None
+    try:
+        source = find_source(step)
+        digest = file_sha256(source)
+        log.info("step %s: %s file %s (sha256 %s)", step.name, step.kind, source, digest)
+        last = state.last_import(job.name, step.name)
+        if not full and last is not None and last.sha256 == digest:
+            return StepResult(
+                step.name, step.kind, "already_imported", EXIT_OK,
+                f"already imported: {source.name} is the file imported on {last.imported_at}; nothing sent "
+                f"(run with --full to import it again)", source, digest,
+            )
+        # the job's state folder holds everything a step remembers (time-off ledger included)
+        config = dataclasses.replace(step.config, state_dir=job.state_dir)
+        conn = resolve_connection(config.service, base_url=base_url)
+        secrets.append(conn.token)
+        bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
+        accepted = state.accepted(service_key(conn))
+        with open_target(conn) as target, bar as progress:
+            run = _import(step.kind, config, source, target, accepted, full=full, progress=progress)
+        report = write_report(run, folder / safe_name(step.name))
+        if run.exit_code == EXIT_OK:
+            state.record_import(job.name, step.name, digest, source)
+        message = f"{run.verdict()} ({source.name}); report {report.html}"
+        return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run, report)
+    except HrimportError as exc:
+        log.error("step %s: %s", step.name, exc)
+        return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest)
+    except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
+        log.error("step %s: %s", step.name, exc)
+        return StepResult(step.name, step.kind, "error", EXIT_INPUT,
+                          f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest)
+
+
+def _import(
+    kind: StepKind, config: ImportConfig, source: Path, target: Target, state: AcceptedStaff, *, full: bool,
+    progress: Progress | None,
+) -> RunResult:
+    """Run the single command's import function for this kind of step."""
+    if kind == "staff":
+        from hrimport.staff_import import import_staff
+
+        return import_staff(config, source, target, state=state, full=full, progress=progress)
+    from hrimport.timeoff.importer import import_timeoff
+
+    # the ledger's own lock, the one `hrimport timeoff import` takes: the two never post from one ledger at once
+    with job_lock(config.state_dir, LEDGER_LOCK):
+        return import_timeoff(config, source, target, progress=progress)
+
+
+@contextmanager
+def _no_progress() -> Iterator[None]:
+    yield None
+
+
+def _notify(job: Job, result: JobResult, say: Callable[[str], None]) -> None:
+    """E-mail the verdict when the job's ``[notify]`` says so; a failure is logged and said, never raised."""
+    if not should_notify(job.notify, result.exit_code):
+        return
+    assert job.notify is not None
+    reports = [s for s in result.steps if s.report is not None]
+    attachments: list[tuple[str, Path]] = []
+    for step in reports:
+        assert step.report is not None
+        for path in (step.report.html, step.report.to_fix):
+            if path is not None:
+                # two steps both have a report.html: name each after its step
+                name = path.name if len(reports) == 1 else f"{safe_name(step.name)}-{path.name}"
+                attachments.append((name, path))
+    subject = f"{job.name}: {result.verdict()} (exit {result.exit_code})"
+    lines = [f"hrimport job {job.name!r} ({job.path}), started {result.started_at}.", ""]
+    lines += [f"- {s.name}: {s.message}" for s in result.steps]
+    if result.error:
+        lines.append(result.error)
+    lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
+    if result.folder is not None:
+        lines.append(f"Report folder: {result.folder} (log: {RUN_LOG}).")
+    t = time.perf_counter()
+    try:
+        send_mail(job.notify, subject, "\n".join(lines) + "\n", attachments)
+    except (NotifyError, ConfigError) as exc:
+        result.notify_error = str(exc)
+        log.error("e-mail not sent: %s", exc)
+        say(f"Error: e-mail not sent: {exc}")
+        return
+    result.notified = True
+    log.info("e-mailed the verdict to %s in %.1f s", ", ".join(job.notify.to), time.perf_counter() - t)

@@ -1,0 +1,86 @@
+"""The run log: the ``pipeline`` package's INFO lines go to the run folder's ``run.log``, secrets hidden.
+
+The log is the whole story of an unattended run (stderr gets one line per step); the token and the SMTP
+password are replaced by ``<hidden>`` in every line, and the CLI's stderr still gets only what it got before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hrimport.jobs.jobfile import Job
+from hrimport.report.private import open_private
+
+__all__ = ["RUN_LOG", "run_log"]
+
+# the name run.log lines have always carried (%(name)s), kept through the split into modules
+log = logging.getLogger("hrimport.jobs")
+
+RUN_LOG = "run.log"
+
+
+class _Redact(logging.Filter):
+    """Replace any secret (the token, the SMTP password) that might reach a log line."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        for secret in self.secrets:
+            if secret and len(secret) >= 4 and secret in message:
+                message = message.replace(secret, "<hidden>")
+        record.msg, record.args = message, None
+        return True
+
+
+class _HandOn(logging.Handler):
+    """Give the parent loggers (the CLI's stderr line) only what they got before the run log lowered the
+    level to INFO: the run's INFO lines belong in run.log, not on stderr."""
+
+    def __init__(self, logger: logging.Logger, level: int) -> None:
+        super().__init__(level)
+        self.parent = logger.parent
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.parent is not None:
+            self.parent.handle(record)
+
+
+@contextmanager
+def run_log(path: Path, job: Job) -> Iterator[list[str]]:
+    """Log the ``pipeline`` package to the run's ``run.log``; yields the list of secrets to keep out of it."""
+    secrets: list[str] = []
+    if job.notify and job.notify.password_env:
+        secrets.append(os.environ.get(job.notify.password_env, ""))
+    stream = open_private(path, "w")  # 0600: the log names files and people's rows
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
+    handler.setLevel(logging.INFO)
+    redact = _Redact(secrets)
+    handler.addFilter(redact)
+    package = logging.getLogger("hrimport")
+    level, propagate = package.level, package.propagate
+    hand_on = _HandOn(package, package.getEffectiveLevel())
+    hand_on.addFilter(redact)
+    package.setLevel(min(logging.INFO, package.getEffectiveLevel()))
+    package.propagate = False
+    package.addHandler(handler)
+    package.addHandler(hand_on)
+    try:
+        yield secrets
+    except BaseException:
+        log.exception("the run stopped on an unexpected error")
+        raise
+    finally:
+        package.removeHandler(hand_on)
+        package.removeHandler(handler)
+        package.setLevel(level)
+        package.propagate = propagate
+        handler.close()
+        stream.close()  # a StreamHandler never closes its stream

@@ -1,0 +1,258 @@
+"""Mapper: source columns -> platform fields, values normalised, extra columns packed as custom data.
+
+``map_records`` takes what the reader read and the config's ``FieldMapping`` and returns a
+``MappedTable``: one text column per field (``""`` = no value), in the canonical form the validator
+expects wherever a value was recognised, and left as written where it was not (the validator then
+says what is wrong with it; nothing is guessed). ``build_payloads`` turns the rows that passed
+validation into the JSON bodies the service takes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from hrimport.config import DEFAULT_FORMULA_TEXT, FieldMapping
+from hrimport.errors import InputFileError
+from hrimport.fields import Field, by_name
+from hrimport.normalize import normalize_for_field
+from hrimport.normalize.countries import flag_ambiguous_countries
+from hrimport.normalize.dates import (
+    ColumnDateOrder,
+    DateOrder,
+    DateOrderConflict,
+    read_date_column,
+)
+from hrimport.normalize.formulas import guard_formula_text
+from hrimport.outcomes import FIX_COLUMN, Problem
+from hrimport.reader import SourceTable, normalize_header
+from hrimport.report.cells import FORMULA_TRIGGERS
+
+
+@dataclass
+class MappedTable:
+    """The records of one file as platform fields (one row per source row, same order)."""
+
+    frame: pd.DataFrame  # field name -> text ("" = empty)
+    row_numbers: list[int]
+    field_sources: dict[str, str]  # field -> the source column(s) a person would look at
+    custom: pd.DataFrame  # company data type name -> text, for customer_data_type
+    custom_sources: dict[str, str] = field(default_factory=dict)  # data type name -> source column
+    ignored_columns: list[str] = field(default_factory=list)
+    fields: tuple[Field, ...] = ()
+    # Found before validation, by row position: the reader's row problems and the mapper's own (a date
+    # against its column's order, formula-like text...). ``problems`` stop a row; ``warnings`` travel
+    # with it to the report.
+    problems: dict[int, list[Problem]] = field(default_factory=dict)
+    warnings: dict[int, list[Problem]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the run's summary and report should say
+
+    def add_problem(self, position: int, problem: Problem) -> None:
+        target = self.warnings if problem.is_warning else self.problems
+        target.setdefault(position, []).append(problem)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+def map_records(
+    table: SourceTable,
+    mapping: FieldMapping,
+    *,
+    date_order: DateOrder | None = None,
+    formula_text: str = DEFAULT_FORMULA_TEXT,
+) -> MappedTable:
+    """Rename, join, fill and normalise the source columns into platform fields.
+
+    ``date_order`` is the config's setting (None: not set). Each date column is read in one order,
+    decided from all its values (``decide_date_order``); a column whose values prove the other order
+    stops the import with an ``InputFileError``. ``formula_text`` ("reject" or "strip", the config's
+    ``[source] formula_text``) says what becomes of values a spreadsheet would run as formulas
+    (``hrimport.normalize.formulas``).
+    """
+    source = table.frame
+    missing = [c for c in mapping.source_columns if table.column(c) is None]
+    if missing:
+        headers = ", ".join(repr(h) for h in table.info.headers)
+        raise InputFileError(
+            f"{table.info.name}: column(s) {', '.join(repr(c) for c in missing)} named in the config are "
+            f"not in the file (header row {table.info.header_row} has {headers})"
+        )
+    used: set[str] = set()
+
+    def resolve(column: str) -> str:
+        """The file's own header for a column the config names (present: checked above)."""
+        actual = table.column(column)
+        assert actual is not None
+        used.add(actual)
+        return actual
+
+    n = len(source)
+    empty = pd.Series([""] * n, dtype="str")
+    columns: dict[str, pd.Series] = {}
+    for column, name in mapping.columns.items():
+        values = _clean(source[resolve(column)])
+        # two columns mapped to one field: the first non-empty value wins, left to right
+        columns[name] = values if name not in columns else columns[name].where(columns[name] != "", values)
+    for name, (join_cols, separator) in mapping.joins.items():
+        parts = [_clean(source[resolve(c)]) for c in join_cols]
+        columns[name] = _join(parts, separator)
+
+    specs = by_name(mapping.fields)
+    for name, value_map in mapping.values.items():
+        if name in columns:
+            columns[name] = _apply_value_map(columns[name], value_map)
+    for name, value in mapping.defaults.items():
+        columns[name] = columns.get(name, empty).mask(columns.get(name, empty) == "", value)
+    for name, value in mapping.constants.items():
+        columns[name] = pd.Series([value] * n, dtype="str")
+    sources = mapping.field_sources()
+    date_orders: list[ColumnDateOrder] = []
+    cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateOrder]] = []
+    for name, values in columns.items():
+        day_first = True
+        if specs[name].kind == "date":
+            try:
+                order, codes = read_date_column(sources.get(name, name), values, date_order)
+            except DateOrderConflict as exc:
+                raise InputFileError(f"{table.info.name}: {exc}") from None
+            date_orders.append(order)
+            day_first = order.day_first
+            if codes:
+                cell_problems.append((name, values, codes, order))
+        columns[name] = normalize_for_field(values, specs[name], day_first=day_first)
+
+    custom_cols: dict[str, pd.Series] = {}
+    custom_sources: dict[str, str] = {}
+    for column, type_name in mapping.custom_fields.items():
+        actual = resolve(column)
+        custom_cols[type_name] = _clean(source[actual])
+        custom_sources[type_name] = actual
+    fix_key = normalize_header(FIX_COLUMN)
+    unmapped = [c for c in source.columns if c not in used and normalize_header(c) != fix_key]
+    if mapping.pack_unmapped:
+        for column in unmapped:
+            custom_cols[column] = _clean(source[column])
+            custom_sources[column] = column
+        unmapped = []
+
+    frame = pd.DataFrame(columns, index=source.index) if columns else pd.DataFrame(index=source.index)
+    custom = pd.DataFrame(custom_cols, index=source.index) if custom_cols else pd.DataFrame(index=source.index)
+    mapped = MappedTable(
+        frame=frame,
+        row_numbers=list(table.row_numbers),
+        field_sources=mapping.field_sources(),
+        custom=custom,
+        custom_sources=custom_sources,
+        ignored_columns=unmapped,
+        fields=mapping.fields,
+    )
+    for name, values, codes, order in cell_problems:
+        for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
+            mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
+                                                  order, name, values.iat[pos]))
+    mapped.notes.extend(_date_order_notes(date_orders))
+    if table.row_problems:
+        sent = used | set(custom_sources.values())
+        position = {row: pos for pos, row in enumerate(table.row_numbers)}
+        for row, found in table.row_problems.items():
+            for problem in found:
+                if problem.column is not None and problem.column not in sent:
+                    # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
+                    problem = replace(problem, severity="warning")
+                mapped.add_problem(position[row], problem)
+    # values normalisation could not make certain, or that must not be sent as written: row problems
+    flag_ambiguous_countries(mapped)
+    guard_formula_text(mapped, formula_text)
+    return mapped
+
+
+def _date_problem(code: str, row: int, order: ColumnDateOrder, field_name: str, value: str) -> Problem:
+    where = f"Row {row}, column '{order.column}'"
+    if code == "two-digit-year":
+        message = (f"{where}: '{value}' has a two-digit year, so its century is not known; "
+                   "write the year in full (such as 2020).")
+    else:
+        why = {"config": "as the config's date_order says", "values": "as its other values show",
+               "default": "the default"}.get(order.basis, "")
+        message = (f"{where}: '{value}' cannot be a date read {order.order}, the order of this column's dates "
+                   f"({why}); correct it, or write it as YYYY-MM-DD.")
+    return Problem(code, message, row, order.column, field_name, value)
+
+
+def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
+    """A note for the columns read in the default order with nothing to confirm it."""
+    assumed = [o for o in orders if o.basis == "default"]
+    if not assumed:
+        return []
+    columns = " and ".join(f"'{o.column}'" for o in assumed)
+    example = assumed[0].example
+    first, second = (int(p) for p in re.split(r"[/.\-]", example)[:2])
+    read = f"{first} {_MONTH_NAMES[second]}" if assumed[0].day_first else f"{_MONTH_NAMES[first]} {second}"
+    note = (
+        f"Dates in {columns} were read {assumed[0].order}, the default, because none of their values "
+        f"shows the order ('{example}' was read as {read}); set date_order in the config's [source] to "
+        "confirm it."
+    )
+    return [note]
+
+
+_MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
+
+
+def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
+    """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
+    specs = by_name(mapped.fields)
+    wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
+    rows = mapped.frame.iloc[positions][wanted].to_dict("records")
+    custom_rows = mapped.custom.iloc[positions].to_dict("records") if len(mapped.custom.columns) else None
+    payloads = []
+    for i, row in enumerate(rows):
+        payload: dict[str, Any] = {}
+        for name, value in row.items():
+            if value == "":
+                continue
+            payload[name] = value == "true" if specs[name].type == "boolean" else value
+        if payload.get("is_intern") is True and "is_employee" not in payload:
+            # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
+            payload["is_employee"] = False
+        if custom_rows is not None:
+            entries = [{"name": k, "value": v} for k, v in custom_rows[i].items() if v != ""]
+            if entries:
+                payload["customer_data_type"] = entries
+        payloads.append(payload)
+    return payloads
+
+
+def _clean(values: pd.Series) -> pd.Series:
+    """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone."""
+    values = values.fillna("").astype("str")
+    if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
+        values = values.str.replace(_ESCAPED_FORMULA, "", regex=True)
+    return values.str.strip()
+
+
+# A leading ' before a formula-like value is how to_fix.csv keeps a spreadsheet from running it
+# (hrimport.report.cells.csv_safe): the value itself starts after the quote.
+_ESCAPED_FORMULA = "^'(?=[" + re.escape("".join(FORMULA_TRIGGERS)) + "])"
+
+
+def _join(parts: list[pd.Series], separator: str) -> pd.Series:
+    """Join the non-empty parts of each row (``First Name`` + ``Last Name``)."""
+    out = parts[0]
+    for part in parts[1:]:
+        gap = pd.Series(separator, index=out.index, dtype="str").where((out != "") & (part != ""), "")
+        out = out + gap + part
+    return out
+
+
+def _apply_value_map(values: pd.Series, value_map: dict[str, str]) -> pd.Series:
+    """Replace values per the config's map, matching keys ignoring case and repeated spaces."""
+    folded = {" ".join(k.split()).casefold(): v for k, v in value_map.items()}
+    uniques = values.unique()
+    replace = {u: folded[key] for u in uniques if (key := " ".join(str(u).split()).casefold()) in folded}
+    return values.replace(replace) if replace else values

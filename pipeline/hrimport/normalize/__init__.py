@@ -1,0 +1,97 @@
+"""Rewrite spreadsheet values in the canonical form the service expects, before validation.
+
+Issue 3, "Normalisation before validation": trim, enumerations in canonical case, booleans, gender
+synonyms, countries to ISO alpha-2, dates to ``YYYY-MM-DD``, e-mails lower-cased. Every normaliser takes
+a Series of text and returns a new one in which each value it *recognises* is rewritten and every other
+value is left exactly as it was: a normaliser never guesses (a misspelt country or an impossible date
+stays as written, so the validator can report it with the value the person typed).
+
+Values repeat a lot (100k rows, a few dozen countries), so the parsers run once per distinct value
+(``pd.factorize``) and the results are spread back over the rows.
+
+Example::
+
+    normalize_country(pd.Series(["MYS", "Malaysia", "马来西亚", "Áo", "Malaysai"]))
+    # -> ["MY", "MY", "MY", "AT", "Malaysai"]
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+import pandas as pd
+
+from hrimport.fields import Field
+from hrimport.normalize.countries import normalize_country
+from hrimport.normalize.dates import normalize_date
+from hrimport.normalize.values import per_value
+from hrimport.normalize.words import normalize_boolean, normalize_gender
+
+__all__ = [
+    "normalize_boolean",
+    "normalize_country",
+    "normalize_date",
+    "normalize_email",
+    "normalize_enum",
+    "normalize_for_field",
+    "normalize_gender",
+    "normalize_number",
+    "trim",
+]
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
+
+
+def trim(s: pd.Series) -> pd.Series:
+    """Surrounding whitespace removed; missing values become ""."""
+    return s.fillna("").str.strip()
+
+
+def normalize_enum(s: pd.Series, field: Field) -> pd.Series:
+    """Enumerated values matched ignoring case and spaces, written as the field's canonical choice."""
+    return per_value(s, field.canonical_choice)
+
+
+def normalize_email(s: pd.Series) -> pd.Series:
+    """E-mail addresses trimmed and lower-cased."""
+    return s.fillna("").str.strip().str.lower()
+
+
+def _canonical_number(value: str) -> str | None:
+    text = value.strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only plain decimals
+        return None
+    if number == 0:
+        return "0"
+    return format(number.normalize(), "f")
+
+
+def normalize_number(s: pd.Series) -> pd.Series:
+    """Plain decimals written without redundant zeros: "3.50" -> "3.5", "2.0" -> "2", "007" -> "7"."""
+    return per_value(s, _canonical_number)
+
+
+def normalize_for_field(s: pd.Series, field: Field, *, day_first: bool) -> pd.Series:
+    """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too)."""
+    s = trim(s)
+    kind = field.kind
+    if kind == "date":
+        return normalize_date(s, day_first)
+    if kind == "country":
+        return normalize_country(s)
+    if kind == "email":
+        return normalize_email(s)
+    if kind == "boolean":
+        return normalize_boolean(s)
+    if kind == "enum":
+        if field.name == "gender":
+            s = normalize_gender(s)
+        return normalize_enum(s, field)
+    if kind in ("integer", "number"):
+        return normalize_number(s)
+    return s  # text, custom data and leave types: trimmed only (leave types are matched elsewhere)

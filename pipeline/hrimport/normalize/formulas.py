@@ -1,0 +1,128 @@
+"""Text a spreadsheet program would run as a formula: never sent as is.
+
+A value starting with ``=`` or ``@`` (or a tab or carriage return, the other OWASP triggers), or with ``+``
+or ``-`` followed by anything but a phone number or a signed number, becomes a formula the moment someone
+opens the platform's export in a spreadsheet (``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``). The config's
+``[source] formula_text`` says what to do:
+
+- ``"reject"`` (the default): the row gets a ``formula-like-text`` problem naming the column; not sent.
+- ``"strip"``: the value is sent without its leading trigger characters, and the row carries a
+  ``formula-like-text-stripped`` warning showing the value sent.
+
+Phone numbers (``+65 8123 4567``, ``+1 (555) 123-4567``), signed numbers (``-3.5``) and placeholders made of
+dashes alone (``-``, ``--``) always pass unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from hrimport.config import DEFAULT_FORMULA_TEXT
+from hrimport.outcomes import Problem
+from hrimport.report.cells import FORMULA_TRIGGERS
+
+if TYPE_CHECKING:
+    from hrimport.mapper import MappedTable
+
+# After a leading + or -: digits with the punctuation of phone numbers and numbers (spaces, brackets, dots,
+# commas, slashes, percent, signs), then an optional exponent (1e-10) or phone extension (x12, ext. 12).
+_HARMLESS_SIGNED = re.compile(r"[+-][0-9\s().,/%+\-]*(?:(?<=[0-9])[eE][+-]?[0-9]+)?(?:\s*(?:x|ext\.?)\s*[0-9]+)?")
+_LEADING = "".join(FORMULA_TRIGGERS) + " "
+_IS_TRIGGER = np.zeros(256, dtype=bool)  # byte -> whether a value starting with it starts like a formula
+_IS_TRIGGER[list("".join(FORMULA_TRIGGERS).encode("ascii"))] = True
+# A character a harmless +/- value may hold only in an exponent or an extension, or never: a value without
+# one is harmless for certain. = and @ are outside this set, so every value starting with them is looked at.
+_NOT_PLAIN_SIGNED = r"[^0-9 ().,/%+\-]"
+
+
+def is_formula_like(value: str) -> bool:
+    """True when a spreadsheet opening ``value`` would run it as a formula (see the module docstring)."""
+    if not value.startswith(FORMULA_TRIGGERS):
+        return False
+    return not (value[0] in "+-" and _HARMLESS_SIGNED.fullmatch(value))
+
+
+def strip_formula(value: str) -> str:
+    """``value`` without its leading trigger characters: ``=SUM(A1)`` -> ``SUM(A1)``, ``=-cmd`` -> ``cmd``."""
+    return value.lstrip(_LEADING)
+
+
+def _starts_with_trigger(values: pd.Series) -> np.ndarray:
+    """For each value, whether it starts with one of ``FORMULA_TRIGGERS``.
+
+    Read from the first byte of each value in the Arrow buffers: four times faster than ``str.startswith``
+    over a file's 30 columns, and exact because every trigger is one ASCII character, which in UTF-8 no
+    other character's first byte can equal.
+    """
+    array = pa.array(values.array)  # the Series' own Arrow data, not a copy, for pandas text columns
+    parts = [np.zeros(0, dtype=bool)]
+    for chunk in array.chunks if isinstance(array, pa.ChunkedArray) else [array]:
+        if not pa.types.is_large_string(chunk.type):
+            chunk = chunk.cast(pa.large_string())
+        _, offsets_buffer, data_buffer = chunk.buffers()
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+        if len(chunk) == 0 or len(data) == 0:
+            parts.append(np.zeros(len(chunk), dtype=bool))
+            continue
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[chunk.offset : chunk.offset + len(chunk) + 1]
+        starts = offsets[:-1]
+        first = data[np.minimum(starts, len(data) - 1)]  # an empty last value points past the end
+        parts.append(_IS_TRIGGER[first] & (offsets[1:] > starts))
+    return np.concatenate(parts)
+
+
+def formula_like_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
+    """(position, value) of each formula-like value in ``values``.
+
+    Fast for 100k rows: one vectorised prefix test per column, then one vectorised test that sets aside
+    the +/- values made only of digits and phone punctuation (a column of phone numbers); only what is
+    left (a few values) meets ``is_formula_like``.
+    """
+    starts = _starts_with_trigger(values)
+    if not starts.any():
+        return
+    where = np.flatnonzero(starts)
+    suspects = values.iloc[where]
+    closer = suspects.str.contains(_NOT_PLAIN_SIGNED).to_numpy()
+    verdicts: dict[str, bool] = {}
+    for position, value in zip(where[closer], suspects[closer].tolist()):
+        if verdicts.setdefault(value, is_formula_like(value)):
+            yield int(position), value
+
+
+def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT) -> None:
+    """Flag (``reject``) or strip (``strip``) every formula-like value about to be sent: mapped fields and
+    custom data, after normalisation."""
+    for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
+                                     (mapped.custom, mapped.custom_sources, False)):
+        for name in frame.columns:
+            found = list(formula_like_positions(frame[name]))
+            if not found:
+                continue
+            column = sources.get(name, name)
+            stripped = {}
+            for position, value in found:
+                row = mapped.row_numbers[position]
+                field = name if is_field else None
+                if mode == "strip":
+                    sent = stripped[position] = strip_formula(value)
+                    message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula; "
+                               f"sent as '{sent}' (formula_text = \"strip\").")
+                    problem = Problem("formula-like-text-stripped", message, row, column, field, value,
+                                      severity="warning")
+                else:
+                    message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula, "
+                               "so it is not sent; remove the leading character, or set formula_text = "
+                               "\"strip\" in the config's [source] to send it without.")
+                    problem = Problem("formula-like-text", message, row, column, field, value)
+                mapped.add_problem(position, problem)
+            if stripped:
+                values = frame[name].copy()
+                values.iloc[list(stripped)] = list(stripped.values())
+                frame[name] = values

@@ -1,0 +1,223 @@
+"""What happened to every row: the data every stage hands on and the reporter renders.
+
+A run is a ``RunInfo`` (facts about the run and its source file) and one ``RowOutcome`` per source row,
+each with exactly one ``Outcome``. Rows in = sum of outcomes, always (``RunResult.check_accounted``).
+``write_outcomes``/``read_outcomes`` keep a run as JSON lines so a report can be rendered again later
+(``hrimport report OUTCOMES.jsonl``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from hrimport.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION
+
+#: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
+FIX_COLUMN = "Problem"
+
+#: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
+#: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
+Progress = Callable[[int, int], None]
+
+
+class Outcome(StrEnum):
+    """The one thing that happened to a row."""
+
+    ADDED = "added"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"  # same payload as the service last accepted: not sent again
+    ALREADY_IMPORTED = "already_imported"  # time off already in the local ledger: not sent again
+    VALID = "valid"  # dry run: would be sent
+    PERMISSION_DENIED = "permission_denied"
+    INVALID = "invalid"  # our own checks found problems; not sent
+    REJECTED = "rejected"  # the service refused it, with its reason
+    OVERLAPS_EXISTING = "overlaps_existing"  # time off: the service already holds an overlapping record
+    FAILED = "failed"  # transport failure after retries
+
+    @property
+    def is_success(self) -> bool:
+        return self in SUCCESS_OUTCOMES
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("_", " ").capitalize()
+
+
+SUCCESS_OUTCOMES = frozenset(
+    {Outcome.ADDED, Outcome.UPDATED, Outcome.UNCHANGED, Outcome.ALREADY_IMPORTED, Outcome.VALID}
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one row, in words an HR person understands.
+
+    ``code`` is a stable kebab-case identifier (``not-a-date``, ``unknown-country``...): tests assert it,
+    reports group by it; ``message`` is the full sentence, naming the row, the column and the value.
+    A ``warning`` does not stop the row: it is sent, and the report shows what was doubtful about it.
+    """
+
+    code: str
+    message: str
+    row: int | None = None
+    column: str | None = None
+    field: str | None = None
+    value: str | None = None
+    severity: Literal["error", "warning"] = "error"
+
+    @property
+    def is_warning(self) -> bool:
+        return self.severity == "warning"
+
+
+@dataclass
+class RowOutcome:
+    """The outcome of one source row."""
+
+    row: int  # source row number as a person sees it in Excel (1-based, header rows counted)
+    external_id: str
+    name: str
+    outcome: Outcome
+    problems: tuple[Problem, ...] = ()
+    message: str = ""
+    # extra columns a report shows for this kind of record (time off: leave type, dates, days)
+    details: dict[str, str] = field(default_factory=dict)
+    # the row's original cells, kept for rows needing attention so ``to_fix`` can be written
+    source: dict[str, str] | None = None
+
+    @property
+    def problem_codes(self) -> list[str]:
+        return list(dict.fromkeys(p.code for p in self.problems))
+
+
+@dataclass
+class SourceInfo:
+    """The file a run read."""
+
+    path: str
+    name: str
+    format: str  # csv | tsv | xlsx | xlsm | xls | ods
+    size: int
+    sha256: str
+    sheet: str | None = None
+    header_row: int = 1  # Excel row number of the header
+    headers: list[str] = field(default_factory=list)
+    # rows above the header (report titles), kept so ``to_fix`` has the source's own layout
+    preamble: list[list[str]] = field(default_factory=list)
+    encoding: str | None = None
+    delimiter: str | None = None
+    rows_read: int = 0
+    # why the sheet read is not the first one (hidden or chart sheets before it), to show the person
+    sheet_note: str | None = None
+
+
+@dataclass
+class RunInfo:
+    """Facts about one run, for the report's header and ``summary.json``."""
+
+    kind: Literal["staff", "timeoff"]
+    job: str
+    source: SourceInfo
+    service_url: str
+    customer_id: str
+    started_at: str  # ISO 8601, local time with offset
+    finished_at: str = ""
+    duration_s: float = 0.0
+    dry_run: bool = False
+    tool_version: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    ignored_columns: list[str] = field(default_factory=list)
+    mask_fields: list[str] = field(default_factory=lambda: ["passport_number"])
+    html_row_limit: int = 5000
+    notes: list[str] = field(default_factory=list)  # run-level remarks (e.g. "no data rows")
+
+
+@dataclass
+class RunResult:
+    """A whole run: its facts and one outcome per source row."""
+
+    info: RunInfo
+    rows: list[RowOutcome]
+
+    def counts(self) -> dict[str, int]:
+        """Rows per outcome, every outcome listed (zero included), in ``Outcome`` order."""
+        counter = Counter(r.outcome for r in self.rows)
+        return {o.value: counter.get(o, 0) for o in Outcome}
+
+    @property
+    def imported(self) -> int:
+        return sum(1 for r in self.rows if r.outcome.is_success)
+
+    @property
+    def need_attention(self) -> list[RowOutcome]:
+        return [r for r in self.rows if not r.outcome.is_success]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if all(r.outcome.is_success for r in self.rows) else EXIT_ROWS_NEED_ATTENTION
+
+    def verdict(self) -> str:
+        """One sentence: '1,204 of 1,230 rows imported; 26 need attention'."""
+        total = len(self.rows)
+        attention = total - self.imported
+        verb = "checked" if self.info.dry_run else "imported"
+        if total == 0:
+            return "No data rows were found in the file."
+        text = f"{self.imported:,} of {total:,} rows {verb}"
+        if attention:
+            text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
+        return text
+
+    def check_accounted(self, rows_read: int) -> None:
+        """Raise if any row read has no outcome or one row has two: a row must never be lost."""
+        seen = Counter(r.row for r in self.rows)
+        doubled = [row for row, n in seen.items() if n > 1]
+        if len(self.rows) != rows_read or doubled:
+            raise AssertionError(
+                f"{rows_read} rows read but {len(self.rows)} outcomes (rows with two: {doubled[:5]})"
+            )
+
+
+def write_outcomes(path: Path, result: RunResult) -> None:
+    """Save a run as JSON lines: the run record first, then one line per row."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"record": "run", **asdict(result.info)}, ensure_ascii=False) + "\n")
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        fh.writelines(encode(_row_record(row)) + "\n" for row in result.rows)
+
+
+def _row_record(row: RowOutcome) -> dict[str, object]:
+    """``{"record": "row", **asdict(row)}`` without asdict's deep copies: 3x faster on 100k rows, same JSON."""
+    record: dict[str, object] = {"record": "row", **row.__dict__}
+    record["problems"] = [p.__dict__ for p in row.problems]
+    return record
+
+
+def read_outcomes(path: Path) -> RunResult:
+    """Load a run saved by ``write_outcomes``."""
+    info: RunInfo | None = None
+    rows: list[RowOutcome] = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            data = json.loads(line)
+            record = data.pop("record")
+            if record == "run":
+                data["source"] = SourceInfo(**data["source"])
+                info = RunInfo(**data)
+            elif record == "row":
+                data["outcome"] = Outcome(data["outcome"])
+                data["problems"] = tuple(Problem(**p) for p in data["problems"])
+                rows.append(RowOutcome(**data))
+    if info is None:
+        raise ValueError(f"{path} holds no run record")
+    return RunResult(info, rows)

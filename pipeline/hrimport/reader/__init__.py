@@ -1,0 +1,108 @@
+"""Read an HRIS export (CSV, TSV, XLSX, XLSM, XLS, ODS) into a table of text cells.
+
+``read_spreadsheet`` is the reader stage (issue 3, "Reader"): every cell comes back as text exactly as a
+person reads it in Excel (leading zeros kept, ``123`` not ``123.0``, date cells as ISO dates), the header
+row is found below report titles, fully blank rows are dropped, and every data row keeps the row number a
+person sees in Excel. A file that cannot be read raises ``InputFileError`` with one line that names the
+file and says how to fix it (whatever a workbook library raised: ``--debug`` logs it); a file with a
+header and nothing under it raises ``NoDataRowsError``. With no ``sheet`` the first visible sheet of
+cells is read, and ``SourceInfo.sheet_note`` says which sheets before it were skipped.
+
+Example::
+
+    table = read_spreadsheet("staff.xlsx", expected_headers=["Employee ID", "Email"])
+    table.frame[table.column("employee id")]   # every cell a str
+    table.row_numbers[0]                       # e.g. 5 when titles and the header fill rows 1-4
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from hrimport.errors import HrimportError, InputFileError
+from hrimport.outcomes import SourceInfo
+from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header
+from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
+from hrimport.reader.text import _build_from_text, _TextGrid
+from hrimport.reader.workbook import _build_from_workbook
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FORMATS", "NoDataRowsError", "SourceTable", "normalize_header", "read_spreadsheet"]
+
+#: File name extension -> format reported in ``SourceInfo.format`` (".txt" is read as delimited text).
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".txt": "csv",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsm",
+    ".xls": "xls",
+    ".ods": "ods",
+}
+
+
+def read_spreadsheet(
+    path: str | Path,
+    *,
+    sheet: str | int | None = None,
+    header_row: int | None = None,
+    expected_headers: Iterable[str] = (),
+    encoding: str | None = None,
+    delimiter: str | None = None,
+) -> SourceTable:
+    """Read one sheet of a spreadsheet, or a delimited text file, as text cells.
+
+    ``sheet`` is a name or a 0-based position (by default the first visible sheet that is not a chart;
+    ignored for CSV/TSV).
+    ``header_row`` is the header's Excel row number; without it the header is the row among the first
+    30 holding most of ``expected_headers``, else the first row that looks like a header.
+    ``encoding`` and ``delimiter`` override detection for CSV/TSV.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(f"{path}: file not found; check the path and the file name")
+    if path.is_dir():
+        raise InputFileError(f"{path} is a folder, not a file; give the path of the spreadsheet itself")
+    suffix = path.suffix.lower()
+    fmt = FORMATS.get(suffix)
+    if fmt is None:
+        raise InputFileError(
+            f"{path}: unsupported file type '{suffix or path.name}'; save it as "
+            ".csv, .tsv, .txt, .xlsx, .xlsm, .xls or .ods"
+        )
+    data = path.read_bytes()
+    if not data or data.isspace():  # isspace stops at the first visible byte: no copy of a big file
+        raise InputFileError(f"{path} is empty; export the data again")
+    info = SourceInfo(
+        path=str(path),
+        name=path.name,
+        format=fmt,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+    _check_content(path, fmt, data)
+    if fmt in _TEXT_FORMATS:
+        grid = _TextGrid.load(path, fmt, data, encoding, delimiter)
+        del data  # the decoded copy is all that is needed from here on
+        info.encoding, info.delimiter = grid.encoding, grid.delimiter
+        if fmt == "csv" and grid.delimiter == "\t":
+            info.format = "tsv"
+        return _build_from_text(path, info, grid, header_row, expected_headers)
+    del data
+    try:
+        return _build_from_workbook(path, info, sheet, header_row, expected_headers)
+    except (HrimportError, MemoryError):
+        raise
+    except Exception as exc:  # the one place any workbook library's failure becomes one line
+        log.debug("reading %s failed", path, exc_info=True)  # --debug shows what the library said
+        raise _unreadable(path, exc) from exc
+
+
+def _unreadable(path: Path, exc: Exception) -> InputFileError:
+    """A workbook its library could not read (truncated, corrupt, not what its name says) as one line."""
+    detail = " ".join(str(exc).split("Context:")[0].split())[:120] or type(exc).__name__
+    return InputFileError(f"{path} is damaged or incomplete ({detail}); download or export it again")

@@ -1,0 +1,254 @@
+"""The table in a sheet's text cells: header row, header names, blank rows, and the ``SourceTable``.
+
+Workbooks and text files both arrive here as rows of text; finding the header below report titles,
+naming its columns and dropping blank rows (keeping Excel row numbers) is done once, so every format
+is read the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from hrimport.errors import InputFileError
+from hrimport.outcomes import Problem, SourceInfo
+
+#: How many rows at the top of a sheet may hold titles before the header.
+HEADER_SCAN_ROWS = 30
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_LOOKS_NUMERIC_OR_DATE = re.compile(r"^[\d\s.,:/\-+%年月日]+$")
+
+
+class NoDataRowsError(InputFileError):
+    """The file has a header row but no data rows under it."""
+
+
+@dataclass
+class SourceTable:
+    """A sheet read as text: its facts, one ``str`` column per header, and each row's Excel row number.
+
+    ``row_problems`` holds what the reader found wrong with single rows (bytes that are not text in the
+    file's encoding, more cells than the header...), keyed by Excel row number: those rows are read as
+    well as they can be and flagged, while the other rows go on.
+    """
+
+    info: SourceInfo
+    frame: pd.DataFrame
+    row_numbers: list[int]
+    row_problems: dict[int, list[Problem]] = field(default_factory=dict)
+    _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def column(self, wanted: str) -> str | None:
+        """The frame column whose header matches ``wanted`` ignoring case and spaces, or None."""
+        if not self._by_key:
+            self._by_key = {normalize_header(str(c)): str(c) for c in self.frame.columns}
+        return self._by_key.get(normalize_header(wanted))
+
+
+def normalize_header(text: str) -> str:
+    """The key headers are matched on: case-folded, trimmed, inner runs of spaces collapsed to one."""
+    return " ".join(text.split()).casefold()
+
+
+def _display_header(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _is_blank(row: Sequence[str]) -> bool:
+    return not any(c.strip() for c in row)
+
+
+def _find_header(rows: list[list[str]], expected: set[str]) -> int | None:
+    """0-based index of the header among ``rows`` (the top of the sheet), or None if all are blank.
+
+    A title and a run date above the header are common, so the header is the row holding most of the
+    expected headers; failing that, the widest row of mostly distinct labels.
+    """
+    candidates = [i for i, row in enumerate(rows) if not _is_blank(row)]
+    if not candidates:
+        return None
+    if expected:
+        scores = [(len({normalize_header(c) for c in rows[i]} & expected), -i) for i in candidates]
+        best_score, best = max(scores)
+        if best_score >= max(1, (len(expected) + 1) // 2):
+            return -best
+    widest = max(sum(1 for c in rows[i] if c.strip()) for i in candidates)
+    label_rows: list[tuple[int, int]] = []
+    for i in candidates:
+        cells = [c.strip() for c in rows[i] if c.strip()]
+        if 2 * len(cells) < widest:  # a title or "Run date: ..." row: narrower than the table
+            continue
+        labels = sum(1 for c in cells if _looks_like_a_label(c))
+        distinct = len({normalize_header(c) for c in cells})
+        # Mostly labels, and at least half distinct (a header with a duplicated name is still the header:
+        # it gets its own clear error later).
+        if 5 * labels >= 4 * len(cells) and 2 * distinct >= len(cells):
+            label_rows.append((i, len(cells)))
+    if not label_rows:
+        return candidates[0]
+    # The first label row about as wide as the widest: a title above is narrower, and a text-only data
+    # row below may be a little wider than a header with a blank cell or two.
+    most = max(width for _, width in label_rows)
+    return next(i for i, width in label_rows if 5 * width >= 4 * most)
+
+
+def _looks_like_a_label(cell: str) -> bool:
+    """A header-like cell: has letters and is neither a number, a date nor an e-mail address."""
+    return bool(_HAS_LETTER.search(cell)) and not _LOOKS_NUMERIC_OR_DATE.match(cell) and "@" not in cell
+
+
+def _column_letter(index: int) -> str:
+    """Excel's letter for a 0-based column index (0 -> A, 26 -> AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def _header_names(
+    path: Path, cells: Sequence[str], header_row: int, has_data: Sequence[bool], first_column: int = 0
+) -> list[str | None]:
+    """Display names of the header cells; None for a column with neither a header nor data (dropped).
+
+    A column with data but no header is kept as "Column D" so it is listed (never silently dropped).
+    """
+    names: list[str | None] = []
+    for j, cell in enumerate(cells):
+        text = _display_header(cell)
+        if not text:
+            text = f"Column {_column_letter(first_column + j)}" if has_data[j] else ""
+        names.append(text or None)
+    seen: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        if name is not None:
+            seen.setdefault(normalize_header(name), []).append(j)
+    duplicates = [cols for cols in seen.values() if len(cols) > 1]
+    if duplicates:
+        listed = "; ".join(
+            f"'{names[cols[0]]}' (columns {', '.join(_column_letter(first_column + j) for j in cols[:-1])}"
+            f" and {_column_letter(first_column + cols[-1])})"
+            for cols in duplicates
+        )
+        raise InputFileError(
+            f"{path}: the header row (row {header_row}) has duplicate column names: {listed}; "
+            "rename them so each is unique"
+        )
+    return names
+
+
+def _no_data(path: Path, header_row: int) -> NoDataRowsError:
+    return NoDataRowsError(f"{path} has a header row (row {header_row}) but no data rows under it")
+
+
+def _checked_header_index(
+    path: Path, header_row: int | None, rows: list[list[str]], total: int
+) -> int | None:
+    """The 0-based index of an explicitly given header row, checked to exist and hold something."""
+    if header_row is None:
+        return None
+    if header_row < 1:
+        raise InputFileError(f"{path}: header row must be 1 or more (got {header_row})")
+    if header_row > total:
+        raise InputFileError(f"{path}: header row {header_row} is beyond the last row ({total})")
+    index = header_row - 1
+    if index < len(rows) and _is_blank(rows[index]):
+        raise InputFileError(f"{path}: row {header_row} is blank, so it cannot be the header row")
+    return index
+
+
+def _table_below_header(
+    path: Path,
+    info: SourceInfo,
+    grid: pd.DataFrame,
+    index: int,
+    first_column: int,
+    preamble: list[list[str]],
+    row_problems: dict[int, list[Problem]] | None = None,
+    scan_replacements: bool = True,
+) -> SourceTable:
+    """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
+
+    Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
+    number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
+    """
+    header_cells = [str(c) for c in grid.iloc[0].tolist()]
+    body = grid.iloc[1:]
+    nonempty = [(body[col] != "").to_numpy() for col in body.columns]
+    # A row is blank when every cell is empty or whitespace. Cheap test first (any cell not ""), then
+    # the whitespace test only for rows not yet shown to hold something: after the first column or two
+    # that is almost none, so the costly strip runs on a handful of cells instead of millions.
+    filled = np.zeros(len(body), dtype=bool)
+    undecided = np.logical_or.reduce(nonempty) if nonempty else filled.copy()
+    for col, has_text in zip(body.columns, nonempty):
+        rows = np.flatnonzero(undecided & has_text)
+        if len(rows):
+            real = rows[(body[col].iloc[rows].str.strip() != "").to_numpy()]
+            filled[real] = True
+            undecided[real] = False
+            if not undecided.any():
+                break
+    numbers = np.flatnonzero(filled) + index + 2
+    has_data = [bool((has_text & filled).any()) for has_text in nonempty]
+    body = body[filled]
+    names = _header_names(path, header_cells, index + 1, has_data, first_column)
+    data = {
+        name: body[col].reset_index(drop=True) for name, col in zip(names, body.columns) if name is not None
+    }
+    headers = [n for n in names if n is not None]
+    info.header_row = index + 1
+    info.headers = headers
+    info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
+    info.rows_read = len(numbers)
+    if not len(numbers):
+        raise _no_data(path, index + 1)
+    frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
+    row_numbers = numbers.tolist()
+    problems = {row: list(found) for row, found in (row_problems or {}).items()}
+    if scan_replacements:  # False when the reader knows no cell holds U+FFFD
+        for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
+            problems.setdefault(row, []).extend(found)
+    return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
+
+
+#: What a decoder puts where the file's bytes were not text in its encoding.
+REPLACEMENT_CHARACTER = "\ufffd"
+
+
+def _undecodable_cells(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
+    """A ``bad-encoding`` problem for every cell holding U+FFFD: bytes that were not text in the file's
+    encoding (a row pasted from another program), or a workbook that already stored the broken text.
+    The cell is never sent as it is: nobody can tell what it said."""
+    found: dict[int, list[Problem]] = {}
+    where = f"{encoding} text" if encoding else "text"
+    for column in frame.columns:
+        hits = frame[column].str.contains(REPLACEMENT_CHARACTER, regex=False)
+        if not hits.any():
+            continue
+        for pos in hits.to_numpy().nonzero()[0].tolist():
+            row = row_numbers[pos]
+            value = str(frame[column].iat[pos])
+            found.setdefault(row, []).append(Problem(
+                "bad-encoding",
+                f"Row {row}, column '{column}': holds bytes that are not {where} (shown as \ufffd: "
+                f"'{_shorten(value)}'); retype the value in the HR system or the file.",
+                row, str(column), None, value,
+            ))
+    return found
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _trim_trailing(row: list[str]) -> list[str]:
+    end = len(row)
+    while end and not row[end - 1].strip():
+        end -= 1
+    return row[:end]

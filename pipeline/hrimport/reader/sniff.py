@@ -1,0 +1,123 @@
+"""What a file really is, whatever its name says: content checks, ZIP members, password protection.
+
+Exports arrive as web pages named .xls, workbooks renamed .csv, truncated downloads and encrypted
+workbooks. Looking at the bytes before any parser runs turns a parser's cryptic failure into one line
+that says what the file is and how to fix it.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+from hrimport.errors import InputFileError
+from hrimport.reader.encoding import unicode_bom, unicode_without_bom
+
+_TEXT_FORMATS = {"csv", "tsv"}
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# An encrypted OOXML workbook is an OLE2 compound file holding these streams (MS-OFFCRYPTO 2.3.4.4).
+_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
+
+
+def password_protected(path: Path) -> InputFileError:
+    """The one message for an encrypted workbook, found by its bytes here or by the reader's library."""
+    return InputFileError(
+        f"{path} is password-protected; remove the password in Excel "
+        "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
+    )
+
+
+def _check_content(path: Path, fmt: str, data: bytes) -> None:
+    """Raise when the bytes are not the format the extension says, or the workbook is encrypted."""
+    head = data[:8]
+    if head.startswith(_OLE2_MAGIC) and data.find(_ENCRYPTED_STREAM) >= 0:
+        raise password_protected(path)
+    actual = _sniff_kind(data)
+    wanted = {"csv": "text", "tsv": "text", "xls": "ole2"}.get(fmt, "zip")
+    if actual == wanted:
+        if actual == "zip":
+            _check_zip_members(path, fmt, data)
+        return
+    described = {
+        "zip": ("an XLSX workbook", "rename it to .xlsx"),
+        "ole2": ("an Excel 97-2003 workbook", "rename it to .xls"),
+        "html": ("a web page (HTML)", "open it in Excel and save it as .xlsx, or export CSV from the system"),
+        "xml": ("an XML Spreadsheet 2003 file", "open it in Excel and save it as .xlsx"),
+        "xml-other": ("an XML file", "export the data as CSV or Excel instead"),
+        "text": ("a text (CSV) file", "rename it to .csv"),
+        "pdf": ("a PDF document", "export the data as CSV or Excel instead"),
+        "binary": ("a binary file that is not a spreadsheet", "export the data as CSV or Excel again"),
+    }
+    looks_like, fix = described[actual]
+    if actual == "zip" and fmt in _TEXT_FORMATS:
+        looks_like, fix = "an Excel or OpenDocument workbook (ZIP)", "rename it to .xlsx (or .ods)"
+    if wanted == "zip" and actual == "binary" and head[:2] == b"PK":
+        # A ZIP signature with a broken body: a truncated download rather than the wrong format.
+        raise InputFileError(f"{path} is damaged or incomplete; download or export it again")
+    raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {looks_like}; {fix}")
+
+
+_FORMAT_NAMES = {
+    "csv": "a CSV file",
+    "tsv": "a TSV file",
+    "xlsx": "an XLSX workbook",
+    "xlsm": "an XLSM workbook",
+    "xls": "an Excel 97-2003 (.xls) workbook",
+    "ods": "an OpenDocument spreadsheet",
+}
+
+
+def _sniff_kind(data: bytes) -> str:
+    """Classify bytes as zip | ole2 | html | xml | xml-other | pdf | text | binary by their first bytes."""
+    if data.startswith((_ZIP_MAGIC, _EMPTY_ZIP_MAGIC)):
+        return "zip"
+    if data.startswith(_OLE2_MAGIC):
+        return "ole2"
+    if data.startswith(b"%PDF"):
+        return "pdf"
+    start = data[:4096]
+    if (bom := unicode_bom(start)) is not None:
+        mark, _, codec = bom
+        start = start[len(mark) :].decode(codec, errors="ignore").encode("utf-8")
+    else:
+        wide = unicode_without_bom(start)
+        if wide is not None:
+            start = start.decode(wide, errors="ignore").encode("utf-8")
+    lowered = start.lstrip().lower()
+    if lowered.startswith((b"<!doctype html", b"<html")) or b"<table" in lowered[:1024]:
+        return "html"
+    if lowered.startswith(b"<?xml") and b"urn:schemas-microsoft-com:office:spreadsheet" in start:
+        return "xml"
+    if lowered.startswith(b"<?xml"):
+        return "xml-other"
+    if lowered.startswith(b"<") and (b"<td" in lowered or b"<tr" in lowered):
+        return "html"
+    if b"\x00" in start:
+        return "binary"
+    return "text"
+
+
+def _check_zip_members(path: Path, fmt: str, data: bytes) -> None:
+    """A ZIP must be complete and hold the workbook its extension promises."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
+    except (zipfile.BadZipFile, EOFError, ValueError):
+        raise InputFileError(f"{path} is damaged or incomplete; download or export it again") from None
+    is_ods = b"opendocument.spreadsheet" in mimetype
+    is_ooxml = "xl/workbook.xml" in names or "xl/workbook.bin" in names
+    if fmt == "ods" and not is_ods:
+        what = "an XLSX workbook; rename it to .xlsx" if is_ooxml else "a ZIP archive without a spreadsheet"
+        raise InputFileError(f"{path} is not really an OpenDocument spreadsheet: it looks like {what}")
+    if fmt in ("xlsx", "xlsm") and not is_ooxml:
+        what = (
+            "an OpenDocument spreadsheet; rename it to .ods"
+            if is_ods
+            else "a ZIP archive without a workbook (a Word document or a zipped folder?); export the data again"
+        )
+        raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")

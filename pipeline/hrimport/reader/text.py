@@ -1,0 +1,233 @@
+"""Delimited text files (CSV, TSV, .txt) as columns of text: encoding, delimiter, parsing.
+
+Exports come in whatever encoding and delimiter the HR system's locale uses (GBK, Windows-1252,
+semicolons); both are detected rather than asked for (see ``encoding``), and the body is parsed by
+pyarrow, with Python's csv module for what pyarrow refuses (ragged rows) so that one bad row is flagged
+on its own while the other rows go on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import csv
+import io
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from hrimport.errors import InputFileError
+from hrimport.outcomes import Problem, SourceInfo
+from hrimport.reader.encoding import decode_text
+from hrimport.reader.grid import (
+    HEADER_SCAN_ROWS,
+    SourceTable,
+    _checked_header_index,
+    _find_header,
+    _is_blank,
+    _table_below_header,
+    normalize_header,
+)
+
+_UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf8-sig"}
+#: Characters at the top of a text file the delimiter is guessed from.
+DELIMITER_SAMPLE = 64 * 1024
+DELIMITERS = (",", ";", "\t", "|")
+# One physical line with its end, whichever convention it uses: exports mix \r\n, \n and a lone \r.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+@dataclass
+class _TextGrid:
+    """A delimited text file decoded: its text, encoding and delimiter."""
+
+    text: str
+    encoding: str
+    delimiter: str
+    raw: bytes | None = None  # the file's own bytes when they already are UTF-8: pyarrow reads them as is
+
+    @classmethod
+    def load(
+        cls, path: Path, fmt: str, data: bytes, encoding: str | None, delimiter: str | None
+    ) -> _TextGrid:
+        if encoding is None:
+            encoding, text = decode_text(path, data)
+        else:
+            try:
+                text = data.decode(encoding)
+            except LookupError:
+                raise InputFileError(
+                    f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, cp1252, gb18030 or shift_jis"
+                ) from None
+            except UnicodeDecodeError as exc:
+                raise InputFileError(
+                    f"{path} is not valid {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                    "check the encoding set for this file"
+                ) from None
+        strict_utf8 = encoding.replace("_", "-").lower() in _UTF8 and "\ufffd" not in text
+        raw = data.removeprefix(codecs.BOM_UTF8) if strict_utf8 else None
+        text = text.removeprefix("\ufeff")
+        if delimiter is None:
+            delimiter = _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if fmt == "tsv" else ",")
+        return cls(text, encoding, delimiter, raw)
+
+
+def _sniff_delimiter(sample: str, default: str) -> str:
+    """The delimiter giving the most rows with the same field count (more fields breaks a tie)."""
+    lines = [m.group() for m in _LINE.finditer(sample)]
+    if len(lines) > 1 and len(sample) == DELIMITER_SAMPLE:
+        lines = lines[:-1]  # the sample may end mid-line
+    lines = [line for line in lines[:200] if line.strip()]
+    best: tuple[int, int, int] = (0, 0, 0)
+    chosen = default
+    for rank, delimiter in enumerate(sorted(DELIMITERS, key=lambda d: d != default)):
+        counts: dict[int, int] = {}
+        try:
+            with _long_fields():
+                for row in csv.reader(lines, delimiter=delimiter):
+                    counts[len(row)] = counts.get(len(row), 0) + 1
+        except csv.Error:
+            continue  # a quote left open across the sample: not this delimiter's evidence
+        fields, rows = max(
+            ((f, n) for f, n in counts.items() if f > 1), key=lambda t: (t[1], t[0]), default=(0, 0)
+        )
+        score = (rows, fields, -rank)
+        if fields > 1 and score > best:
+            best, chosen = score, delimiter
+    return chosen
+
+
+@contextlib.contextmanager
+def _long_fields() -> Iterator[None]:
+    """Let Python's csv module read fields of any length (its default stops at 128 KiB)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _lines(text: str, ends: list[int]) -> Iterator[str]:
+    """The physical lines of ``text`` one by one (no copy of the whole text), noting where each ends."""
+    for match in _LINE.finditer(text):
+        ends.append(match.end())
+        yield match.group()
+
+
+def _build_from_text(
+    path: Path, info: SourceInfo, grid: _TextGrid, header_row: int | None, expected: Iterable[str]
+) -> SourceTable:
+    text = grid.text
+    # The top of the file, parsed record by record, with the offset in the text where each record ends.
+    top: list[list[str]] = []
+    record_ends: list[int] = []
+    line_ends: list[int] = []
+    reader = csv.reader(_lines(text, line_ends), delimiter=grid.delimiter)
+    scan = max(HEADER_SCAN_ROWS, header_row or 0)
+    with _long_fields():
+        try:
+            for record in reader:
+                top.append(record)
+                record_ends.append(line_ends[reader.line_num - 1])
+                if len(top) > scan:
+                    break
+        except csv.Error:
+            pass  # a quote never closed: the rows read so far are the top; the body parser decides the rest
+    more = len(top) > scan
+    top = top[:scan]
+    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected})
+    if index is None:
+        raise InputFileError(f"{path} is empty; export the data again")
+    # Parse from the header on: titles above it have other field counts.
+    offset = record_ends[index - 1] if index else 0
+    if grid.raw is not None:  # UTF-8 already: cut the bytes rather than encode the text again
+        body = grid.raw[len(text[:offset].encode("utf-8")) :]
+    else:
+        body = text[offset:].encode("utf-8")
+    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) has cells to flag.
+    replaced = "\ufffd" in text
+    del grid.text, grid.raw, text
+    frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
+    del body
+    return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
+                               scan_replacements=replaced)
+
+
+def _parse_csv(
+    path: Path, body: bytes, delimiter: str, header_row: int, header_width: int
+) -> tuple[pd.DataFrame, dict[int, list[Problem]]]:
+    """All records from the header on as text, by pyarrow; Python's csv module for files it refuses.
+
+    pyarrow reads a clean file ten times faster than anything else but refuses the whole file for one
+    ragged row. Then every record is read by the csv module: a row shorter than the header is padded with
+    empty cells, and a row with values beyond the header is flagged ``extra-cells`` (usually a value
+    holding the delimiter without quotes, which shifts the row's values) while the other rows go on.
+    """
+    options = {
+        "sep": delimiter,
+        "header": None,
+        "dtype": str,
+        "keep_default_na": False,
+        "skip_blank_lines": False,
+        "quoting": csv.QUOTE_MINIMAL,
+    }
+    try:
+        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)  # type: ignore[call-overload]
+        if len(frame.columns) == header_width:
+            return frame.fillna(""), {}
+    except (pd.errors.ParserError, ValueError):
+        pass  # pyarrow refuses rows whose field count differs from the header's
+    return _parse_with_csv_module(path, body.decode("utf-8"), delimiter, header_row, header_width)
+
+
+def _parse_with_csv_module(
+    path: Path, text: str, delimiter: str, header_row: int, header_width: int
+) -> tuple[pd.DataFrame, dict[int, list[Problem]]]:
+    """Every record of ``text`` (the header first) cut or padded to the header's width, extra cells flagged."""
+    rows: list[list[str]] = []
+    problems: dict[int, list[Problem]] = {}
+    shown = "tab" if delimiter == "\t" else f"'{delimiter}'"
+    with _long_fields():
+        try:
+            for number, record in enumerate(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter),
+                                            start=header_row):
+                if len(record) > header_width:
+                    extra = [cell for cell in record[header_width:] if cell.strip()]
+                    if extra:
+                        problems[number] = [_extra_cells(path, number, record, header_width, extra, shown)]
+                    record = record[:header_width]
+                elif len(record) < header_width:
+                    record = record + [""] * (header_width - len(record))
+                rows.append(record)
+        except csv.Error as exc:
+            raise InputFileError(f"{path}: cannot be read as delimited text ({exc}); check the file") from None
+    return pd.DataFrame(rows, dtype="str"), problems
+
+
+def _extra_cells(
+    path: Path, row: int, record: list[str], header_width: int, extra: list[str], shown: str
+) -> Problem:
+    if _is_blank(record[:header_width]):
+        # nothing left on the row to flag it on: it would vanish as a blank row
+        raise InputFileError(
+            f"{path}: row {row} has values only beyond the header's last column ({len(record)} cells, the "
+            f"header has {header_width}); put quotes around values that contain {shown}"
+        )
+    cells = len(record) - next(i for i, cell in enumerate(reversed(record)) if cell.strip())
+    values = ", ".join(f"'{cell}'" for cell in extra[:3]) + (", ..." if len(extra) > 3 else "")
+    return Problem(
+        "extra-cells",
+        f"Row {row} has {cells} cells but the header row has {header_width} ({values} beyond the last "
+        f"column): a value holding {shown} without quotes shifts the row's values; put quotes around it.",
+        row,
+        None,
+        None,
+        extra[0],
+    )

@@ -1,0 +1,275 @@
+"""Excel and OpenDocument sheets (XLSX, XLSM, XLS, ODS) as columns of text, via fastexcel or python-calamine.
+
+Workbook cells are typed (floats, dates, booleans); they become the text a person sees in Excel here,
+so the header and table code only ever handles strings: numbers with Excel's General rule (15 significant
+digits, whole numbers in full) or their zero-padded format (``000123``), dates as ``YYYY-MM-DD``, times
+as ``HH:MM:SS``, booleans as ``TRUE``/``FALSE``. fastexcel is the fast path for XLSX; python-calamine
+reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX about twice as slowly when
+fastexcel is not installed. Both give the same text for every cell.
+
+Library errors are not caught here: ``read_spreadsheet`` turns them into one line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+import pyarrow as pa
+import python_calamine as calamine
+
+try:  # the fast path for workbooks; python-calamine alone does the same, about twice as slowly
+    import fastexcel
+except ImportError:  # pragma: no cover - depends on the environment
+    fastexcel = None  # type: ignore[assignment]
+
+from hrimport.errors import InputFileError
+from hrimport.gc_pause import paused_gc
+from hrimport.outcomes import SourceInfo
+from hrimport.reader.grid import (
+    HEADER_SCAN_ROWS,
+    SourceTable,
+    _checked_header_index,
+    _find_header,
+    _table_below_header,
+    normalize_header,
+)
+from hrimport.reader.number_formats import (
+    SheetNumber,
+    ZeroPadded,
+    number_text,
+    ods_sheet_numbers,
+    xls_sheet_numbers,
+    xlsx_padded_styles,
+)
+from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
+from hrimport.reader.sniff import password_protected
+from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
+
+
+def _cell_text(value: object) -> str:
+    """A non-text calamine cell as the text a person sees in Excel."""
+    kind = type(value)
+    if kind is float:
+        assert isinstance(value, float)
+        return number_text(value)
+    if kind is bool:
+        return "TRUE" if value else "FALSE"
+    if kind is int:
+        return str(value)
+    if kind is dt.datetime:
+        assert isinstance(value, dt.datetime)
+        # Stored date-times are day fractions: round off the float noise to whole seconds.
+        value = (value + dt.timedelta(microseconds=500_000)).replace(microsecond=0)
+        if value.time() == dt.time(0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if kind is dt.date:
+        return value.isoformat()  # type: ignore[attr-defined]
+    if kind is dt.time:
+        assert isinstance(value, dt.time)
+        return value.replace(microsecond=0).isoformat()  # HH:MM:SS, as an ODS or Excel time cell shows
+    if value is None:
+        return ""
+    return str(value)
+
+
+def _row_text(row: Sequence[object]) -> list[str]:
+    return [c if c.__class__ is str else _cell_text(c) for c in row]
+
+
+class _Grid(NamedTuple):
+    """A sheet's cells from row 1 as text columns; ``first_column`` is the index of its first column."""
+
+    frame: pd.DataFrame
+    first_column: int
+    sheet_names: list[str]
+
+
+class _Layout(NamedTuple):
+    """The small parts of an XLSX archive: its sheets, the one to read, its zero-padded cell styles and
+    its shared strings table."""
+
+    sheets: list[Sheet]
+    choice: SheetChoice
+    padded: dict[int, ZeroPadded]
+    shared_strings: str | None
+
+
+def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
+    with zipfile.ZipFile(path) as archive:
+        sheets = xlsx_sheets(archive)
+        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_padded_styles(archive), xlsx_shared_strings(archive))
+
+
+def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+    """The sheet's cells through fastexcel (python-calamine's engine, with the cells turned to Arrow
+    strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
+
+    fastexcel's text loses what ``scan_xlsx_sheet`` finds in the sheet's XML, which a thread reads while
+    fastexcel parses (it releases the GIL): numbers it rounds to nine decimals or shows without their
+    zero-padded format are rewritten as Excel shows them, and its spelling of booleans, dates and times
+    becomes the calamine path's everywhere except in the text cells that merely look like it.
+    """
+    assert fastexcel is not None
+    layout = _xlsx_layout(path, sheet)
+    chosen = layout.sheets[layout.choice.index]
+    info.sheet, info.sheet_note = chosen.name, layout.choice.note
+    background = ThreadPoolExecutor(max_workers=1)
+    scanned = background.submit(
+        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings)
+        if chosen.part
+        else SheetScan()
+    )
+    background.shutdown(wait=False)
+    try:
+        reader = fastexcel.read_excel(path)
+        # header_row=None and skip_rows=0: every row from row 1, blank ones included, so that a frame
+        # position is an Excel row number.
+        loaded = reader.load_sheet(chosen.name, header_row=None, skip_rows=0, dtypes="string")
+        table = loaded.to_arrow()
+        first_column = min((c.absolute_index for c in loaded.available_columns()), default=0)
+    except fastexcel.FastExcelError as exc:
+        if "password" in str(exc).lower():
+            raise password_protected(path) from None
+        raise
+    finally:
+        scan = scanned.result()  # waits for the thread, and raises what it raised
+    columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
+    _rewrite_numbers(columns, scan.numbers, first_column, nine_decimals)
+    text_rows: dict[int, list[int]] = {}
+    for row, column in scan.look_alike_text:
+        text_rows.setdefault(column - first_column, []).append(row)
+    frame = pd.DataFrame({j: _fastexcel_text(values, text_rows.get(j, [])) for j, values in columns.items()})
+    return _Grid(frame, first_column, [s.name for s in layout.sheets])
+
+
+def _rewrite_numbers(
+    columns: dict[int, pd.Series], found: list[SheetNumber], first_column: int, rendered: Callable[[float], str]
+) -> None:
+    """Put Excel's text in the cells ``found`` names, where the library still holds its own rendering of
+    the stored number (a cell it read as a date or text is left alone)."""
+    by_column: dict[int, list[SheetNumber]] = {}
+    for number in found:
+        by_column.setdefault(number.column - first_column, []).append(number)
+    for j, numbers in by_column.items():
+        if j not in columns:
+            continue
+        values = columns[j].to_numpy(dtype=object)
+        changed = False
+        for number in numbers:
+            if number.row < len(values) and values[number.row] == _library_text(number.stored, rendered):
+                values[number.row] = number.text
+                changed = True
+        if changed:
+            columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
+
+
+def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
+    """What the reading library wrote for a stored number; an id's digits without the float round trip."""
+    if stored.isdigit() and len(stored) < 16:
+        return stored.lstrip("0") or "0"
+    return rendered(float(stored))
+
+
+def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> pd.Series:
+    """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them,
+    except in ``text_rows``: text cells that only look like such a rendering keep their text.
+
+    Patterns are given as strings so that pyarrow evaluates them; a compiled pattern would make pandas
+    loop in Python.
+    """
+    read = values
+    if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
+        values = values.where(~values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00"), values.str.slice(0, 10))
+    if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
+        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
+    if values.isin(("true", "false")).any():
+        values = values.replace({"true": "TRUE", "false": "FALSE"})  # Excel's spelling of booleans
+    if text_rows and values is not read:
+        rows = [r for r in text_rows if r < len(values)]
+        values = values.copy()
+        values.iloc[rows] = read.iloc[rows].to_numpy()
+    return values
+
+
+_SHEET_KINDS = {"ChartSheet": "chart", "DialogSheet": "dialog", "MacroSheet": "macro", "Vba": "macro"}
+
+
+def _calamine_sheets(workbook: calamine.CalamineWorkbook) -> list[Sheet]:
+    return [
+        Sheet(
+            name=meta.name,
+            visible=str(meta.visible).rsplit(".", 1)[-1] == "Visible",
+            kind=_SHEET_KINDS.get(str(meta.typ).rsplit(".", 1)[-1], "worksheet"),
+        )
+        for meta in workbook.sheets_metadata
+    ]
+
+
+def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+    """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
+    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed."""
+    found: list[SheetNumber] = []
+    xlsx = info.format in ("xlsx", "xlsm")
+    if xlsx:
+        sheets, choice, padded, _ = _xlsx_layout(path, sheet)
+    try:
+        workbook = calamine.CalamineWorkbook.from_path(str(path))
+    except calamine.PasswordError:
+        raise password_protected(path) from None
+    with workbook:
+        if not xlsx:
+            sheets = _calamine_sheets(workbook)
+            choice, padded = choose_sheet(path, sheets, sheet), {}
+        chosen = sheets[choice.index]
+        info.sheet, info.sheet_note = chosen.name, choice.note
+        try:
+            # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
+            rows = workbook.get_sheet_by_name(chosen.name).to_python(skip_empty_area=False)
+        except calamine.PasswordError:
+            raise password_protected(path) from None
+    if padded and chosen.part:
+        found = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False).numbers
+    elif info.format == "ods":
+        found = ods_sheet_numbers(str(path), chosen.name)
+    elif info.format == "xls":
+        found = xls_sheet_numbers(str(path), chosen.name)
+    columns = list(zip(*rows))
+    del rows
+    data = {}
+    for j in range(len(columns)):
+        # pyarrow builds the string column from the list in C: three times faster than pandas' own.
+        data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
+        columns[j] = ()  # free each column once converted
+    _rewrite_numbers(data, found, 0, number_text)
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets])
+
+
+def _build_from_workbook(
+    path: Path, info: SourceInfo, sheet: str | int | None, header_row: int | None, expected: Iterable[str]
+) -> SourceTable:
+    # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
+    # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
+    with paused_gc():
+        fast = fastexcel is not None and info.format in ("xlsx", "xlsm")
+        grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
+    top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
+    index = _checked_header_index(path, header_row, top, len(grid))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected})
+    if index is None and len(names) > 1:  # e.g. a chart LibreOffice saved as a sheet holding only the chart
+        listed = ", ".join(f"'{n}'" for n in names)
+        raise InputFileError(
+            f"{path}: sheet '{info.sheet}' has no cells; its sheets are: {listed}; "
+            "name the one to read with the 'sheet' setting"
+        )
+    if index is None:
+        raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
+    preamble = grid.iloc[:index].to_numpy().tolist()
+    return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble)

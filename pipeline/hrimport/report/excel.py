@@ -1,0 +1,205 @@
+"""``report.xlsx``: the ``Summary``, ``Rows`` and ``Problems`` sheets of a run (issue 4).
+
+Written with xlsxwriter in ``constant_memory`` mode: rows stream to disk in order, so 100,000 rows stay fast
+and small. That mode cannot ``autofit``, so column widths are measured while writing. The ``Rows`` sheet is
+narrow on purpose (LIBRARIES.md: 100k x 40 cells take ~55 s); the full original columns of the rows needing
+attention are in ``to_fix``. Every text goes through ``write_string`` (never ``write``, which turns ``=...``
+into a formula); formula-like texts also get the quote-prefix style (see ``cells``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+from xlsxwriter.worksheet import Worksheet
+
+from hrimport.outcomes import Outcome, RunResult
+from hrimport.report.cells import FORMULA_TRIGGERS
+from hrimport.report.explain import explain
+from hrimport.report.private import open_private
+from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detail_label, run_facts
+
+_MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet
+_FONT = {"font_name": "Calibri", "font_size": 11}
+
+
+class _Widths:
+    """Tracks the widest text per column, since ``autofit`` does not work in constant_memory mode."""
+
+    def __init__(self, headers: list[str]) -> None:
+        self.widths = [len(h) + 4 for h in headers]  # room for the autofilter button
+
+    def apply(self, ws: Worksheet) -> None:
+        for col, width in enumerate(self.widths):
+            ws.set_column(col, col, min(width + 1, _MAX_WIDTH))
+
+
+class _Formats:
+    """The workbook's cell formats, made once (xlsxwriter wants formats shared, not made per cell)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook) -> None:
+        self.header = wb.add_format({**_FONT, "bold": True, "bg_color": "#1F2A37", "font_color": "#FFFFFF"})
+        self.text = wb.add_format(_FONT)
+        self.quoted = wb.add_format({**_FONT, "quote_prefix": True})
+        self.title = wb.add_format({**_FONT, "bold": True, "font_size": 16})
+        self.verdict = wb.add_format({**_FONT, "bold": True, "font_size": 12})
+        self.label = wb.add_format({**_FONT, "bold": True, "font_color": "#4A5560"})
+        self.section = wb.add_format({**_FONT, "bold": True, "font_size": 12, "bottom": 1})
+        self.number = wb.add_format({**_FONT, "num_format": "#,##0"})
+        self.outcome = {
+            o: wb.add_format({**_FONT, "bg_color": bg, "font_color": fg})
+            for o, (bg, fg) in OUTCOME_COLOURS.items()
+        }
+
+
+def _printable(ws: Worksheet, *, repeat_header: bool) -> Worksheet:
+    """Landscape, the header row on every printed page (the report gets forwarded and printed); the
+    Summary also one page wide. Long messages spill past the sheet, so the row sheets keep their size."""
+    ws.set_landscape()
+    if repeat_header:
+        ws.repeat_rows(0)
+    else:
+        ws.fit_to_pages(1, 0)
+    return ws
+
+
+def _put(ws: Worksheet, fmt: _Formats, row: int, col: int, text: str, widths: _Widths | None = None) -> None:
+    """Write ``text`` as a string cell; formula-like texts get the quote prefix; empty texts are skipped."""
+    if not text:
+        return
+    ws.write_string(row, col, text, fmt.quoted if text.startswith(FORMULA_TRIGGERS) else None)
+    if widths is not None and len(text) > widths.widths[col]:
+        widths.widths[col] = len(text)
+
+
+def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
+    ws = _printable(wb.add_worksheet("Summary"), repeat_header=False)
+    ws.set_column(0, 0, 24)
+    ws.set_column(1, 1, 70)
+    ws.set_column(2, 2, 12)
+    kind = "Time off" if result.info.kind == "timeoff" else "Staff"
+    ws.write_string(0, 0, f"{kind} import report: {result.info.job}", fmt.title)
+    ws.write_string(1, 0, result.verdict() + ".", fmt.verdict)
+    r = 3
+    ws.write_string(r, 0, "Outcome", fmt.section)
+    ws.write_string(r, 1, "", fmt.section)
+    ws.write_string(r, 2, "Rows", fmt.section)
+    for value, count in result.counts().items():
+        outcome = Outcome(value)
+        if not count and outcome not in (Outcome.ADDED, Outcome.UPDATED, Outcome.INVALID):
+            continue  # zero counts of rare outcomes are noise for the reader
+        r += 1
+        ws.write_string(r, 0, outcome.label, fmt.outcome[outcome])
+        ws.write_string(r, 1, "imported" if outcome.is_success else "needs attention", fmt.text)
+        ws.write_number(r, 2, count, fmt.number)
+    r += 1
+    ws.write_string(r, 0, "Rows read", fmt.label)
+    ws.write_number(r, 2, len(result.rows), fmt.number)
+    groups: dict[str, int] = {}
+    for row in result.rows:
+        if not row.outcome.is_success:
+            for code in row.problem_codes:
+                groups[code] = groups.get(code, 0) + 1
+    if groups:
+        r += 2
+        ws.write_string(r, 0, "Problem", fmt.section)
+        ws.write_string(r, 1, "How to fix", fmt.section)
+        ws.write_string(r, 2, "Rows", fmt.section)
+        for code, count in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0])):
+            r += 1
+            _put(ws, fmt, r, 0, code)
+            _put(ws, fmt, r, 1, explain(code).fix)
+            ws.write_number(r, 2, count, fmt.number)
+    r += 2
+    ws.write_string(r, 0, "Run", fmt.section)
+    ws.write_string(r, 1, "", fmt.section)
+    for label, value in run_facts(result.info):
+        r += 1
+        ws.write_string(r, 0, label, fmt.label)
+        _put(ws, fmt, r, 1, value)
+    for note in result.info.notes:
+        r += 1
+        ws.write_string(r, 0, "Note", fmt.label)
+        _put(ws, fmt, r, 1, note)
+
+
+def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
+    rows = result.rows
+    keys = detail_keys(rows)
+    headers = ["Row", "External id", "Name", "Outcome", "Problem codes", "Message", *map(detail_label, keys)]
+    ws = _printable(wb.add_worksheet("Rows"), repeat_header=True)
+    widths = _Widths(headers)
+    for col, h in enumerate(headers):
+        ws.write_string(0, col, h, fmt.header)
+    # This loop runs once per source row (100,000 in the benchmark) and xlsxwriter's own work dominates:
+    # local names, no helper call for the two cells every row has, widths measured in bulk below.
+    write_number, write_string = ws.write_number, ws.write_string
+    quoted, outcome_fmt = fmt.quoted, fmt.outcome
+    labels = {o: o.label for o in Outcome}
+    for r, row in enumerate(rows, start=1):
+        write_number(r, 0, row.row)
+        ext, name = row.external_id, row.name
+        if ext:
+            write_string(r, 1, ext, quoted if ext.startswith(FORMULA_TRIGGERS) else None)
+        if name:
+            write_string(r, 2, name, quoted if name.startswith(FORMULA_TRIGGERS) else None)
+        write_string(r, 3, labels[row.outcome], outcome_fmt[row.outcome])
+        if row.problems:
+            _put(ws, fmt, r, 4, ", ".join(row.problem_codes), widths)
+        if row.message or row.problems:
+            _put(ws, fmt, r, 5, masking.message(row), widths)
+        if row.details:
+            for col, value in enumerate(masking.details(row, keys), start=6):
+                _put(ws, fmt, r, col, value, widths)
+    w = widths.widths
+    w[0] = max(w[0], len(f"{len(rows)}"))
+    w[1] = max(w[1], max((len(r.external_id) for r in rows), default=0))
+    w[2] = max(w[2], max((len(r.name) for r in rows), default=0))
+    w[3] = max(len(label) for label in labels.values()) + 4
+    widths.apply(ws)
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(len(rows), 1), len(headers) - 1)
+
+
+def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
+    headers = ["Row", "External id", "Column", "Value", "Code", "Message", "Severity"]
+    ws = _printable(wb.add_worksheet("Problems"), repeat_header=True)
+    widths = _Widths(headers)
+    for col, h in enumerate(headers):
+        ws.write_string(0, col, h, fmt.header)
+    r = 0
+    for row in result.rows:
+        for p in row.problems:
+            r += 1
+            value, message = masking.problem(row, p)
+            ws.write_number(r, 0, p.row if p.row is not None else row.row)
+            _put(ws, fmt, r, 1, row.external_id, widths)
+            _put(ws, fmt, r, 2, p.column or "", widths)
+            _put(ws, fmt, r, 3, value, widths)
+            _put(ws, fmt, r, 4, p.code, widths)
+            _put(ws, fmt, r, 5, message, widths)
+            _put(ws, fmt, r, 6, p.severity, widths)
+    widths.apply(ws)
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(r, 1), len(headers) - 1)
+
+
+def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | None = None) -> Path:
+    """Write ``report.xlsx`` (mode 0600) and return its path."""
+    masking = masking or RowMasking(result)
+    options: dict[str, Any] = {
+        "constant_memory": True,
+        "strings_to_numbers": False,
+        "strings_to_formulas": False,
+    }
+    with open_private(path, "wb") as fh:
+        wb = xlsxwriter.Workbook(fh, options)
+        fmt = _Formats(wb)
+        _summary_sheet(wb, fmt, result)
+        _rows_sheet(wb, fmt, result, masking)
+        _problems_sheet(wb, fmt, result, masking)
+        wb.set_properties({"title": f"hrimport report: {result.info.job}", "author": "hrimport"})
+        wb.close()
+    return path

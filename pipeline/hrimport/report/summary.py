@@ -1,0 +1,69 @@
+"""``summary.json``: the run in numbers, for monitoring scripts (issue 4)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from hrimport.outcomes import RunResult
+from hrimport.report.private import open_private
+from hrimport.report.view import service_host
+
+SUMMARY_VERSION = 1
+
+
+def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> dict[str, Any]:
+    """The summary as a JSON-ready dict: counts, exit status, verdict, file facts, timings."""
+    info, src = result.info, result.info.source
+    counts = result.counts()
+    imported = result.imported
+    problem_counts = Counter(
+        p.code for r in result.rows if not r.outcome.is_success for p in r.problems if not p.is_warning
+    )
+    warning_counts = Counter(p.code for r in result.rows for p in r.problems if p.is_warning)
+    return {
+        "summary_version": SUMMARY_VERSION,
+        "job": info.job,
+        "kind": info.kind,
+        "dry_run": info.dry_run,
+        "verdict": result.verdict(),
+        "exit_code": result.exit_code,
+        "rows_read": len(result.rows),
+        "imported": imported,
+        "need_attention": len(result.rows) - imported,
+        "counts": counts,
+        "problems": dict(problem_counts.most_common()),
+        "warnings": dict(warning_counts.most_common()),
+        "source": {
+            "name": src.name,
+            "path": src.path,
+            "format": src.format,
+            "sheet": src.sheet,
+            "size": src.size,
+            "sha256": src.sha256,
+            "encoding": src.encoding,
+            "delimiter": src.delimiter,
+            "header_row": src.header_row,
+            "rows_read": src.rows_read,
+        },
+        "service_host": service_host(info.service_url),
+        "customer_id": info.customer_id,
+        "started_at": info.started_at,
+        "finished_at": info.finished_at,
+        "duration_s": info.duration_s,
+        "timings": info.timings,
+        "tool_version": info.tool_version,
+        "ignored_columns": info.ignored_columns,
+        "notes": info.notes,
+        "files": files or {},
+    }
+
+
+def write_summary(result: RunResult, path: Path, *, files: dict[str, str] | None = None) -> Path:
+    """Write ``summary.json`` (mode 0600) and return its path."""
+    with open_private(path, "w") as fh:
+        json.dump(summary_data(result, files=files), fh, ensure_ascii=False, indent=2)
+        fh.write("\n")
+    return path

@@ -1,0 +1,250 @@
+"""Shape a ``RunResult`` for display: the facts, colours, messages and groups every report file shows.
+
+Nothing here decides anything about the import (issue 4: the reporter computes nothing about it); it only
+formats what the stages recorded, so ``report.html``, ``report.xlsx`` and ``summary.json`` say the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.report.cells import Masker
+from hrimport.report.explain import Explanation, explain
+
+#: Outcome -> (background, text) colours shared by the HTML page and the xlsx ``Rows`` sheet.
+OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
+    Outcome.ADDED: ("#DCF2E3", "#17603A"),
+    Outcome.UPDATED: ("#DDEBFB", "#1B4F8A"),
+    Outcome.UNCHANGED: ("#EEF0F2", "#4A5560"),
+    Outcome.ALREADY_IMPORTED: ("#EEF0F2", "#4A5560"),
+    Outcome.VALID: ("#E4F3F1", "#1D6359"),
+    Outcome.PERMISSION_DENIED: ("#EFE3F8", "#6A2E91"),
+    Outcome.INVALID: ("#FDF0D5", "#8A5300"),
+    Outcome.REJECTED: ("#FBE2DE", "#A12C1B"),
+    Outcome.OVERLAPS_EXISTING: ("#FDEBD7", "#8F4A0C"),
+    Outcome.FAILED: ("#F9D7D9", "#8E1420"),
+}
+
+# Rows needing attention that carry no Problem still belong to a group: the code their outcome implies.
+_OUTCOME_CODES: dict[Outcome, str] = {
+    Outcome.INVALID: "invalid",
+    Outcome.REJECTED: "service-rejected",
+    Outcome.PERMISSION_DENIED: "permission-denied",
+    Outcome.OVERLAPS_EXISTING: "overlaps-existing",
+    Outcome.FAILED: "transport-failed",
+}
+
+
+def service_host(url: str) -> str:
+    """The host (and port) of the service URL, never its user info, path or query (a token may hide there)."""
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return host
+
+
+def format_size(size: int) -> str:
+    """``1234567`` -> ``1.2 MB`` (decimal units, as file managers show)."""
+    value = float(size)
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{int(value):,} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")
+
+
+def format_duration(seconds: float) -> str:
+    """``0.42`` -> ``0.4 s``; ``192`` -> ``3 min 12 s``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s"
+
+
+def format_time(iso: str) -> str:
+    """An ISO 8601 timestamp as people read it: ``2024-05-01 14:03:22 (+02:00)``."""
+    if not iso:
+        return ""
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    text = moment.strftime("%Y-%m-%d %H:%M:%S")
+    offset = moment.strftime("%z")
+    return f"{text} (UTC{offset[:3]}:{offset[3:]})" if offset else text
+
+
+def detail_label(key: str) -> str:
+    """Column heading of a detail key: ``leave_type`` -> ``Leave type``; labels already written stay."""
+    if key.islower() and " " not in key:
+        return key.replace("_", " ").capitalize()
+    return key
+
+
+def detail_keys(rows: Iterable[RowOutcome]) -> list[str]:
+    """Every detail key used by any row, in first-seen order."""
+    keys: dict[str, None] = {}
+    for row in rows:
+        if row.details:
+            keys.update(dict.fromkeys(row.details))
+    return list(keys)
+
+
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+def reading_summary(src: SourceInfo) -> str:
+    """How the file was read, in one line: 'staff.csv: CSV, encoding utf-8, comma-delimited, header on row 1'."""
+    parts = [src.format.upper()]
+    if src.sheet is not None:
+        parts.append(f"sheet '{src.sheet}'")
+    if src.encoding:
+        parts.append(f"encoding {src.encoding}")
+    if src.delimiter:
+        parts.append(f"{_DELIMITER_NAMES.get(src.delimiter, repr(src.delimiter))}-delimited")
+    parts.append(f"header on row {src.header_row}")
+    return f"{src.name}: {', '.join(parts)}"
+
+
+def run_facts(info: RunInfo) -> list[tuple[str, str]]:
+    """The run's facts as (label, value) lines, in the order the report's header shows them."""
+    src = info.source
+    facts = [
+        ("Job", info.job),
+        ("Kind", "Time off" if info.kind == "timeoff" else "Staff"),
+        ("Mode", "Dry run: nothing was sent" if info.dry_run else "Import"),
+        ("File", src.name),
+    ]
+    if src.sheet:
+        facts.append(("Sheet", src.sheet))
+    facts += [
+        ("Format", src.format.upper() + (f", {src.encoding}" if src.encoding else "")),
+        ("Size", format_size(src.size)),
+        ("SHA-256", src.sha256),
+        ("Header row", str(src.header_row)),
+        ("Started", format_time(info.started_at)),
+        ("Finished", format_time(info.finished_at)),
+        ("Duration", format_duration(info.duration_s)),
+        ("Service", service_host(info.service_url)),
+        ("Customer id", info.customer_id),
+        ("Tool version", f"hrimport {info.tool_version}" if info.tool_version else "hrimport"),
+        ("Ignored columns", ", ".join(info.ignored_columns) if info.ignored_columns else "none"),
+    ]
+    return facts
+
+
+class RowMasking:
+    """Masks a run's sensitive values in every row's cells and messages (see ``cells.Masker``)."""
+
+    def __init__(self, result: RunResult) -> None:
+        self.masker = Masker(result.info.mask_fields)
+        # Source columns that carry a masked field, learnt from the problems: their raw cells are secrets too.
+        self.columns = set(self.masker.fields)
+        if self.masker:
+            for row in result.rows:
+                for p in row.problems:
+                    if p.column and self.masker.applies(p.field, p.column):
+                        self.columns.add(p.column.strip().casefold())
+
+    def secrets(self, row: RowOutcome) -> list[str]:
+        """The raw sensitive values of ``row``, to hide wherever its texts quote them."""
+        if not self.masker:
+            return []
+        found = [p.value for p in row.problems if p.value and self.masker.applies(p.field, p.column)]
+        found += [v for k, v in row.details.items() if v and self.masker.applies(k)]
+        if row.source:
+            found += [v for k, v in row.source.items() if v and k.strip().casefold() in self.columns]
+        return found
+
+    def message(self, row: RowOutcome) -> str:
+        """The row's message as shown: its own message, else its problems' messages; masked."""
+        text = row.message or "; ".join(dict.fromkeys(p.message for p in row.problems))
+        if self.masker and text and (row.problems or row.details or row.source):
+            text = self.masker.text(text, self.secrets(row))
+        return text
+
+    def details(self, row: RowOutcome, keys: list[str]) -> list[str]:
+        """The row's detail values in ``keys`` order, masked where the key is a masked field."""
+        d = row.details
+        if not d:
+            return [""] * len(keys)
+        return [self.masker.value(d.get(k, ""), k) for k in keys]
+
+    def problem(self, row: RowOutcome, problem: Problem) -> tuple[str, str]:
+        """(value, message) of ``problem`` as shown."""
+        value = self.masker.value(problem.value, problem.field, problem.column)
+        message = problem.message
+        if self.masker:
+            message = self.masker.text(message, self.secrets(row))
+        return value, message
+
+
+@dataclass
+class ProblemLine:
+    """One problem of one row, as listed under its code."""
+
+    row: int
+    external_id: str
+    name: str
+    outcome: Outcome
+    column: str
+    value: str
+    message: str
+
+
+@dataclass
+class ProblemGroup:
+    """All problems sharing a code, with what the code means and how to fix it."""
+
+    code: str
+    explanation: Explanation
+    lines: list[ProblemLine] = field(default_factory=list)
+
+    @property
+    def row_count(self) -> int:
+        return len({line.row for line in self.lines})
+
+
+def problem_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
+    """Rows needing attention grouped by problem code, largest group first.
+
+    A row with two problems shows in both groups; a row needing attention with no recorded problem shows
+    under the code its outcome implies, with its message. Warnings are listed by ``warning_groups``.
+    """
+
+    def problems() -> Iterator[tuple[RowOutcome, Problem]]:
+        for row in result.rows:
+            if row.outcome.is_success:
+                continue
+            found = tuple(p for p in row.problems if not p.is_warning) or (
+                Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
+            )
+            yield from ((row, p) for p in found)
+
+    return _grouped(problems(), masking)
+
+
+def warning_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
+    """The warnings of every row (imported or not), grouped by code, largest group first: what was doubtful
+    about a row but did not stop it (a broken cell in a column nothing is sent from, a value changed as the
+    config allows)."""
+    return _grouped(((row, p) for row in result.rows for p in row.problems if p.is_warning), masking)
+
+
+def _grouped(problems: Iterable[tuple[RowOutcome, Problem]], masking: RowMasking) -> list[ProblemGroup]:
+    groups: dict[str, ProblemGroup] = {}
+    for row, p in problems:
+        value, message = masking.problem(row, p)
+        group = groups.get(p.code)
+        if group is None:
+            group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
+        group.lines.append(
+            ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
+        )
+    return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))

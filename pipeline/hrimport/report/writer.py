@@ -1,0 +1,151 @@
+"""``write_report``: every report file of a run, into one private folder (issue 4).
+
+The reporter is its own stage: it takes a ``RunResult`` and writes files; it computes nothing about the
+import itself. A run's folder holds::
+
+    reports/<job>/<YYYY-MM-DD_HHMMSS>/     (0700)
+        report.html      the page to read and forward        (0600, like every file here)
+        report.xlsx      Summary, Rows and Problems sheets
+        to_fix.xlsx      rows not imported, in the source's layout (to_fix.csv for a CSV source)
+        summary.json     counts, exit status, file facts, timings
+        outcomes.jsonl   the run itself, so ``hrimport report outcomes.jsonl`` can render it again
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
+from hrimport.report.excel import write_report_xlsx
+from hrimport.report.fix_file import fix_file_name, write_fix_file
+from hrimport.report.html import write_html
+from hrimport.report.private import make_private_folder
+from hrimport.report.summary import write_summary
+from hrimport.report.view import RowMasking
+
+OUTCOMES_FILE = "outcomes.jsonl"
+# From this many cells, to_fix is written by a second process while this one writes the other files:
+# xlsxwriter costs ~10 us a cell, and a run with many bad rows would otherwise pass the 15 s budget
+# (issue 4) on this 2-core machine. Below it, starting a process costs more than it saves.
+PARALLEL_FIX_CELLS = 50_000
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The files ``write_report`` wrote; ``to_fix`` is None when every row was imported."""
+
+    folder: Path
+    html: Path
+    xlsx: Path
+    summary: Path
+    outcomes: Path
+    to_fix: Path | None = None
+    timings: dict[str, float] = field(default_factory=dict, compare=False)  # seconds per file
+
+    def paths(self) -> list[Path]:
+        """Every file written, in the order a person would open them."""
+        found = [self.html, self.xlsx, self.to_fix, self.summary, self.outcomes]
+        return [p for p in found if p is not None]
+
+
+def default_report_folder(base: Path, job: str, started_at: datetime | str) -> Path:
+    """``base/<job>/<YYYY-MM-DD_HHMMSS>/`` for a run of ``job`` started at ``started_at`` (ISO text or datetime).
+
+    >>> default_report_folder(Path("reports"), "staff", "2024-05-01T09:00:00+02:00").as_posix()
+    'reports/staff/2024-05-01_090000'
+    """
+    moment = datetime.fromisoformat(started_at) if isinstance(started_at, str) else started_at
+    return base / safe_segment(job, "job") / moment.strftime("%Y-%m-%d_%H%M%S")
+
+
+def safe_segment(name: str, fallback: str) -> str:
+    """``name`` as one safe path segment (a job or step name becomes a folder): letters, digits, ``.``,
+    ``_`` and ``-`` only; ``fallback`` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or fallback
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+class _FixFileJob:
+    """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its path."""
+
+    def __init__(self, source: SourceInfo, rows: list[RowOutcome], folder: Path) -> None:
+        self.args = (source, rows, folder)
+        self.pool: ProcessPoolExecutor | None = None
+        self.future: Future[Path] | None = None
+        if len(rows) * (len(source.headers) + 1) >= PARALLEL_FIX_CELLS:
+            try:
+                # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
+                self.pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                )
+                self.future = self.pool.submit(write_fix_file, *self.args)
+            except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
+                self.close()
+
+    def result(self) -> Path:
+        try:
+            return self.future.result() if self.future is not None else write_fix_file(*self.args)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None = None) -> ReportFiles:
+    """Write every report file of ``result`` into ``folder`` (created 0700; files 0600).
+
+    ``outcomes.jsonl`` is saved first, so a report can be rendered again even if a later file fails;
+    when re-rendering from ``outcomes_path`` and that is this folder's ``outcomes.jsonl``, it is left as is.
+    """
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round(now - clock, 3)
+        clock = now
+
+    make_private_folder(folder)
+    source = result.info.source
+    attention = result.need_attention
+    fix_job = _FixFileJob(source, attention, folder) if attention else None
+    try:
+        outcomes = folder / OUTCOMES_FILE
+        if outcomes_path is None or not _same_file(outcomes_path, outcomes):
+            write_outcomes(outcomes, result)
+            os.chmod(outcomes, 0o600)  # write_outcomes creates it 0600, but an older file keeps its mode
+            lap(OUTCOMES_FILE)
+        masking = RowMasking(result)
+        html = write_html(
+            result, folder / "report.html", masking=masking, fix_file_name=fix_file_name(source)
+        )
+        lap("report.html")
+        xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking)
+        lap("report.xlsx")
+        to_fix = fix_job.result() if fix_job is not None else None
+        if to_fix is not None:
+            lap(to_fix.name)
+    finally:
+        if fix_job is not None:
+            fix_job.close()
+    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes, to_fix, timings)
+    write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
+    lap("summary.json")
+    return files

@@ -1,0 +1,79 @@
+"""What the staff and time-off imports share when they compose their stages: reading the source as the
+config says, and closing a run into a ``RunResult`` in which every source row has exactly one outcome."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from hrimport import __version__
+from hrimport.config import ImportConfig
+from hrimport.connection import Target
+from hrimport.mapper import MappedTable
+from hrimport.outcomes import RowOutcome, RunInfo, RunResult
+from hrimport.reader import SourceTable, read_spreadsheet
+
+
+def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
+    """Read the export as the config's [source] section says."""
+    src = config.source
+    return read_spreadsheet(
+        path,
+        sheet=src.sheet,
+        header_row=src.header_row,
+        expected_headers=expected_headers,
+        encoding=src.encoding,
+        delimiter=src.delimiter,
+    )
+
+
+def finish_run(
+    kind: Literal["staff", "timeoff"],
+    config: ImportConfig,
+    target: Target,
+    table: SourceTable,
+    mapped: MappedTable,
+    outcomes: Iterable[RowOutcome],
+    *,
+    started: datetime,
+    t0: float,
+    timings: dict[str, float],
+    dry_run: bool,
+    notes: list[str] | None = None,
+) -> RunResult:
+    """The run's ``RunResult``: outcomes in source order, the original cells kept on every row needing
+    attention (for ``to_fix``), and a check that no row was lost or counted twice."""
+    rows = sorted(outcomes, key=lambda o: o.row)
+    position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
+    headers = list(table.frame.columns)
+    for o in rows:
+        if not o.outcome.is_success:
+            o.source = dict(zip(headers, table.frame.iloc[position[o.row]].tolist()))
+    if mapped.warnings:
+        for o in rows:
+            warnings = mapped.warnings.get(position[o.row])
+            if warnings:
+                o.problems = (*o.problems, *warnings)
+    info = RunInfo(
+        kind=kind,
+        job=config.report.job,
+        source=table.info,
+        service_url=target.service_url,
+        customer_id=target.customer_id,
+        started_at=started.isoformat(timespec="seconds"),
+        finished_at=datetime.now().astimezone().isoformat(timespec="seconds"),
+        duration_s=round(time.perf_counter() - t0, 3),
+        dry_run=dry_run,
+        tool_version=__version__,
+        timings={k: round(v, 3) for k, v in timings.items()},
+        ignored_columns=mapped.ignored_columns,
+        mask_fields=list(config.report.mask),
+        html_row_limit=config.report.html_row_limit,
+        notes=[*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])],
+    )
+    result = RunResult(info, rows)
+    result.check_accounted(len(mapped))
+    return result

@@ -1,0 +1,169 @@
+"""Leave-day calculation and time-off records (spec: endpoints 4 and 5).
+
+Documented choices where the spec says "not shown" (README, sandbox section): unknown staff is 404,
+an overlapping period is 409, a token acting for another company is 403, a wrong ``total_days`` is 400
+naming the right figure. Every leave type is available in every country (the platform's per-country
+entitlements are not modelled).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from hrimport.fields import leave_days_fields, timeoff_fields
+from hrimport.sandbox.leave_days import LeaveDaysError, count_leave_days, days_json
+from hrimport.sandbox.store import Principal, Store, now, time_off_row
+from hrimport.sandbox.validation import Detail, RequestInvalid, check_fields, parse_date, resolve_leave_type
+
+
+def _period(values: Mapping[str, Any]) -> tuple[dt.date, dt.date] | None:
+    start, end = values.get("start_date"), values.get("end_date")
+    if not start or not end:
+        return None
+    return parse_date(start), parse_date(end)  # type: ignore[return-value]  # checked by check_fields
+
+
+def calculate_total_days(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Spec, endpoint 4: ``{"totaldays": n}``, n an integer when whole, else e.g. 3.5."""
+    values, details = check_fields(data, leave_days_fields(), subdivision=True)
+    if details:
+        raise RequestInvalid(details)
+    start, end = _period(values)  # type: ignore[misc]
+    try:
+        days = count_leave_days(
+            values["country"],
+            start,
+            end,
+            half_start=values["is_half_start_date"],
+            half_end=values["is_half_end_date"],
+        )
+    except LeaveDaysError as exc:
+        raise RequestInvalid([Detail(exc.field, exc.reason)]) from None
+    return {"totaldays": days_json(days)}
+
+
+def add_time_off(store: Store, principal: Principal, data: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Spec, endpoint 5: add one time-off record; (HTTP status, body), or ``RequestInvalid``."""
+    values, details = check_fields(data, timeoff_fields(), subdivision=True)
+    leave_type = None
+    if values.get("leave_type") and values.get("lang"):
+        leave_type, reason = resolve_leave_type(values["leave_type"], values["lang"], store.leave_types())
+        if reason:
+            details.append(Detail("leave_type", reason))
+    # The day rules (half days of endpoint 4 apply as whole days here: the time-off body has no halves).
+    days = None
+    period = _period(values) if not details else None
+    if period and leave_type:
+        try:
+            days = count_leave_days(values["country"], *period, basis=leave_type.basis)
+        except LeaveDaysError as exc:
+            details.append(Detail(exc.field, exc.reason))
+    if details:
+        raise RequestInvalid(details)
+    assert leave_type is not None and period is not None and days is not None
+    sent = values["total_days"]
+    # Halves: a period whose figure is n may be sent as n - 0.5 or n - 1 (half start and/or half end),
+    # the figures endpoint 4 gives with is_half_start_date / is_half_end_date on counted end days.
+    allowed = _allowed_totals(values["country"], period, leave_type.basis, days)
+    if sent not in allowed:
+        right = " or ".join(str(days_json(d)) for d in sorted(allowed, reverse=True))
+        raise RequestInvalid(
+            [
+                Detail(
+                    "total_days",
+                    f"is {days_json(sent)} but {period[0]}..{period[1]} counts {right} day(s) of {leave_type.en} "
+                    f"({leave_type.basis} days in {values['country']})",
+                )
+            ]
+        )
+    customer_id = int(values["customer_id"])
+    if not store.may_act_for(principal, customer_id):
+        return 403, {
+            "error": "Permission denied",
+            "details": [
+                {"field": "customer_id", "reason": f"this token may not act for customer {customer_id}"}
+            ],
+        }
+    with store.write() as conn:
+        staff = conn.execute(
+            "SELECT id, customer_system_id_type FROM staff WHERE customer_id = ? AND customer_system_id = ?",
+            (customer_id, values["customer_system_id"]),
+        ).fetchall()
+        if not staff:
+            return 404, {
+                "error": "Staff not found",
+                "details": [
+                    {
+                        "field": "customer_system_id",
+                        "reason": f"no staff with customer_system_id {values['customer_system_id']!r} "
+                        f"for customer {customer_id}; add the staff record first",
+                    }
+                ],
+            }
+        if len(staff) > 1:
+            types = ", ".join(sorted(r["customer_system_id_type"] for r in staff))
+            raise RequestInvalid(
+                [
+                    Detail(
+                        "customer_system_id",
+                        f"matches {len(staff)} staff records (customer_system_id_type {types}); it must be unique",
+                    )
+                ]
+            )
+        user = staff[0]["id"]
+        start, end = (d.isoformat() for d in period)
+        clashes = conn.execute(
+            "SELECT * FROM time_off WHERE user = ? AND deleted_at = 0 AND start_date <= ? AND end_date >= ?",
+            (user, end, start),
+        ).fetchall()
+        if clashes:
+            return 409, {
+                "error": "Overlapping time off",
+                "details": [
+                    {
+                        "field": "start_date",
+                        "reason": f"{start}..{end} overlaps time-off record {c['id']} "
+                        f"({c['start_date']}..{c['end_date']}) of this staff member",
+                        "id": c["id"],
+                    }
+                    for c in clashes
+                ],
+            }
+        decision = values.get("decision") or ""
+        stamp = now()
+        cur = conn.execute(
+            "INSERT INTO time_off (user, customer_id, customer_system_id, leave_type, country, approver, "
+            "total_days, start_date, end_date, notes, reject_notes, decision, doc_list, created_at, updated_at, "
+            "deleted_at, last_modified_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, '[]', ?, ?, 0, ?)",
+            (
+                user,
+                customer_id,
+                values["customer_system_id"],
+                leave_type.id,
+                values["country"],
+                principal.user_id if decision else 0,
+                float(sent),
+                start,
+                end,
+                values.get("notes") or "",
+                decision,
+                stamp,
+                stamp,
+                principal.user_id,
+            ),
+        )
+        row = conn.execute("SELECT * FROM time_off WHERE id = ?", (cur.lastrowid,)).fetchone()
+    return 200, {"time_off_data": time_off_row(row), "message": "add successfully"}
+
+
+def _allowed_totals(country: str, period: tuple[dt.date, dt.date], basis: Any, days: Any) -> set[Any]:
+    """The totals a period may carry: whole, and with a half start and/or half end (endpoint 4's rule)."""
+    start, end = period
+    figures = {days}
+    for half_start, half_end in ((True, False), (False, True), (True, True)):
+        figures.add(
+            count_leave_days(country, start, end, half_start=half_start, half_end=half_end, basis=basis)
+        )
+    return {f for f in figures if f > 0} or {days}

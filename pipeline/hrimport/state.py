@@ -1,0 +1,220 @@
+"""The state folder's SQLite database: what the service last accepted, and which files were imported.
+
+Two tables in ``STATE_FOLDER/state.db`` (WAL journal, so a reader never blocks the writer and a killed
+process leaves a consistent database):
+
+- ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
+  payload the service accepted (``Add Successfully`` / ``Update Successfully``). The service is part of
+  the key (as in the time-off ledger) so that trying a file on a sandbox never makes production skip it.
+  A row whose payload has the same fingerprint is not sent again (issue 6, "Cheap when nothing changed").
+  Rows are written right after each batch the service answers (``submit_staff``'s ``on_accepted``), so a
+  ``kill -9`` loses at most the batch in flight, and sending that batch again is harmless because the
+  staff endpoint creates or updates.
+- ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
+  file next month is reported as already imported instead of being read again.
+
+``StateStore.accepted(service)`` implements ``hrimport.staff_import.AcceptedPayloads`` for one service.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Self
+
+from hrimport.errors import ConfigError
+from hrimport.submit import StaffRecord
+
+__all__ = [
+    "STATE_FILE", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",
+]
+
+STATE_FILE = "state.db"
+_CHUNK = 500  # ids per IN (...) query: well under SQLite's bound-parameter limit
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS staff_accepted (
+    service      TEXT NOT NULL,
+    customer_id  TEXT NOT NULL,
+    external_id  TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    accepted_at  TEXT NOT NULL,
+    PRIMARY KEY (service, customer_id, external_id)
+);
+CREATE TABLE IF NOT EXISTS source_files (
+    job          TEXT NOT NULL,
+    step         TEXT NOT NULL,
+    sha256       TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    imported_at  TEXT NOT NULL,
+    PRIMARY KEY (job, step)
+);
+"""
+
+
+def fingerprint(external_id: str, payload: dict[str, Any]) -> str:
+    """SHA-256 of a staff payload as canonical JSON (sorted keys, no spaces).
+
+    The external id is folded in as ``customer_system_id`` and ``customer_id`` is left out, so the payload
+    a ``StaffRecord`` holds and the element the submitter actually sent give the same fingerprint.
+
+    >>> fingerprint("E1", {"name": "Ann"}) == fingerprint("E1", {"customer_system_id": "E1", "name": "Ann"})
+    True
+    """
+    canonical = {k: v for k, v in payload.items() if k != "customer_id"}
+    canonical["customer_system_id"] = external_id
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """The source file of a step's last successful run."""
+
+    sha256: str
+    path: str
+    imported_at: str
+
+
+class StateStore:
+    """The state folder's database. Use as a context manager; every write is committed at once.
+
+    Example::
+
+        with StateStore.open(Path(".hrimport")) as state:
+            accepted = state.accepted("https://api.example.com/api:v1")
+            same = accepted.unchanged("99", records)   # external ids not to send again
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            # isolation_level=None: autocommit; each write below is its own short transaction
+            self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL is durable across a process kill in WAL mode (only a power cut can lose the last commit)
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot open the state database {path}: {exc}; check the job's state folder") from None
+
+    @classmethod
+    def open(cls, folder: Path) -> StateStore:
+        """Open (creating it and its folder when new) the database of a state folder."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the state folder {folder}: {exc.strerror}") from None
+        return cls(folder / STATE_FILE)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def accepted(self, service: str) -> AcceptedStaff:
+        """The staff payloads accepted by one service (``AcceptedPayloads`` for ``import_staff``)."""
+        return AcceptedStaff(self, service)
+
+    def remember_payloads(
+        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any]]]
+    ) -> int:
+        """Store the fingerprint of each (external id, payload) accepted; returns how many."""
+        now = _now()
+        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now) for ext, payload in items]
+        if rows:
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT INTO staff_accepted (service, customer_id, external_id, fingerprint, accepted_at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (service, customer_id, external_id) DO UPDATE SET "
+                    "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at",
+                    rows,
+                )
+        return len(rows)
+
+    def fingerprints(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
+        """Stored fingerprints for these external ids (absent ids are left out)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(external_ids), _CHUNK):
+            chunk = list(external_ids[start:start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            cursor = self._db.execute(
+                f"SELECT external_id, fingerprint FROM staff_accepted "
+                f"WHERE service = ? AND customer_id = ? AND external_id IN ({marks})",
+                [service, str(customer_id), *chunk],
+            )
+            found.update(cursor.fetchall())
+        return found
+
+    def last_import(self, job: str, step: str) -> ImportedFile | None:
+        """The source file of this step's last successful run, if any."""
+        row = self._db.execute(
+            "SELECT sha256, path, imported_at FROM source_files WHERE job = ? AND step = ?", (job, step)
+        ).fetchone()
+        return ImportedFile(*row) if row else None
+
+    def record_import(self, job: str, step: str, sha256: str, path: Path) -> None:
+        """Remember the file a step has just imported successfully."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO source_files (job, step, sha256, path, imported_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (job, step) DO UPDATE SET sha256 = excluded.sha256, path = excluded.path, "
+                "imported_at = excluded.imported_at",
+                (job, step, sha256, str(path), _now()),
+            )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class AcceptedStaff:
+    """``AcceptedPayloads`` (see ``hrimport.staff_import``) for one service of a ``StateStore``."""
+
+    def __init__(self, store: StateStore, service: str) -> None:
+        self.store = store
+        self.service = service
+
+    def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]:
+        """External ids of ``records`` whose payload is the one the service last accepted."""
+        wanted = {r.external_id: fingerprint(r.external_id, r.payload) for r in records}
+        stored = self.store.fingerprints(self.service, customer_id, list(wanted))
+        return {ext for ext, fp in wanted.items() if stored.get(ext) == fp}
+
+    def remember(self, customer_id: str, records: list[StaffRecord]) -> None:
+        """Record that the service accepted these records' payloads."""
+        self.store.remember_payloads(self.service, customer_id, ((r.external_id, r.payload) for r in records))
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): one batch of fingerprints lands whole or not at all."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")

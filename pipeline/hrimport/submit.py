@@ -1,0 +1,334 @@
+"""Send valid staff records to the bulk endpoint in batches; one ``RowOutcome`` per record sent.
+
+Issue 3, "Submitter":
+
+- records go in batches of ``batch_size`` (default 100) to ``POST /api/bulk_add_edit_staff`` through a
+  ``ServiceClient`` (which retries 429/5xx, timeouts and connection errors, honouring ``Retry-After``);
+- a batch rejected whole (HTTP 400) is split to isolate the bad rows: the elements the service names in
+  ``details[].index`` are marked ``rejected`` with its reasons and the others are sent again; without
+  usable indices the batch is halved, down to single rows, so one bad row never sinks its batch;
+- results are matched to rows by external id (``user.customer_system_id``), by position only for a result
+  that names none; a row sent without a result gets ``failed`` with the code ``no-result``;
+- a batch still failing after the retries gets ``failed`` (codes ``http-503``, ``connect-failed``,
+  ``timeout``...) and the run goes on, except when the service is wholly unreachable: then
+  ``ServiceUnavailableError`` is raised (exit 4);
+- a 401 raises ``AuthenticationError`` at once: nothing is half-reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hrimport.client import RequestRejected, RetriesExhausted
+from hrimport.errors import AuthenticationError, ServiceError
+from hrimport.outcomes import Outcome, Problem, RowOutcome
+
+__all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "submit_staff"]
+
+#: Statuses for which a batch is split to find its bad rows: the request was refused for its content.
+#: (413/422 are not in the spec but are what a service says about a batch too big or an element it cannot
+#: process; splitting helps there too.) Other refusals (403, 404, 409) concern the batch as a whole.
+SPLIT_STATUSES = frozenset({400, 413, 422})
+
+#: The bulk endpoint's messages (spec endpoint 3: ``Add Successfully``...; the single endpoint writes
+#: them in lower case), compared case-insensitively.
+MESSAGE_OUTCOMES = {
+    "add successfully": Outcome.ADDED,
+    "update successfully": Outcome.UPDATED,
+    "permission denied": Outcome.PERMISSION_DENIED,
+}
+
+
+@dataclass(frozen=True)
+class StaffRecord:
+    """One valid row ready to send: its source row number, external id, name and staff input fields."""
+
+    row: int
+    external_id: str
+    name: str
+    payload: dict[str, Any]
+
+
+class BulkStaffClient(Protocol):
+    """What the submitter needs of ``hrimport.client.ServiceClient``."""
+
+    def bulk_add_edit_staff(
+        self, customer_id: str | int, records: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class SubmitResult:
+    """What happened to the records sent: one outcome each, plus counts and timings."""
+
+    outcomes: list[RowOutcome]
+    requests: int = 0  # bulk requests made (a split batch counts once per part); retries not counted
+    batches: int = 0  # batches of ``batch_size`` the records were cut into
+    splits: int = 0  # times a rejected batch was divided
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)  # run-level remarks (e.g. results naming no sent row)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per outcome (only the outcomes that occurred)."""
+        return dict(Counter(o.outcome.value for o in self.outcomes))
+
+
+def submit_staff(
+    client: BulkStaffClient,
+    customer_id: str | int,
+    records: Sequence[StaffRecord],
+    *,
+    batch_size: int = 100,
+    progress: Callable[[int], None] | None = None,
+    on_accepted: Callable[[list[StaffRecord]], None] | None = None,
+) -> SubmitResult:
+    """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
+
+    ``progress`` is called with the number of records that just got their outcome (an increment, as a
+    progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
+    service added or updated in it, so state can follow the service batch by batch. Raises ``AuthenticationError`` on a 401 and
+    ``ServiceUnavailableError`` when no request could reach the service at all.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    run = _Run(client, customer_id, list(records), progress, on_accepted)
+    started = time.perf_counter()
+    for start in range(0, len(run.records), batch_size):
+        run.batches += 1
+        run.send(list(range(start, min(start + batch_size, len(run.records)))))
+    outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes]
+    # rows in = rows out (issue 3, "Outcomes"): a record without an outcome would be a bug here
+    if len(outcomes) != len(run.records):
+        raise AssertionError(f"{len(run.records)} records sent but {len(outcomes)} outcomes")
+    return SubmitResult(
+        outcomes=outcomes,
+        requests=run.requests,
+        batches=run.batches,
+        splits=run.splits,
+        seconds=round(time.perf_counter() - started, 3),
+        notes=run.notes,
+    )
+
+
+class _Run:
+    """The state of one submission: records, outcomes so far, counters."""
+
+    def __init__(
+        self,
+        client: BulkStaffClient,
+        customer_id: str | int,
+        records: list[StaffRecord],
+        progress: Callable[[int], None] | None,
+        on_accepted: Callable[[list[StaffRecord]], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.customer_id = customer_id
+        self.records = records
+        self.progress = progress
+        self.on_accepted = on_accepted
+        self.outcomes: dict[int, RowOutcome] = {}
+        self.requests = self.batches = self.splits = 0
+        self.reached = False  # has any request reached the service (any HTTP answer at all)?
+        self.notes: list[str] = []
+
+    def send(self, batch: list[int]) -> None:
+        """Send one batch (indices into ``records``), splitting it while the service rejects it whole."""
+        pending: deque[list[int]] = deque([batch])
+        while pending:
+            part = pending.popleft()
+            self.requests += 1
+            try:
+                results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part])
+            except AuthenticationError:
+                raise  # a wrong token stops everything at once (issue 3)
+            except RequestRejected as exc:
+                self.reached = True
+                pending.extendleft(reversed(self._split(part, exc)))
+            except RetriesExhausted as exc:
+                if exc.unreachable and not self.reached:
+                    # Nothing has ever reached the service and this batch could not connect through all
+                    # its retries: the service is wholly unreachable. Raise now rather than let every
+                    # other batch wait out the same retries (the CLI exits 4).
+                    raise
+                self.reached = self.reached or not exc.unreachable
+                self._fail(part, exc.code, f"not imported: {exc}")
+            except ServiceError as exc:  # an answer the spec does not describe
+                self.reached = True
+                self._fail(part, "unexpected-answer", f"not imported: {exc}")
+            else:
+                self.reached = True
+                self._match(part, results)
+
+    def _payload(self, index: int) -> dict[str, Any]:
+        record = self.records[index]
+        payload = record.payload
+        if "customer_system_id" not in payload:  # results are matched on it: make sure it is sent
+            payload = {**payload, "customer_system_id": record.external_id}
+        return payload
+
+    # ------------------------------------------------------------------------------------------ outcomes
+
+    def _set(self, index: int, outcome: RowOutcome) -> None:
+        if index in self.outcomes:  # each row gets exactly one outcome
+            raise AssertionError(f"row {outcome.row} got a second outcome")
+        self.outcomes[index] = outcome
+
+    def _done(self, count: int) -> None:
+        if self.progress is not None and count:
+            self.progress(count)
+
+    def _outcome(
+        self, index: int, outcome: Outcome, message: str, problems: tuple[Problem, ...] = ()
+    ) -> RowOutcome:
+        record = self.records[index]
+        return RowOutcome(record.row, record.external_id, record.name, outcome, problems, message)
+
+    def _fail(self, part: list[int], code: str, reason: str) -> None:
+        for i in part:
+            row = self.records[i].row
+            problem = Problem(code, f"Row {row}: {reason}", row=row)
+            self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
+        self._done(len(part))
+
+    def _reject(self, index: int, reasons: list[tuple[str | None, str]], code: str) -> None:
+        """Mark one row ``rejected`` with the service's reasons, one ``Problem`` per (field, reason)."""
+        row = self.records[index].row
+        problems = tuple(
+            Problem(
+                code,
+                f"Row {row}: the service rejected {f'{name!r}' if name else 'the record'}: {reason}",
+                row=row,
+                field=name,
+            )
+            for name, reason in reasons
+        )
+        self._set(
+            index, self._outcome(index, Outcome.REJECTED, " ".join(p.message for p in problems), problems)
+        )
+
+    # --------------------------------------------------------------------------------------- splitting
+
+    def _split(self, part: list[int], exc: RequestRejected) -> list[list[int]]:
+        """Decide what a batch rejected whole becomes; return the parts still to send."""
+        code = "service-rejected" if exc.status == 400 else f"http-{exc.status}"
+        if exc.status not in SPLIT_STATUSES:
+            # a refusal of the batch as a whole (403, 404, 409...): every row carries the service's reason
+            for i in part:
+                self._reject(i, [(None, exc.reasons)], code)
+            self._done(len(part))
+            return []
+        named: dict[int, list[tuple[str | None, str]]] = defaultdict(list)
+        for detail in exc.details:
+            position = _index_of(detail)
+            if position is not None and 0 <= position < len(part):
+                named[position].append(_field_reason(detail, exc.error))
+        if named:
+            for position, reasons in named.items():
+                self._reject(part[position], reasons, code)
+            self._done(len(named))
+            rest = [i for position, i in enumerate(part) if position not in named]
+            if rest:
+                self.splits += 1
+            return [rest] if rest else []
+        if len(part) == 1:
+            # one row and no usable index: the reasons are about it
+            reasons = [_field_reason(d, exc.error) for d in exc.details]
+            self._reject(part[0], reasons or [(None, exc.error or f"HTTP {exc.status}")], code)
+            self._done(1)
+            return []
+        # no details naming elements: halve until the bad rows stand alone
+        self.splits += 1
+        middle = len(part) // 2
+        return [part[:middle], part[middle:]]
+
+    # ---------------------------------------------------------------------------------------- matching
+
+    def _match(self, part: list[int], results: list[dict[str, Any]]) -> None:
+        """Give each row of a batch the outcome of its result, found by external id (position as a
+        fallback only for results that name no external id)."""
+        by_id: dict[str, deque[int]] = defaultdict(deque)
+        for i in part:
+            by_id[str(self._payload(i)["customer_system_id"])].append(i)
+        matched: dict[int, dict[str, Any]] = {}
+        anonymous: list[tuple[int, dict[str, Any]]] = []
+        strangers: list[str] = []
+        for position, result in enumerate(results):
+            if not isinstance(result, dict):
+                continue
+            user = result.get("user")
+            ext = user.get("customer_system_id") if isinstance(user, dict) else None
+            if ext is None or ext == "":
+                anonymous.append((position, result))
+            elif by_id.get(str(ext)):
+                matched[by_id[str(ext)].popleft()] = result
+            else:
+                strangers.append(str(ext))
+        if anonymous and len(results) == len(part):
+            # e.g. a "Permission Denied" without a user record: trust the position if that row is free
+            for position, result in anonymous:
+                if part[position] not in matched:
+                    matched[part[position]] = result
+        if strangers:
+            self.notes.append(
+                f"the service returned results for external ids that were not sent: {', '.join(strangers[:5])}"
+            )
+        for i in part:
+            found = matched.get(i)
+            if found is None:
+                row = self.records[i].row
+                problem = Problem(
+                    "no-result", f"Row {row}: sent, but the service's answer holds no result for it", row=row
+                )
+                self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
+                continue
+            self._set(i, self._from_result(i, found))
+        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
+            accepted = [self.records[i] for i in part if self.outcomes[i].outcome in _ACCEPTED]
+            if accepted:
+                self.on_accepted(accepted)
+        self._done(len(part))
+
+    def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
+        message = str(result.get("message") or "")
+        outcome = MESSAGE_OUTCOMES.get(message.strip().lower())
+        row = self.records[index].row
+        if outcome is None:
+            problem = Problem(
+                "unexpected-message",
+                f"Row {row}: the service answered {message!r}, which is not known",
+                row=row,
+            )
+            return self._outcome(index, Outcome.FAILED, problem.message, (problem,))
+        if outcome is Outcome.PERMISSION_DENIED:
+            problem = Problem(
+                "permission-denied",
+                f"Row {row}: the service denied permission to add or update this staff record "
+                f"for customer {self.customer_id}",
+                row=row,
+            )
+            return self._outcome(index, outcome, problem.message, (problem,))
+        return self._outcome(index, outcome, message)
+
+
+_ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
+
+
+def _index_of(detail: Any) -> int | None:
+    """The element index a ``details`` entry names, if any (an integer, or tolerated as digits)."""
+    index = detail.get("index") if isinstance(detail, dict) else None
+    if isinstance(index, str) and index.strip().isdigit():
+        return int(index)
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def _field_reason(detail: Any, default: str) -> tuple[str | None, str]:
+    """A service ``details`` entry as (field, reason)."""
+    if not isinstance(detail, dict):
+        return None, str(detail)
+    name = detail.get("field")
+    reason = detail.get("reason") or detail.get("message") or default
+    return (str(name) if name else None), str(reason)

@@ -1,0 +1,133 @@
+"""Per-row time-off checks after validation: leave type and lang, half days, period, in-file overlaps.
+
+Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.timeoff.importer``
+composes them. Problem codes: ``unknown-leave-type``, ``not-an-allowed-value`` (lang),
+``not-a-half-day-marker``, ``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from hrimport.outcomes import Problem
+from hrimport.timeoff.days import DayKey
+from hrimport.timeoff.leave_types import (
+    Lang,
+    LeaveTypeMatch,
+    match_leave_type,
+    parse_lang,
+    unknown_type_message,
+)
+
+__all__ = ["TimeOffRow", "check_row", "find_overlaps"]
+
+
+@dataclass
+class TimeOffRow:
+    """One row that passed validation, as the later stages need it."""
+
+    pos: int  # position in the mapped table
+    row: int  # source row number
+    external_id: str
+    match: LeaveTypeMatch
+    lang: Lang
+    country: str
+    start: str
+    end: str
+    half_start: bool
+    half_end: bool
+    total_given: str  # "" when the sheet has none
+    notes: str = ""
+    decision: str = ""
+    total_days: str = ""  # what is sent, once known
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def leave_type_name(self) -> str:
+        return self.match.send_name(self.lang)
+
+    @property
+    def day_key(self) -> DayKey:
+        return DayKey(self.country, self.start, self.end, self.half_start, self.half_end)
+
+    def details(self) -> dict[str, str]:
+        """The time-off columns of the report."""
+        halves = [n for n, on in (("start", self.half_start), ("end", self.half_end)) if on]
+        if halves and self.start == self.end:
+            halves = ["half day"]
+        return {
+            "leave_type": self.leave_type_name,
+            "start_date": self.start,
+            "end_date": self.end,
+            "half_days": ", ".join(halves),
+            "total_days": self.total_days or self.total_given,
+        }
+
+
+def resolve_lang(name: str, lang_cell: str, config_lang: Lang | None, match: LeaveTypeMatch | None) -> Lang | None:
+    """The row's lang: its lang cell, else the config's, else the script of the name; None if the cell is bad."""
+    if lang_cell:
+        return parse_lang(lang_cell)
+    if config_lang:
+        return config_lang
+    return match.written_lang if match else None
+
+
+def check_row(
+    *, row: int, leave_type: str, lang_cell: str, config_lang: Lang | None, start: str, end: str,
+    sources: dict[str, str],
+) -> tuple[LeaveTypeMatch | None, Lang | None, list[Problem]]:
+    """The leave type and lang of one row, with the problems found (empty when both are known)."""
+    problems: list[Problem] = []
+    match = match_leave_type(leave_type)
+    if match is None:
+        column = sources.get("leave_type", "leave_type")
+        problems.append(Problem("unknown-leave-type", unknown_type_message(row, column, leave_type), row,
+                                column, "leave_type", leave_type))
+    lang = resolve_lang(leave_type, lang_cell, config_lang, match)
+    if lang_cell and lang is None:
+        column = sources.get("lang", "lang")
+        problems.append(Problem("not-an-allowed-value",
+                                f"Row {row}, column '{column}': '{lang_cell}' is not one of EN, ZH.",
+                                row, column, "lang", lang_cell))
+    if end < start:
+        column = sources.get("end_date", "end_date")
+        problems.append(Problem("end-before-start",
+                                f"Row {row}, column '{column}': the leave ends on {end}, before it starts ({start}).",
+                                row, column, "end_date", end))
+    return match, lang, problems
+
+
+def find_overlaps(rows: list[TimeOffRow], imported: set[int]) -> dict[int, list[Problem]]:
+    """Rows giving one person time off on overlapping days, keyed by position: all of them are flagged,
+    except rows already imported (``imported`` holds their positions), which are only named."""
+    by_person: dict[str, list[TimeOffRow]] = defaultdict(list)
+    for r in rows:
+        by_person[r.external_id].append(r)
+    clashes: dict[int, list[TimeOffRow]] = defaultdict(list)
+    for group in by_person.values():
+        group.sort(key=lambda r: (r.start, r.end, r.row))
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if b.start > a.end:
+                    break  # sorted by start: nothing later can overlap a
+                clashes[a.pos].append(b)
+                clashes[b.pos].append(a)
+    problems: dict[int, list[Problem]] = {}
+    for r in rows:
+        others = clashes.get(r.pos)
+        if not others or r.pos in imported:
+            continue
+        named = ", ".join(
+            f"row {o.row} ({o.start}..{o.end}{', already imported' if o.pos in imported else ''})"
+            for o in sorted(others, key=lambda o: o.row)
+        )
+        problems[r.pos] = [Problem(
+            "overlaps-in-file",
+            f"Row {r.row}: {r.start}..{r.end} for '{r.external_id}' overlaps {named} of this file; "
+            "not sent: book each day once.",
+            r.row, None, None, None,
+        )]
+    return problems

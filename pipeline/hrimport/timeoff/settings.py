@@ -1,0 +1,67 @@
+"""The time-off-only keys of a config's ``[timeoff]`` section, checked.
+
+``hrimport.config`` keeps them raw in ``FieldMapping.extra``; this module says what they mean::
+
+    [timeoff]
+    lang = "auto"              # EN or ZH: the language leave types are sent in; auto (default): a row's
+                               # lang column if mapped, else the script of the name (Chinese -> ZH)
+    default_country = "SG"     # the country of rows whose country cell is empty, or of every row when
+                               # no column maps to country
+    half_start = "Start Half"  # column: is the first day a half day (yes/no, AM/PM, 上午/下午...)
+    half_end = "End Half"      # column: is the last day a half day
+    half_day = "Half Day"      # column: one marker for the record (see hrimport.timeoff.halves)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hrimport.config import FieldMapping
+from hrimport.errors import ConfigError
+from hrimport.timeoff.leave_types import Lang, parse_lang
+from hrimport.validate import alpha2_codes
+
+__all__ = ["HALF_KEYS", "TimeOffSettings"]
+
+#: The keys naming half-day columns, in the order halves_for takes them.
+HALF_KEYS = ("half_start", "half_end", "half_day")
+
+
+@dataclass(frozen=True)
+class TimeOffSettings:
+    """What the ``[timeoff]`` section says beyond the column map."""
+
+    lang: Lang | None = None  # None: auto
+    default_country: str | None = None
+    half_columns: dict[str, str] | None = None  # half_start/half_end/half_day -> source column
+
+    @property
+    def half_sources(self) -> list[str]:
+        return list((self.half_columns or {}).values())
+
+    @classmethod
+    def from_mapping(cls, mapping: FieldMapping, where: str) -> TimeOffSettings:
+        """Check the raw keys; ``where`` (the config's file name) starts every message."""
+        extra: dict[str, Any] = mapping.extra
+        here = f"{where} [timeoff]"
+        lang: Lang | None = None
+        raw_lang = extra.get("lang", "auto")
+        if not isinstance(raw_lang, str) or (raw_lang.strip().lower() != "auto" and parse_lang(raw_lang) is None):
+            raise ConfigError(f'{here} lang must be "EN", "ZH" or "auto", not {raw_lang!r}')
+        if raw_lang.strip().lower() != "auto":
+            lang = parse_lang(raw_lang)
+        country = extra.get("default_country")
+        if country is not None:
+            if not isinstance(country, str) or country.strip().upper() not in alpha2_codes():
+                raise ConfigError(f"{here} default_country must be an ISO 3166 alpha-2 code such as SG, not {country!r}")
+            country = country.strip().upper()
+        halves: dict[str, str] = {}
+        for key in HALF_KEYS:
+            column = extra.get(key)
+            if column is None:
+                continue
+            if not isinstance(column, str) or not column.strip():
+                raise ConfigError(f'{here} {key} must name a column of the file, e.g. {key} = "Half Day"')
+            halves[key] = column
+        return cls(lang=lang, default_country=country, half_columns=halves)

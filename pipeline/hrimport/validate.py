@@ -1,0 +1,220 @@
+"""Validator: a pandera schema generated from the field specification, and its failures as ``Problem``s.
+
+Only this module touches pandera. ``validate_records`` runs the schema lazily, so every problem of
+every row is found in one pass, and turns ``SchemaErrors.failure_cases`` into sentences an HR person
+understands, naming the source row, the column, the value and what is expected.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+import pandas as pd
+import pandera.pandas as pa
+
+from hrimport.fields import Field, by_name
+from hrimport.mapper import MappedTable
+from hrimport.normalize.countries import alpha2_codes
+from hrimport.outcomes import Problem
+
+# Deliberately plain: one @, no spaces, a dot in the domain. The service is the final judge; this catches
+# the typos HR exports actually contain ("jane.doe@", "jane doe@acme.com", "jane@acme").
+EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s.]+"
+NUMBER_PATTERN = r"\d+(\.\d+)?"
+INTEGER_PATTERN = r"\d+"
+ISO_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
+
+
+def _is_real_date(s: pd.Series) -> pd.Series:
+    iso = s.str.fullmatch(ISO_DATE_PATTERN)
+    return iso & pd.to_datetime(s.where(iso), format="%Y-%m-%d", errors="coerce").notna()
+
+
+def _kind_checks(f: Field) -> list[pa.Check]:
+    kind = f.kind
+    if kind == "date":
+        return [pa.Check(_is_real_date, error="not-a-date")]
+    if kind == "email":
+        return [pa.Check(lambda s: s.str.fullmatch(EMAIL_PATTERN), error="not-an-email")]
+    if kind == "country":
+        codes = alpha2_codes()
+        return [pa.Check(lambda s: s.isin(codes), error="unknown-country")]
+    if kind == "enum":
+        return [pa.Check(lambda s: s.isin(f.choices), error="not-an-allowed-value")]
+    if kind == "boolean":
+        return [pa.Check(lambda s: s.isin(("true", "false")), error="not-a-boolean")]
+    if kind == "number":
+        return [pa.Check(lambda s: s.str.fullmatch(NUMBER_PATTERN), error="not-a-number")]
+    if kind == "integer":
+        return [pa.Check(lambda s: s.str.fullmatch(INTEGER_PATTERN), error="not-a-number")]
+    return []
+
+
+def _rule_checks(columns: set[str]) -> list[pa.Check]:
+    """Rules across fields (spec: is_intern; old_country and new_country_effective_date together)."""
+    checks = []
+    if "is_intern" in columns and columns & {"is_manager", "is_employee"}:
+        def intern_alone(df: pd.DataFrame) -> pd.Series:
+            other = pd.Series(False, index=df.index)
+            for name in ("is_manager", "is_employee"):
+                if name in df:
+                    other |= df[name] == "true"
+            return ~((df["is_intern"] == "true") & other)
+
+        checks.append(pa.Check(intern_alone, error="intern-with-other-role"))
+    pair = {"old_country", "new_country_effective_date"}
+    if columns & pair:
+        def both_or_neither(df: pd.DataFrame) -> pd.Series:
+            given = [df[c].notna() if c in df else pd.Series(False, index=df.index) for c in sorted(pair)]
+            return given[0] == given[1]
+
+        checks.append(pa.Check(both_or_neither, error="country-change-incomplete"))
+    return checks
+
+
+def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSchema:
+    """The pandera schema for the fields of one record kind that this file provides."""
+    columns = {}
+    for f in fields:
+        if f.envelope or f.kind == "custom_data" or f.name not in present:
+            continue
+        checks = _kind_checks(f)
+        if f.key:
+            checks.append(pa.Check(lambda s: ~s.duplicated(keep=False), error="duplicate-id"))
+        columns[f.name] = pa.Column(nullable=not f.is_required, checks=checks, required=False)
+    return pa.DataFrameSchema(columns, checks=_rule_checks(present))
+
+
+def validate_records(mapped: MappedTable) -> dict[int, list[Problem]]:
+    """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid).
+
+    The problems the reader and the mapper already found (``mapped.problems``) come first; a cell they
+    flagged is not reported again by the schema (a two-digit year is not also "not a date").
+    """
+    frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
+    schema = build_schema(mapped.fields, set(frame.columns))
+    problems = {pos: list(found) for pos, found in mapped.problems.items()}
+    try:
+        schema.validate(frame, lazy=True)
+        return problems
+    except pa.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+    for pos, found in _problems_from(cases, mapped, frame, problems).items():
+        problems.setdefault(pos, []).extend(found)
+    return problems
+
+
+def _problems_from(
+    cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]]
+) -> dict[int, list[Problem]]:
+    specs = by_name(mapped.fields)
+    cases = cases[cases["index"].notna()]
+    problems: dict[int, list[Problem]] = defaultdict(list)
+    seen: set[tuple[int, str, str | None]] = set()
+    flagged = {(pos, p.field) for pos, found in known.items() for p in found if p.field}
+    key_field = next((f.name for f in mapped.fields if f.key), None)
+    dup_rows: dict[str, list[int]] = defaultdict(list)
+    if key_field in frame:
+        dup = frame[key_field][frame[key_field].duplicated(keep=False)]
+        for pos, value in zip(dup.index, dup):
+            dup_rows[value].append(mapped.row_numbers[pos])
+
+    for check, column, value, index in zip(cases["check"], cases["column"], cases["failure_case"], cases["index"]):
+        pos = int(index)
+        code = "missing-value" if check == "not_nullable" else str(check)
+        # a rule across fields reports every column of the failing row: one problem per row is enough
+        field_name = None if code in _ROW_RULES else column
+        if (pos, code, field_name) in seen or (code != "missing-value" and (pos, field_name) in flagged):
+            continue
+        seen.add((pos, code, field_name))
+        row = mapped.row_numbers[pos]
+        f = specs.get(column) if field_name else None
+        source = mapped.field_sources.get(column, column) if field_name else None
+        text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+        message = _MESSAGES.get(code, _generic)(
+            row=row, column=source, value=text, field=f, frame=frame, pos=pos, mapped=mapped,
+            dup_rows=dup_rows.get(text, []),
+        )
+        problems[pos].append(Problem(code, message, row, source, field_name, text if field_name else None))
+    return dict(problems)
+
+
+_ROW_RULES = {"intern-with-other-role", "country-change-incomplete"}
+
+
+def _where(row: int, column: str | None) -> str:
+    return f"Row {row}, column '{column}'" if column else f"Row {row}"
+
+
+def _generic(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return f"{_where(row, column)}: '{value}' is not valid."
+
+
+def _missing(*, row: int, column: str | None, field: Field | None, **_: object) -> str:
+    name = field.name if field else column
+    return f"{_where(row, column)}: a value is required ({name}), and the cell is empty."
+
+
+def _not_date(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return (f"{_where(row, column)}: '{value}' is not a real date "
+            "(expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
+
+
+def _not_email(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return f"{_where(row, column)}: '{value}' is not an e-mail address (expected name@example.com)."
+
+
+def _country(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return (f"{_where(row, column)}: '{value}' is not a country we recognise "
+            "(use an ISO code such as SG, MY or CN, or the country's name in English or another "
+            "common language, spelt in full).")
+
+
+def _enum(*, row: int, column: str | None, value: str, field: Field | None, **_: object) -> str:
+    allowed = ", ".join(field.choices) if field else "the allowed values"
+    return f"{_where(row, column)}: '{value}' is not one of {allowed} (add a value map to the config if it means one)."
+
+
+def _boolean(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return f"{_where(row, column)}: '{value}' is not a yes/no value (use yes/no, true/false, Y/N or 1/0)."
+
+
+def _number(*, row: int, column: str | None, value: str, **_: object) -> str:
+    return f"{_where(row, column)}: '{value}' is not a number (expected e.g. 2 or 3.5)."
+
+
+def _duplicate(*, row: int, column: str | None, value: str, dup_rows: list[int], **_: object) -> str:
+    others = ", ".join(str(r) for r in dup_rows if r != row)
+    return (f"{_where(row, column)}: external id '{value}' appears more than once in this file "
+            f"(also row {others}); each person must appear once.")
+
+
+def _intern(*, row: int, mapped: MappedTable, **_: object) -> str:
+    cols = [mapped.field_sources.get(n, n) for n in ("is_intern", "is_manager", "is_employee") if n in mapped.frame]
+    return (f"Row {row}: an intern cannot also be a manager or an employee "
+            f"(check the columns {', '.join(repr(c) for c in cols)}).")
+
+
+def _country_change(*, row: int, mapped: MappedTable, **_: object) -> str:
+    old = mapped.field_sources.get("old_country", "old_country")
+    eff = mapped.field_sources.get("new_country_effective_date", "new_country_effective_date")
+    return (f"Row {row}: a country change needs both the old country ('{old}') and the date the new one "
+            f"takes effect ('{eff}'); only one is given.")
+
+
+_MESSAGES: dict[str, Callable[..., str]] = {
+    "missing-value": _missing,
+    "not-a-date": _not_date,
+    "not-an-email": _not_email,
+    "unknown-country": _country,
+    "not-an-allowed-value": _enum,
+    "not-a-boolean": _boolean,
+    "not-a-number": _number,
+    "duplicate-id": _duplicate,
+    "intern-with-other-role": _intern,
+    "country-change-incomplete": _country_change,
+}
+
+__all__ = ["EMAIL_PATTERN", "alpha2_codes", "build_schema", "validate_records"]
+
