@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from hrimport.cli import main
 from hrimport.config import load_config
-from hrimport.staff_import import prepare_staff
+from hrimport.imports.staff import prepare_staff
 from tests.staff_files import person, write_config, write_csv
 
 

@@ -23,6 +23,7 @@ from hrimport.cli import main
 from hrimport.config import load_config
 from hrimport.errors import ConfigError
 from hrimport.fields import by_name, staff_fields
+from hrimport.imports.staff import prepare_staff
 from hrimport.normalize.countries import (
     alpha2_codes,
     cldr_names_from_babel,
@@ -35,7 +36,6 @@ from hrimport.normalize.countries import (
 from hrimport.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
 from hrimport.normalize.values import fold
 from hrimport.normalize.words import read_value_words
-from hrimport.staff_import import prepare_staff
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 TOKEN = "demo-customer-99"

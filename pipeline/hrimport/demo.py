@@ -19,10 +19,10 @@ from hrimport.connection import (
     running_sandbox,
     service_host,
 )
+from hrimport.imports import import_file
 from hrimport.outcomes import RunResult
-from hrimport.report import ReportFiles, default_report_folder, write_report
+from hrimport.report import ReportFiles
 from hrimport.resources import data_dir
-from hrimport.staff_import import import_staff
 
 #: (config, export) pairs in samples/, in the order a real month runs them: staff before time off
 STAFF_SAMPLES = [("bamboohr_staff.toml", "bamboohr_staff.csv"), ("workday_staff.toml", "workday_staff.xlsx")]
@@ -51,20 +51,11 @@ def run_demo(output: Path, *, port: int = 0, on_url: Callable[[str], None] | Non
         if on_url:
             on_url(url)
         target = Target(client, SANDBOX_CUSTOMER_ID, service_host(url), f"demo-sandbox:{db.resolve()}")
-        for config_name, source_name in STAFF_SAMPLES:
-            config = load_config(samples / config_name)
-            result = import_staff(config, samples / source_name, target)
-            yield _report(config.path, samples / source_name, result, output)
-        for config_name, source_name in TIMEOFF_SAMPLES:
-            if not (samples / config_name).exists() or not (samples / source_name).exists():
+        for config_name, source_name in [*STAFF_SAMPLES, *TIMEOFF_SAMPLES]:
+            config_path, source = samples / config_name, samples / source_name
+            if not config_path.exists() or not source.exists():
                 continue
-            from hrimport.timeoff.importer import import_timeoff
-
-            config = replace(load_config(samples / config_name), state_dir=state)
-            result = import_timeoff(config, samples / source_name, target)
-            yield _report(config.path, samples / source_name, result, output)
-
-
-def _report(config: Path, source: Path, result: RunResult, output: Path) -> DemoStep:
-    folder = default_report_folder(output / "reports", result.info.job, result.info.started_at)
-    return DemoStep(config, source, result, write_report(result, folder))
+            config = replace(load_config(config_path), state_dir=state)
+            run = import_file(config, source, target=target, report_dir=output / "reports")
+            assert run.report is not None
+            yield DemoStep(config.path, source, run.result, run.report)

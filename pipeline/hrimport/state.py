@@ -13,7 +13,7 @@ process leaves a consistent database):
 - ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
   file next month is reported as already imported instead of being read again.
 
-``StateStore.accepted(service)`` implements ``hrimport.staff_import.AcceptedPayloads`` for one service.
+``StateStore.accepted(service)`` implements ``hrimport.imports.staff.AcceptedPayloads`` for one service.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class StateStore:
 
 
 class AcceptedStaff:
-    """``AcceptedPayloads`` (see ``hrimport.staff_import``) for one service of a ``StateStore``."""
+    """``AcceptedPayloads`` (see ``hrimport.imports.staff``) for one service of a ``StateStore``."""
 
     def __init__(self, store: StateStore, service: str) -> None:
         self.store = store

@@ -114,7 +114,7 @@ OURS = """
 import json, resource, sys, time
 from pathlib import Path
 from hrimport.config import load_config
-from hrimport.staff_import import prepare_staff
+from hrimport.imports.staff import prepare_staff
 t = time.perf_counter()
 table, mapped, problems, timings = prepare_staff(load_config(Path(sys.argv[1])), Path(sys.argv[2]))
 print(json.dumps({"seconds": time.perf_counter() - t, "rows": len(mapped), "invalid": len(problems),

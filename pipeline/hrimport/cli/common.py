@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
+from hrimport.imports import FileImport
 from hrimport.outcomes import Progress, RunResult
-from hrimport.report.view import reading_summary
+from hrimport.report import reading_summary
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. hrimport.connection.resolve_connection applies the order.
@@ -52,6 +53,15 @@ def echo_run(result: RunResult) -> None:
     if result.info.ignored_columns:
         cols = ", ".join(repr(c) for c in result.info.ignored_columns)
         click.echo(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
+
+
+def echo_file_import(run: FileImport) -> None:
+    """An import's problems, summary and report files, as ``staff import`` and ``timeoff import`` print them."""
+    echo_problems(run.result)
+    echo_run(run.result)
+    if run.report is not None:
+        click.echo(f"Report folder: {run.report.folder}")
+        click.echo(f"Report: {run.report.html}")
 
 
 def echo_problems(result: RunResult, limit: int = 200) -> None:

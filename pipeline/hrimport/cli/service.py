@@ -11,9 +11,9 @@ from typing import Any
 import click
 
 from hrimport.cli.common import base_url_option
-from hrimport.client import AccessDenied, RequestRejected, ServiceClient
-from hrimport.connection import Target, open_target, resolve_connection
+from hrimport.client import AccessDenied
 from hrimport.errors import UsageError
+from hrimport.imports.lookups import count_leave_days, list_customers
 from hrimport.timeoff.days import format_days
 
 #: Issue 5: a token without vendor portal access gets the service's message "and exit 1".
@@ -40,25 +40,13 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
     \b
         hrimport leave-days SG 2024-03-04 2024-03-08 --half-end
     """
-    first, last = _date("START", start), _date("END", end)
-    conn = resolve_connection(base_url=base_url)
-    code = country.strip().upper()
-    with open_target(conn) as target:
-        try:
-            days = _service(target).calculate_total_days(code, first, last, half_start, half_end)
-        except RequestRejected as exc:
-            raise UsageError(f"the service cannot count {code} {first}..{last}: {exc.reasons}") from None
+    days = count_leave_days(country, _date("START", start), _date("END", end), half_start=half_start,
+                            half_end=half_end, base_url=base_url)
     if as_json:
-        # the client returns the answer's one field; the answer is {"totaldays": n} (spec, endpoint 4)
+        # the answer is {"totaldays": n} (spec, endpoint 4)
         click.echo(json.dumps({"totaldays": days}))
     else:
         click.echo(format_days(Decimal(str(days))))
-
-
-def _service(target: Target) -> ServiceClient:
-    """The client of an online target (``open_target`` without ``offline`` always has one)."""
-    assert isinstance(target.client, ServiceClient)
-    return target.client
 
 
 def _date(name: str, value: str) -> dt.date:
@@ -83,16 +71,12 @@ def customers(as_json: bool, base_url: str | None) -> None:
     \b
         HRIMPORT_TOKEN=... hrimport customers
     """
-    conn = resolve_connection(base_url=base_url, vendor=True)
-    with open_target(conn) as target:
-        try:
-            answer = _service(target).get_customers()
-        except AccessDenied as exc:
-            message = exc.body.get("message") if isinstance(exc.body, dict) else None
-            click.echo(f"Error: {message or exc.reasons}: this token's user has no vendor portal access", err=True)
-            raise SystemExit(EXIT_ACCESS_DENIED) from None
-        except RequestRejected as exc:
-            raise UsageError(f"the service refused the customer listing: {exc.reasons}") from None
+    try:
+        answer = list_customers(base_url=base_url)
+    except AccessDenied as exc:
+        message = exc.body.get("message") if isinstance(exc.body, dict) else None
+        click.echo(f"Error: {message or exc.reasons}: this token's user has no vendor portal access", err=True)
+        raise SystemExit(EXIT_ACCESS_DENIED) from None
     if as_json:
         click.echo(json.dumps(answer, ensure_ascii=False, indent=2))
         return

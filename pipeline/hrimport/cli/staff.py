@@ -6,11 +6,16 @@ from pathlib import Path
 
 import click
 
-from hrimport.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
+from hrimport.cli.common import (
+    base_url_option,
+    echo_file_import,
+    echo_problems,
+    echo_run,
+    progress_bar,
+    report_dir_option,
+)
 from hrimport.config import load_config
-from hrimport.connection import Target, open_target, resolve_connection
-from hrimport.report import default_report_folder, write_report
-from hrimport.staff_import import import_staff
+from hrimport.imports import import_file
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
@@ -32,11 +37,10 @@ def validate_command(config: Path, file: Path) -> None:
 
         hrimport staff validate samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
-    cfg = load_config(config)
-    result = import_staff(cfg, file, Target(None, cfg.service.customer_id or "", ""), dry_run=True)
-    echo_problems(result)
-    echo_run(result)
-    raise SystemExit(result.exit_code)
+    run = import_file(load_config(config), file, kind="staff", validate_only=True)
+    echo_problems(run.result)
+    echo_run(run.result)
+    raise SystemExit(run.exit_code)
 
 
 @staff.command("import")
@@ -60,13 +64,8 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
         HRIMPORT_TOKEN=... hrimport staff import samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
     cfg = load_config(config)
-    conn = resolve_connection(cfg.service, base_url=base_url)
-    with open_target(conn, offline=dry_run) as target, progress_bar("Sending") as progress:
-        result = import_staff(cfg, file, target, dry_run=dry_run, batch_size=batch_size, progress=progress)
-    folder = default_report_folder(report_dir or cfg.report.folder, cfg.report.job, result.info.started_at)
-    files = write_report(result, folder)
-    echo_problems(result)
-    echo_run(result)
-    click.echo(f"Report folder: {folder}")
-    click.echo(f"Report: {files.html}")
-    raise SystemExit(result.exit_code)
+    with progress_bar("Sending") as progress:
+        run = import_file(cfg, file, kind="staff", dry_run=dry_run, base_url=base_url, batch_size=batch_size,
+                          report_dir=report_dir, progress=progress)
+    echo_file_import(run)
+    raise SystemExit(run.exit_code)

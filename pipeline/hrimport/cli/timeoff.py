@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
-from hrimport.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
+from hrimport.cli.common import (
+    base_url_option,
+    echo_file_import,
+    echo_problems,
+    echo_run,
+    progress_bar,
+    report_dir_option,
+)
 from hrimport.config import load_config
-from hrimport.connection import Target, open_target, resolve_connection
-from hrimport.lock import job_lock
-from hrimport.report import default_report_folder, write_report
-from hrimport.timeoff.importer import import_timeoff
-from hrimport.timeoff.ledger import LEDGER_LOCK
+from hrimport.imports import import_file
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
@@ -38,11 +41,10 @@ def validate_command(config: Path, file: Path) -> None:
     \b
         hrimport timeoff validate samples/leave_history.toml samples/leave_history.xlsx
     """
-    cfg = load_config(config)
-    result = import_timeoff(cfg, file, Target(None, cfg.service.customer_id or "", ""), use_ledger=False)
-    echo_problems(result)
-    echo_run(result)
-    raise SystemExit(result.exit_code)
+    run = import_file(load_config(config), file, kind="timeoff", validate_only=True)
+    echo_problems(run.result)
+    echo_run(run.result)
+    raise SystemExit(run.exit_code)
 
 
 @timeoff.command("import")
@@ -73,16 +75,8 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
         HRIMPORT_TOKEN=... hrimport timeoff import samples/leave_history.toml samples/leave_history.xlsx
     """
     cfg = load_config(config)
-    conn = resolve_connection(cfg.service, base_url=base_url)
-    with job_lock(cfg.state_dir, LEDGER_LOCK), open_target(conn) as target, progress_bar("Sending") as progress:
-        result = import_timeoff(cfg, file, target, dry_run=dry_run,
-                                concurrency=concurrency, progress=progress)
-    folder = default_report_folder(report_dir or cfg.report.folder, cfg.report.job, result.info.started_at)
-    files = write_report(result, folder)
-    echo_problems(result)
-    echo_run(result)
-    for note in result.info.notes:
-        click.echo(note)
-    click.echo(f"Report folder: {folder}")
-    click.echo(f"Report: {files.html}")
-    raise SystemExit(result.exit_code)
+    with progress_bar("Sending") as progress:
+        run = import_file(cfg, file, kind="timeoff", dry_run=dry_run, base_url=base_url, concurrency=concurrency,
+                          report_dir=report_dir, progress=progress)
+    echo_file_import(run)
+    raise SystemExit(run.exit_code)

@@ -1,8 +1,8 @@
 """``run_job``: a job's steps in order under its lock, each remembered in the state, then the e-mail.
 
 ``run_job`` makes the run's folder and log, runs each step (find the source file, skip it if already
-imported, import it with the single command's stages, write its report), writes ``run.json``, prunes old
-run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
+imported, import it and write its report with ``import_file``, the single commands' use case), writes
+``run.json``, prunes old run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.config import ImportConfig
-from hrimport.connection import Target, open_target, resolve_connection, service_key
+from hrimport.connection import resolve_connection
 from hrimport.errors import (
     EXIT_INPUT,
     EXIT_LOCKED,
@@ -26,16 +25,15 @@ from hrimport.errors import (
     HrimportError,
     JobLockedError,
 )
+from hrimport.imports import import_file
 from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
-from hrimport.jobs.jobfile import Job, JobStep, StepKind, find_source
+from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
 from hrimport.lock import job_lock
 from hrimport.notify import NotifyError, send_mail, should_notify
-from hrimport.outcomes import Progress, RunResult
-from hrimport.report import write_report
-from hrimport.state import AcceptedStaff, StateStore, file_sha256
-from hrimport.timeoff.ledger import LEDGER_LOCK
+from hrimport.outcomes import Progress
+from hrimport.state import StateStore, file_sha256
 
 __all__ = ["ProgressBar", "run_job"]
 
@@ -127,14 +125,15 @@ def _run_step(
         conn = resolve_connection(config.service, base_url=base_url)
         secrets.append(conn.token)
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
-        accepted = state.accepted(service_key(conn))
-        with open_target(conn) as target, bar as progress:
-            run = _import(step.kind, config, source, target, accepted, full=full, progress=progress)
-        report = write_report(run, folder / safe_name(step.name))
+        with bar as progress:
+            run = import_file(config, source, kind=step.kind, connection=conn, state=state, full=full,
+                              report_folder=folder / safe_name(step.name), progress=progress)
+        assert run.report is not None
         if run.exit_code == EXIT_OK:
             state.record_import(job.name, step.name, digest, source)
-        message = f"{run.verdict()} ({source.name}); report {report.html}"
-        return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run, report)
+        message = f"{run.result.verdict()} ({source.name}); report {run.report.html}"
+        return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
+                          run.report)
     except HrimportError as exc:
         log.error("step %s: %s", step.name, exc)
         return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest)
@@ -142,22 +141,6 @@ def _run_step(
         log.error("step %s: %s", step.name, exc)
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
                           f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest)
-
-
-def _import(
-    kind: StepKind, config: ImportConfig, source: Path, target: Target, state: AcceptedStaff, *, full: bool,
-    progress: Progress | None,
-) -> RunResult:
-    """Run the single command's import function for this kind of step."""
-    if kind == "staff":
-        from hrimport.staff_import import import_staff
-
-        return import_staff(config, source, target, state=state, full=full, progress=progress)
-    from hrimport.timeoff.importer import import_timeoff
-
-    # the ledger's own lock, the one `hrimport timeoff import` takes: the two never post from one ledger at once
-    with job_lock(config.state_dir, LEDGER_LOCK):
-        return import_timeoff(config, source, target, progress=progress)
 
 
 @contextmanager

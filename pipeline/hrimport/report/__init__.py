@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hrimport.report.cells import restore_csv_cell
 from hrimport.report.explain import Explanation, explain
+from hrimport.report.view import reading_summary
 from hrimport.report.writer import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "ReportFiles",
     "default_report_folder",
     "explain",
+    "reading_summary",
     "restore_csv_cell",
     "write_report",
 ]

@@ -8,9 +8,8 @@ Modules, one job each:
 - ``rows``: per-row checks and overlaps within the file;
 - ``days``: ``total_days`` from the calculation endpoint, each distinct period asked once;
 - ``ledger``: the SQLite ledger of accepted records, so a re-run never adds a record twice;
-- ``post``: posting with bounded concurrency;
-- ``importer``: ``import_timeoff``, the composition.
+- ``post``: posting with bounded concurrency.
 
-Import from the modules (``from hrimport.timeoff.importer import import_timeoff``): this package's
-``__init__`` imports nothing, so the small modules stay usable without pandas and the mapper.
+The composition, ``import_timeoff``, is a use case: ``hrimport.imports.timeoff``. Import from the modules:
+this package's ``__init__`` imports nothing, so the small modules stay usable without pandas and the mapper.
 """

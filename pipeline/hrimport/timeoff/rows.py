@@ -1,6 +1,6 @@
 """Per-row time-off checks after validation: leave type and lang, half days, period, in-file overlaps.
 
-Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.timeoff.importer``
+Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.imports.timeoff``
 composes them. Problem codes: ``unknown-leave-type``, ``not-an-allowed-value`` (lang),
 ``not-a-half-day-marker``, ``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``.
 """

@@ -1,7 +1,7 @@
 """The time-off import: read -> map -> validate -> type, lang and halves -> ledger -> in-file overlaps ->
 total days -> post, composed into one ``RunResult`` (``kind="timeoff"``).
 
-Like ``hrimport.staff_import`` this module only composes; each stage lives in its own module and returns
+Like ``hrimport.imports.staff`` this module only composes; each stage lives in its own module and returns
 plain data. Every source row ends with exactly one outcome (``RunResult.check_accounted``):
 
 =====================  ==================================================================================
@@ -37,10 +37,10 @@ from hrimport.client import RequestRejected, RetriesExhausted
 from hrimport.config import ImportConfig
 from hrimport.connection import Target
 from hrimport.errors import ConfigError, InputFileError, ServiceUnavailableError
+from hrimport.imports.runs import finish_run, read_source
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
-from hrimport.runs import finish_run, read_source
 from hrimport.timeoff.days import DayCalculator, DayKey, format_days, parse_days
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.ledger import Ledger, LedgerKey, open_ledger

@@ -1,0 +1,137 @@
+"""The use cases: import one file and write its report, the one step every command runs.
+
+``import_file(config, source)`` is the whole of "import this export": it takes the state folder's lock
+where the import keeps a ledger, connects to the service (or stays offline), runs the staff or time-off
+import, writes the report, and returns the run and its report's files. ``hrimport staff|timeoff
+import|validate``, ``hrimport run`` and the demo all call it, so whatever an import must do (a plan of
+changes, guards, checks after writing) is added here once.
+
+The two compositions sit side by side and only compose stages (read, map, validate, send, close):
+
+- ``staff``: ``prepare_staff`` (no network) and ``import_staff``;
+- ``timeoff``: ``prepare_timeoff`` and ``import_timeoff``;
+- ``runs``: what both share: reading the source as the config says, closing a run (``finish_run``).
+
+Example::
+
+    run = import_file(load_config(Path("samples/bamboohr_staff.toml")), Path("samples/bamboohr_staff.csv"))
+    run.result.verdict(), run.report.html
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from hrimport.config import ImportConfig
+from hrimport.connection import Connection, Target, open_target, resolve_connection
+from hrimport.errors import ConfigError
+from hrimport.outcomes import Progress, RunResult
+from hrimport.report import ReportFiles, default_report_folder, write_report
+
+if TYPE_CHECKING:
+    from hrimport.state import StateStore
+
+__all__ = ["FileImport", "ImportKind", "import_file"]
+
+ImportKind = Literal["staff", "timeoff"]
+
+
+@dataclass
+class FileImport:
+    """One file's import: every row's outcome (``result``) and the report written for it (None when
+    only validated)."""
+
+    result: RunResult
+    report: ReportFiles | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.exit_code
+
+
+def import_file(
+    config: ImportConfig,
+    source: Path,
+    *,
+    kind: ImportKind | None = None,
+    validate_only: bool = False,
+    dry_run: bool = False,
+    base_url: str | None = None,
+    connection: Connection | None = None,
+    target: Target | None = None,
+    state: StateStore | None = None,
+    full: bool = False,
+    batch_size: int | None = None,
+    concurrency: int | None = None,
+    report_dir: Path | None = None,
+    report_folder: Path | None = None,
+    progress: Progress | None = None,
+) -> FileImport:
+    """Import ``source`` as ``config`` describes and write the report; never raises for a bad row.
+
+    - ``kind``: "staff" or "timeoff"; by default the config's own section (a config has one of them).
+    - ``validate_only``: read, map and check every row, no network, no lock, no report
+      (``hrimport staff|timeoff validate``). ``dry_run``: everything but sending, report included (a
+      time-off dry run still asks the calculation endpoint, which only reads).
+    - Where to send: an open ``target`` (the demo's sandbox), else ``connection``, else the one
+      ``resolve_connection`` finds from ``base_url``, the config and the environment.
+    - ``state``: what the platform last accepted (``hrimport run``): staff rows it holds unchanged are not
+      sent again unless ``full``.
+    - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
+      config's ``[report] folder``).
+
+    Raises ``HrimportError`` subclasses for what stops the whole file: a bad config or file (exit 2),
+    the time-off ledger held by another import (3), a service that cannot be used (4).
+    """
+    kind = kind or _kind_of(config)
+    with ExitStack() as stack:
+        if validate_only:
+            target = Target(None, config.service.customer_id or "", "")
+        else:
+            if kind == "timeoff":
+                # The ledger's lock: two imports never post from one ledger at once (``hrimport run`` of
+                # another job included); taken before connecting, so a second import fails fast.
+                from hrimport.lock import job_lock
+                from hrimport.timeoff.ledger import LEDGER_LOCK
+
+                stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
+            if target is None:
+                conn = connection or resolve_connection(config.service, base_url=base_url)
+                # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
+                target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
+        result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
+                      full=full, batch_size=batch_size, concurrency=concurrency, progress=progress)
+    if validate_only:
+        return FileImport(result)
+    folder = report_folder or default_report_folder(
+        report_dir or config.report.folder, config.report.job, result.info.started_at
+    )
+    return FileImport(result, write_report(result, folder))
+
+
+def _kind_of(config: ImportConfig) -> ImportKind:
+    if config.staff is not None:
+        return "staff"
+    if config.timeoff is not None:
+        return "timeoff"
+    raise ConfigError(f"{config.path.name} has neither a [staff] nor a [timeoff] section: nothing to import")
+
+
+def _run(
+    kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
+    state: StateStore | None, full: bool, batch_size: int | None, concurrency: int | None,
+    progress: Progress | None,
+) -> RunResult:
+    if kind == "staff":
+        from hrimport.imports.staff import import_staff
+
+        accepted = state.accepted(target.service_key) if state is not None and not validate_only else None
+        return import_staff(config, source, target, dry_run=dry_run or validate_only, batch_size=batch_size,
+                            state=accepted, full=full, progress=progress)
+    from hrimport.imports.timeoff import import_timeoff
+
+    return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
+                          concurrency=concurrency, progress=progress)

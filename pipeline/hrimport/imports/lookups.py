@@ -1,0 +1,53 @@
+"""The read-only use cases: ask the service how many leave days a period holds, list the vendor's customers.
+
+Like ``import_file`` each connects as the config-less commands do (``--base-url``, ``$HRIMPORT_BASE_URL``,
+else the embedded sandbox; the token from ``$HRIMPORT_TOKEN``), makes one call and returns plain data.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from hrimport.client import RequestRejected, ServiceClient
+from hrimport.connection import Target, open_target, resolve_connection
+from hrimport.errors import UsageError
+
+__all__ = ["count_leave_days", "list_customers"]
+
+
+def count_leave_days(
+    country: str, first: dt.date, last: dt.date, *, half_start: bool = False, half_end: bool = False,
+    base_url: str | None = None,
+) -> float | int:
+    """The leave days from ``first`` to ``last`` in ``country`` as the calculation endpoint answers them
+    (``totaldays``: the spec types it an integer, yet half days make 3.5).
+
+    Raises ``UsageError`` when the service refuses the question (an unknown country, say).
+    """
+    code = country.strip().upper()
+    with open_target(resolve_connection(base_url=base_url)) as target:
+        try:
+            return _client(target).calculate_total_days(code, first, last, half_start, half_end)
+        except RequestRejected as exc:
+            raise UsageError(f"the service cannot count {code} {first}..{last}: {exc.reasons}") from None
+
+
+def list_customers(*, base_url: str | None = None) -> dict[str, Any]:
+    """The vendor's answer: its ``id``, ``name`` and ``customer_list``. A token without vendor portal access
+    raises ``AccessDenied`` (the caller says so); any other refusal ``UsageError``."""
+    from hrimport.client import AccessDenied
+
+    with open_target(resolve_connection(base_url=base_url, vendor=True)) as target:
+        try:
+            return _client(target).get_customers()  # type: ignore[no-any-return]
+        except AccessDenied:
+            raise
+        except RequestRejected as exc:
+            raise UsageError(f"the service refused the customer listing: {exc.reasons}") from None
+
+
+def _client(target: Target) -> ServiceClient:
+    """The client of an online target (``open_target`` without ``offline`` always has one)."""
+    assert isinstance(target.client, ServiceClient)
+    return target.client
