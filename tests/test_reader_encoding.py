@@ -120,6 +120,19 @@ def test_japanese_and_korean_are_not_read_as_chinese(
     assert table.frame.to_dict("records") == records
 
 
+def test_a_few_chinese_names_in_big5_are_never_read_as_japanese_katakana(tmp_path: Path) -> None:
+    # Found by the property test: each Big5 character's two bytes are two half-width katakana in cp932,
+    # a reading the detector scores cleaner than Big5's own.
+    path = tmp_path / "export.csv"
+    path.write_bytes("ID,Name\r\n1,不丹 丹麥\r\n2,大洋洲 尼泊爾\r\n3,聖皮埃與密克隆群島\r\n".encode("big5hkscs"))
+    with pytest.raises(InputFileError) as err:
+        read_spreadsheet(path)
+    message = str(err.value)
+    assert "'不丹' in big5" in message and "'､｣､ｦ' in cp932" in message, message
+    assert read_spreadsheet(path, encoding="big5hkscs").frame["Name"].tolist() == [
+        "不丹 丹麥", "大洋洲 尼泊爾", "聖皮埃與密克隆群島"]
+
+
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32",
                                       "utf-32-le", "utf-32-be"])
 def test_unicode_with_and_without_bom(tmp_path: Path, encoding: str) -> None:

@@ -201,11 +201,10 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
     best = leader.chaos
     # Chaos is a share of suspicious characters: over a few characters one more or less moves it a lot,
     # and when the best reading is itself messy the ranking says little. Then more rivals are compared.
-    read = sample.decode(leader.encoding, errors="replace")
-    # Non-ASCII characters (not bytes) of the distinct words: a word repeated on every row is one piece of
-    # evidence, not hundreds (a column of the same Hebrew word read as Thai looked certain).
-    words = set(read.split())
-    evidence = sum(len(w) - len(w.encode("ascii", errors="ignore")) for w in words)
+    # The evidence is the fewest characters any ranked reading makes of the sample: a reading that splits
+    # each two-byte character in two (Big5 Chinese as half-width Japanese katakana) must not look like
+    # twice the evidence.
+    evidence = min(_evidence(sample, m.encoding) for m in ranked)
     margin = max(CHAOS_MARGIN, SUSPICIOUS_CHARACTERS / max(evidence, 1), best)
     if best + margin >= CHAOS_THRESHOLD:
         # the window reaches past what the detector reports: the right one may be among those it dropped
@@ -232,6 +231,14 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
             "reads the whole file); save it as UTF-8 CSV, or set encoding = \"...\" in the config's [source]"
         )
     raise InputFileError(_ambiguity(path, sample, readings))
+
+
+def _evidence(sample: bytes, encoding: str) -> int:
+    """Non-ASCII characters (not bytes) of the distinct words of ``sample`` read in ``encoding``: a word
+    repeated on every row is one piece of evidence, not hundreds (a column of the same Hebrew word read as
+    Thai looked certain)."""
+    words = set(sample.decode(encoding, errors="replace").split())
+    return sum(len(w) - len(w.encode("ascii", errors="ignore")) for w in words)
 
 
 def _first_rank(known: KnownEncoding, ranked: list[charset_normalizer.CharsetMatch]) -> int:
