@@ -89,6 +89,8 @@ class FieldMapping:
     custom_fields: dict[str, str] = field(default_factory=dict)  # source column -> data type name
     pack_unmapped: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # kind-specific settings (time off: halves, lang)
+    # source columns read with each row but sent as no field (time off: half-day markers): key -> column
+    carried: dict[str, str] = field(default_factory=dict)
 
     @property
     def source_columns(self) -> list[str]:
@@ -97,6 +99,7 @@ class FieldMapping:
         for join_cols, _ in self.joins.values():
             cols.extend(join_cols)
         cols.extend(self.custom_fields)
+        cols.extend(self.carried.values())
         return list(dict.fromkeys(cols))
 
     def field_sources(self) -> dict[str, str]:
@@ -108,6 +111,8 @@ class FieldMapping:
             out[name] = " + ".join(cols)
         for name in self.constants:
             out.setdefault(name, f"(config constant {name})")
+        for name in self.defaults:
+            out.setdefault(name, f"(config default {name})")
         return out
 
 

@@ -49,6 +49,9 @@ class MappedTable:
     problems: dict[int, list[Problem]] = field(default_factory=dict)
     warnings: dict[int, list[Problem]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what the run's summary and report should say
+    # the mapping's carried columns (``FieldMapping.carried``): key -> each row's cell, stripped
+    carried: dict[str, list[str]] = field(default_factory=dict)
+    carried_sources: dict[str, str] = field(default_factory=dict)  # key -> the column's header in the file
 
     def add_problem(self, position: int, problem: Problem) -> None:
         target = self.warnings if problem.is_warning else self.problems
@@ -74,7 +77,8 @@ def map_records(
     (``hrimport.normalize.formulas``).
     """
     source = table.frame
-    missing = [c for c in mapping.source_columns if table.column(c) is None]
+    carried_columns = set(mapping.carried.values())  # a missing one is named with its setting, below
+    missing = [c for c in mapping.source_columns if c not in carried_columns and table.column(c) is None]
     if missing:
         headers = ", ".join(repr(h) for h in table.info.headers)
         raise InputFileError(
@@ -89,6 +93,18 @@ def map_records(
         assert actual is not None
         used.add(actual)
         return actual
+
+    carried: dict[str, list[str]] = {}
+    carried_sources: dict[str, str] = {}
+    for key, column in mapping.carried.items():
+        actual = table.column(column)
+        if actual is None:
+            headers = ", ".join(repr(h) for h in table.info.headers)
+            raise InputFileError(f"{table.info.name}: the config's {key} names column {column!r}, which is not "
+                                 f"in the file (its header row {table.info.header_row} has {headers})")
+        used.add(actual)
+        carried[key] = _clean(source[actual]).tolist()
+        carried_sources[key] = actual
 
     n = len(source)
     empty = pd.Series([""] * n, dtype="str")
@@ -149,6 +165,8 @@ def map_records(
         custom_sources=custom_sources,
         ignored_columns=unmapped,
         fields=mapping.fields,
+        carried=carried,
+        carried_sources=carried_sources,
     )
     for name, values, codes, order in cell_problems:
         for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():

@@ -24,24 +24,19 @@ Example::
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 
-import pandas as pd
-
-from hrimport.client import RequestRejected, RetriesExhausted
 from hrimport.config import ImportConfig
 from hrimport.connection import Target
-from hrimport.errors import ConfigError, InputFileError, ServiceUnavailableError
+from hrimport.errors import ConfigError, ServiceUnavailableError
 from hrimport.imports.runs import finish_run, read_source
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
-from hrimport.timeoff.days import DayCalculator, DayKey, format_days, parse_days
+from hrimport.timeoff.days import settle_totals
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.ledger import Ledger, LedgerKey, open_ledger
 from hrimport.timeoff.post import post_time_off
@@ -50,10 +45,6 @@ from hrimport.timeoff.settings import TimeOffSettings
 from hrimport.validate import validate_records
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
-
-# The sheet may leave these empty (this stage fills them), and one person has many leave rows.
-_OPTIONAL_HERE = {"total_days", "lang"}
-
 
 @dataclass
 class PreparedTimeOff:
@@ -70,42 +61,23 @@ class PreparedTimeOff:
 
 def prepare_timeoff(config: ImportConfig, path: Path) -> PreparedTimeOff:
     """Read, map and validate a time-off export as the config's ``[timeoff]`` section says."""
-    mapping = config.timeoff
-    if mapping is None:
+    if config.timeoff is None:
         raise ConfigError(f"{config.path.name} has no [timeoff] section: it describes a staff import")
-    settings = TimeOffSettings.from_mapping(mapping, config.path.name)
+    settings = TimeOffSettings.from_mapping(config.timeoff, config.path.name)
+    mapping = settings.import_mapping(config.timeoff)
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    table = read_source(config, path, [*mapping.source_columns, *settings.half_sources])
+    table = read_source(config, path, mapping.source_columns)
     timings["read"] = time.perf_counter() - t
-
     t = time.perf_counter()
-    half_cells: dict[str, list[str]] = {}
-    half_sources: dict[str, str] = {}
-    for key, column in (settings.half_columns or {}).items():
-        actual = table.column(column)
-        if actual is None:
-            headers = ", ".join(repr(h) for h in table.info.headers)
-            raise InputFileError(f"{table.info.name}: the config's [timeoff] {key} names column {column!r}, "
-                                 f"which is not in the file (its header row {table.info.header_row} has {headers})")
-        half_cells[key] = table.frame[actual].fillna("").astype("str").str.strip().tolist()
-        half_sources[key] = actual
     mapped = map_records(
         table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
-    )
-    mapped.ignored_columns = [c for c in mapped.ignored_columns if c not in half_sources.values()]
-    if settings.default_country:
-        country = mapped.frame["country"] if "country" in mapped.frame else pd.Series("", index=mapped.frame.index)
-        mapped.frame["country"] = country.mask(country == "", settings.default_country).astype("str")
-        mapped.field_sources.setdefault("country", "(config default_country)")
-    mapped.fields = tuple(
-        replace(f, required="no" if f.name in _OPTIONAL_HERE else f.required, key=False) for f in mapped.fields
     )
     timings["map"] = time.perf_counter() - t
     t = time.perf_counter()
     problems = validate_records(mapped)
     timings["validate"] = time.perf_counter() - t
-    return PreparedTimeOff(table, mapped, settings, problems, half_cells, half_sources, timings)
+    return PreparedTimeOff(table, mapped, settings, problems, mapped.carried, mapped.carried_sources, timings)
 
 
 def import_timeoff(
@@ -230,7 +202,7 @@ def import_timeoff(
                                              message=f"Valid{checked}; not sent.", details=r.details())
             pending = []
         else:
-            pending = _settle_totals(pending, target.client, workers, outcomes, notes)
+            pending = settle_totals(pending, target.client, workers, outcomes, notes)
         timings["total_days"] = time.perf_counter() - t
 
         # -- post -----------------------------------------------------------------------------------------
@@ -258,69 +230,3 @@ def import_timeoff(
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
-
-
-def _settle_totals(pending: list[TimeOffRow], client: object, workers: int, outcomes: dict[int, RowOutcome],
-                   notes: list[str]) -> list[TimeOffRow]:
-    """Fill or check each row's ``total_days`` against the calculation; returns the rows still to send.
-
-    Each distinct period of a Working-basis type is asked once (in parallel); Calendar-basis types are
-    counted locally (``hrimport.timeoff.days``).
-    """
-    calculator = DayCalculator(client)  # type: ignore[arg-type]
-    working = list(dict.fromkeys(r.day_key for r in pending if r.match.leave_type.basis == "Working"))
-    answers: dict[DayKey, Decimal | Exception] = {}
-
-    def ask(key: DayKey) -> tuple[DayKey, Decimal | Exception]:
-        try:
-            return key, calculator.days(key, "Working")
-        except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
-            return key, exc
-
-    if working:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hrimport-days") as pool:
-            answers.update(pool.map(ask, working))
-    unreachable = [a for a in answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
-    if unreachable and len(unreachable) == len(answers):
-        raise ServiceUnavailableError(str(unreachable[0]))
-
-    still: list[TimeOffRow] = []
-    filled = 0
-    for r in pending:
-        key = r.day_key
-        answer = answers[key] if r.match.leave_type.basis == "Working" else calculator.days(key, "Calendar")
-        if isinstance(answer, Exception):
-            outcome, code = ((Outcome.FAILED, answer.code) if isinstance(answer, RetriesExhausted)
-                             else (Outcome.REJECTED, "service-rejected"))
-            reason = answer.reasons if isinstance(answer, RequestRejected) else str(answer)
-            text = f"Row {r.row}: the service could not calculate the days of {key.describe()}: {reason}."
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row),), text,
-                                         r.details())
-            continue
-        given = parse_days(r.total_given) if r.total_given else None
-        if answer == 0:
-            # every day of the period is a weekend day or public holiday: nothing to book, and the
-            # service refuses a record of zero days
-            text = (f"Row {r.row}: {key.describe()} holds no working day (weekends and public holidays of "
-                    f"{key.country}), so there is no leave to book; not sent.")
-            problem = Problem("no-leave-days", text, r.row, None, "start_date", r.start)
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
-            continue
-        if given is None:
-            r.total_days = format_days(answer)
-            filled += 1
-        elif given != answer:
-            basis = ("the service counts" if r.match.leave_type.basis == "Working"
-                     else f"{r.match.leave_type.en} counts every day, so it is")
-            text = (f"Row {r.row}: total_days is {r.total_given} but {basis} {format_days(answer)} for "
-                    f"{key.describe()}; not sent (correct the figure, or mark the half days).")
-            problem = Problem("total-days-mismatch", text, r.row, None, "total_days", r.total_given)
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
-            continue
-        else:
-            r.total_days = format_days(given)
-        still.append(r)
-    if pending:
-        notes.append(f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
-                     "period(s) asked of the calculation endpoint.")
-    return still

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from hrimport.client import RequestRejected, RetriesExhausted
+from hrimport.errors import ServiceUnavailableError
+from hrimport.outcomes import Outcome, Problem, RowOutcome
+
+if TYPE_CHECKING:
+    from hrimport.timeoff.rows import TimeOffRow  # rows.py imports DayKey from here
 
 __all__ = ["DayCalculator", "DayKey", "DaysClient", "calendar_days", "format_days", "parse_days"]
 
@@ -88,3 +96,70 @@ class DayCalculator:
                 self.asked += 1
                 self._answers[key] = value
         return value
+
+
+def settle_totals(pending: list[TimeOffRow], client: object, workers: int, outcomes: dict[int, RowOutcome],
+                   notes: list[str]) -> list[TimeOffRow]:
+    """The totals rules: fill or check each row's ``total_days`` against the calculation, putting an outcome
+    in ``outcomes`` for each row that cannot be sent and a line in ``notes``; returns the rows still to send.
+
+    Each distinct period of a Working-basis type is asked once (in parallel); Calendar-basis types are
+    counted locally (``hrimport.timeoff.days``).
+    """
+    calculator = DayCalculator(client)  # type: ignore[arg-type]
+    working = list(dict.fromkeys(r.day_key for r in pending if r.match.leave_type.basis == "Working"))
+    answers: dict[DayKey, Decimal | Exception] = {}
+
+    def ask(key: DayKey) -> tuple[DayKey, Decimal | Exception]:
+        try:
+            return key, calculator.days(key, "Working")
+        except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
+            return key, exc
+
+    if working:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hrimport-days") as pool:
+            answers.update(pool.map(ask, working))
+    unreachable = [a for a in answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
+    if unreachable and len(unreachable) == len(answers):
+        raise ServiceUnavailableError(str(unreachable[0]))
+
+    still: list[TimeOffRow] = []
+    filled = 0
+    for r in pending:
+        key = r.day_key
+        answer = answers[key] if r.match.leave_type.basis == "Working" else calculator.days(key, "Calendar")
+        if isinstance(answer, Exception):
+            outcome, code = ((Outcome.FAILED, answer.code) if isinstance(answer, RetriesExhausted)
+                             else (Outcome.REJECTED, "service-rejected"))
+            reason = answer.reasons if isinstance(answer, RequestRejected) else str(answer)
+            text = f"Row {r.row}: the service could not calculate the days of {key.describe()}: {reason}."
+            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row),), text,
+                                         r.details())
+            continue
+        given = parse_days(r.total_given) if r.total_given else None
+        if answer == 0:
+            # every day of the period is a weekend day or public holiday: nothing to book, and the
+            # service refuses a record of zero days
+            text = (f"Row {r.row}: {key.describe()} holds no working day (weekends and public holidays of "
+                    f"{key.country}), so there is no leave to book; not sent.")
+            problem = Problem("no-leave-days", text, r.row, None, "start_date", r.start)
+            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
+            continue
+        if given is None:
+            r.total_days = format_days(answer)
+            filled += 1
+        elif given != answer:
+            basis = ("the service counts" if r.match.leave_type.basis == "Working"
+                     else f"{r.match.leave_type.en} counts every day, so it is")
+            text = (f"Row {r.row}: total_days is {r.total_given} but {basis} {format_days(answer)} for "
+                    f"{key.describe()}; not sent (correct the figure, or mark the half days).")
+            problem = Problem("total-days-mismatch", text, r.row, None, "total_days", r.total_given)
+            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
+            continue
+        else:
+            r.total_days = format_days(given)
+        still.append(r)
+    if pending:
+        notes.append(f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
+                     "period(s) asked of the calculation endpoint.")
+    return still

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hrimport.config import FieldMapping
@@ -27,6 +27,9 @@ __all__ = ["HALF_KEYS", "TimeOffSettings"]
 #: The keys naming half-day columns, in the order halves_for takes them.
 HALF_KEYS = ("half_start", "half_end", "half_day")
 
+#: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
+FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
+
 
 @dataclass(frozen=True)
 class TimeOffSettings:
@@ -36,9 +39,17 @@ class TimeOffSettings:
     default_country: str | None = None
     half_columns: dict[str, str] | None = None  # half_start/half_end/half_day -> source column
 
-    @property
-    def half_sources(self) -> list[str]:
-        return list((self.half_columns or {}).values())
+    def import_mapping(self, mapping: FieldMapping) -> FieldMapping:
+        """``mapping`` as the time-off import maps a file with it: the half-day columns carried with each
+        row, ``default_country`` filling empty countries, ``total_days`` and ``lang`` optional (the import
+        fills them: the service's calculation, the leave type's script), and no field a key (one person has
+        many leave rows)."""
+        defaults = {**mapping.defaults, "country": self.default_country} if self.default_country else mapping.defaults
+        fields = tuple(
+            replace(f, required="no" if f.name in FILLED_BY_THE_IMPORT else f.required, key=False)
+            for f in mapping.fields
+        )
+        return replace(mapping, fields=fields, defaults=defaults, carried=dict(self.half_columns or {}))
 
     @classmethod
     def from_mapping(cls, mapping: FieldMapping, where: str) -> TimeOffSettings:
