@@ -11,7 +11,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from hrimport.resources import data_dir
 
@@ -62,6 +62,10 @@ class OutputField:
     null_when_unknown: bool = False
 
 
+#: How a leave type counts days: weekends and public holidays left out, or every day.
+Basis = Literal["Working", "Calendar"]
+
+
 @dataclass(frozen=True)
 class LeaveType:
     """One entry of the leave-type dictionary (``schemas/leave_types.toml``)."""
@@ -70,7 +74,7 @@ class LeaveType:
     en: str
     zh: str
     zh_hant: str
-    basis: Literal["Working", "Calendar"]
+    basis: Basis
     zh_aliases: tuple[str, ...] = ()
 
     @property
@@ -78,7 +82,7 @@ class LeaveType:
         return tuple(dict.fromkeys((self.zh, self.zh_hant, *self.zh_aliases)))
 
 
-def _load(filename: str) -> dict:
+def _load(filename: str) -> dict[str, Any]:
     with open(data_dir("schemas") / filename, "rb") as fh:
         return tomllib.load(fh)
 

@@ -18,10 +18,10 @@ from hrimport.client import log_retries_readably
 from hrimport.errors import HrimportError
 
 
-class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+class _CurrentStderr(logging.StreamHandler[Any]):
     """A log handler writing to whatever ``sys.stderr`` is at the time (click's test runner swaps it)."""
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> Any:
         return sys.stderr
 

@@ -87,7 +87,7 @@ def echo_problems(result: RunResult, limit: int = 200) -> None:
         click.echo(f"... and {shown - limit:,} more (see the report)")
 
 
-def report_dir_option(func: Callable) -> Callable:
+def report_dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
         help="Where report folders go (default: the config's [report] folder, else ./reports).",

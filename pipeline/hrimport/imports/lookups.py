@@ -40,7 +40,7 @@ def list_customers(*, base_url: str | None = None) -> dict[str, Any]:
 
     with open_target(resolve_connection(base_url=base_url, vendor=True)) as target:
         try:
-            return _client(target).get_customers()  # type: ignore[no-any-return]
+            return _client(target).get_customers()
         except AccessDenied:
             raise
         except RequestRejected as exc:

@@ -155,7 +155,8 @@ def import_timeoff(
 
     # -- ledger: records this service accepted before are not sent again -------------------------------
     customer_id = target.customer_id
-    offline = target.client is None
+    client = target.client  # None: offline (validate), nothing asked or sent
+    offline = client is None
     if not offline and not customer_id.isdigit():
         raise ConfigError(f"customer id {customer_id!r} is not a number: set [service] customer_id in "
                           f"{config.path.name} or HRIMPORT_CUSTOMER_ID")
@@ -194,7 +195,7 @@ def import_timeoff(
         t = time.perf_counter()
         notes: list[str] = []
         workers = concurrency or config.concurrency
-        if offline:
+        if client is None:
             for r in pending:
                 r.total_days = r.total_given
                 checked = "" if r.total_given else "; total days to be calculated by the service when imported"
@@ -202,7 +203,7 @@ def import_timeoff(
                                              message=f"Valid{checked}; not sent.", details=r.details())
             pending = []
         else:
-            pending = settle_totals(pending, target.client, workers, outcomes, notes)
+            pending = settle_totals(pending, client, workers, outcomes, notes)
         timings["total_days"] = time.perf_counter() - t
 
         # -- post -----------------------------------------------------------------------------------------
@@ -213,7 +214,8 @@ def import_timeoff(
                                              message=f"Valid; would be sent with total_days {r.total_days} "
                                                      "(dry run).", details=r.details())
         elif pending:
-            posted = post_time_off(target.client, pending, customer_id=customer_id,  # type: ignore[arg-type]
+            assert client is not None  # rows are only pending here when totals were settled online
+            posted = post_time_off(client, pending, customer_id=customer_id,
                                    ledger=ledger, ledger_key=ledger_key, source_file=prep.table.info.name,
                                    concurrency=workers,
                                    progress=(lambda n: progress(n, len(pending))) if progress else None)

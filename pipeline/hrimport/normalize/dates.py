@@ -167,7 +167,8 @@ class _NumericDates:
 def _numbers(digits: pa.Array) -> np.ndarray:
     """Digit strings as numbers: in Arrow when they are ASCII, else by Python (``int("١٣")`` is 13)."""
     try:
-        return pc.cast(digits, pa.int64()).to_numpy(zero_copy_only=False)
+        numbers: np.ndarray = pc.cast(digits, pa.int64()).to_numpy(zero_copy_only=False)
+        return numbers
     except pa.ArrowInvalid:
         return np.array([int(d) for d in digits.to_pylist()], dtype=np.int64)
 

@@ -179,7 +179,7 @@ def _parse_csv(
         "quoting": csv.QUOTE_MINIMAL,
     }
     try:
-        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)  # type: ignore[call-overload]
+        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)
         if len(frame.columns) == header_width:
             return frame.fillna(""), {}
     except (pd.errors.ParserError, ValueError):

@@ -4,8 +4,8 @@ Workbook cells are typed (floats, dates, booleans); they become the text a perso
 so the header and table code only ever handles strings: numbers with Excel's General rule (15 significant
 digits, whole numbers in full) or their zero-padded format (``000123``), dates as ``YYYY-MM-DD``, times
 as ``HH:MM:SS``, booleans as ``TRUE``/``FALSE``. fastexcel is the fast path for XLSX; python-calamine
-reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX about twice as slowly when
-fastexcel is not installed. Both give the same text for every cell.
+reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX too when ``FAST_XLSX`` is off
+(the tests do, to hold both paths to the same text for every cell).
 
 Library errors are not caught here: ``read_spreadsheet`` turns them into one line.
 """
@@ -19,14 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
+import fastexcel
 import pandas as pd
 import pyarrow as pa
 import python_calamine as calamine
-
-try:  # the fast path for workbooks; python-calamine alone does the same, about twice as slowly
-    import fastexcel
-except ImportError:  # pragma: no cover - depends on the environment
-    fastexcel = None  # type: ignore[assignment]
 
 from hrimport.errors import InputFileError
 from hrimport.gc_pause import paused_gc
@@ -51,6 +47,10 @@ from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 
+#: XLSX through fastexcel (the fast path); False reads them with python-calamine's objects, about twice as
+#: slowly, as XLS and ODS are: the tests read every workbook both ways and compare every cell.
+FAST_XLSX = True
+
 
 def _cell_text(value: object) -> str:
     """A non-text calamine cell as the text a person sees in Excel."""
@@ -70,7 +70,8 @@ def _cell_text(value: object) -> str:
             return value.date().isoformat()
         return value.isoformat(sep=" ")
     if kind is dt.date:
-        return value.isoformat()  # type: ignore[attr-defined]
+        assert isinstance(value, dt.date)
+        return value.isoformat()
     if kind is dt.time:
         assert isinstance(value, dt.time)
         return value.replace(microsecond=0).isoformat()  # HH:MM:SS, as an ODS or Excel time cell shows
@@ -116,7 +117,6 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     zero-padded format are rewritten as Excel shows them, and its spelling of booleans, dates and times
     becomes the calamine path's everywhere except in the text cells that merely look like it.
     """
-    assert fastexcel is not None
     layout = _xlsx_layout(path, sheet)
     chosen = layout.sheets[layout.choice.index]
     info.sheet, info.sheet_note = chosen.name, layout.choice.note
@@ -257,7 +257,7 @@ def _build_from_workbook(
     # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
     with paused_gc():
-        fast = fastexcel is not None and info.format in ("xlsx", "xlsm")
+        fast = FAST_XLSX and info.format in ("xlsx", "xlsm")
         grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))

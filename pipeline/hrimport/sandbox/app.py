@@ -69,6 +69,20 @@ _HEALTH = """<!doctype html><html><head><meta charset="utf-8"><title>hrimport sa
 <ul>{items}</ul></body></html>"""
 
 
+class _SandboxApp(FastAPI):
+    """FastAPI with the request-body schemas of ``hrimport.sandbox.openapi`` in its OpenAPI description
+    (the endpoints read their JSON bodies themselves, so FastAPI cannot infer them)."""
+
+    def openapi(self) -> dict[str, Any]:
+        if self.openapi_schema is None:
+            schema = get_openapi(
+                title=self.title, version=self.version, description=self.description, routes=self.routes
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(openapi.component_schemas())
+            self.openapi_schema = schema
+        return self.openapi_schema
+
+
 def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> FastAPI:
     """The sandbox app on a SQLite file (created with the demo dataset when new), with optional faults.
 
@@ -76,7 +90,7 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
     """
     store = Store(db_path)
     injector = FaultInjector(faults)
-    app = FastAPI(
+    app = _SandboxApp(
         title="hrimport sandbox",
         version="1",
         description="A local implementation of the platform's staff, time-off and vendor interface. "
@@ -185,17 +199,6 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
             if isinstance(r, APIRoute)
         )
         return HTMLResponse(_HEALTH.format(base=base, items=items))
-
-    def custom_openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = get_openapi(
-                title=app.title, version=app.version, description=app.description, routes=app.routes
-            )
-            schema.setdefault("components", {}).setdefault("schemas", {}).update(openapi.component_schemas())
-            app.openapi_schema = schema
-        return app.openapi_schema
-
-    app.openapi = custom_openapi  # type: ignore[method-assign]
     return app
 
 

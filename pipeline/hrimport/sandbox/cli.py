@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from hrimport.fields import Basis
+
 DEFAULT_DB = "sandbox.db"
 _db_option = click.option(
     "--db",
@@ -161,7 +163,7 @@ def add_data_type(db: Path, customer_id: int, names: tuple[str, ...]) -> None:
 )
 @click.option("--id", "leave_type_id", type=int, default=None, help="Id (default: the next free one).")
 def add_leave_type(
-    db: Path, english: str, chinese: str, traditional: str | None, basis: str, leave_type_id: int | None
+    db: Path, english: str, chinese: str, traditional: str | None, basis: Basis, leave_type_id: int | None
 ) -> None:
     """Add a leave type to the dictionary (or replace the one with that id or English name).
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hrimport.fields import LeaveType, leave_types
+from hrimport.fields import Basis, LeaveType, leave_types
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vendors (
@@ -184,7 +184,8 @@ class Store:
 
     def customer(self, customer_id: int) -> sqlite3.Row | None:
         with self.read() as conn:
-            return conn.execute("SELECT * FROM customers WHERE id = ?", (customer_id,)).fetchone()
+            row: sqlite3.Row | None = conn.execute("SELECT * FROM customers WHERE id = ?", (customer_id,)).fetchone()
+            return row
 
     def may_act_for(self, principal: Principal, customer_id: int) -> bool:
         """Whether a token may write for a company: its own active company, or an active customer of its
@@ -269,14 +270,14 @@ class Store:
         zh: str,
         *,
         zh_hant: str | None = None,
-        basis: str = "Working",
+        basis: Basis = "Working",
         leave_type_id: int | None = None,
     ) -> int:
         """Add a leave type (or replace the one with that id); returns its id."""
         with self.write() as conn:
             if leave_type_id is None:
                 leave_type_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM leave_types").fetchone()[0]
-            lt = LeaveType(int(leave_type_id), en, zh, zh_hant or zh, basis)  # type: ignore[arg-type]
+            lt = LeaveType(int(leave_type_id), en, zh, zh_hant or zh, basis)
             conn.execute("DELETE FROM leave_types WHERE id = ? OR en = ?", (lt.id, en))
             _insert_leave_type(conn, lt)
         return lt.id

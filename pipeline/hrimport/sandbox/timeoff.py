@@ -22,7 +22,8 @@ def _period(values: Mapping[str, Any]) -> tuple[dt.date, dt.date] | None:
     start, end = values.get("start_date"), values.get("end_date")
     if not start or not end:
         return None
-    return parse_date(start), parse_date(end)  # type: ignore[return-value]  # checked by check_fields
+    first, last = parse_date(start), parse_date(end)
+    return (first, last) if first is not None and last is not None else None
 
 
 def calculate_total_days(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -30,7 +31,9 @@ def calculate_total_days(data: Mapping[str, Any]) -> dict[str, Any]:
     values, details = check_fields(data, leave_days_fields(), subdivision=True)
     if details:
         raise RequestInvalid(details)
-    start, end = _period(values)  # type: ignore[misc]
+    period = _period(values)
+    assert period is not None  # check_fields required both dates and checked they are dates
+    start, end = period
     try:
         days = count_leave_days(
             values["country"],

@@ -98,7 +98,7 @@ class DayCalculator:
         return value
 
 
-def settle_totals(pending: list[TimeOffRow], client: object, workers: int, outcomes: dict[int, RowOutcome],
+def settle_totals(pending: list[TimeOffRow], client: DaysClient, workers: int, outcomes: dict[int, RowOutcome],
                    notes: list[str]) -> list[TimeOffRow]:
     """The totals rules: fill or check each row's ``total_days`` against the calculation, putting an outcome
     in ``outcomes`` for each row that cannot be sent and a line in ``notes``; returns the rows still to send.
@@ -106,7 +106,7 @@ def settle_totals(pending: list[TimeOffRow], client: object, workers: int, outco
     Each distinct period of a Working-basis type is asked once (in parallel); Calendar-basis types are
     counted locally (``hrimport.timeoff.days``).
     """
-    calculator = DayCalculator(client)  # type: ignore[arg-type]
+    calculator = DayCalculator(client)
     working = list(dict.fromkeys(r.day_key for r in pending if r.match.leave_type.basis == "Working"))
     answers: dict[DayKey, Decimal | Exception] = {}
 

@@ -121,7 +121,7 @@ def unknown_type_message(row: int, column: str | None, name: str) -> str:
 def parse_lang(value: str) -> Lang | None:
     """``EN``/``ZH`` given in any case, or None."""
     folded = value.strip().upper()
-    return folded if folded in LANGS else None  # type: ignore[return-value]
+    return next((lang for lang in LANGS if lang == folded), None)
 
 
 __all__ = [
