@@ -16,9 +16,9 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from hrimport.outcomes import Outcome, RunResult
+from hrimport.private_files import open_private
 from hrimport.report.cells import FORMULA_TRIGGERS
 from hrimport.report.explain import explain
-from hrimport.report.private import open_private
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detail_label, run_facts
 
 _MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet

@@ -20,8 +20,8 @@ from pathlib import Path
 import xlsxwriter
 
 from hrimport.outcomes import FIX_COLUMN, RowOutcome, SourceInfo
+from hrimport.private_files import open_private
 from hrimport.report.cells import FORMULA_TRIGGERS, csv_safe
-from hrimport.report.private import open_private
 
 CSV_FORMATS = frozenset({"csv", "tsv", "txt"})
 _MAX_WIDTH = 60
