@@ -30,12 +30,12 @@ from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_r
 from hrimport.jobs.jobfile import Job, JobStep, StepKind, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
-from hrimport.lock import job_lock
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import write_report
-from hrimport.state import AcceptedStaff, StateStore, file_sha256
-from hrimport.timeoff.ledger import LEDGER_LOCK
+from hrimport.state.ledger import LEDGER_LOCK
+from hrimport.state.lock import job_lock
+from hrimport.state.store import AcceptedStaff, StateStore, file_sha256
 
 __all__ = ["ProgressBar", "run_job"]
 
