@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -13,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from hrimport.errors import JobLockedError
-from hrimport.lock import job_lock, lock_path
+from hrimport.state.lock import job_lock, lock_path
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from hrimport.lock import job_lock
+from hrimport.state.lock import job_lock
 with job_lock(Path(sys.argv[1]), sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.readline()   # hold the lock until the test says so (or kills us)
@@ -85,3 +87,12 @@ def test_runs_one_after_the_other_in_one_process(tmp_path: Path) -> None:
 def test_a_job_name_becomes_one_safe_file_name(tmp_path: Path) -> None:
     assert lock_path(tmp_path, "../pay roll/2024").parent == tmp_path
     assert lock_path(tmp_path, "../pay roll/2024").name == "pay_roll_2024.lock"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_the_lock_file_is_private_and_names_its_holder(tmp_path: Path) -> None:
+    with job_lock(tmp_path / "state", "monthly") as path:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        text = path.read_text()
+    assert f"pid={os.getpid()}\n" in text and f"host={socket.gethostname()}\n" in text and "started=20" in text

@@ -21,10 +21,11 @@ import pytest
 from markupsafe import escape
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult, read_outcomes, write_outcomes
-from hrimport.report import ReportFiles, default_report_folder, explain, restore_csv_cell, write_report
+from hrimport.report import ReportFiles, default_report_folder, explain, write_report
 from hrimport.report import writer as report_writer
-from hrimport.report.cells import csv_safe, mask_value
+from hrimport.report.cells import mask_value
 from hrimport.report.explain import known_codes
+from hrimport.to_fix_format import csv_safe, restore_csv_cell
 from tests.report_samples import FORMULA, HEADERS, PASSPORT, TOKEN, XSS_NAME, sample_result
 
 

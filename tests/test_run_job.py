@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
-from hrimport.lock import lock_path
+from hrimport.state.lock import lock_path
 from tests.staff_files import person, write_config, write_csv
 from tests.test_notify import Inbox, free_port
 
@@ -301,7 +301,7 @@ def test_exit_2_for_a_bad_job_file_or_export_in_one_line(job: JobFolder, breakag
 
 def test_exit_3_when_another_process_runs_the_job(job: JobFolder) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", ("import sys; from pathlib import Path; from hrimport.lock import job_lock\n"
+        [sys.executable, "-c", ("import sys; from pathlib import Path; from hrimport.state.lock import job_lock\n"
          "with job_lock(Path(sys.argv[1]), 'monthly'):\n    print('locked', flush=True); sys.stdin.readline()"),
          str(job.root / "state")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -349,7 +349,7 @@ def test_a_locked_run_tells_the_people_on_call(tmp_path: Path, sandbox: Any, inb
     box, port = inbox
     job = JobFolder(tmp_path / "lockmail", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(2))
-    from hrimport.lock import job_lock
+    from hrimport.state.lock import job_lock
 
     with job_lock(job.root / "state", "monthly"):  # this process holds it: the run is refused all the same
         result = run_cli("run", str(job.job))

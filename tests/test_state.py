@@ -6,6 +6,7 @@ import hashlib
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import uuid
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 
 from hrimport.client import open_client
-from hrimport.state import STATE_FILE, StateStore, file_sha256, fingerprint
+from hrimport.state.ledger import LEDGER_FILE, open_ledger
+from hrimport.state.store import STATE_FILE, StateStore, file_sha256, fingerprint
 from hrimport.submit import StaffRecord, submit_staff
 
 SERVICE = "https://api.example.com/api:v1"
@@ -88,7 +90,7 @@ def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None
     script = """
 import sys, time
 from pathlib import Path
-from hrimport.state import StateStore
+from hrimport.state.store import StateStore
 from hrimport.submit import StaffRecord
 store = StateStore.open(Path(sys.argv[1]))
 batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
@@ -121,6 +123,31 @@ def test_a_state_folder_that_cannot_be_created_is_a_config_error(tmp_path: Path)
     blocker.write_text("not a folder")
     with pytest.raises(ConfigError, match="cannot create the state folder"):
         StateStore.open(blocker / "state")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_the_state_folder_and_its_databases_are_private(tmp_path: Path) -> None:
+    """Both stores open their database the one way: 0700 folder, 0600 files, whatever the umask."""
+    folder = tmp_path / "state"
+    old_umask = os.umask(0o002)
+    try:
+        with StateStore.open(folder) as store, open_ledger(folder):
+            store.accepted(SERVICE).remember("99", [record(1)])
+            files = sorted(p.name for p in folder.iterdir())
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert {STATE_FILE, f"{STATE_FILE}-wal", LEDGER_FILE} <= set(files)
+    assert modes == dict.fromkeys(files, 0o600)
+
+
+def test_both_databases_are_opened_with_one_setup(tmp_path: Path) -> None:
+    with StateStore.open(tmp_path) as store, open_ledger(tmp_path) as ledger:
+        for db in (store._db, ledger._conn):
+            assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+            assert db.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
 
 
 def test_each_accepted_batch_is_remembered_at_once(sandbox: Any, state: StateStore) -> None:

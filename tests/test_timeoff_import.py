@@ -429,7 +429,7 @@ def test_a_refused_token_is_exit_4_and_never_printed(tmp_path: Path, staffed: An
 
 
 def test_a_second_import_on_the_same_state_folder_exits_3(tmp_path: Path, staffed: Any) -> None:
-    from hrimport.lock import job_lock
+    from hrimport.state.lock import job_lock
 
     source = write_xlsx(tmp_path / "leave.xlsx", [
         ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])

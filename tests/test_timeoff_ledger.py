@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.outcomes import read_outcomes
-from hrimport.timeoff.ledger import LEDGER_FILE, open_ledger
+from hrimport.state.ledger import LEDGER_FILE, open_ledger
 from tests.test_timeoff_import import add_staff, write_config, write_xlsx
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from hrimport.config import parse_config
 from hrimport.errors import ConfigError
+from hrimport.state.ledger import LEDGER_FILE, LedgerKey, open_ledger
 from hrimport.timeoff.days import DayKey, calendar_days, format_days, parse_days
 from hrimport.timeoff.halves import HalfDayError, halves_for, parse_half
 from hrimport.timeoff.leave_types import closest_names, detect_lang, match_leave_type
-from hrimport.timeoff.ledger import LEDGER_FILE, LedgerKey, open_ledger
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
 

@@ -27,9 +27,9 @@ from hrimport.normalize.dates import (
     read_date_column,
 )
 from hrimport.normalize.formulas import guard_formula_text
-from hrimport.outcomes import FIX_COLUMN, Problem
+from hrimport.outcomes import Problem
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.report.cells import FORMULA_TRIGGERS
+from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
 
 
 @dataclass

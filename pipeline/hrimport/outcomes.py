@@ -19,9 +19,6 @@ from typing import Literal
 
 from hrimport.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION
 
-#: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
-FIX_COLUMN = "Problem"
-
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
 Progress = Callable[[int, int], None]

@@ -32,7 +32,7 @@ from hrimport.outcomes import Progress, RunResult
 from hrimport.report import ReportFiles, default_report_folder, write_report
 
 if TYPE_CHECKING:
-    from hrimport.state import StateStore
+    from hrimport.state.store import StateStore
 
 __all__ = ["FileImport", "ImportKind", "import_file"]
 
@@ -94,8 +94,8 @@ def import_file(
             if kind == "timeoff":
                 # The ledger's lock: two imports never post from one ledger at once (``hrimport run`` of
                 # another job included); taken before connecting, so a second import fails fast.
-                from hrimport.lock import job_lock
-                from hrimport.timeoff.ledger import LEDGER_LOCK
+                from hrimport.state.ledger import LEDGER_LOCK
+                from hrimport.state.lock import job_lock
 
                 stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
             if target is None:

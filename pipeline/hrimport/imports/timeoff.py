@@ -36,9 +36,9 @@ from hrimport.imports.runs import finish_run, read_source
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
+from hrimport.state.ledger import Ledger, LedgerKey, open_ledger
 from hrimport.timeoff.days import settle_totals
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.ledger import Ledger, LedgerKey, open_ledger
 from hrimport.timeoff.post import post_time_off
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings

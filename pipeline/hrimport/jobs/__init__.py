@@ -28,10 +28,10 @@ A job file (TOML)::
     from = "hrimport@example.com"
     to = ["payroll@example.com"]
 
-``run_job`` takes the job's lock (``hrimport.lock``), opens the state (``hrimport.state``), and for each
-step: finds the source file, skips it when its SHA-256 is the last successful run's (unless ``full``), runs
-the import with the same stages, outcomes and reports as the single commands, and remembers the file when
-every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
+``run_job`` takes the job's lock (``hrimport.state.lock``), opens the state (``hrimport.state.store``),
+and for each step: finds the source file, skips it when its SHA-256 is the last successful run's (unless
+``full``), runs the import with the same stages, outcomes and reports as the single commands, and remembers
+the file when every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
 
 One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``run`` (``run_job``
 and its steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run

@@ -15,9 +15,8 @@ from pathlib import Path
 from hrimport.errors import ConfigError
 from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
+from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report import default_report_folder
-from hrimport.report.private import make_private_folder, open_private
-from hrimport.report.writer import safe_segment
 
 __all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
 

@@ -30,10 +30,10 @@ from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_r
 from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
-from hrimport.lock import job_lock
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress
-from hrimport.state import StateStore, file_sha256
+from hrimport.state.lock import job_lock
+from hrimport.state.store import StateStore, file_sha256
 
 __all__ = ["ProgressBar", "run_job"]
 

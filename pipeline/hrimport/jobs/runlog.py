@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from hrimport.jobs.jobfile import Job
-from hrimport.report.private import open_private
+from hrimport.private_files import open_private
 
 __all__ = ["RUN_LOG", "run_log"]
 

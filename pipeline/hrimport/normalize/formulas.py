@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from hrimport.config import DEFAULT_FORMULA_TEXT
 from hrimport.outcomes import Problem
-from hrimport.report.cells import FORMULA_TRIGGERS
+from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 if TYPE_CHECKING:
     from hrimport.mapper import MappedTable

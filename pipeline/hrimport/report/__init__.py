@@ -3,12 +3,12 @@
 ``write_report(result, folder)`` writes ``report.html``, ``report.xlsx``, ``to_fix.xlsx``/``.csv``,
 ``summary.json`` and ``outcomes.jsonl``; ``default_report_folder`` names the folder of a run. One module per
 file kind (``html``, ``excel``, ``fix_file``, ``summary``), with ``explain`` (problem codes in plain words),
-``view`` (shared display shaping), ``cells`` (formula-injection guards, masking) and ``private`` (0600/0700).
+``view`` (shared display shaping) and ``cells`` (masking). Private files and folder names are
+``hrimport.private_files``; the to_fix round trip's contract is ``hrimport.to_fix_format``.
 """
 
 from __future__ import annotations
 
-from hrimport.report.cells import restore_csv_cell
 from hrimport.report.explain import Explanation, explain
 from hrimport.report.view import reading_summary
 from hrimport.report.writer import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
@@ -20,6 +20,5 @@ __all__ = [
     "default_report_folder",
     "explain",
     "reading_summary",
-    "restore_csv_cell",
     "write_report",
 ]

@@ -1,15 +1,14 @@
-"""What may be written into a report cell: formula-injection guards and masking of personal fields.
+"""What may be written into a report cell: masking of personal fields.
 
-Formula injection (issue 4, Safety): a cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return
+Formula injection (issue 4, Safety): a cell starting with one of ``hrimport.to_fix_format.FORMULA_TRIGGERS``
 may be run as a formula by a spreadsheet program. We defend in two ways, by file kind:
 
 * xlsx (``report.xlsx``, ``to_fix.xlsx``): every value is written as a string cell (xlsxwriter
   ``write_string``, never ``write``), and such cells also get Excel's *quote prefix* style, the stored form
   of typing ``'`` before a value: Excel and LibreOffice keep the cell text even when someone edits it, yet
   the cell's value stays exactly the original text, so re-importing ``to_fix.xlsx`` reads what was there.
-* CSV (``to_fix.csv``): a CSV cell has no type, so OWASP's advice applies: such values get a leading ``'``.
-  Plain numbers (``-12``, ``+3.5``) are left alone: no program runs them as formulas. The reader should undo
-  the prefix on re-import with ``restore_csv_cell``.
+* CSV (``to_fix.csv``): a leading ``'`` (``hrimport.to_fix_format.csv_safe``), which the mapper drops
+  when the file is imported again.
 
 Masking: the fields named by ``RunInfo.mask_fields`` (default ``passport_number``) show only their last four
 characters in ``report.html`` and ``report.xlsx`` (``•••••1234``); ``to_fix`` keeps full values for re-import.
@@ -17,30 +16,9 @@ characters in ``report.html`` and ``report.xlsx`` (``•••••1234``); ``t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 MASK = "•••••"
-
-
-def csv_safe(value: str) -> str:
-    """Prefix ``value`` with ``'`` when a spreadsheet opening the CSV could evaluate it (OWASP)."""
-    if value.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
-        return "'" + value
-    return value
-
-
-def restore_csv_cell(value: str) -> str:
-    """Undo ``csv_safe``: the original value of a cell read back from ``to_fix.csv``.
-
-    >>> restore_csv_cell(csv_safe('=HYPERLINK("http://x")'))
-    '=HYPERLINK("http://x")'
-    """
-    if value.startswith("'") and value[1:].startswith(FORMULA_TRIGGERS):
-        return value[1:]
-    return value
 
 
 def mask_value(value: str) -> str:

@@ -16,10 +16,10 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from hrimport.outcomes import Outcome, RunResult
-from hrimport.report.cells import FORMULA_TRIGGERS
+from hrimport.private_files import open_private
 from hrimport.report.explain import explain
-from hrimport.report.private import open_private
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detail_label, run_facts
+from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 _MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet
 _FONT = {"font_name": "Calibri", "font_size": 11}

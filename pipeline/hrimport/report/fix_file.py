@@ -8,7 +8,8 @@ the same sheet name; a CSV or TSV source gives a CSV with the same delimiter, UT
 reads it as UTF-8.
 
 Values are kept in full (no masking: the file is for re-import). Formula-like cells stay their exact text
-in xlsx (string cells with the quote-prefix style) and get a leading ``'`` in CSV (see ``cells``).
+in xlsx (string cells with the quote-prefix style) and get a leading ``'`` in CSV: the round trip's
+contract (``FIX_COLUMN``, the formula triggers) is ``hrimport.to_fix_format``, shared with the mapper.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import xlsxwriter
 
-from hrimport.outcomes import FIX_COLUMN, RowOutcome, SourceInfo
-from hrimport.report.cells import FORMULA_TRIGGERS, csv_safe
-from hrimport.report.private import open_private
+from hrimport.outcomes import RowOutcome, SourceInfo
+from hrimport.private_files import open_private
+from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
 
 CSV_FORMATS = frozenset({"csv", "tsv", "txt"})
 _MAX_WIDTH = 60

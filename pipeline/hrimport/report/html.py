@@ -18,7 +18,7 @@ import jinja2
 from markupsafe import Markup
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
-from hrimport.report.private import open_private
+from hrimport.private_files import open_private
 from hrimport.report.view import (
     OUTCOME_COLOURS,
     RowMasking,

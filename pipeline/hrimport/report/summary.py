@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.outcomes import RunResult
-from hrimport.report.private import open_private
+from hrimport.private_files import open_private
 from hrimport.report.view import service_host
 
 SUMMARY_VERSION = 1

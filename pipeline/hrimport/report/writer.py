@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import re
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -23,10 +22,10 @@ from datetime import datetime
 from pathlib import Path
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
+from hrimport.private_files import make_private_folder, safe_segment
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import fix_file_name, write_fix_file
 from hrimport.report.html import write_html
-from hrimport.report.private import make_private_folder
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
 
@@ -63,12 +62,6 @@ def default_report_folder(base: Path, job: str, started_at: datetime | str) -> P
     """
     moment = datetime.fromisoformat(started_at) if isinstance(started_at, str) else started_at
     return base / safe_segment(job, "job") / moment.strftime("%Y-%m-%d_%H%M%S")
-
-
-def safe_segment(name: str, fallback: str) -> str:
-    """``name`` as one safe path segment (a job or step name becomes a folder): letters, digits, ``.``,
-    ``_`` and ``-`` only; ``fallback`` when nothing is left."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or fallback
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -7,9 +7,10 @@ Modules, one job each:
 - ``halves``: half-day markers -> ``is_half_start_date`` / ``is_half_end_date``;
 - ``rows``: per-row checks and overlaps within the file;
 - ``days``: ``total_days`` from the calculation endpoint, each distinct period asked once;
-- ``ledger``: the SQLite ledger of accepted records, so a re-run never adds a record twice;
 - ``post``: posting with bounded concurrency.
 
-The composition, ``import_timeoff``, is a use case: ``hrimport.imports.timeoff``. Import from the modules:
-this package's ``__init__`` imports nothing, so the small modules stay usable without pandas and the mapper.
+The composition, ``import_timeoff``, is a use case: ``hrimport.imports.timeoff``. The ledger of accepted
+records, so a re-run never adds a record twice, is state kept between runs: ``hrimport.state.ledger``.
+Import from the modules: this package's ``__init__`` imports nothing, so the small modules stay usable
+without pandas and the mapper.
 """

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from hrimport.client import AccessDenied, Conflict, RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
-from hrimport.timeoff.ledger import Ledger, LedgerKey
+from hrimport.state.ledger import Ledger, LedgerKey
 from hrimport.timeoff.rows import TimeOffRow
 
 __all__ = ["PostResult", "TimeOffClient", "post_time_off", "request_body"]

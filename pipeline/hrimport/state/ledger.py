@@ -11,15 +11,14 @@ service is where the record went (``embedded-sandbox`` or the base URL's scheme,
 trying a file on a sandbox never makes the production import skip it.
 
 A record is written and committed right after the service accepts it (from the worker thread that posted
-it), in WAL mode with ``synchronous=FULL``: a run killed at any point loses nothing it was told, and the
-next run reports those rows ``already_imported``. The one window left is a record the service accepted
-whose answer never arrived; the next run posts it again and the service answers "overlaps", which is
-reported as such.
+it), in WAL mode with ``synchronous=FULL`` (``hrimport.state.db``): a run killed at any point loses nothing
+it was told, and the next run reports those rows ``already_imported``. The one window left is a record the
+service accepted whose answer never arrived; the next run posts it again and the service answers
+"overlaps", which is reported as such.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,14 +26,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.errors import ConfigError
+from hrimport.state.db import open_database
 
-#: Lock name: time-off imports sharing a state folder (and so a ledger) run one at a time.
-LEDGER_LOCK = "timeoff-ledger"
-
-__all__ = ["LEDGER_FILE", "Ledger", "LedgerEntry", "LedgerKey", "open_ledger"]
+__all__ = ["LEDGER_FILE", "LEDGER_LOCK", "Ledger", "LedgerEntry", "LedgerKey", "open_ledger"]
 
 LEDGER_FILE = "timeoff_ledger.db"
+#: Lock name: time-off imports sharing a state folder (and so a ledger) run one at a time.
+LEDGER_LOCK = "timeoff-ledger"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accepted (
@@ -81,17 +79,11 @@ class LedgerEntry:
 class Ledger:
     """The ledger file, safe to use from the import's worker threads (one connection behind a lock)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # FULL: a record the service accepted is on disk before the next one is posted
-            self._conn.execute("PRAGMA synchronous=FULL")
-            self._conn.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise ConfigError(f"cannot open the time-off ledger {path}: {exc}; check the state folder") from None
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / LEDGER_FILE
+        # synchronous=FULL (the one setup): a record the service accepted is on disk before the next is posted
+        self._conn = open_database(state_dir, LEDGER_FILE, _SCHEMA, what="the time-off ledger",
+                                   shared_between_threads=True)
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -140,7 +132,7 @@ def _key_values(key: LedgerKey) -> tuple[str, ...]:
 @contextmanager
 def open_ledger(state_dir: Path) -> Iterator[Ledger]:
     """The ledger of ``state_dir``, closed afterwards."""
-    ledger = Ledger(state_dir / LEDGER_FILE)
+    ledger = Ledger(state_dir)
     try:
         yield ledger
     finally:

@@ -1,7 +1,7 @@
-"""The state folder's SQLite database: what the service last accepted, and which files were imported.
+"""The state folder's ``state.db``: what the service last accepted, and which files were imported.
 
-Two tables in ``STATE_FOLDER/state.db`` (WAL journal, so a reader never blocks the writer and a killed
-process leaves a consistent database):
+Two tables in ``STATE_FOLDER/state.db`` (opened by ``hrimport.state.db``: WAL journal, so a reader never
+blocks the writer and a killed process leaves a consistent database):
 
 - ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
   payload the service accepted (``Add Successfully`` / ``Update Successfully``). The service is part of
@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from hrimport.errors import ConfigError
+from hrimport.state.db import open_database
 from hrimport.submit import StaffRecord
 
 __all__ = [
@@ -100,26 +100,15 @@ class StateStore:
             same = accepted.unchanged("99", records)   # external ids not to send again
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            # isolation_level=None: autocommit; each write below is its own short transaction
-            self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL is durable across a process kill in WAL mode (only a power cut can lose the last commit)
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise ConfigError(f"cannot open the state database {path}: {exc}; check the job's state folder") from None
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / STATE_FILE
+        # autocommit: each write below is its own short transaction, or one _transaction()
+        self._db = open_database(folder, STATE_FILE, _SCHEMA, what="the state database")
 
     @classmethod
     def open(cls, folder: Path) -> StateStore:
         """Open (creating it and its folder when new) the database of a state folder."""
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot create the state folder {folder}: {exc.strerror}") from None
-        return cls(folder / STATE_FILE)
+        return cls(folder)
 
     def close(self) -> None:
         self._db.close()

@@ -1,0 +1,96 @@
+"""Files and folders readable by their owner only, and names that are safe as one path segment.
+
+Reports, run folders, run logs and the state folder hold personal data (issue 4), so every folder hrimport
+makes is 0700 and every file 0600. Modes are set explicitly (``fchmod``/``chmod``) so neither the umask
+nor an older file's mode decides them. On Windows a mode can only make a file read-only; folders there
+inherit their parent's access list, which is the user's profile for the default folders.
+
+Job and step names come from job files and become folder and file names (``reports/<job>/``,
+``STATE_DIR/<job>.lock``), so ``safe_segment`` is the one rule that keeps such a name inside its folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import IO, Literal, overload
+
+__all__ = ["FILE_MODE", "FOLDER_MODE", "make_private_file", "make_private_folder", "open_private", "safe_segment"]
+
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+
+_UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_segment(name: str, fallback: str, *, joiner: str = "-") -> str:
+    """``name`` as one safe path segment (a job or step name becomes a folder or file name): letters, digits,
+    ``.``, ``_`` and ``-`` only, each run of other characters replaced by ``joiner``, leading and trailing
+    dots and joiners dropped (no ``..``, no hidden file); ``fallback`` when nothing is left.
+
+    >>> safe_segment("../pay roll/2024", "job")
+    'pay-roll-2024'
+    >>> safe_segment("../pay roll/2024", "job", joiner="_")
+    'pay_roll_2024'
+    """
+    return _UNSAFE_RUN.sub(joiner, name).strip("." + joiner) or fallback
+
+
+def make_private_folder(folder: Path) -> Path:
+    """Create ``folder`` (and missing parents) with mode 0700; an existing folder is set to 0700 too."""
+    missing = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:  # another process made it meanwhile: fine, it is chmod-ed below if ours
+            pass
+    os.chmod(folder, FOLDER_MODE)
+    return folder
+
+
+def make_private_file(path: Path) -> Path:
+    """Create ``path`` empty with mode 0600 when missing, or set an existing file to 0600; never truncates.
+
+    For files another library then opens by name (a SQLite database), so they are private from their
+    first byte on.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        _set_private_mode(fd, path)
+    finally:
+        os.close(fd)
+    return path
+
+
+@overload
+def open_private(
+    path: Path, mode: Literal["w"], *, encoding: str = ..., newline: str | None = ...
+) -> IO[str]: ...
+@overload
+def open_private(path: Path, mode: Literal["wb"]) -> IO[bytes]: ...
+def open_private(
+    path: Path, mode: Literal["w", "wb"], *, encoding: str = "utf-8", newline: str | None = None
+) -> IO[str] | IO[bytes]:
+    """Open ``path`` for writing, truncated, with mode 0600 whatever the umask or the old file's mode."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        _set_private_mode(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    if mode == "wb":
+        return open(fd, "wb")
+    return open(fd, "w", encoding=encoding, newline=newline)
+
+
+def _set_private_mode(fd: int, path: Path) -> None:
+    # os.fchmod exists on Windows only from Python 3.13; there chmod by name does the same (the read-only flag)
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, FILE_MODE)
+    else:
+        os.chmod(path, FILE_MODE)

@@ -1,0 +1,15 @@
+"""What hrimport remembers between runs, in the state folder (``state_dir``, default ``.hrimport/``).
+
+The state folder is private to its owner (0700, its files 0600: they name staff and their leave)::
+
+    .hrimport/
+        state.db             what the service last accepted per person, the file each job step last imported
+                             (``hrimport.state.store``)
+        timeoff_ledger.db    every time-off record the service accepted, so none is added twice
+                             (``hrimport.state.ledger``)
+        <job>.lock           one run of a job at a time (``hrimport.state.lock``); ``timeoff-ledger.lock``
+                             makes the time-off imports sharing a ledger run one at a time
+
+Both databases are opened the same way (``hrimport.state.db``: WAL journal, ``synchronous=FULL``, one busy
+timeout), so a run killed at any point leaves them whole and loses nothing they were told.
+"""

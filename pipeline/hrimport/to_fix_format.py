@@ -1,0 +1,47 @@
+"""The to_fix round trip: what the reporter writes into ``to_fix`` files and the mapper must read back.
+
+HR staff correct the rows of ``to_fix.xlsx`` / ``to_fix.csv`` in place and import the file again with the
+same config (issue 4), so its writer (``hrimport.report.fix_file``) and its reader (``hrimport.mapper``)
+share a contract, kept here so that neither side can change it alone:
+
+* ``FIX_COLUMN``: the column the reporter appends to say what is wrong with each row. The mapper ignores a
+  column of that name (compared as a header) when reading the file back, so it is never sent nor packed
+  into custom data.
+* ``FORMULA_TRIGGERS``: the first characters that make a spreadsheet program run a cell as a formula
+  (OWASP's list: ``=``, ``+``, ``-``, ``@``, tab, carriage return). The reporter guards such cells
+  (string cells with Excel's quote prefix in xlsx; a leading ``'`` in CSV, see ``csv_safe``); the
+  sending guard (``hrimport.normalize.formulas``) refuses or strips values that start with one.
+* ``csv_safe`` / ``restore_csv_cell``: the CSV guard and its undo. A CSV cell has no type, so a
+  formula-like value gets a leading ``'``; plain numbers (``-12``, ``+3.5``) are left alone because no
+  program runs them. Reading the file back drops that ``'`` (the mapper does the same per column).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["FIX_COLUMN", "FORMULA_TRIGGERS", "csv_safe", "restore_csv_cell"]
+
+#: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
+FIX_COLUMN = "Problem"
+
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
+
+
+def csv_safe(value: str) -> str:
+    """Prefix ``value`` with ``'`` when a spreadsheet opening the CSV could evaluate it (OWASP)."""
+    if value.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def restore_csv_cell(value: str) -> str:
+    """Undo ``csv_safe``: the original value of a cell read back from ``to_fix.csv``.
+
+    >>> restore_csv_cell(csv_safe('=HYPERLINK("http://x")'))
+    '=HYPERLINK("http://x")'
+    """
+    if value.startswith("'") and value[1:].startswith(FORMULA_TRIGGERS):
+        return value[1:]
+    return value
