@@ -10,15 +10,18 @@ PORT ?= 8765
 DEMO_DIR ?= demo-output
 
 .DEFAULT_GOAL := help
-.PHONY: help install chromium test demo sandbox bench lint docs cldr clean
+.PHONY: help install chromium test demo sandbox bench lint docs cldr lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+# requirements.lock pins every package (and what they need) to the versions the tests last passed with,
+# so that a new release of a dependency never changes a monthly run unnoticed; `make lock` updates it.
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq --upgrade pip
-	$(PY) -m pip install -qq -e '.[test]'
+	$(PY) -m pip install -qq -r requirements.lock
+	$(PY) -m pip install -qq --no-deps -e .
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install hrimport with its test tools
@@ -48,6 +51,11 @@ lint: install ## ruff and mypy
 
 docs: install ## regenerate the README's field tables from schemas/
 	$(PY) -m hrimport.docs README.md
+
+lock: install ## pin the newest versions pyproject.toml allows into requirements.lock (then run make test)
+	$(PY) -m pip install -qq pip-tools
+	$(VENV)/bin/pip-compile --quiet --upgrade --extra test --strip-extras --no-header --no-emit-index-url \
+		--no-emit-find-links --annotation-style line -o requirements.lock pyproject.toml
 
 cldr: install ## rewrite schemas/cldr_country_names.json from the installed Babel's CLDR data
 	$(PY) -c 'from hrimport.normalize.countries import write_cldr_file; write_cldr_file()'

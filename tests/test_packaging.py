@@ -46,3 +46,17 @@ def test_the_wheel_installs_a_working_hrimport_with_its_templates_schemas_and_sa
     assert demo.returncode == 0, demo.stderr
     assert "Done. Open the reports in a browser" in demo.stdout
     assert len(list((elsewhere / "out" / "reports").glob("*/*/report.html"))) == 3
+
+
+def test_every_dependency_is_pinned_in_the_lock_file() -> None:
+    # `make` installs requirements.lock and then hrimport without its dependencies: a package added to
+    # pyproject.toml but not locked (`make lock`) would be missing from every install.
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    names = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-") for spec in wanted}
+    pinned = {line.split("==")[0].lower().replace("_", "-")
+              for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines() if "==" in line}
+    assert names - pinned == set()
