@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -51,9 +53,6 @@ def test_the_wheel_installs_a_working_hrimport_with_its_templates_schemas_and_sa
 def test_every_dependency_is_pinned_in_the_lock_file() -> None:
     # `make` installs requirements.lock and then hrimport without its dependencies: a package added to
     # pyproject.toml but not locked (`make lock`) would be missing from every install.
-    import re
-    import tomllib
-
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = [*project["dependencies"], *project["optional-dependencies"]["test"]]
     names = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-") for spec in wanted}
