@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from openpyxl import Workbook
 
 from hrimport.cli import main
+from hrimport.connection import service_host
+from hrimport.state.store import StateStore
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -183,8 +185,16 @@ def test_each_format_and_encoding_imports_the_same_people(tmp_path: Path, sandbo
     assert names == {"000001": name, "000042": "Person 2"}
 
 
+def shipped_config(tmp_path: Path, name: str) -> Path:
+    """A sample config copied beside the test's files: its state folder (.hrimport) is made beside it."""
+    copy = tmp_path / name
+    copy.write_bytes((SAMPLES / name).read_bytes())
+    return copy
+
+
 def test_the_shipped_samples_import_with_their_bad_rows_reported(tmp_path: Path, sandbox) -> None:
-    result, _ = run_import(tmp_path, sandbox, SAMPLES / "bamboohr_staff.csv", config=SAMPLES / "bamboohr_staff.toml")
+    result, _ = run_import(tmp_path, sandbox, SAMPLES / "bamboohr_staff.csv",
+                           config=shipped_config(tmp_path, "bamboohr_staff.toml"))
     assert result.exit_code == 1, result.output
     outcomes = outcomes_of(latest_run(tmp_path))
     assert outcomes["000101"] == "added" and outcomes["000107"] == "invalid" and outcomes["000108"] == "invalid"
@@ -193,7 +203,8 @@ def test_the_shipped_samples_import_with_their_bad_rows_reported(tmp_path: Path,
     assert stored["000101"]["gender"] == "Female" and stored["000101"]["job_start_date"] == "2020-01-06"
     assert stored["000103"]["country"] == "SG" and stored["000103"]["nationality"] == "IN"
 
-    result, _summary = run_import(tmp_path, sandbox, SAMPLES / "workday_staff.xlsx", config=SAMPLES / "workday_staff.toml")
+    result, _summary = run_import(tmp_path, sandbox, SAMPLES / "workday_staff.xlsx",
+                                  config=shipped_config(tmp_path, "workday_staff.toml"))
     outcomes = outcomes_of(latest_run(tmp_path))
     assert outcomes == {"000201": "added", "000202": "added", "000203": "added", "000204": "added",
                         "000205": "added", "000206": "invalid", "000207": "invalid"}
@@ -346,3 +357,17 @@ def test_a_cell_with_unreadable_characters_is_never_sent_and_one_in_an_unsent_co
     html = (latest_run(tmp_path).parent / "report.html").read_text()
     warnings = html.split('<section id="warnings">')[1].split("</section>")[0]
     assert 'data-row="4"' in warnings and 'data-row="3"' not in warnings
+
+
+def test_an_import_remembers_what_the_platform_accepted_and_a_dry_run_nothing(tmp_path: Path, sandbox) -> None:
+    rows = [person(1), person(2, Email="not-an-email")]
+    result, _ = run_import(tmp_path, sandbox, rows, extra_args=("--dry-run",))
+    assert result.exit_code == 1, result.output
+    assert not (tmp_path / ".hrimport" / "state.db").exists()
+
+    result, _ = run_import(tmp_path, sandbox, rows)
+    assert result.exit_code == 1, result.output
+    # the state folder beside the config: what `hrimport run` compares the next month's file with
+    with StateStore.open(tmp_path / ".hrimport") as state:
+        remembered = state.fingerprints(service_host(sandbox.base_url), "99", ["000001", "000002"])
+    assert list(remembered) == ["000001"]

@@ -63,7 +63,7 @@ def import_file(
     connection: Connection | None = None,
     target: Target | None = None,
     state: StateStore | None = None,
-    full: bool = False,
+    skip_unchanged: bool = False,
     batch_size: int | None = None,
     concurrency: int | None = None,
     report_dir: Path | None = None,
@@ -78,8 +78,10 @@ def import_file(
       time-off dry run still asks the calculation endpoint, which only reads).
     - Where to send: an open ``target`` (the demo's sandbox), else ``connection``, else the one
       ``resolve_connection`` finds from ``base_url``, the config and the environment.
-    - ``state``: what the platform last accepted (``hrimport run``): staff rows it holds unchanged are not
-      sent again unless ``full``.
+    - ``state``: the state folder's memory of what the platform accepted (``hrimport run`` passes its own;
+      by default the config's ``state_dir`` is opened when staff rows are sent), updated with every staff
+      row the platform accepts. With ``skip_unchanged`` (``hrimport run`` without ``--full``) a row the
+      platform last accepted exactly as it is now is not sent again.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
 
@@ -98,12 +100,17 @@ def import_file(
                 from hrimport.state.lock import job_lock
 
                 stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
+            if kind == "staff" and state is None and not dry_run:
+                from hrimport.state.store import StateStore
+
+                state = stack.enter_context(StateStore.open(config.state_dir))
             if target is None:
                 conn = connection or resolve_connection(config.service, base_url=base_url)
                 # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
                 target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
         result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
-                      full=full, batch_size=batch_size, concurrency=concurrency, progress=progress)
+                      skip_unchanged=skip_unchanged, batch_size=batch_size, concurrency=concurrency,
+                      progress=progress)
     if validate_only:
         return FileImport(result)
     folder = report_folder or default_report_folder(
@@ -122,7 +129,7 @@ def _kind_of(config: ImportConfig) -> ImportKind:
 
 def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
-    state: StateStore | None, full: bool, batch_size: int | None, concurrency: int | None,
+    state: StateStore | None, skip_unchanged: bool, batch_size: int | None, concurrency: int | None,
     progress: Progress | None,
 ) -> RunResult:
     if kind == "staff":
@@ -130,7 +137,7 @@ def _run(
 
         accepted = state.accepted(target.service_key) if state is not None and not validate_only else None
         return import_staff(config, source, target, dry_run=dry_run or validate_only, batch_size=batch_size,
-                            state=accepted, full=full, progress=progress)
+                            state=accepted, full=not skip_unchanged, progress=progress)
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
