@@ -1,5 +1,6 @@
-"""What the staff and time-off imports share when they compose their stages: reading the source as the
-config says, and closing a run into a ``RunResult`` in which every source row has exactly one outcome."""
+"""What the staff and time-off imports share when they compose their stages: reading, mapping and
+validating the source as the config says, and closing a run into a ``RunResult`` in which every source row
+has exactly one outcome."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 from typing import Literal
 
 from hrimport import __version__
-from hrimport.config import ImportConfig
+from hrimport.config import FieldMapping, ImportConfig
 from hrimport.connection import Target
-from hrimport.mapper import MappedTable
-from hrimport.outcomes import RowOutcome, RunInfo, RunResult
+from hrimport.gc_pause import paused_gc
+from hrimport.mapper import MappedTable, map_records
+from hrimport.outcomes import Problem, RowOutcome, RunInfo, RunResult
 from hrimport.reader import SourceTable, read_spreadsheet
+from hrimport.validate import validate_records
 
 
 def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
@@ -28,6 +31,27 @@ def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -
         encoding=src.encoding,
         delimiter=src.delimiter,
     )
+
+
+def read_map_validate(
+    config: ImportConfig, path: Path, mapping: FieldMapping
+) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
+    """Read the export, map it with ``mapping`` and validate every row: no network. Returns the stages'
+    data and their seconds. The cyclic garbage collector waits meanwhile (``paused_gc``)."""
+    timings: dict[str, float] = {}
+    with paused_gc():
+        t = time.perf_counter()
+        table = read_source(config, path, mapping.source_columns)
+        timings["read"] = time.perf_counter() - t
+        t = time.perf_counter()
+        mapped = map_records(
+            table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
+        )
+        timings["map"] = time.perf_counter() - t
+        t = time.perf_counter()
+        problems = validate_records(mapped)
+        timings["validate"] = time.perf_counter() - t
+    return table, mapped, problems, timings
 
 
 def finish_run(

@@ -14,13 +14,11 @@ from typing import Protocol
 from hrimport.config import ImportConfig
 from hrimport.connection import Target
 from hrimport.errors import ConfigError
-from hrimport.gc_pause import paused_gc
-from hrimport.imports.runs import finish_run, read_source
-from hrimport.mapper import MappedTable, build_payloads, map_records
+from hrimport.imports.runs import finish_run, read_map_validate
+from hrimport.mapper import MappedTable, build_payloads
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.submit import StaffRecord, submit_staff
-from hrimport.validate import validate_records
 
 
 class AcceptedPayloads(Protocol):
@@ -38,20 +36,7 @@ def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, Mapped
     mapping = config.staff
     if mapping is None:
         raise ConfigError(f"{config.path.name} has no [staff] section: it describes a time-off import")
-    timings: dict[str, float] = {}
-    with paused_gc():
-        t = time.perf_counter()
-        table = read_source(config, path, mapping.source_columns)
-        timings["read"] = time.perf_counter() - t
-        t = time.perf_counter()
-        mapped = map_records(
-            table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
-        )
-        timings["map"] = time.perf_counter() - t
-        t = time.perf_counter()
-        problems = validate_records(mapped)
-        timings["validate"] = time.perf_counter() - t
-    return table, mapped, problems, timings
+    return read_map_validate(config, path, mapping)
 
 
 def import_staff(

@@ -32,8 +32,8 @@ from pathlib import Path
 from hrimport.config import ImportConfig
 from hrimport.connection import Target
 from hrimport.errors import ConfigError, ServiceUnavailableError
-from hrimport.imports.runs import finish_run, read_source
-from hrimport.mapper import MappedTable, map_records
+from hrimport.imports.runs import finish_run, read_map_validate
+from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.state.ledger import Ledger, LedgerKey, open_ledger
@@ -42,7 +42,6 @@ from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.post import post_time_off
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
-from hrimport.validate import validate_records
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -65,18 +64,7 @@ def prepare_timeoff(config: ImportConfig, path: Path) -> PreparedTimeOff:
         raise ConfigError(f"{config.path.name} has no [timeoff] section: it describes a staff import")
     settings = TimeOffSettings.from_mapping(config.timeoff, config.path.name)
     mapping = settings.import_mapping(config.timeoff)
-    timings: dict[str, float] = {}
-    t = time.perf_counter()
-    table = read_source(config, path, mapping.source_columns)
-    timings["read"] = time.perf_counter() - t
-    t = time.perf_counter()
-    mapped = map_records(
-        table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
-    )
-    timings["map"] = time.perf_counter() - t
-    t = time.perf_counter()
-    problems = validate_records(mapped)
-    timings["validate"] = time.perf_counter() - t
+    table, mapped, problems, timings = read_map_validate(config, path, mapping)
     return PreparedTimeOff(table, mapped, settings, problems, mapped.carried, mapped.carried_sources, timings)
 
 
