@@ -14,7 +14,8 @@ import httpx
 import pytest
 import stamina
 
-from hrimport.client import (
+from hrimport.errors import AuthenticationError, ServiceUnavailableError
+from hrimport.service.client import (
     AccessDenied,
     Conflict,
     RequestRejected,
@@ -25,7 +26,6 @@ from hrimport.client import (
     open_client,
     retry_after_seconds,
 )
-from hrimport.errors import AuthenticationError, ServiceUnavailableError
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"

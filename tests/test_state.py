@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from hrimport.client import open_client
+from hrimport.service.client import open_client
+from hrimport.service.staff import StaffRecord, submit_staff
 from hrimport.state import STATE_FILE, StateStore, file_sha256, fingerprint
-from hrimport.submit import StaffRecord, submit_staff
 
 SERVICE = "https://api.example.com/api:v1"
 
@@ -89,7 +89,7 @@ def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None
 import sys, time
 from pathlib import Path
 from hrimport.state import StateStore
-from hrimport.submit import StaffRecord
+from hrimport.service.staff import StaffRecord
 store = StateStore.open(Path(sys.argv[1]))
 batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
 store.accepted("svc").remember("99", batch)

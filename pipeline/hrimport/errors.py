@@ -12,7 +12,7 @@ bad command line, config or file, a job already running, or a service that canno
         ├── AuthenticationError          401: the token is missing, wrong or expired
         └── ServiceUnavailableError      still unreachable or failing after retries
 
-``hrimport.client`` is the one place where httpx's exceptions become these.
+``hrimport.service.client`` is the one place where httpx's exceptions become these.
 """
 
 from __future__ import annotations

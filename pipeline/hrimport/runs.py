@@ -11,10 +11,10 @@ from typing import Literal
 
 from hrimport import __version__
 from hrimport.config import ImportConfig
-from hrimport.connection import Target
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import RowOutcome, RunInfo, RunResult
 from hrimport.reader import SourceTable, read_spreadsheet
+from hrimport.service.connection import Target
 
 
 def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:

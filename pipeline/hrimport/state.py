@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from hrimport.errors import ConfigError
-from hrimport.submit import StaffRecord
+from hrimport.service.staff import StaffRecord
 
 __all__ = [
     "STATE_FILE", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",

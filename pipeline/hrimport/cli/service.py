@@ -11,9 +11,9 @@ from typing import Any
 import click
 
 from hrimport.cli.common import base_url_option
-from hrimport.client import AccessDenied, RequestRejected, ServiceClient
-from hrimport.connection import Target, open_target, resolve_connection
 from hrimport.errors import UsageError
+from hrimport.service.client import AccessDenied, RequestRejected, ServiceClient
+from hrimport.service.connection import Target, open_target, resolve_connection
 from hrimport.timeoff.days import format_days
 
 #: Issue 5: a token without vendor portal access gets the service's message "and exit 1".

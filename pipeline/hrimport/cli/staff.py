@@ -8,8 +8,8 @@ import click
 
 from hrimport.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
 from hrimport.config import load_config
-from hrimport.connection import Target, open_target, resolve_connection
 from hrimport.report import default_report_folder, write_report
+from hrimport.service.connection import Target, open_target, resolve_connection
 from hrimport.staff_import import import_staff
 
 _file = click.Path(path_type=Path, dir_okay=False)

@@ -8,9 +8,9 @@ import click
 
 from hrimport.cli.common import base_url_option, echo_problems, echo_run, progress_bar, report_dir_option
 from hrimport.config import load_config
-from hrimport.connection import Target, open_target, resolve_connection
 from hrimport.lock import job_lock
 from hrimport.report import default_report_folder, write_report
+from hrimport.service.connection import Target, open_target, resolve_connection
 from hrimport.timeoff.importer import import_timeoff
 from hrimport.timeoff.ledger import LEDGER_LOCK
 

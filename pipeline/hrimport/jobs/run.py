@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 
 from hrimport.config import ImportConfig
-from hrimport.connection import Target, open_target, resolve_connection, service_key
 from hrimport.errors import (
     EXIT_INPUT,
     EXIT_LOCKED,
@@ -34,6 +33,7 @@ from hrimport.lock import job_lock
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import write_report
+from hrimport.service.connection import Target, open_target, resolve_connection, service_key
 from hrimport.state import AcceptedStaff, StateStore, file_sha256
 from hrimport.timeoff.ledger import LEDGER_LOCK
 

@@ -20,7 +20,7 @@ __all__ = ["DayCalculator", "DayKey", "DaysClient", "calendar_days", "format_day
 
 
 class DaysClient(Protocol):
-    """What the calculator needs of ``hrimport.client.ServiceClient``."""
+    """What the calculator needs of ``hrimport.service.client.ServiceClient``."""
 
     def calculate_total_days(self, country: str, start: str, end: str, half_start: bool = False,
                              half_end: bool = False) -> float | int: ...

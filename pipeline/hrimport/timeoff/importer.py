@@ -33,18 +33,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from hrimport.client import RequestRejected, RetriesExhausted
 from hrimport.config import ImportConfig
-from hrimport.connection import Target
 from hrimport.errors import ConfigError, InputFileError, ServiceUnavailableError
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.runs import finish_run, read_source
+from hrimport.service.client import RequestRejected, RetriesExhausted
+from hrimport.service.connection import Target
+from hrimport.service.timeoff import post_time_off
 from hrimport.timeoff.days import DayCalculator, DayKey, format_days, parse_days
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.ledger import Ledger, LedgerKey, open_ledger
-from hrimport.timeoff.post import post_time_off
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
 from hrimport.validate import validate_records

@@ -25,8 +25,8 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hrimport.client import AccessDenied, Conflict, RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.service.client import AccessDenied, Conflict, RequestRejected, RetriesExhausted
 from hrimport.timeoff.ledger import Ledger, LedgerKey
 from hrimport.timeoff.rows import TimeOffRow
 
@@ -34,7 +34,7 @@ __all__ = ["PostResult", "TimeOffClient", "post_time_off", "request_body"]
 
 
 class TimeOffClient(Protocol):
-    """What posting needs of ``hrimport.client.ServiceClient``."""
+    """What posting needs of ``hrimport.service.client.ServiceClient``."""
 
     def apply_time_off(self, body: dict[str, Any]) -> dict[str, Any]: ...
 

@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hrimport.client import RequestRejected, RetriesExhausted
 from hrimport.errors import AuthenticationError, ServiceError
 from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.service.client import RequestRejected, RetriesExhausted
 
 __all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "submit_staff"]
 
@@ -54,7 +54,7 @@ class StaffRecord:
 
 
 class BulkStaffClient(Protocol):
-    """What the submitter needs of ``hrimport.client.ServiceClient``."""
+    """What the submitter needs of ``hrimport.service.client.ServiceClient``."""
 
     def bulk_add_edit_staff(
         self, customer_id: str | int, records: list[dict[str, Any]]
