@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hrimport.config import load_config
-from hrimport.mapper import build_payloads
+from hrimport.service.staff import build_payloads
 from hrimport.staff_import import prepare_staff
 from tests.staff_files import HEADER, person, write_config, write_csv
 

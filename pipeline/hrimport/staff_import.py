@@ -14,12 +14,12 @@ from typing import Protocol
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
-from hrimport.mapper import MappedTable, build_payloads, map_records
+from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.runs import finish_run, read_source
 from hrimport.service.connection import Target
-from hrimport.service.staff import StaffRecord, submit_staff
+from hrimport.service.staff import StaffRecord, build_payloads, submit_staff
 from hrimport.validate import validate_records
 
 
