@@ -29,23 +29,10 @@ from hrimport.errors import AuthenticationError, ServiceError
 from hrimport.fields import by_name
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 from hrimport.service.client import RequestRejected, RetriesExhausted
 
 __all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
-
-#: Statuses for which a batch is split to find its bad rows: the request was refused for its content.
-#: (413/422 are not in the spec but are what a service says about a batch too big or an element it cannot
-#: process; splitting helps there too.) Other refusals (403, 404, 409) concern the batch as a whole.
-SPLIT_STATUSES = frozenset({400, 413, 422})
-
-#: The bulk endpoint's messages (spec endpoint 3: ``Add Successfully``...; the single endpoint writes
-#: them in lower case), compared case-insensitively.
-MESSAGE_OUTCOMES = {
-    "add successfully": Outcome.ADDED,
-    "update successfully": Outcome.UPDATED,
-    "permission denied": Outcome.PERMISSION_DENIED,
-}
-
 
 @dataclass(frozen=True)
 class StaffRecord:
@@ -322,7 +309,7 @@ class _Run:
 
     def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
         message = str(result.get("message") or "")
-        outcome = MESSAGE_OUTCOMES.get(message.strip().lower())
+        outcome = staff_outcome(message)
         row = self.records[index].row
         if outcome is None:
             problem = Problem(
