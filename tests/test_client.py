@@ -14,12 +14,15 @@ import httpx
 import pytest
 import stamina
 
-from hrimport.errors import AuthenticationError, ServiceUnavailableError
-from hrimport.service.client import (
+from hrimport.errors import (
     AccessDenied,
+    AuthenticationError,
     Conflict,
     RequestRejected,
     RetriesExhausted,
+    ServiceUnavailableError,
+)
+from hrimport.service.client import (
     RetryPolicy,
     ServiceClient,
     normalise_user,

@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from hrimport.cli.common import base_url_option
-from hrimport.errors import UsageError
-from hrimport.service.client import AccessDenied, RequestRejected, ServiceClient
+from hrimport.errors import AccessDenied, RequestRejected, UsageError
+from hrimport.service.client import ServiceClient
 from hrimport.service.connection import Target, open_target, resolve_connection
 from hrimport.timeoff.days import format_days
 

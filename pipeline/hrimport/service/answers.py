@@ -8,8 +8,8 @@ module spells the service's words.
 
 from __future__ import annotations
 
+from hrimport.errors import AccessDenied, Conflict, RequestRejected
 from hrimport.outcomes import Outcome
-from hrimport.service.client import AccessDenied, Conflict, RequestRejected
 
 __all__ = ["MESSAGE_OUTCOMES", "SPLIT_STATUSES", "staff_outcome", "timeoff_refusal"]
 

@@ -25,12 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hrimport.errors import AuthenticationError, ServiceError
+from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
 from hrimport.fields import by_name
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
-from hrimport.service.client import RequestRejected, RetriesExhausted
 
 __all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
 

@@ -28,9 +28,9 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from hrimport.errors import RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import timeoff_refusal
-from hrimport.service.client import RequestRejected, RetriesExhausted
 from hrimport.timeoff.ledger import Ledger, LedgerKey
 from hrimport.timeoff.rows import TimeOffRow
 

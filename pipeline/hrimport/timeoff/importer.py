@@ -34,12 +34,17 @@ from pathlib import Path
 import pandas as pd
 
 from hrimport.config import ImportConfig
-from hrimport.errors import ConfigError, InputFileError, ServiceUnavailableError
+from hrimport.errors import (
+    ConfigError,
+    InputFileError,
+    RequestRejected,
+    RetriesExhausted,
+    ServiceUnavailableError,
+)
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.runs import finish_run, read_source
-from hrimport.service.client import RequestRejected, RetriesExhausted
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
 from hrimport.timeoff.days import DayCalculator, DayKey, format_days, parse_days
