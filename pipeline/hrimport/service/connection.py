@@ -127,7 +127,10 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
 
 
 def service_host(url: str) -> str:
-    """The part of a base URL a report may show: scheme, host and path, never credentials or query."""
+    """The part of a base URL a report may show: scheme, host and path, never credentials or query.
+
+    The one place a service's URL is made fit to show or to name state by; the report shows its host.
+    """
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
