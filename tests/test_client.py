@@ -14,18 +14,21 @@ import httpx
 import pytest
 import stamina
 
-from hrimport.client import (
+from hrimport.errors import (
     AccessDenied,
+    AuthenticationError,
     Conflict,
     RequestRejected,
     RetriesExhausted,
+    ServiceUnavailableError,
+)
+from hrimport.service.client import (
     RetryPolicy,
     ServiceClient,
     normalise_user,
     open_client,
     retry_after_seconds,
 )
-from hrimport.errors import AuthenticationError, ServiceUnavailableError
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"

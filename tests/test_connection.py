@@ -11,14 +11,14 @@ from click.testing import CliRunner
 
 from hrimport.cli import main
 from hrimport.config import ServiceSettings
-from hrimport.connection import (
+from hrimport.errors import ConfigError
+from hrimport.service.connection import (
     SANDBOX_CUSTOMER_ID,
     SANDBOX_CUSTOMER_TOKEN,
     SANDBOX_VENDOR_TOKEN,
     resolve_connection,
     service_host,
 )
-from hrimport.errors import ConfigError
 from tests.test_timeoff_import import CONFIG, add_staff, write_xlsx
 
 SERVICE = ServiceSettings(base_url="https://config.example/api:v1", customer_id="100", token_env="ACME_TOKEN")

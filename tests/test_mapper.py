@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hrimport.config import load_config
 from hrimport.imports.staff import prepare_staff
-from hrimport.mapper import build_payloads
+from hrimport.service.staff import build_payloads
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from openpyxl import Workbook
 
 from hrimport.cli import main
-from hrimport.connection import service_host
+from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
 from tests.staff_files import HEADER, person, write_config, write_csv
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from hrimport.client import open_client
+from hrimport.service.client import open_client
+from hrimport.service.staff import StaffRecord, submit_staff
 from hrimport.state.ledger import LEDGER_FILE, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore, file_sha256, fingerprint
-from hrimport.submit import StaffRecord, submit_staff
 
 SERVICE = "https://api.example.com/api:v1"
 
@@ -91,7 +91,7 @@ def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None
 import sys, time
 from pathlib import Path
 from hrimport.state.store import StateStore
-from hrimport.submit import StaffRecord
+from hrimport.service.staff import StaffRecord
 store = StateStore.open(Path(sys.argv[1]))
 batch = [StaffRecord(n, f"E{n}", "x", {"name": f"P{n}"}) for n in range(100)]
 store.accepted("svc").remember("99", batch)

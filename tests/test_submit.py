@@ -17,10 +17,10 @@ from fastapi.responses import JSONResponse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hrimport.client import RetryPolicy, ServiceClient, open_client
 from hrimport.errors import AuthenticationError, ServiceUnavailableError
 from hrimport.outcomes import Outcome
-from hrimport.submit import StaffRecord, submit_staff
+from hrimport.service.client import RetryPolicy, ServiceClient, open_client
+from hrimport.service.staff import StaffRecord, submit_staff
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"

@@ -10,19 +10,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hrimport.client import open_client
 from hrimport.config import load_config
-from hrimport.connection import (
-    SANDBOX_CUSTOMER_ID,
-    SANDBOX_CUSTOMER_TOKEN,
-    Target,
-    running_sandbox,
-    service_host,
-)
 from hrimport.imports import import_file
 from hrimport.outcomes import RunResult
 from hrimport.report import ReportFiles
 from hrimport.resources import data_dir
+from hrimport.sandbox.embedded import running_sandbox
+from hrimport.service.client import open_client
+from hrimport.service.connection import SANDBOX_CUSTOMER_ID, SANDBOX_CUSTOMER_TOKEN, Target, service_host
 
 #: (config, export) pairs in samples/, in the order a real month runs them: staff before time off
 STAFF_SAMPLES = [("bamboohr_staff.toml", "bamboohr_staff.csv"), ("workday_staff.toml", "workday_staff.xlsx")]

@@ -1,21 +1,32 @@
 """hrimport's exceptions, and the exit code each one ends a command with.
 
 Bad rows are never exceptions (they are ``Problem`` values, see ``hrimport.outcomes``); these are for a
-bad command line, config or file, a job already running, or a service that cannot be used::
+bad command line, config or file, a job already running, or a service that cannot be used. The one
+exception about rows, ``RequestRejected``, is the service's answer to a request; the submitters catch it
+and make it the rows' outcome::
 
     HrimportError
     ├── UsageError               exit 2  a bad option or argument
     ├── ConfigError              exit 2  the import or job config is wrong
     ├── InputFileError           exit 2  the spreadsheet cannot be read as asked
     ├── JobLockedError           exit 3  another run of the same job holds its lock
+    ├── RequestRejected          exit 1  the service refused a request for what it says (HTTP 4xx
+    │   │                                but 401); normally caught and made the row's outcome
+    │   ├── AccessDenied                 403: the token's user may not do this
+    │   └── Conflict                     409: clashes with a record the service holds
     └── ServiceError             exit 4  the service cannot be used
         ├── AuthenticationError          401: the token is missing, wrong or expired
-        └── ServiceUnavailableError      still unreachable or failing after retries
+        ├── ServiceUnavailableError      still unreachable or failing
+        │   └── RetriesExhausted         ... after the retries (``code``: http-503, timeout...)
+        └── UnexpectedAnswer             an answer the spec does not describe (a wrong base URL?)
 
-``hrimport.client`` is the one place where httpx's exceptions become these.
+``hrimport.service.client`` is the one place where httpx's exceptions and the service's error answers
+become these.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class HrimportError(Exception):
@@ -50,6 +61,108 @@ class AuthenticationError(ServiceError):
 
 class ServiceUnavailableError(ServiceError):
     pass
+
+
+# ------------------------------------------------------------------------- what the service's answers say
+# Raised by ``hrimport.service.client``, the one place where httpx's exceptions and the service's error
+# answers become hrimport's.
+
+
+class RequestRejected(HrimportError):
+    """The service refused a request because of what it says (HTTP 4xx other than 401): bad data, not a
+    failing service.
+
+    A per-row answer: the submitters catch it and make it the row's outcome. Only a rejection no caller
+    expected reaches the command line, and then the rows sent need attention (exit 1).
+
+    ``details`` is the service's list of ``{"index", "field", "reason"}`` entries when it gave one (the bulk
+    endpoint names each bad element by its ``index`` in ``bulk_staff_data``), else ``[]``.
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        details: list[dict[str, Any]] | None = None,
+        body: Any = None,
+        *,
+        method: str = "",
+        path: str = "",
+    ) -> None:
+        self.status = status
+        self.error = error
+        self.details = list(details or [])
+        self.body = body
+        self.method = method
+        self.path = path
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        text = f"the service rejected {self.method} {self.path} (HTTP {self.status}"
+        text += f": {self.error})" if self.error else ")"
+        if self.details:
+            shown = "; ".join(_describe_detail(d) for d in self.details[:5])
+            more = f" (and {len(self.details) - 5} more)" if len(self.details) > 5 else ""
+            text += f": {shown}{more}"
+        return text
+
+    @property
+    def reasons(self) -> str:
+        """The service's reasons in one line, for a report."""
+        if self.details:
+            return "; ".join(_describe_detail(d) for d in self.details)
+        return self.error or f"HTTP {self.status}"
+
+
+class AccessDenied(RequestRejected):
+    """HTTP 403: the token's user may not do this (spec "Errors": the vendor listing answers
+    ``{"code": "ERROR_FATAL", "message": "Access Denied"}`` to a user without vendor portal access)."""
+
+
+class Conflict(RequestRejected):
+    """HTTP 409: the request clashes with what the service holds (a time-off period overlapping a stored
+    record, api-notes "Time off"); ``body`` is the service's answer. Catch it before ``RequestRejected``."""
+
+
+class RetriesExhausted(ServiceUnavailableError):
+    """Still failing after the retries (or failing in a way that must not be retried).
+
+    ``code`` is a stable problem code: ``http-503``, ``connect-failed`` (nothing listens or the host cannot
+    be reached), ``timeout``, ``transport-failed``. ``unreachable`` is true when no connection could be made
+    at all, so the request never reached the service.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        attempts: int,
+        status: int | None = None,
+        request_id: str | None = None,
+        unreachable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.attempts = attempts
+        self.status = status
+        self.request_id = request_id
+        self.unreachable = unreachable
+
+
+class UnexpectedAnswer(ServiceError):
+    """A 2xx (or 3xx) answer that is not what the spec describes: the base URL is probably wrong."""
+
+
+def _describe_detail(detail: Any) -> str:
+    """One service ``details`` entry as ``field: reason`` (the index is the caller's business)."""
+    if not isinstance(detail, dict):
+        return str(detail)
+    field_name = detail.get("field")
+    reason = detail.get("reason") or detail.get("message") or ""
+    return f"{field_name}: {reason}" if field_name else str(reason)
 
 
 EXIT_OK = 0

@@ -3,15 +3,14 @@
 ``map_records`` takes what the reader read and the config's ``FieldMapping`` and returns a
 ``MappedTable``: one text column per field (``""`` = no value), in the canonical form the validator
 expects wherever a value was recognised, and left as written where it was not (the validator then
-says what is wrong with it; nothing is guessed). ``build_payloads`` turns the rows that passed
-validation into the JSON bodies the service takes.
+says what is wrong with it; nothing is guessed). The JSON bodies the service takes are built from it by
+``hrimport.service.staff.build_payloads``: their shape is the platform's business, not the mapper's.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import pandas as pd
 
@@ -220,30 +219,6 @@ def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
 
 _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
-
-
-def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
-    """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
-    specs = by_name(mapped.fields)
-    wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
-    rows = mapped.frame.iloc[positions][wanted].to_dict("records")
-    custom_rows = mapped.custom.iloc[positions].to_dict("records") if len(mapped.custom.columns) else None
-    payloads = []
-    for i, row in enumerate(rows):
-        payload: dict[str, Any] = {}
-        for name, value in row.items():
-            if value == "":
-                continue
-            payload[name] = value == "true" if specs[name].type == "boolean" else value
-        if payload.get("is_intern") is True and "is_employee" not in payload:
-            # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
-            payload["is_employee"] = False
-        if custom_rows is not None:
-            entries = [{"name": k, "value": v} for k, v in custom_rows[i].items() if v != ""]
-            if entries:
-                payload["customer_data_type"] = entries
-        payloads.append(payload)
-    return payloads
 
 
 def _clean(values: pd.Series) -> pd.Series:

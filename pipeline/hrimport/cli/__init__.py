@@ -14,8 +14,8 @@ from typing import Any
 import click
 
 from hrimport import __version__
-from hrimport.client import log_retries_readably
 from hrimport.errors import HrimportError
+from hrimport.service.client import log_retries_readably
 
 
 class _CurrentStderr(logging.StreamHandler[Any]):

@@ -15,7 +15,7 @@ from hrimport.outcomes import Progress, RunResult
 from hrimport.report import reading_summary
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
-# read the variable as if it were typed. hrimport.connection.resolve_connection applies the order.
+# read the variable as if it were typed. hrimport.service.connection.resolve_connection applies the order.
 base_url_option = click.option(
     "--base-url", metavar="URL", default=None,
     help="The service's base URL (with its instance segment). Default: the config's [service] base_url, "

@@ -14,7 +14,7 @@ from hrimport.jobs import EXIT_MEANINGS, load_job, run_job
 @click.argument("job_file", metavar="JOB.toml", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--full", is_flag=True,
               help="Send every row and import every file, even when unchanged since the last run.")
-# no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.connection's order)
+# no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.service.connection's order)
 @click.option("--base-url", metavar="URL", default=None,
               help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL, else the "
                    "embedded sandbox).")

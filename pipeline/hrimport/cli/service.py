@@ -11,8 +11,7 @@ from typing import Any
 import click
 
 from hrimport.cli.common import base_url_option
-from hrimport.client import AccessDenied
-from hrimport.errors import UsageError
+from hrimport.errors import AccessDenied, UsageError
 from hrimport.imports.lookups import count_leave_days, list_customers
 from hrimport.timeoff.days import format_days
 

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
-from hrimport.connection import Connection, Target, open_target, resolve_connection
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import ReportFiles, default_report_folder, write_report
+from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
 if TYPE_CHECKING:
     from hrimport.state.store import StateStore

@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from hrimport.client import RequestRejected, ServiceClient
-from hrimport.connection import Target, open_target, resolve_connection
-from hrimport.errors import UsageError
+from hrimport.errors import RequestRejected, UsageError
+from hrimport.service.client import ServiceClient
+from hrimport.service.connection import Target, open_target, resolve_connection
 
 __all__ = ["count_leave_days", "list_customers"]
 
@@ -36,7 +36,7 @@ def count_leave_days(
 def list_customers(*, base_url: str | None = None) -> dict[str, Any]:
     """The vendor's answer: its ``id``, ``name`` and ``customer_list``. A token without vendor portal access
     raises ``AccessDenied`` (the caller says so); any other refusal ``UsageError``."""
-    from hrimport.client import AccessDenied
+    from hrimport.errors import AccessDenied
 
     with open_target(resolve_connection(base_url=base_url, vendor=True)) as target:
         try:

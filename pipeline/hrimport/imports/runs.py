@@ -12,11 +12,11 @@ from typing import Literal
 
 from hrimport import __version__
 from hrimport.config import FieldMapping, ImportConfig
-from hrimport.connection import Target
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Problem, RowOutcome, RunInfo, RunResult
 from hrimport.reader import SourceTable, read_spreadsheet
+from hrimport.service.connection import Target
 from hrimport.validate import validate_records
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Protocol
 
 from hrimport.config import ImportConfig
-from hrimport.connection import Target
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import finish_run, read_map_validate
-from hrimport.mapper import MappedTable, build_payloads
+from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
-from hrimport.submit import StaffRecord, submit_staff
+from hrimport.service.connection import Target
+from hrimport.service.staff import StaffRecord, build_payloads, submit_staff
 
 
 class AcceptedPayloads(Protocol):

@@ -30,16 +30,16 @@ from datetime import datetime
 from pathlib import Path
 
 from hrimport.config import ImportConfig
-from hrimport.connection import Target
 from hrimport.errors import ConfigError, ServiceUnavailableError
 from hrimport.imports.runs import finish_run, read_map_validate
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
+from hrimport.service.connection import Target
+from hrimport.service.timeoff import post_time_off
 from hrimport.state.ledger import Ledger, LedgerKey, open_ledger
 from hrimport.timeoff.days import settle_totals
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.post import post_time_off
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
 

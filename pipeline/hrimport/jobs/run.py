@@ -15,7 +15,6 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.connection import resolve_connection
 from hrimport.errors import (
     EXIT_INPUT,
     EXIT_LOCKED,
@@ -32,6 +31,7 @@ from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress
+from hrimport.service.connection import resolve_connection
 from hrimport.state.lock import job_lock
 from hrimport.state.store import StateStore, file_sha256
 

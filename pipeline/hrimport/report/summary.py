@@ -9,7 +9,7 @@ from typing import Any
 
 from hrimport.outcomes import RunResult
 from hrimport.private_files import open_private
-from hrimport.report.view import service_host
+from hrimport.report.view import shown_host
 
 SUMMARY_VERSION = 1
 
@@ -48,7 +48,7 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
             "header_row": src.header_row,
             "rows_read": src.rows_read,
         },
-        "service_host": service_host(info.service_url),
+        "service_host": shown_host(info.service_url),
         "customer_id": info.customer_id,
         "started_at": info.started_at,
         "finished_at": info.finished_at,

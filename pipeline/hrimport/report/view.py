@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 from hrimport.report.cells import Masker
 from hrimport.report.explain import Explanation, explain
+from hrimport.service.connection import service_host
 
 #: Outcome -> (background, text) colours shared by the HTML page and the xlsx ``Rows`` sheet.
 OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
@@ -39,13 +40,10 @@ _OUTCOME_CODES: dict[Outcome, str] = {
 }
 
 
-def service_host(url: str) -> str:
-    """The host (and port) of the service URL, never its user info, path or query (a token may hide there)."""
-    parts = urlsplit(url if "//" in url else f"//{url}")
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return host
+def shown_host(url: str) -> str:
+    """The host (and port) a report shows for the service: ``service_host``'s URL without its scheme and
+    path, so never a user info or query either (a token may hide there)."""
+    return urlsplit(service_host(url)).netloc
 
 
 def format_size(size: int) -> str:
@@ -131,7 +129,7 @@ def run_facts(info: RunInfo) -> list[tuple[str, str]]:
         ("Started", format_time(info.started_at)),
         ("Finished", format_time(info.finished_at)),
         ("Duration", format_duration(info.duration_s)),
-        ("Service", service_host(info.service_url)),
+        ("Service", shown_host(info.service_url)),
         ("Customer id", info.customer_id),
         ("Tool version", f"hrimport {info.tool_version}" if info.tool_version else "hrimport"),
         ("Ignored columns", ", ".join(info.ignored_columns) if info.ignored_columns else "none"),

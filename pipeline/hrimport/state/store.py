@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
+from hrimport.service.staff import StaffRecord
 from hrimport.state.db import open_database
-from hrimport.submit import StaffRecord
 
 __all__ = [
     "STATE_FILE", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from hrimport.client import RequestRejected, RetriesExhausted
-from hrimport.errors import ServiceUnavailableError
+from hrimport.errors import RequestRejected, RetriesExhausted, ServiceUnavailableError
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ __all__ = ["DayCalculator", "DayKey", "DaysClient", "calendar_days", "format_day
 
 
 class DaysClient(Protocol):
-    """What the calculator needs of ``hrimport.client.ServiceClient``."""
+    """What the calculator needs of ``hrimport.service.client.ServiceClient``."""
 
     def calculate_total_days(self, country: str, start: str, end: str, half_start: bool = False,
                              half_end: bool = False) -> float | int: ...

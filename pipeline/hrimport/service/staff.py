@@ -1,6 +1,8 @@
-"""Send valid staff records to the bulk endpoint in batches; one ``RowOutcome`` per record sent.
+"""Staff on the platform: the request body of each valid row, and the bulk endpoint's batches.
 
-Issue 3, "Submitter":
+``build_payloads`` turns the mapped rows that passed validation into the staff input records the
+service takes (spec "Staff input fields"); ``submit_staff`` sends them in batches and gives one
+``RowOutcome`` per record sent. Issue 3, "Submitter":
 
 - records go in batches of ``batch_size`` (default 100) to ``POST /api/bulk_add_edit_staff`` through a
   ``ServiceClient`` (which retries 429/5xx, timeouts and connection errors, honouring ``Retry-After``);
@@ -23,25 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hrimport.client import RequestRejected, RetriesExhausted
-from hrimport.errors import AuthenticationError, ServiceError
+from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
+from hrimport.fields import by_name
+from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 
-__all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "submit_staff"]
-
-#: Statuses for which a batch is split to find its bad rows: the request was refused for its content.
-#: (413/422 are not in the spec but are what a service says about a batch too big or an element it cannot
-#: process; splitting helps there too.) Other refusals (403, 404, 409) concern the batch as a whole.
-SPLIT_STATUSES = frozenset({400, 413, 422})
-
-#: The bulk endpoint's messages (spec endpoint 3: ``Add Successfully``...; the single endpoint writes
-#: them in lower case), compared case-insensitively.
-MESSAGE_OUTCOMES = {
-    "add successfully": Outcome.ADDED,
-    "update successfully": Outcome.UPDATED,
-    "permission denied": Outcome.PERMISSION_DENIED,
-}
-
+__all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
 
 @dataclass(frozen=True)
 class StaffRecord:
@@ -53,8 +43,32 @@ class StaffRecord:
     payload: dict[str, Any]
 
 
+def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
+    """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
+    specs = by_name(mapped.fields)
+    wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
+    rows = mapped.frame.iloc[positions][wanted].to_dict("records")
+    custom_rows = mapped.custom.iloc[positions].to_dict("records") if len(mapped.custom.columns) else None
+    payloads = []
+    for i, row in enumerate(rows):
+        payload: dict[str, Any] = {}
+        for name, value in row.items():
+            if value == "":
+                continue
+            payload[name] = value == "true" if specs[name].type == "boolean" else value
+        if payload.get("is_intern") is True and "is_employee" not in payload:
+            # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
+            payload["is_employee"] = False
+        if custom_rows is not None:
+            entries = [{"name": k, "value": v} for k, v in custom_rows[i].items() if v != ""]
+            if entries:
+                payload["customer_data_type"] = entries
+        payloads.append(payload)
+    return payloads
+
+
 class BulkStaffClient(Protocol):
-    """What the submitter needs of ``hrimport.client.ServiceClient``."""
+    """What the submitter needs of ``hrimport.service.client.ServiceClient``."""
 
     def bulk_add_edit_staff(
         self, customer_id: str | int, records: list[dict[str, Any]]
@@ -294,7 +308,7 @@ class _Run:
 
     def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
         message = str(result.get("message") or "")
-        outcome = MESSAGE_OUTCOMES.get(message.strip().lower())
+        outcome = staff_outcome(message)
         row = self.records[index].row
         if outcome is None:
             problem = Problem(

@@ -1,5 +1,7 @@
 """Connection settings for every command: base URL, token and customer id, or the embedded sandbox.
 
+The embedded sandbox itself is started by ``hrimport.sandbox.embedded``.
+
 Where each comes from, first found wins:
 
 - base URL: ``--base-url``, the config's ``[service] base_url``, ``$HRIMPORT_BASE_URL``; none of them
@@ -14,24 +16,20 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
-from hrimport.client import ServiceClient, open_client
 from hrimport.config import DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
+from hrimport.service.client import ServiceClient, open_client
 
 log = logging.getLogger(__name__)
 
 SANDBOX_CUSTOMER_ID = "99"
 SANDBOX_CUSTOMER_TOKEN = "demo-customer-99"
 SANDBOX_VENDOR_TOKEN = "demo-vendor"
-DEFAULT_SANDBOX_DB = Path(".hrimport") / "sandbox.db"
 
 
 @dataclass(frozen=True)
@@ -99,6 +97,8 @@ class Target:
 def service_key(conn: Connection) -> str:
     """The name under which the state folder remembers what this service accepted."""
     if conn.base_url is None:
+        from hrimport.sandbox.embedded import sandbox_db_path  # see open_target
+
         return f"embedded-sandbox:{sandbox_db_path().resolve()}"
     return service_host(conn.base_url)
 
@@ -111,6 +111,11 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
         yield Target(None, conn.customer_id or "", service_host(conn.base_url) if conn.base_url else "", key)
         return
     if conn.base_url is None:
+        # Imported here, not at the top: only a run with no service configured starts the embedded
+        # sandbox, and the service package must not depend on the sandbox (a second platform would be a
+        # sibling of this package; the sandbox imitates this one).
+        from hrimport.sandbox.embedded import running_sandbox, sandbox_db_path
+
         db = sandbox_db_path()
         log.warning("no service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
                     "using the embedded sandbox, data kept in %s", db)
@@ -122,39 +127,11 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
 
 
 def service_host(url: str) -> str:
-    """The part of a base URL a report may show: scheme, host and path, never credentials or query."""
+    """The part of a base URL a report may show: scheme, host and path, never credentials or query.
+
+    The one place a service's URL is made fit to show or to name state by; the report shows its host.
+    """
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path}"
-
-
-@contextmanager
-def running_sandbox(db_path: str | Path, *, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-    """Run the sandbox in a thread of this process; yields its base URL (``http://HOST:PORT/sandbox``)."""
-    import uvicorn
-
-    from hrimport.sandbox.app import create_app
-
-    db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning",
-                                           lifespan="on"))
-    thread = threading.Thread(target=server.run, name="hrimport-sandbox", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise ConfigError(f"the embedded sandbox did not start on {host}:{port}")
-        time.sleep(0.02)
-    bound = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://{host}:{bound}/sandbox"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-def sandbox_db_path(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    return Path(env.get("HRIMPORT_SANDBOX_DB") or DEFAULT_SANDBOX_DB)

@@ -1,6 +1,7 @@
 """The platform's five endpoints over one injected ``httpx.Client``, with retries.
 
-This module is the one place where httpx's exceptions (and the service's error answers) become hrimport's::
+This module is the one place where httpx's exceptions (and the service's error answers) become hrimport's
+(all drawn in ``hrimport.errors``)::
 
     HTTP 2xx                       -> the parsed JSON answer (staff records normalised, see ``normalise_user``)
     HTTP 401                       -> AuthenticationError          (exit 4; never retried)
@@ -52,16 +53,18 @@ from typing import Any, Self
 import httpx
 import stamina
 
-from hrimport.errors import AuthenticationError, ServiceError, ServiceUnavailableError
+from hrimport.errors import (
+    AccessDenied,
+    AuthenticationError,
+    Conflict,
+    RequestRejected,
+    RetriesExhausted,
+    UnexpectedAnswer,
+)
 
 __all__ = [
-    "AccessDenied",
-    "Conflict",
-    "RequestRejected",
-    "RetriesExhausted",
     "RetryPolicy",
     "ServiceClient",
-    "UnexpectedAnswer",
     "normalise_user",
     "open_client",
     "retry_after_seconds",
@@ -79,89 +82,8 @@ REQUEST_ID_HEADERS = ("x-request-id", "request-id", "x-correlation-id", "x-amzn-
 
 
 # --------------------------------------------------------------------------------------------- exceptions
-
-
-class RequestRejected(Exception):
-    """The service refused a request because of what it says (HTTP 4xx other than 401): bad data, not a
-    failing service.
-
-    ``details`` is the service's list of ``{"index", "field", "reason"}`` entries when it gave one (the bulk
-    endpoint names each bad element by its ``index`` in ``bulk_staff_data``), else ``[]``.
-    """
-
-    def __init__(
-        self,
-        status: int,
-        error: str,
-        details: list[dict[str, Any]] | None = None,
-        body: Any = None,
-        *,
-        method: str = "",
-        path: str = "",
-    ) -> None:
-        self.status = status
-        self.error = error
-        self.details = list(details or [])
-        self.body = body
-        self.method = method
-        self.path = path
-        super().__init__(self._text())
-
-    def _text(self) -> str:
-        text = f"the service rejected {self.method} {self.path} (HTTP {self.status}"
-        text += f": {self.error})" if self.error else ")"
-        if self.details:
-            shown = "; ".join(describe_detail(d) for d in self.details[:5])
-            more = f" (and {len(self.details) - 5} more)" if len(self.details) > 5 else ""
-            text += f": {shown}{more}"
-        return text
-
-    @property
-    def reasons(self) -> str:
-        """The service's reasons in one line, for a report."""
-        if self.details:
-            return "; ".join(describe_detail(d) for d in self.details)
-        return self.error or f"HTTP {self.status}"
-
-
-class AccessDenied(RequestRejected):
-    """HTTP 403: the token's user may not do this (spec "Errors": the vendor listing answers
-    ``{"code": "ERROR_FATAL", "message": "Access Denied"}`` to a user without vendor portal access)."""
-
-
-class Conflict(RequestRejected):
-    """HTTP 409: the request clashes with what the service holds (a time-off period overlapping a stored
-    record, api-notes "Time off"); ``body`` is the service's answer. Catch it before ``RequestRejected``."""
-
-
-class RetriesExhausted(ServiceUnavailableError):
-    """Still failing after the retries (or failing in a way that must not be retried).
-
-    ``code`` is a stable problem code: ``http-503``, ``connect-failed`` (nothing listens or the host cannot
-    be reached), ``timeout``, ``transport-failed``. ``unreachable`` is true when no connection could be made
-    at all, so the request never reached the service.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        code: str,
-        attempts: int,
-        status: int | None = None,
-        request_id: str | None = None,
-        unreachable: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.attempts = attempts
-        self.status = status
-        self.request_id = request_id
-        self.unreachable = unreachable
-
-
-class UnexpectedAnswer(ServiceError):
-    """A 2xx (or 3xx) answer that is not what the spec describes: the base URL is probably wrong."""
+# The exceptions this module raises live in ``hrimport.errors`` (one tree for all of hrimport); only the
+# internal signal that an answer is worth another try stays here.
 
 
 class _RetryableStatus(Exception):
@@ -227,19 +149,11 @@ def normalise_user(user: Any) -> Any:
     return fixed
 
 
-def describe_detail(detail: Any) -> str:
-    """One service ``details`` entry as ``field: reason`` (the index is the caller's business)."""
-    if not isinstance(detail, dict):
-        return str(detail)
-    field_name = detail.get("field")
-    reason = detail.get("reason") or detail.get("message") or ""
-    return f"{field_name}: {reason}" if field_name else str(reason)
-
-
 def _request_id(response: httpx.Response, body: Any) -> str | None:
     for name in REQUEST_ID_HEADERS:
-        if value := response.headers.get(name):
-            return value
+        header: str | None = response.headers.get(name)
+        if header:
+            return header
     if isinstance(body, dict):
         for key in ("request_id", "requestId", "trace_id"):
             if body.get(key):

@@ -1,8 +1,11 @@
-"""Post time-off records with bounded concurrency; one ``RowOutcome`` per record, the ledger written as we go.
+"""Time off on the platform: each row's request body, and posting with bounded concurrency.
+
+One ``RowOutcome`` per record; the ledger is written as we go (``request_body`` is spec endpoint 5).
 
 A thread pool of ``concurrency`` workers (default 4) shares the one ``ServiceClient`` (its httpx pool is
 thread-safe). Each worker posts one record and, when the service accepts it, writes it to the ledger at
-once, before taking the next. The service's answers become outcomes:
+once, before taking the next. The service's answers become outcomes (``hrimport.service.answers`` reads
+what each refusal means):
 
 - 2xx -> ``added`` (the message names the record id);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record;
@@ -25,8 +28,9 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hrimport.client import AccessDenied, Conflict, RequestRejected, RetriesExhausted
+from hrimport.errors import RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.service.answers import timeoff_refusal
 from hrimport.state.ledger import Ledger, LedgerKey
 from hrimport.timeoff.rows import TimeOffRow
 
@@ -34,7 +38,7 @@ __all__ = ["PostResult", "TimeOffClient", "post_time_off", "request_body"]
 
 
 class TimeOffClient(Protocol):
-    """What posting needs of ``hrimport.client.ServiceClient``."""
+    """What posting needs of ``hrimport.service.client.ServiceClient``."""
 
     def apply_time_off(self, body: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -133,21 +137,18 @@ def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOut
 
 
 def _rejected(r: TimeOffRow, exc: RequestRejected) -> RowOutcome:
-    fields = {str(d.get("field")) for d in exc.details if isinstance(d, dict)}
     reasons = exc.reasons
-    if isinstance(exc, Conflict):
-        return _outcome(r, Outcome.OVERLAPS_EXISTING, "overlaps-existing",
+    code = timeoff_refusal(exc)
+    if code == "overlaps-existing":
+        return _outcome(r, Outcome.OVERLAPS_EXISTING, code,
                         f"the service already holds time off for '{r.external_id}' overlapping "
                         f"{r.start}..{r.end} ({reasons}); not added again.")
-    if isinstance(exc, AccessDenied):
-        return _outcome(r, Outcome.REJECTED, "permission-denied", f"the service refused it: {reasons}.")
-    if exc.status == 404 or "customer_system_id" in fields:
-        return _outcome(r, Outcome.REJECTED, "unknown-staff",
-                        f"the service does not know staff '{r.external_id}' ({reasons}).")
-    if "total_days" in fields:
-        return _outcome(r, Outcome.REJECTED, "total-days-mismatch",
-                        f"the service refused total_days {r.total_days}: {reasons}.")
-    if "leave_type" in fields:
-        return _outcome(r, Outcome.REJECTED, "unknown-leave-type",
+    if code == "unknown-staff":
+        return _outcome(r, Outcome.REJECTED, code, f"the service does not know staff '{r.external_id}' ({reasons}).")
+    if code == "total-days-mismatch":
+        return _outcome(r, Outcome.REJECTED, code, f"the service refused total_days {r.total_days}: {reasons}.")
+    if code == "unknown-leave-type":
+        return _outcome(r, Outcome.REJECTED, code,
                         f"the service refused leave type '{r.leave_type_name}': {reasons}.")
-    return _outcome(r, Outcome.REJECTED, "service-rejected", f"the service refused it: {reasons}.")
+    # permission-denied, service-rejected
+    return _outcome(r, Outcome.REJECTED, code, f"the service refused it: {reasons}.")
