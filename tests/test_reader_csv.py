@@ -73,6 +73,19 @@ def test_a_long_field_in_the_title_rows_does_not_stop_the_header_search(tmp_path
     assert table.info.header_row == 2 and table.frame.to_dict("records") == [{"ID": "1", "Name": "Ann"}]
 
 
+def test_quoted_cells_holding_tabs_and_line_breaks_do_not_make_tab_the_delimiter(tmp_path: Path) -> None:
+    # Found by the property test: split at every tab, the quoted line breaks made more (short) rows than
+    # the comma made whole ones, and the file was read as one column.
+    rows = [["0", "", "\t", "\r\t"], ["0", "", "\r\t", "\r\t"]]
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer).writerows([["ID", "Name", "Note", "Code"], *rows])
+    path = tmp_path / "export.csv"
+    path.write_text(buffer.getvalue(), encoding="utf-8", newline="")
+    table = read_spreadsheet(path)
+    assert (table.info.delimiter, table.info.headers) == (",", ["ID", "Name", "Note", "Code"])
+    assert table.frame.values.tolist() == rows
+
+
 def test_values_only_beyond_the_header_refuse_the_file_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "shifted.csv"
     path.write_text("ID,Name\n1,Ann\n,,Bo\n", encoding="utf-8")

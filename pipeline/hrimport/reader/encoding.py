@@ -48,6 +48,8 @@ _HIGH_BYTE_CELL = re.compile(rb"[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(rb"[^\s,;|\"]+")
+# Shift_JIS's one-byte characters (bytes A1-DF): the lead and trail bytes of Big5, GBK and EUC-KR text
+_HALF_WIDTH_KANA = re.compile("[\uff61-\uff9f]")
 
 
 @dataclass(frozen=True)
@@ -212,10 +214,13 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
     else:
         close = [by_codec[codecs.lookup(m.encoding).name] for m in ranked if m.chaos <= best + margin]
     families = {known.family for known in close}
-    if not by_codec[codecs.lookup(leader.encoding).name].multibyte:
+    if not by_codec[codecs.lookup(leader.encoding).name].multibyte or _HALF_WIDTH_KANA.search(
+        sample.decode(leader.encoding, errors="replace")
+    ):
         # A single-byte code page reads any bytes, so its reading of dense CJK text can look clean to the
-        # detector (Chinese GBK read as Thai). Then every multi-byte encoding is a rival too; one that does
-        # not decode the whole file (text in another encoding rarely does) drops out in _readings.
+        # detector (Chinese GBK read as Thai); so can Shift_JIS's one-byte half-width katakana (Big5 Chinese
+        # read as ｦｳﾁ). Then every multi-byte encoding is a rival too; one that does not decode the whole
+        # file (text in another encoding rarely does) drops out in _readings.
         families |= {known.family for known in known_encodings() if known.multibyte}
     candidates = [known for known in known_encodings() if known.family in families]
     # The detector's order, then the table's (the superset first within a family) names the readings.

@@ -77,7 +77,9 @@ class _TextGrid:
 
 
 def _sniff_delimiter(sample: str, default: str) -> str:
-    """The delimiter giving the most rows with the same field count (more fields breaks a tie)."""
+    """The delimiter under which the most lines make rows of one same field count (more fields breaks a
+    tie). Lines, not rows: a quoted cell holding line breaks is one row under the right delimiter and
+    several short rows under a wrong one, which must not out-count it."""
     lines = [m.group() for m in _LINE.finditer(sample)]
     if len(lines) > 1 and len(sample) == DELIMITER_SAMPLE:
         lines = lines[:-1]  # the sample may end mid-line
@@ -88,8 +90,11 @@ def _sniff_delimiter(sample: str, default: str) -> str:
         counts: dict[int, int] = {}
         try:
             with _long_fields():
-                for row in csv.reader(lines, delimiter=delimiter):
-                    counts[len(row)] = counts.get(len(row), 0) + 1
+                reader = csv.reader(lines, delimiter=delimiter)
+                consumed = 0
+                for row in reader:
+                    counts[len(row)] = counts.get(len(row), 0) + reader.line_num - consumed
+                    consumed = reader.line_num
         except csv.Error:
             continue  # a quote left open across the sample: not this delimiter's evidence
         fields, rows = max(
