@@ -28,7 +28,7 @@ from hrimport.normalize.dates import (
 from hrimport.normalize.formulas import guard_formula_text
 from hrimport.outcomes import Problem
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
+from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
 @dataclass
@@ -225,13 +225,8 @@ def _clean(values: pd.Series) -> pd.Series:
     """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone."""
     values = values.fillna("").astype("str")
     if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
-        values = values.str.replace(_ESCAPED_FORMULA, "", regex=True)
+        values = values.str.replace(ESCAPED_FORMULA, "", regex=True)
     return values.str.strip()
-
-
-# A leading ' before a formula-like value is how to_fix.csv keeps a spreadsheet from running it
-# (hrimport.report.cells.csv_safe): the value itself starts after the quote.
-_ESCAPED_FORMULA = "^'(?=[" + re.escape("".join(FORMULA_TRIGGERS)) + "])"
 
 
 def _join(parts: list[pd.Series], separator: str) -> pd.Series:

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FIX_COLUMN", "FORMULA_TRIGGERS", "csv_safe", "restore_csv_cell"]
+__all__ = ["ESCAPED_FORMULA", "FIX_COLUMN", "FORMULA_TRIGGERS", "csv_safe", "restore_csv_cell"]
 
 #: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
 FIX_COLUMN = "Problem"
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: ``restore_csv_cell`` as a regular expression, for a whole column at once (``str.replace``): the ``'``
+#: that ``csv_safe`` put before a formula-like value.
+ESCAPED_FORMULA = "^'(?=[" + re.escape("".join(FORMULA_TRIGGERS)) + "])"
 _PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 
 

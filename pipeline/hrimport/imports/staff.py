@@ -22,7 +22,7 @@ from hrimport.service.staff import StaffRecord, build_payloads, submit_staff
 
 
 class AcceptedPayloads(Protocol):
-    """What the staff import needs of the state store (``hrimport.state``): fingerprints of what the
+    """What the staff import needs of the state store (``hrimport.state.store``): fingerprints of what the
     service last accepted, so an unchanged row is not sent again. ``remember`` is called after each
     batch the service answers, so a run killed half way loses at most the batch in flight."""
 
