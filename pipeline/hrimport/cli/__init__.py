@@ -1,6 +1,6 @@
 """The ``hrimport`` command line: parses options, calls one library function, maps the result to an exit code.
 
-click is imported only in this package and in ``pipeline/sandbox/cli.py``. Every known failure is an
+click is imported only in this package and in ``hrimport/sandbox/cli.py``. Every known failure is an
 ``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``hrimport.errors``;
 ``--debug`` shows the traceback instead.
 """

@@ -10,7 +10,9 @@ The two compositions sit side by side and only compose stages (read, map, valida
 
 - ``staff``: ``prepare_staff`` (no network) and ``import_staff``;
 - ``timeoff``: ``prepare_timeoff`` and ``import_timeoff``;
-- ``runs``: what both share: reading the source as the config says, closing a run (``finish_run``).
+- ``runs``: what both share: reading, mapping and validating the source as the config says
+  (``read_map_validate``), closing a run (``finish_run``);
+- ``lookups``: the read-only use cases, ``count_leave_days`` and ``list_customers``.
 
 Example::
 

@@ -9,6 +9,7 @@
 
 The stages (reader, mapper, validator, reporter) know nothing of the platform; the use cases hand their
 plain rows to this package. A second platform would be a sibling package with the same shape, not a
-rewrite. The sandbox imitates this platform; this package never imports it (the embedded sandbox is
-started through ``hrimport.sandbox.embedded``).
+rewrite. The sandbox imitates this platform; this package imports it only inside ``open_target`` and
+``service_key``, when no service is configured and the embedded sandbox (``hrimport.sandbox.embedded``)
+stands in for it.
 """
