@@ -129,16 +129,17 @@ def map_records(
     cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateOrder]] = []
     for name, values in columns.items():
         day_first = True
+        dates: dict[str, str] = {}
         if specs[name].kind == "date":
             try:
-                order, codes = read_date_column(sources.get(name, name), values, date_order)
+                order, codes, dates = read_date_column(sources.get(name, name), values, date_order)
             except DateOrderConflict as exc:
                 raise InputFileError(f"{table.info.name}: {exc}") from None
             date_orders.append(order)
             day_first = order.day_first
             if codes:
                 cell_problems.append((name, values, codes, order))
-        columns[name] = normalize_for_field(values, specs[name], day_first=day_first)
+        columns[name] = normalize_for_field(values, specs[name], day_first=day_first, dates=dates)
 
     custom_cols: dict[str, pd.Series] = {}
     custom_sources: dict[str, str] = {}

@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 
 import pandas as pd
@@ -76,12 +77,15 @@ def normalize_number(s: pd.Series) -> pd.Series:
     return per_value(s, _canonical_number)
 
 
-def normalize_for_field(s: pd.Series, field: Field, *, day_first: bool) -> pd.Series:
-    """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too)."""
+def normalize_for_field(
+    s: pd.Series, field: Field, *, day_first: bool, dates: Mapping[str, str] | None = None
+) -> pd.Series:
+    """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too).
+    ``dates``: a date column's values already read as ISO dates (``read_date_column``)."""
     s = trim(s)
     kind = field.kind
     if kind == "date":
-        return normalize_date(s, day_first)
+        return normalize_date(s, day_first, dates)
     if kind == "country":
         return normalize_country(s)
     if kind == "email":

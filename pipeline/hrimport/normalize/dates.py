@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -95,12 +96,14 @@ def _parse_date(value: str, day_first: bool) -> str | None:
     return None
 
 
-def normalize_date(s: pd.Series, day_first: bool) -> pd.Series:
+def normalize_date(s: pd.Series, day_first: bool, known: Mapping[str, str] | None = None) -> pd.Series:
     """``YYYY-MM-DD`` from ISO dates and date-times, 31/01/2020 or 01/31/2020 (``day_first`` is the
     column's order, applied to every cell), 31.01.2020, 31-01-2020, 2020/1/31, 2020年1月31日, Excel serial
     numbers, "31 Jan 2020" and "Jan 31, 2020". Impossible dates such as 2021-02-30, and dates that do not
-    fit the order, are left unchanged."""
-    return per_value(s, lambda value: _parse_date(value, day_first))
+    fit the order, are left unchanged. ``known``: values already read (``read_date_column``'s, for the
+    whole column at once), looked up instead of parsed."""
+    known = known or {}
+    return per_value(s, lambda value: known.get(value) or _parse_date(value, day_first))
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,7 @@ class _NumericDates:
     values: np.ndarray  # the day/month/year ones (str)
     first: np.ndarray
     second: np.ndarray
+    year: np.ndarray
     short_year: np.ndarray  # bool
 
     @classmethod
@@ -156,8 +160,20 @@ class _NumericDates:
             np.array(pc.filter(distinct, keep).to_pylist(), dtype=object),
             _numbers(pc.struct_field(found, "a")),
             _numbers(pc.struct_field(found, "b")),
+            _numbers(pc.struct_field(found, "y")),
             pc.equal(pc.utf8_length(pc.struct_field(found, "y")), 2).to_numpy(zero_copy_only=False),
         )
+
+    def iso_dates(self, day_first: bool) -> dict[str, str]:
+        """The values with a four-digit year that are real dates in the order given, as ``YYYY-MM-DD``:
+        ``_parse_date``'s answer for them, worked out for the whole column at once."""
+        full = ~self.short_year
+        day, month = (self.first, self.second) if day_first else (self.second, self.first)
+        dates = pd.to_datetime(
+            pd.DataFrame({"year": self.year[full], "month": month[full], "day": day[full]}), errors="coerce"
+        )
+        real = dates.notna().to_numpy()
+        return dict(zip(self.values[full][real].tolist(), dates[real].dt.strftime("%Y-%m-%d").tolist()))
 
     def with_four_digit_years(self, mask: np.ndarray) -> list[str]:
         """The values with a four-digit year where ``mask`` (over ``values``) holds, stripped."""
@@ -236,11 +252,12 @@ def decide_date_order(
 
 def read_date_column(
     column: str, values: pd.Series, configured: DateOrder | None
-) -> tuple[ColumnDateOrder, dict[str, str]]:
-    """``decide_date_order`` and ``date_cell_problems`` of one column, its values looked at once."""
+) -> tuple[ColumnDateOrder, dict[str, str], dict[str, str]]:
+    """``decide_date_order``, ``date_cell_problems`` and the day/month/year values read as ISO dates
+    (for ``normalize_date``) of one column, its values looked at once."""
     numeric = _NumericDates.of(values)
     order = decide_date_order(column, numeric, configured)
-    return order, date_cell_problems(values, order.day_first, numeric)
+    return order, date_cell_problems(values, order.day_first, numeric), numeric.iso_dates(order.day_first)
 
 
 def date_cell_problems(values: pd.Series, day_first: bool, numeric: _NumericDates | None = None) -> dict[str, str]:
