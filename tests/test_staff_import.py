@@ -371,3 +371,15 @@ def test_an_import_remembers_what_the_platform_accepted_and_a_dry_run_nothing(tm
     with StateStore.open(tmp_path / ".hrimport") as state:
         remembered = state.fingerprints(service_host(sandbox.base_url), "99", ["000001", "000002"])
     assert list(remembered) == ["000001"]
+
+
+def test_a_state_folder_that_cannot_be_made_still_sends_the_rows_and_says_so(tmp_path: Path, sandbox) -> None:
+    (tmp_path / "blocker").write_text("a file where the state folder's parent should be")
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text('state_dir = "blocker/.hrimport"\n' + config.read_text(encoding="utf-8"), encoding="utf-8")
+    result, summary = run_import(tmp_path, sandbox, [person(1)], config=config)
+    assert result.exit_code == 0, result.output
+    assert {s["customer_system_id"] for s in sandbox.staff(99)} == {"000001"}
+    note = next(line for line in result.output.splitlines() if line.startswith("Note: What the service accepts"))
+    assert "cannot create the state folder" in note and "Set state_dir" in note
+    assert any("is not remembered" in n for n in summary["notes"])

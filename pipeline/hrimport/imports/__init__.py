@@ -91,6 +91,7 @@ def import_file(
     the time-off ledger held by another import (3), a service that cannot be used (4).
     """
     kind = kind or _kind_of(config)
+    unremembered = ""
     with ExitStack() as stack:
         if validate_only:
             target = Target(None, config.service.customer_id or "", "")
@@ -105,7 +106,15 @@ def import_file(
             if kind == "staff" and state is None and not dry_run:
                 from hrimport.state.store import StateStore
 
-                state = stack.enter_context(StateStore.open(config.state_dir))
+                try:
+                    state = stack.enter_context(StateStore.open(config.state_dir))
+                except ConfigError as exc:
+                    # Remembering is for the next run's benefit: the rows are still sent (the service
+                    # updates by external id), and the summary says what is not remembered.
+                    unremembered = (
+                        f"What the service accepts is not remembered: {exc}; the next `hrimport run` sends "
+                        "these rows again. Set state_dir in the config to a folder hrimport may write."
+                    )
             if target is None:
                 conn = connection or resolve_connection(config.service, base_url=base_url)
                 # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
@@ -113,6 +122,8 @@ def import_file(
         result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                       skip_unchanged=skip_unchanged, batch_size=batch_size, concurrency=concurrency,
                       progress=progress)
+    if unremembered:
+        result.info.notes.append(unremembered)
     if validate_only:
         return FileImport(result)
     folder = report_folder or default_report_folder(
