@@ -45,6 +45,7 @@ from hrimport.timeoff.settings import TimeOffSettings
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
+
 @dataclass
 class PreparedTimeOff:
     """A time-off export read, mapped and validated (no network)."""
