@@ -56,7 +56,7 @@ def echo_run(result: RunResult) -> None:
 
 
 def echo_file_import(run: FileImport) -> None:
-    """An import's problems, summary and report files, as ``staff import`` and ``timeoff import`` print them."""
+    """An import's problems and summary, then its report files (none after ``validate``)."""
     echo_problems(run.result)
     echo_run(run.result)
     if run.report is not None:

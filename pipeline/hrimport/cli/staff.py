@@ -9,8 +9,6 @@ import click
 from hrimport.cli.common import (
     base_url_option,
     echo_file_import,
-    echo_problems,
-    echo_run,
     progress_bar,
     report_dir_option,
 )
@@ -38,8 +36,7 @@ def validate_command(config: Path, file: Path) -> None:
         hrimport staff validate samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
     run = import_file(load_config(config), file, kind="staff", validate_only=True)
-    echo_problems(run.result)
-    echo_run(run.result)
+    echo_file_import(run)
     raise SystemExit(run.exit_code)
 
 

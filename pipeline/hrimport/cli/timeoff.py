@@ -9,8 +9,6 @@ import click
 from hrimport.cli.common import (
     base_url_option,
     echo_file_import,
-    echo_problems,
-    echo_run,
     progress_bar,
     report_dir_option,
 )
@@ -42,8 +40,7 @@ def validate_command(config: Path, file: Path) -> None:
         hrimport timeoff validate samples/leave_history.toml samples/leave_history.xlsx
     """
     run = import_file(load_config(config), file, kind="timeoff", validate_only=True)
-    echo_problems(run.result)
-    echo_run(run.result)
+    echo_file_import(run)
     raise SystemExit(run.exit_code)
 
 

@@ -54,8 +54,6 @@ class PreparedTimeOff:
     mapped: MappedTable
     settings: TimeOffSettings
     problems: dict[int, list[Problem]]
-    half_cells: dict[str, list[str]]  # half_start/half_end/half_day -> the column's cells
-    half_sources: dict[str, str]  # same keys -> the column's header as in the file
     timings: dict[str, float]
 
 
@@ -66,7 +64,7 @@ def prepare_timeoff(config: ImportConfig, path: Path) -> PreparedTimeOff:
     settings = TimeOffSettings.from_mapping(config.timeoff, config.path.name)
     mapping = settings.import_mapping(config.timeoff)
     table, mapped, problems, timings = read_map_validate(config, path, mapping)
-    return PreparedTimeOff(table, mapped, settings, problems, mapped.carried, mapped.carried_sources, timings)
+    return PreparedTimeOff(table, mapped, settings, problems, timings)
 
 
 def import_timeoff(
@@ -124,14 +122,14 @@ def import_timeoff(
         if not found:
             try:
                 half_start, half_end = halves_for(
-                    start_cell=_cell(prep.half_cells, "half_start", pos), end_cell=_cell(prep.half_cells, "half_end", pos),
-                    day_cell=_cell(prep.half_cells, "half_day", pos),
+                    start_cell=_cell(mapped.carried, "half_start", pos), end_cell=_cell(mapped.carried, "half_end", pos),
+                    day_cell=_cell(mapped.carried, "half_day", pos),
                     one_day=cells["start_date"][pos] == cells["end_date"][pos],
                 )
             except HalfDayError as exc:
-                column = prep.half_sources.get(exc.which)
+                column = mapped.carried_sources.get(exc.which)
                 found.append(Problem(exc.code, f"Row {row}, column '{column}': {exc.message}.", row, column,
-                                     exc.which, _cell(prep.half_cells, exc.which, pos)))
+                                     exc.which, _cell(mapped.carried, exc.which, pos)))
         if found or match is None or lang is None:
             invalid(pos, found)
             continue
