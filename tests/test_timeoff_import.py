@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from markupsafe import escape
 from openpyxl import Workbook
 
 from hrimport.cli import main
@@ -132,7 +133,7 @@ def stored(sandbox: Any) -> list[tuple[str, int, str, str, Any]]:
 def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(tmp_path: Path, staffed: Any) -> None:
     source = write_xlsx(tmp_path / "leave.xlsx", [
         ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", 5, "MY", "trip", "Approved"],  # row 2
-        ["000101", "病假", D(2024, 4, 13), D(2024, 4, 14), "", "", "MY", "", "Approved"],  # Calendar basis: 2
+        ["000101", "病假", D(2024, 4, 13), D(2024, 4, 14), "", 2, "MY", "", "Approved"],  # a weekend: HR's 2
         ["000104", "年假", D(2024, 5, 6), D(2024, 5, 8), "", "", "CN", "", "Pending"],  # filled: 3
         ["000104", "事假", D(2024, 6, 3), D(2024, 6, 3), "上午", 0.5, "CN", "", "Approved"],  # half day
         ["000105", "喪假", D(2024, 7, 1), D(2024, 7, 3), "", 3, "CN", "", "Approved"],  # Traditional
@@ -148,6 +149,8 @@ def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(
     assert run.info.kind == "timeoff"
     assert {o.outcome.value for o in run.rows} == {"added"}
     rows = by_row(run)
+    # the service counts no working day in a weekend; HR's figure stands, and the report says so
+    assert [p.code for p in rows[3].problems] == ["total-days-differs"] and rows[3].problems[0].is_warning
     assert rows[3].details == {"leave_type": "病假", "start_date": "2024-04-13", "end_date": "2024-04-14",
                                "half_days": "", "total_days": "2"}
     assert rows[5].details["half_days"] == "half day" and rows[7].details["half_days"] == "end"
@@ -190,24 +193,101 @@ def test_running_the_same_file_again_adds_nothing(tmp_path: Path, staffed: Any) 
     assert second.exit_code == 1
 
 
-def test_a_total_disagreeing_with_the_calculation_is_flagged_with_both_figures(tmp_path: Path,
-                                                                             staffed: Any) -> None:
+DISAGREEING = [
+    # 9 Aug 2024 is Singapore's National Day: the service counts 4 working days; the company works that day
+    ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", 5, "SG", "", ""],
+    # a weekend of sick leave, counted every day by the company: the service counts no working day
+    ["000110", "Sick Leave", D(2024, 6, 8), D(2024, 6, 9), "", 2, "SG", "", ""],
+    # the two agree
+    ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", 5, "MY", "", ""],
+]
+
+
+def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 0, result.output
+    assert [o.outcome.value for o in run.rows] == ["added", "added", "added"]
+    first, second, third = run.rows
+    assert [(p.code, p.severity, p.column, p.value) for p in first.problems] == [
+        ("total-days-differs", "warning", "Days", "5")]
+    assert first.problems[0].message == (
+        "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
+        "sent with the file's 5.")
+    assert second.problems[0].message == (
+        "Row 3: total_days is 2 in the file but the service counts no working day in 2024-06-08..2024-06-09 in "
+        "SG (weekends and public holidays of SG) (Sick Leave is often counted every day, which makes 2, the "
+        "file's figure); sent with the file's 2.")
+    assert third.problems == ()
+    assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 5),
+                                      ("000110", 2, "2024-06-08", "2024-06-09", 2),
+                                      ("000101", 1, "2024-03-04", "2024-03-08", 5)])
+    folder = Path(result.stdout.split("Report folder: ")[1].splitlines()[0])
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert summary["warnings"] == {"total-days-differs": 2} and summary["exit_code"] == 0
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert str(escape("Total days differ from the platform's count")) in html  # the warnings' own group
+    assert "2 row(s) sent with the file's figure where the two differ (total-days-differs)." in result.stdout
+
+
+def test_the_service_policy_sends_the_service_s_count_with_the_warning(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='total_days = "service"'))
+
+    assert result.exit_code == 0, result.output
+    first, second, _ = run.rows
+    assert first.problems[0].message.endswith('sent with the service\'s 4 (total_days = "service").')
+    assert first.details["total_days"] == "4"
+    # a period without working days cannot be booked on the service's count: the file's figure is sent
+    assert second.problems[0].message.endswith("sent with the file's 2.")
+    assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 4),
+                                      ("000110", 2, "2024-06-08", "2024-06-09", 2),
+                                      ("000101", 1, "2024-03-04", "2024-03-08", 5)])
+
+
+def test_the_strict_policy_flags_a_differing_figure_and_sends_only_agreeing_rows(tmp_path: Path,
+                                                                                 staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='total_days = "strict"'))
+
+    assert result.exit_code == 1
+    first, second, third = run.rows
+    assert (first.outcome.value, first.problem_codes) == ("invalid", ["total-days-mismatch"])
+    assert first.message == (
+        "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; not sent "
+        '(total_days = "strict": correct the figure, or mark the half days).')
+    assert (second.outcome.value, second.problem_codes) == ("invalid", ["no-leave-days"])
+    assert third.outcome.value == "added"
+    assert first.message in result.stdout
+    assert stored(staffed) == [("000101", 1, "2024-03-04", "2024-03-08", 5)]
+
+
+def test_when_the_calculation_fails_hr_s_figure_is_sent_unchecked(tmp_path: Path, staffed: Any) -> None:
+    staffed.set_faults(rules=[{"path": "/api/calculate-total-days", "status": 500, "count": 100}])
     source = write_xlsx(tmp_path / "leave.xlsx", [
-        # 9 Aug 2024 is Singapore's National Day: 4 working days, not 5
         ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", 5, "SG", "", ""],
-        # sick leave counts every day: a weekend is 2 days, not 0
-        ["000110", "Sick Leave", D(2024, 6, 8), D(2024, 6, 9), "", 0, "SG", "", ""],
+        ["000110", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "SG", "", ""],  # nothing to send
     ])
     result, run = run_import(tmp_path, staffed, source)
+
     assert result.exit_code == 1
     first, second = run.rows
-    assert first.outcome.value == "invalid" and first.problem_codes == ["total-days-mismatch"]
-    assert first.message == ("Row 2: total_days is 5 but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
-                             "not sent (correct the figure, or mark the half days).")
-    assert second.problem_codes == ["total-days-mismatch"]
-    assert "total_days is 0 but Sick Leave counts every day, so it is 2" in second.message
-    assert first.message in result.stdout
-    assert staffed.time_off(99) == []
+    assert (first.outcome.value, first.problem_codes) == ("added", ["total-days-unchecked"])
+    assert first.problems[0].message.startswith(
+        "Row 2: total_days 5 could not be checked: the service could not calculate the days of "
+        "2024-08-05..2024-08-09 in SG (the service answered POST /api/calculate-total-days with HTTP 500")
+    assert (second.outcome.value, second.problem_codes) == ("failed", ["http-500"])
+    assert stored(staffed) == [("000106", 1, "2024-08-05", "2024-08-09", 5)]
+
+
+def test_a_policy_the_import_does_not_know_is_one_line_and_exit_2(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result = hrimport(["timeoff", "import", str(write_config(tmp_path, extra='total_days = "calendar"')),
+                       str(source)], staffed)
+    assert result.exit_code == 2
+    assert result.stderr == ('Error: leave.toml [timeoff] total_days must be "file", "service" or "strict", not '
+                             "'calendar' (the column holding the days is mapped under [timeoff.columns])\n")
 
 
 def test_each_distinct_period_is_asked_of_the_calculation_once(tmp_path: Path, staffed: Any) -> None:
@@ -283,6 +363,8 @@ def test_unknown_types_bad_markers_and_bad_cells_are_invalid_with_one_outcome_ea
         8: ["unknown-country", "not-a-number", "not-an-allowed-value"],
     }
     assert "closest known: Annual Leave" in run.rows[0].message
+    assert run.rows[4].message == ("Row 6, columns 'From' and 'To': the leave ends on 2024-07-01 (To), before it "
+                                   "starts on 2024-07-03 (From); correct whichever date is wrong.")
     assert run.rows[1].problems[0].column == "Half Day"
     assert staffed.time_off(99) == []
 
@@ -308,8 +390,8 @@ def test_many_rows_posted_concurrently_keep_their_own_outcomes(tmp_path: Path, s
         monday = D(2024, 1, 8) + dt.timedelta(weeks=week)
         for n, person in enumerate(people):
             day = monday + dt.timedelta(days=n % 5)
-            # Calendar basis: no public holiday can make a day count zero
-            rows.append([person, "Sick Leave", day, day, "", "", "SG", f"{person} week {week}", ""])
+            # HR's figure: a public holiday (12 Feb) is still sent, with a warning
+            rows.append([person, "Sick Leave", day, day, "", 1, "SG", f"{person} week {week}", ""])
     # a few requests fail with 503 (nothing stored) and are tried again by the client
     staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "status": 503, "count": 5, "skip": 3}],
                        latency=0.01)
@@ -350,9 +432,10 @@ def test_a_dry_run_asks_the_calculation_but_adds_nothing(tmp_path: Path, staffed
         ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
         ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", 5, "SG", "", ""]])
     result, run = run_import(tmp_path, staffed, source, None, "--dry-run")
-    assert result.exit_code == 1
-    assert [o.outcome.value for o in run.rows] == ["valid", "invalid"]
+    assert result.exit_code == 0
+    assert [o.outcome.value for o in run.rows] == ["valid", "valid"]
     assert run.rows[0].message == "Valid; would be sent with total_days 5 (dry run)."
+    assert run.rows[1].problem_codes == ["total-days-differs"]  # the warning shows before anything is sent
     assert run.info.dry_run
     assert staffed.time_off(99) == []
     assert not [r for r in staffed.requests() if r["path"].endswith("/api/apply-ee-time-off")]
@@ -447,5 +530,9 @@ def test_a_period_of_only_weekends_and_holidays_is_not_booked(tmp_path: Path, st
         ["000106", "Annual Leave", D(2024, 2, 10), D(2024, 2, 12), "", "", "SG", "", ""]])
     result, run = run_import(tmp_path, staffed, source)
     assert result.exit_code == 1
-    assert run.rows[0].problem_codes == ["no-leave-days"]
-    assert "2024-02-10..2024-02-12 in SG holds no working day" in run.rows[0].message
+    (row,) = run.rows
+    assert row.problem_codes == ["no-leave-days"]
+    assert row.message == (
+        "Row 2: the service counts no working day in 2024-02-10..2024-02-12 in SG (weekends and public holidays "
+        "of SG), so there is no figure to send; not sent: write the days in the total_days column.")
+    assert (row.problems[0].column, row.problems[0].field) == ("Days", "total_days")

@@ -27,7 +27,7 @@ def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_p
     for n in range(24):
         day = dt.date(2024, 1, 1) + dt.timedelta(days=n)
         for person in ("000101", "000102"):
-            rows.append([person, "Sick Leave", day, day, "", "", "SG", f"{person} {day}", ""])
+            rows.append([person, "Sick Leave", day, day, "", 1, "SG", f"{person} {day}", ""])  # HR says 1, weekends too
     source = write_xlsx(tmp_path / "leave.xlsx", rows)
     config = write_config(tmp_path)
     env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}

@@ -131,7 +131,9 @@ class RetriesExhausted(ServiceUnavailableError):
 
     ``code`` is a stable problem code: ``http-503``, ``connect-failed`` (nothing listens or the host cannot
     be reached), ``timeout``, ``transport-failed``. ``unreachable`` is true when no connection could be made
-    at all, so the request never reached the service.
+    at all, so the request never reached the service. ``service_lost`` is true when this failure ended the
+    run's use of the service (``ServiceClient`` then answers every later call at once with the code
+    ``not-sent``): the run stops sending and exits 4.
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class RetriesExhausted(ServiceUnavailableError):
         status: int | None = None,
         request_id: str | None = None,
         unreachable: bool = False,
+        service_lost: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -150,6 +153,7 @@ class RetriesExhausted(ServiceUnavailableError):
         self.status = status
         self.request_id = request_id
         self.unreachable = unreachable
+        self.service_lost = service_lost
 
 
 class UnexpectedAnswer(ServiceError):

@@ -6,7 +6,8 @@ plain data. Every source row ends with exactly one outcome (``RunResult.check_ac
 
 =====================  ==================================================================================
 ``invalid``            our checks found problems (field checks, unknown leave type, half-day markers,
-                       overlaps within the file, ``total_days`` disagreeing with the calculation)
+                       overlaps within the file, no figure for a period without working days; with
+                       ``[timeoff] total_days = "strict"``, a figure disagreeing with the calculation)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
 ``valid``              dry run or ``validate``: would be sent
 ``added``              the service accepted it (and the ledger now holds it)
@@ -190,14 +191,15 @@ def import_timeoff(
                                              message=f"Valid{checked}; not sent.", details=r.details())
             pending = []
         else:
-            pending = settle_totals(pending, client, workers, outcomes, notes)
+            pending = settle_totals(pending, client, workers=workers, policy=prep.settings.total_days,
+                                    sources=mapped.field_sources, outcomes=outcomes, notes=notes)
         timings["total_days"] = time.perf_counter() - t
 
         # -- post -----------------------------------------------------------------------------------------
         t = time.perf_counter()
         if dry_run:
             for r in pending:
-                outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID,
+                outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID, tuple(r.warnings),
                                              message=f"Valid; would be sent with total_days {r.total_days} "
                                                      "(dry run).", details=r.details())
         elif pending:

@@ -108,17 +108,31 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The leave type is not one the platform knows for this customer.",
         "Use a leave type exactly as the platform names it, or map it in the import config.",
     ),
+    "total-days-differs": Explanation(
+        "Total days differ from the platform's count",
+        "The file's number of days is not the platform's count of working days for these dates and half days "
+        "(the company may observe other holidays, or count this leave type every day). The row was sent with "
+        "the figure the message names.",
+        "Nothing to do if the file's figure is right. Otherwise correct it in the HR system; to send the "
+        "platform's count instead, set total_days = \"service\" under [timeoff] in the config.",
+    ),
+    "total-days-unchecked": Explanation(
+        "Total days not checked",
+        "The platform could not count the days of this period, so the file's figure was sent unchecked.",
+        "Check the record's days on the platform.",
+    ),
     "total-days-mismatch": Explanation(
         "Total days do not match",
-        "The number of days given does not match the platform's count for these dates (working days for "
-        "types such as annual leave, every day for types such as sick leave; half days counted as 0.5).",
+        "The number of days given is not the platform's count for these dates and half days, and the config "
+        "asks for them to agree (total_days = \"strict\").",
         "Check the dates, the half-day columns and the day count; or leave the day count empty to have it "
         "calculated.",
     ),
     "no-leave-days": Explanation(
-        "No leave days in the period",
-        "Every day of the period is a weekend day or a public holiday, so the leave would be 0 days.",
-        "Check the dates; leave on non-working days needs no record.",
+        "No working days in the period",
+        "The platform counts no working day in the period (weekends and public holidays), and the file gives "
+        "no number of days to send.",
+        "Check the dates; if the leave is counted every day (such as sick leave), write the number of days.",
     ),
     "end-before-start": Explanation(
         "End before start",

@@ -2,10 +2,10 @@
 
 A day counts when it is a working day of the country: its own weekend (Friday-Saturday in Saudi Arabia,
 Friday in Iran), its public holidays, and the shifted working weekends the library knows (China's
-make-up days), as ``HolidayBase.is_working_day`` decides. On the ``Calendar`` basis (sick leave in
-China and Malaysia, api-notes) every day counts. Halves (api-notes: "Half a day is taken as 0.5"): a
-half start or half end takes 0.5 off when that day counts; one counted day with either or both halves
-is 0.5.
+make-up days), as ``HolidayBase.is_working_day`` decides. The endpoint takes no leave type, so it
+counts working days only (a leave type's ``Calendar`` basis is the import's explanation, not a rule
+here). Halves (api-notes: "Half a day is taken as 0.5"): a half start or half end takes 0.5 off when that
+day counts; one counted day with either or both halves is 0.5.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Literal
 
 import holidays
 
@@ -57,11 +56,10 @@ def count_leave_days(
     *,
     half_start: bool = False,
     half_end: bool = False,
-    basis: Literal["Working", "Calendar"] = "Working",
 ) -> Decimal:
-    """Days of leave from ``start`` to ``end`` inclusive on a basis, halves included.
+    """Working days of leave from ``start`` to ``end`` inclusive, halves included.
 
-    >>> count_leave_days("MY", dt.date(2024, 6, 8), dt.date(2024, 6, 9), basis="Calendar")
+    >>> count_leave_days("MY", dt.date(2024, 6, 7), dt.date(2024, 6, 10))
     Decimal('2')
     """
     if end < start:
@@ -69,7 +67,7 @@ def count_leave_days(
     span = (end - start).days + 1
     if span > MAX_SPAN_DAYS:
         raise LeaveDaysError("end_date", f"the period spans {span} days; at most {MAX_SPAN_DAYS} are counted")
-    counts = (lambda _day: True) if basis == "Calendar" else working_day_test(country, start, end)
+    counts = working_day_test(country, start, end)
     days = [start + dt.timedelta(n) for n in range(span)]
     total = Decimal(sum(1 for d in days if counts(d)))
     if start == end:

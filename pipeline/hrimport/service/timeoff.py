@@ -110,7 +110,8 @@ def post_time_off(
             ledger.remember(ledger_key(r), record_id=record_id, total_days=r.total_days,
                             source_file=source_file, source_row=r.row)
         what = f"time-off record {record_id}" if record_id is not None else "a time-off record"
-        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, message=f"Added as {what}.", details=r.details())
+        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, tuple(r.warnings), f"Added as {what}.",
+                          r.details())
 
     outcomes: list[RowOutcome] = []
     if not rows:
@@ -133,7 +134,8 @@ def post_time_off(
 
 def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOutcome:
     text = f"Row {r.row}: {message}"
-    return RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row),), text, r.details())
+    return RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row), *r.warnings), text,
+                      r.details())
 
 
 def _rejected(r: TimeOffRow, exc: RequestRejected) -> RowOutcome:

@@ -1,11 +1,21 @@
-"""Total days of a time-off record: asked of the calculation endpoint once per distinct period.
+"""Total days of a time-off record: HR's figure, the calculation endpoint's count, and what is sent.
 
 The calculation endpoint (spec, endpoint 4) takes a country, two dates and the half-day flags, but no
-leave type, so it counts *working* days. A ``Calendar``-basis leave type (sick, maternity and
-hospitalisation leave, ``schemas/leave_types.toml``) counts every day, which needs no calendar at all: for
-those the figure is counted here, with the endpoint's half-day rule (a half end takes 0.5 off; one day
-with any half is 0.5). Each distinct ``(country, start, end, half start, half end)`` is asked once per run,
-however many rows share it.
+leave type: it counts working days. Each distinct ``(country, start, end, half start, half end)`` is asked
+once per run, however many rows share it.
+
+HR's figure is the company's truth (issue 12): companies observe holidays the public calendar lacks, count
+sick leave in working days, and so on. ``[timeoff] total_days`` says what is sent (``TotalsPolicy``):
+
+- ``file`` (default): a row's own figure is sent; when the service counts differently the row carries the
+  warning ``total-days-differs`` with both figures. A row without a figure gets the service's count.
+- ``service``: the service's count is sent, with the same warning when the file said otherwise.
+- ``strict``: a row whose figure differs is not sent (``total-days-mismatch``).
+
+A period in which the service counts no working day cannot be booked on the service's count: it is sent
+with the file's figure when there is one (with the warning; ``strict`` flags it), and flagged
+(``no-leave-days``) when there is none. The leave-type dictionary's ``Calendar`` basis (sick leave counted
+every day, api-notes) is not in the interface, so it never refuses a row: it only explains a difference.
 """
 
 from __future__ import annotations
@@ -23,7 +33,14 @@ from hrimport.outcomes import Outcome, Problem, RowOutcome
 if TYPE_CHECKING:
     from hrimport.timeoff.rows import TimeOffRow  # rows.py imports DayKey from here
 
-__all__ = ["DayCalculator", "DayKey", "DaysClient", "calendar_days", "format_days", "parse_days"]
+__all__ = [
+    "TOTALS_POLICIES", "DayCalculator", "DayKey", "DaysClient", "TotalsPolicy", "calendar_days", "format_days",
+    "parse_days", "settle_totals",
+]
+
+TotalsPolicy = Literal["file", "service", "strict"]
+#: ``[timeoff] total_days``: what is sent when the file's figure and the service's count differ.
+TOTALS_POLICIES: tuple[TotalsPolicy, ...] = ("file", "service", "strict")
 
 
 class DaysClient(Protocol):
@@ -50,7 +67,8 @@ class DayKey:
 
 
 def calendar_days(key: DayKey) -> Decimal:
-    """Days of a Calendar-basis record: every day counts, less 0.5 per half end (0.5 for one half day)."""
+    """Days of the period counted every day (a ``Calendar``-basis type), less 0.5 per half end (0.5 for one
+    half day): only used to explain a difference to the service's count."""
     start, end = dt.date.fromisoformat(key.start), dt.date.fromisoformat(key.end)
     total = Decimal((end - start).days + 1)
     if start == end:
@@ -81,10 +99,9 @@ class DayCalculator:
         self._answers: dict[DayKey, Decimal] = {}
         self._lock = threading.Lock()
 
-    def days(self, key: DayKey, basis: Literal["Working", "Calendar"]) -> Decimal:
-        """The total for ``key``; raises the client's errors (``RequestRejected``, ``RetriesExhausted``...)."""
-        if basis == "Calendar":
-            return calendar_days(key)
+    def days(self, key: DayKey) -> Decimal:
+        """The service's count for ``key``; raises the client's errors (``RequestRejected``,
+        ``RetriesExhausted``...)."""
         with self._lock:
             if key in self._answers:
                 return self._answers[key]
@@ -97,68 +114,114 @@ class DayCalculator:
         return value
 
 
-def settle_totals(pending: list[TimeOffRow], client: DaysClient, workers: int, outcomes: dict[int, RowOutcome],
-                   notes: list[str]) -> list[TimeOffRow]:
-    """The totals rules: fill or check each row's ``total_days`` against the calculation, putting an outcome
-    in ``outcomes`` for each row that cannot be sent and a line in ``notes``; returns the rows still to send.
+def settle_totals(pending: list[TimeOffRow], client: DaysClient, *, workers: int, policy: TotalsPolicy,
+                  sources: dict[str, str], outcomes: dict[int, RowOutcome], notes: list[str]) -> list[TimeOffRow]:
+    """Settle each row's ``total_days`` as ``policy`` says (module docstring); returns the rows to send.
 
-    Each distinct period of a Working-basis type is asked once (in parallel); Calendar-basis types are
-    counted locally (``hrimport.timeoff.days``).
+    A row that cannot be sent gets its outcome in ``outcomes``; a row sent with a doubt carries it in
+    ``TimeOffRow.warnings``; ``notes`` gets the run's line about the calculation. ``sources`` (field ->
+    source column) lets a problem name the cell to fix. Each distinct period is
+    asked once, in parallel. Raises ``ServiceUnavailableError`` when not one calculation could connect.
     """
     calculator = DayCalculator(client)
-    working = list(dict.fromkeys(r.day_key for r in pending if r.match.leave_type.basis == "Working"))
-    answers: dict[DayKey, Decimal | Exception] = {}
+    keys = list(dict.fromkeys(r.day_key for r in pending))
+    answers: dict[DayKey, Decimal | RequestRejected | RetriesExhausted] = {}
 
-    def ask(key: DayKey) -> tuple[DayKey, Decimal | Exception]:
+    def ask(key: DayKey) -> tuple[DayKey, Decimal | RequestRejected | RetriesExhausted]:
         try:
-            return key, calculator.days(key, "Working")
+            return key, calculator.days(key)
         except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
             return key, exc
 
-    if working:
+    if keys:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hrimport-days") as pool:
-            answers.update(pool.map(ask, working))
+            answers.update(pool.map(ask, keys))
     unreachable = [a for a in answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
     if unreachable and len(unreachable) == len(answers):
         raise ServiceUnavailableError(str(unreachable[0]))
 
     still: list[TimeOffRow] = []
-    filled = 0
+    filled = differs = 0
     for r in pending:
-        key = r.day_key
-        answer = answers[key] if r.match.leave_type.basis == "Working" else calculator.days(key, "Calendar")
-        if isinstance(answer, Exception):
-            outcome, code = ((Outcome.FAILED, answer.code) if isinstance(answer, RetriesExhausted)
-                             else (Outcome.REJECTED, "service-rejected"))
-            reason = answer.reasons if isinstance(answer, RequestRejected) else str(answer)
-            text = f"Row {r.row}: the service could not calculate the days of {key.describe()}: {reason}."
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row),), text,
-                                         r.details())
-            continue
+        answer = answers[r.day_key]
         given = parse_days(r.total_given) if r.total_given else None
-        if answer == 0:
-            # every day of the period is a weekend day or public holiday: nothing to book, and the
-            # service refuses a record of zero days
-            text = (f"Row {r.row}: {key.describe()} holds no working day (weekends and public holidays of "
-                    f"{key.country}), so there is no leave to book; not sent.")
-            problem = Problem("no-leave-days", text, r.row, None, "start_date", r.start)
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
+        problem = _settle(r, answer, given, policy, sources)
+        if problem is None or problem.is_warning:
+            if problem is not None:
+                r.warnings.append(problem)
+                differs += problem.code == "total-days-differs"
+            filled += given is None
+            still.append(r)
             continue
-        if given is None:
-            r.total_days = format_days(answer)
-            filled += 1
-        elif given != answer:
-            basis = ("the service counts" if r.match.leave_type.basis == "Working"
-                     else f"{r.match.leave_type.en} counts every day, so it is")
-            text = (f"Row {r.row}: total_days is {r.total_given} but {basis} {format_days(answer)} for "
-                    f"{key.describe()}; not sent (correct the figure, or mark the half days).")
-            problem = Problem("total-days-mismatch", text, r.row, None, "total_days", r.total_given)
-            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.INVALID, (problem,), text, r.details())
-            continue
-        else:
-            r.total_days = format_days(given)
-        still.append(r)
+        outcome = (Outcome.INVALID if problem.code in ("total-days-mismatch", "no-leave-days")
+                   else Outcome.FAILED if isinstance(answer, RetriesExhausted) else Outcome.REJECTED)
+        outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (problem,), problem.message, r.details())
     if pending:
-        notes.append(f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
-                     "period(s) asked of the calculation endpoint.")
+        note = (f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
+                "period(s) asked of the calculation endpoint.")
+        if differs:
+            sent = "the service's count" if policy == "service" else "the file's figure"
+            note += f" {differs} row(s) sent with {sent} where the two differ (total-days-differs)."
+        notes.append(note)
     return still
+
+
+def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted, given: Decimal | None,
+            policy: TotalsPolicy, sources: dict[str, str]) -> Problem | None:
+    """Set ``r.total_days`` when the row can be sent; the problem (an error: not sent) or warning, if any."""
+    key = r.day_key
+    column = sources.get("total_days")
+    if not isinstance(answer, Decimal):
+        reason = answer.reasons if isinstance(answer, RequestRejected) else str(answer)
+        if given is not None and policy == "file" and not (isinstance(answer, RetriesExhausted)
+                                                            and answer.service_lost):
+            # the count only checks HR's figure: the record can still be sent as HR wrote it
+            r.total_days = format_days(given)
+            return Problem("total-days-unchecked",
+                           f"Row {r.row}: total_days {r.total_given} could not be checked: the service could not "
+                           f"calculate the days of {key.describe()} ({reason}); sent with the file's figure.",
+                           r.row, column, "total_days", r.total_given, severity="warning")
+        code = answer.code if isinstance(answer, RetriesExhausted) else "service-rejected"
+        return Problem(code, f"Row {r.row}: the service could not calculate the days of {key.describe()}: "
+                             f"{reason}.", r.row)
+    if given is None:
+        if answer == 0:
+            return Problem("no-leave-days",
+                           f"Row {r.row}: the service counts no working day in {key.describe()} (weekends and "
+                           f"public holidays of {key.country}), so there is no figure to send; not sent: write "
+                           f"the days in the total_days column{_calendar_hint(r, None)}.",
+                           r.row, column or sources.get("start_date"), "total_days" if column else "start_date",
+                           "" if column else r.start)
+        r.total_days = format_days(answer)
+        return None
+    if given == answer and answer != 0:
+        r.total_days = format_days(given)
+        return None
+    counted = (f"the service counts no working day in {key.describe()} (weekends and public holidays of "
+               f"{key.country})" if answer == 0 else f"the service counts {format_days(answer)} for {key.describe()}")
+    figures = f"Row {r.row}: total_days is {r.total_given} in the file but {counted}{_calendar_hint(r, given)}"
+    if policy == "strict":
+        code = "no-leave-days" if answer == 0 else "total-days-mismatch"
+        return Problem(code, f"{figures}; not sent (total_days = \"strict\": correct the figure, or mark the half "
+                             "days).", r.row, column, "total_days", r.total_given)
+    if policy == "service" and answer != 0:
+        r.total_days = format_days(answer)
+        sent = f"sent with the service's {format_days(answer)} (total_days = \"service\")"
+    else:
+        r.total_days = format_days(given)
+        sent = f"sent with the file's {r.total_given}"
+    return Problem("total-days-differs", f"{figures}; {sent}.", r.row, column, "total_days", r.total_given,
+                   severity="warning")
+
+
+def _calendar_hint(r: TimeOffRow, given: Decimal | None) -> str:
+    """Why the figures may differ, when the leave-type dictionary counts this type every day."""
+    lt = r.match.leave_type
+    if lt.basis != "Calendar":
+        return ""
+    every_day = calendar_days(r.day_key)
+    if given is None:
+        return f" ({lt.en} is often counted every day: {format_days(every_day)} calendar day(s))"
+    if given == every_day:
+        return f" ({lt.en} is often counted every day, which makes {format_days(every_day)}, the file's figure)"
+    return ""

@@ -42,6 +42,7 @@ class TimeOffRow:
     notes: str = ""
     decision: str = ""
     total_days: str = ""  # what is sent, once known
+    warnings: list[Problem] = field(default_factory=list)  # doubts shown in the report; the row is still sent
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -93,10 +94,12 @@ def check_row(
                                 f"Row {row}, column '{column}': '{lang_cell}' is not one of EN, ZH.",
                                 row, column, "lang", lang_cell))
     if end < start:
-        column = sources.get("end_date", "end_date")
+        # either date may be the wrong one: the problem names both cells, blaming neither
+        first, last = sources.get("start_date", "start_date"), sources.get("end_date", "end_date")
         problems.append(Problem("end-before-start",
-                                f"Row {row}, column '{column}': the leave ends on {end}, before it starts ({start}).",
-                                row, column, "end_date", end))
+                                f"Row {row}, columns '{first}' and '{last}': the leave ends on {end} ({last}), "
+                                f"before it starts on {start} ({first}); correct whichever date is wrong.",
+                                row, None, None, None))
     return match, lang, problems
 
 

@@ -10,6 +10,9 @@
     half_start = "Start Half"  # column: is the first day a half day (yes/no, AM/PM, 上午/下午...)
     half_end = "End Half"      # column: is the last day a half day
     half_day = "Half Day"      # column: one marker for the record (see hrimport.timeoff.halves)
+    total_days = "file"        # file (default): send the file's figure, warn where the service counts
+                               # otherwise; service: send the service's count, with the warning; strict:
+                               # do not send a row whose figure differs (see hrimport.timeoff.days)
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 from hrimport.config import FieldMapping
 from hrimport.errors import ConfigError
+from hrimport.timeoff.days import TOTALS_POLICIES, TotalsPolicy
 from hrimport.timeoff.leave_types import Lang, parse_lang
 from hrimport.validate import alpha2_codes
 
@@ -38,6 +42,7 @@ class TimeOffSettings:
     lang: Lang | None = None  # None: auto
     default_country: str | None = None
     half_columns: dict[str, str] | None = None  # half_start/half_end/half_day -> source column
+    total_days: TotalsPolicy = "file"
 
     def import_mapping(self, mapping: FieldMapping) -> FieldMapping:
         """``mapping`` as the time-off import maps a file with it: the half-day columns carried with each
@@ -75,4 +80,9 @@ class TimeOffSettings:
             if not isinstance(column, str) or not column.strip():
                 raise ConfigError(f'{here} {key} must name a column of the file, e.g. {key} = "Half Day"')
             halves[key] = column
-        return cls(lang=lang, default_country=country, half_columns=halves)
+        policy = extra.get("total_days", "file")
+        chosen = next((p for p in TOTALS_POLICIES if isinstance(policy, str) and policy.strip().lower() == p), None)
+        if chosen is None:
+            raise ConfigError(f'{here} total_days must be "file", "service" or "strict", not {policy!r} '
+                              '(the column holding the days is mapped under [timeoff.columns])')
+        return cls(lang=lang, default_country=country, half_columns=halves, total_days=chosen)
