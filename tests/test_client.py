@@ -317,6 +317,34 @@ def test_closed_port_is_service_unavailable() -> None:
     assert "cannot connect to the service" in str(caught.value)
 
 
+def test_a_service_lost_mid_run_answers_every_later_call_at_once(sandbox: Any) -> None:
+    c = open_client(sandbox.base_url, TOKEN, retry=RetryPolicy(attempts=3))
+    with c:
+        assert c.calculate_total_days("SG", "2024-03-04", "2024-03-08") == 5
+        sandbox.stop()
+        with pytest.raises(RetriesExhausted) as first:
+            c.calculate_total_days("SG", "2024-03-11", "2024-03-15")
+        assert (first.value.code, first.value.attempts, first.value.service_lost) == ("connect-failed", 3, True)
+        assert c.lost is first.value
+
+        sandbox.start()  # back, but this run has given up on it: nothing more is sent
+        sandbox.clear_requests()
+        with pytest.raises(RetriesExhausted) as later:
+            c.apply_time_off(annual_leave("E1", "2024-04-01", "2024-04-01", "1"))
+    assert (later.value.code, later.value.attempts, later.value.service_lost) == ("not-sent", 0, True)
+    assert sandbox.requests() == []
+
+
+def test_one_dropped_time_off_answer_does_not_end_the_run(client: ServiceClient, sandbox: Any) -> None:
+    person = staff(customer_id=99)
+    client.add_edit_staff(person)
+    sandbox.set_faults(rules=[{"path": "/api/apply-ee-time-off", "drop": True, "count": 1}])
+    with pytest.raises(RetriesExhausted) as caught:
+        client.apply_time_off(annual_leave(person["customer_system_id"], "2024-04-01", "2024-04-01", "1"))
+    assert not caught.value.service_lost and client.lost is None
+    client.apply_time_off(annual_leave(person["customer_system_id"], "2024-04-08", "2024-04-08", "1"))
+
+
 def test_the_token_never_shows(sandbox: Any, caplog: pytest.LogCaptureFixture) -> None:
     secret = "demo-customer-99"
     caplog.set_level(logging.DEBUG)

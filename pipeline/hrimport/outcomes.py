@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from hrimport.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION
+from hrimport.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -134,6 +134,8 @@ class RunInfo:
     mask_fields: list[str] = field(default_factory=lambda: ["passport_number"])
     html_row_limit: int = 5000
     notes: list[str] = field(default_factory=list)  # run-level remarks (e.g. "no data rows")
+    # why the run stopped sending: the service became unreachable mid-run ("" when it did not); exit 4
+    service_lost: str = ""
 
 
 @dataclass
@@ -158,6 +160,8 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
+        if self.info.service_lost:
+            return EXIT_SERVICE  # rows were left unsent: on-call must look at the service, not the rows
         return EXIT_OK if all(r.outcome.is_success for r in self.rows) else EXIT_ROWS_NEED_ATTENTION
 
     def verdict(self) -> str:
@@ -170,6 +174,8 @@ class RunResult:
         text = f"{self.imported:,} of {total:,} rows {verb}"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
+        if self.info.service_lost:
+            text += "; the service became unreachable, so the run stopped sending"
         return text
 
     def check_accounted(self, rows_read: int) -> None:

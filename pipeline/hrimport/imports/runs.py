@@ -81,6 +81,13 @@ def finish_run(
             warnings = mapped.warnings.get(position[o.row])
             if warnings:
                 o.problems = (*o.problems, *warnings)
+    lost = target.client.lost if target.client is not None else None
+    run_notes = [*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])]
+    if lost is not None:
+        unsent = sum(1 for o in rows if any(p.code == "not-sent" for p in o.problems))
+        run_notes.append(f"The service became unreachable during the run ({lost}); the run stopped sending, "
+                         f"{unsent} row(s) were not sent. Run the import again once the service is reachable: "
+                         "nothing is sent twice.")
     info = RunInfo(
         kind=kind,
         job=config.report.job,
@@ -96,7 +103,8 @@ def finish_run(
         ignored_columns=mapped.ignored_columns,
         mask_fields=list(config.report.mask),
         html_row_limit=config.report.html_row_limit,
-        notes=[*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])],
+        notes=run_notes,
+        service_lost=str(lost) if lost is not None else "",
     )
     result = RunResult(info, rows)
     result.check_accounted(len(mapped))

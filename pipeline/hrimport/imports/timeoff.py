@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from hrimport.config import ImportConfig
-from hrimport.errors import ConfigError, ServiceUnavailableError
+from hrimport.errors import ConfigError
 from hrimport.imports.runs import finish_run, read_map_validate
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
@@ -208,10 +208,8 @@ def import_timeoff(
                                    ledger=ledger, ledger_key=ledger_key, source_file=prep.table.info.name,
                                    concurrency=workers,
                                    progress=(lambda n: progress(n, len(pending))) if progress else None)
-            if not posted.reached and all(o.outcome is Outcome.FAILED for o in posted.outcomes):
-                raise ServiceUnavailableError(posted.outcomes[0].message.split(": ", 1)[-1])
             position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
-            for o in posted.outcomes:
+            for o in posted:
                 outcomes[position[o.row]] = o
         timings["submit"] = time.perf_counter() - t
 

@@ -30,6 +30,13 @@ wait, capped at ``retry_after_max``. What is retried depends on whether the call
 
 Never retried: 400, 401, 403, 404, 409 and every other 4xx.
 
+One budget per run (issue 12): once one request has used up its retries on a connection-level failure
+(no connection could be made, or the connection kept failing or timing out), the service is taken as
+gone for this client's life. ``lost`` holds that failure, requests retrying at that moment stop, and every
+later call raises at once ``RetriesExhausted`` with the code ``not-sent``, so a run whose service dies
+ends within one request's retry budget (``RetryPolicy.timeout``) instead of waiting out the retries of
+every remaining request; the import reports the rows not sent and exits 4.
+
 The token lives only in the ``httpx.Client``'s headers; it never appears in an exception, a log line or a
 repr (httpx itself masks ``Authorization`` in ``Headers.__repr__``).
 
@@ -203,6 +210,8 @@ class ServiceClient:
         self.retry = retry or RetryPolicy()
         self.token_source = token_source
         self._owns_http = owns_http
+        #: the connection-level failure that ended this client's use of the service (module docstring)
+        self.lost: RetriesExhausted | None = None
 
     def __repr__(self) -> str:
         return f"<ServiceClient {self.http.base_url}>"
@@ -308,6 +317,12 @@ class ServiceClient:
 
     def _call(self, method: str, path: str, body: Any = None, *, idempotent: bool = True) -> Any:
         """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors."""
+        if self.lost is not None:
+            raise RetriesExhausted(
+                "not sent: the service became unreachable earlier in this run; run the import again once it "
+                "is reachable",
+                code="not-sent", attempts=0, unreachable=True, service_lost=True,
+            )
         policy = self.retry
         attempts = 0
         try:
@@ -329,7 +344,7 @@ class ServiceClient:
         except _RetryableStatus as exc:
             response = exc.response
         except httpx.TransportError as exc:
-            raise self._transport_failure(exc, method, path, attempts) from None
+            raise self._lose_service(self._transport_failure(exc, method, path, attempts)) from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # too many redirects, bad URL...
             raise RetriesExhausted(
                 f"could not send {method} {path}: {exc}", code="transport-failed", attempts=attempts
@@ -340,6 +355,8 @@ class ServiceClient:
         """stamina's ``on=`` hook: whether to try again, or how long to wait when ``Retry-After`` says."""
 
         def hook(exc: Exception) -> bool | float:
+            if self.lost is not None:
+                return False  # another request found the service gone: waiting longer helps nobody
             if isinstance(exc, _RetryableStatus):
                 wait = retry_after_seconds(exc.response.headers.get("retry-after"))
                 if wait is None:
@@ -353,6 +370,17 @@ class ServiceClient:
             return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
 
         return hook
+
+    def _lose_service(self, failure: RetriesExhausted) -> RetriesExhausted:
+        """Mark ``failure`` as ending the run's use of the service when it is connection-level and its
+        retries were used up (a single dropped answer of a call that must not be repeated is not)."""
+        if failure.unreachable or (failure.code in ("transport-failed", "timeout") and failure.attempts > 1):
+            failure.service_lost = True
+            if self.lost is None:
+                self.lost = failure
+        elif self.lost is not None:  # cut short because another request found the service gone
+            failure.service_lost = True
+        return failure
 
     def _transport_failure(
         self, exc: httpx.TransportError, method: str, path: str, attempts: int

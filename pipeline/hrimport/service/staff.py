@@ -169,7 +169,7 @@ class _Run:
                     # other batch wait out the same retries (the CLI exits 4).
                     raise
                 self.reached = self.reached or not exc.unreachable
-                self._fail(part, exc.code, f"not imported: {exc}")
+                self._fail(part, exc.code, f"{exc}." if exc.code == "not-sent" else f"not imported: {exc}")
             except ServiceError as exc:  # an answer the spec does not describe
                 self.reached = True
                 self._fail(part, "unexpected-answer", f"not imported: {exc}")

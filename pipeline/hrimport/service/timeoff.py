@@ -13,8 +13,8 @@ what each refusal means):
 - a 400 naming ``total_days`` -> ``rejected`` (``total-days-mismatch``); ``leave_type`` ->
   ``unknown-leave-type``; any other 4xx -> ``service-rejected`` (403: ``permission-denied``);
 - still failing after the client's retries -> ``failed`` with the client's code (``http-503``,
-  ``timeout``...). When the service cannot be reached at all, the rows not yet posted are not sent
-  (``failed``, ``not-sent``) rather than each waiting out its own retries.
+  ``timeout``...). Once the service is lost (``ServiceClient.lost``), every row not yet posted is
+  ``failed`` with ``not-sent`` at once rather than each waiting out its own retries.
 
 A 401 (``AuthenticationError``) or an answer that shows a wrong base URL stops the run: it is raised after
 the workers in flight finish (what they added is in the ledger).
@@ -22,10 +22,8 @@ the workers in flight finish (what they added is in the ledger).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hrimport.errors import RequestRejected, RetriesExhausted
@@ -34,21 +32,13 @@ from hrimport.service.answers import timeoff_refusal
 from hrimport.state.ledger import Ledger, LedgerKey
 from hrimport.timeoff.rows import TimeOffRow
 
-__all__ = ["PostResult", "TimeOffClient", "post_time_off", "request_body"]
+__all__ = ["TimeOffClient", "post_time_off", "request_body"]
 
 
 class TimeOffClient(Protocol):
     """What posting needs of ``hrimport.service.client.ServiceClient``."""
 
     def apply_time_off(self, body: dict[str, Any]) -> dict[str, Any]: ...
-
-
-@dataclass
-class PostResult:
-    """The outcomes of the rows posted, and whether any request reached the service."""
-
-    outcomes: list[RowOutcome]
-    reached: bool
 
 
 def request_body(customer_id: str, r: TimeOffRow) -> dict[str, Any]:
@@ -80,29 +70,20 @@ def post_time_off(
     source_file: str,
     concurrency: int = 4,
     progress: Callable[[int], None] | None = None,
-) -> PostResult:
+) -> list[RowOutcome]:
     """Post every row (``total_days`` already set); one outcome per row, in any order."""
-    unreachable = threading.Event()
-    reached = threading.Event()
 
     def send(r: TimeOffRow) -> RowOutcome:
-        if unreachable.is_set():
-            return _outcome(r, Outcome.FAILED, "not-sent",
-                            "Not sent: the service could not be reached earlier in this run; run the import again.")
         try:
             answer = client.apply_time_off(request_body(customer_id, r))
         except RequestRejected as exc:
-            reached.set()
             return _rejected(r, exc)
         except RetriesExhausted as exc:
-            if exc.unreachable:
-                unreachable.set()
-            else:
-                reached.set()
+            if exc.code == "not-sent":
+                return _outcome(r, Outcome.FAILED, exc.code, f"{exc}.")
             return _outcome(r, Outcome.FAILED, exc.code,
                             f"{exc}. If the record did reach the service, running the import again is answered "
                             "'overlaps', never a second record.")
-        reached.set()
         raw = answer.get("time_off_data")
         data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
@@ -115,7 +96,7 @@ def post_time_off(
 
     outcomes: list[RowOutcome] = []
     if not rows:
-        return PostResult(outcomes, False)
+        return outcomes
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-timeoff") as pool:
         futures: set[Future[RowOutcome]] = {pool.submit(send, r) for r in rows}
         while futures:
@@ -129,7 +110,7 @@ def post_time_off(
                 outcomes.append(future.result())
                 if progress:
                     progress(1)
-    return PostResult(outcomes, reached.is_set())
+    return outcomes
 
 
 def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOutcome:

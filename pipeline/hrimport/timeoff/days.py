@@ -171,6 +171,8 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
     """Set ``r.total_days`` when the row can be sent; the problem (an error: not sent) or warning, if any."""
     key = r.day_key
     column = sources.get("total_days")
+    if isinstance(answer, RetriesExhausted) and answer.code == "not-sent":
+        return Problem("not-sent", f"Row {r.row}: {answer}.", r.row)
     if not isinstance(answer, Decimal):
         reason = answer.reasons if isinstance(answer, RequestRejected) else str(answer)
         if given is not None and policy == "file" and not (isinstance(answer, RetriesExhausted)
