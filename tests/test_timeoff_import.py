@@ -21,6 +21,7 @@ from openpyxl import Workbook
 
 from hrimport.cli import main
 from hrimport.outcomes import RunResult, read_outcomes
+from hrimport.state.ledger import open_ledger
 
 D = dt.date
 HEADER = ["Employee ID", "Leave Type", "From", "To", "Half Day", "Days", "Country", "Reason", "Status"]
@@ -411,20 +412,78 @@ def test_many_rows_posted_concurrently_keep_their_own_outcomes(tmp_path: Path, s
         assert record["notes"].startswith(record["customer_system_id"])
 
 
-def test_a_dropped_answer_is_failed_and_the_rerun_is_told_it_overlaps_never_adds_twice(tmp_path: Path,
-                                                                                      staffed: Any) -> None:
-    # the connection drops after the service stored the record: the client must not post it again
+def ledger_entries(tmp_path: Path) -> list[tuple[str, str, int | None]]:
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        return [(e.key.start_date, e.status, e.record_id) for e in ledger.entries()]
+
+
+def test_an_answer_lost_in_transit_heals_on_the_next_run(tmp_path: Path, staffed: Any) -> None:
+    # the service stores the record, then the connection drops before its answer arrives
     staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "drop": True, "count": 1}])
     source = write_xlsx(tmp_path / "leave.xlsx", [
         ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
     result, run = run_import(tmp_path, staffed, source)
     assert result.exit_code == 1
-    assert run.rows[0].outcome.value == "failed"
-    assert len(staffed.time_off(99)) == 1
+    assert (run.rows[0].outcome.value, run.rows[0].problem_codes) == ("failed", ["transport-failed"])
+    [record] = staffed.time_off(99)
+    assert ledger_entries(tmp_path) == [("2024-03-04", "sending", None)]  # sent, fate unknown
 
-    _, again = run_import(tmp_path, staffed, source)
-    assert again.rows[0].outcome.value == "overlaps_existing"
-    assert len(staffed.time_off(99)) == 1
+    again_result, again = run_import(tmp_path, staffed, source)
+    assert again_result.exit_code == 0, again_result.output
+    (row,) = again.rows
+    assert row.outcome.value == "already_imported"
+    assert row.message.startswith(f"Already imported: the service holds it as time-off record {record['id']}, "
+                                  "sent on ")
+    assert row.message.endswith("(from leave.xlsx row 2) when its answer was lost; not sent again.")
+    assert staffed.time_off(99) == [record]  # no second record
+    assert ledger_entries(tmp_path) == [("2024-03-04", "stored", record["id"])]
+
+    third_result, third = run_import(tmp_path, staffed, source)  # from now on the ledger alone answers
+    assert third_result.exit_code == 0 and third.rows[0].outcome.value == "already_imported"
+    assert [r["status"] for r in staffed.requests() if r["path"].endswith("/apply-ee-time-off")] == [200, 409]
+
+
+def test_a_lost_send_that_never_stored_is_added_on_the_next_run(tmp_path: Path, staffed: Any) -> None:
+    # a 502 from a gateway: the service may or may not have stored it, so the client does not repeat it
+    staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "status": 502, "count": 1}])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    _, run = run_import(tmp_path, staffed, source)
+    assert run.rows[0].problem_codes == ["http-502"] and staffed.time_off(99) == []
+    assert ledger_entries(tmp_path) == [("2024-03-04", "sending", None)]
+
+    result, again = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 0
+    assert again.rows[0].outcome.value == "added"
+    [record] = staffed.time_off(99)
+    assert ledger_entries(tmp_path) == [("2024-03-04", "stored", record["id"])]
+
+
+def test_an_overlap_with_another_record_is_not_taken_for_a_lost_answer(tmp_path: Path, staffed: Any) -> None:
+    staffed.set_faults(rules=[{"path": "/api/apply-ee-time-off", "status": 502, "count": 1}])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""]])
+    run_import(tmp_path, staffed, source)
+    # meanwhile someone books an overlapping day by hand on the platform
+    body = {"customer_id": 99, "customer_system_id": "000101", "leave_type": "Annual Leave", "lang": "EN",
+            "country": "MY", "start_date": "2024-03-05", "end_date": "2024-03-05", "total_days": "1"}
+    assert staffed.http.post("/api/apply-ee-time-off", json=body, headers=staffed.auth(TOKEN)).status_code == 200
+
+    result, again = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    (row,) = again.rows
+    assert row.outcome.value == "overlaps_existing"
+    assert "that answer was lost, but the service's answer does not show that the overlapping record is that " \
+           "one: check it on the platform." in row.message
+    assert ledger_entries(tmp_path) == [("2024-03-04", "sending", None)]  # still unresolved, still ours
+
+
+def test_a_refused_row_leaves_nothing_in_the_ledger(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000999", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "SG", "", ""]])
+    _, run = run_import(tmp_path, staffed, source)
+    assert run.rows[0].outcome.value == "rejected"
+    assert ledger_entries(tmp_path) == []
 
 
 def test_a_dry_run_asks_the_calculation_but_adds_nothing(tmp_path: Path, staffed: Any) -> None:

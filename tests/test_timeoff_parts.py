@@ -145,6 +145,32 @@ def test_the_ledger_remembers_accepted_records_across_opens(tmp_path: Path) -> N
     assert mode == "wal"
 
 
+def test_a_ledger_written_before_sending_states_existed_reads_as_stored(tmp_path: Path) -> None:
+    # the ledger file as the first time-off import wrote it: no status, no body
+    old = sqlite3.connect(tmp_path / LEDGER_FILE)
+    old.executescript("""
+        CREATE TABLE accepted (service TEXT NOT NULL, customer_id TEXT NOT NULL, external_id TEXT NOT NULL,
+            leave_type TEXT NOT NULL, start_date TEXT NOT NULL, end_date TEXT NOT NULL, record_id INTEGER,
+            total_days TEXT NOT NULL, source_file TEXT NOT NULL, source_row INTEGER NOT NULL,
+            accepted_at TEXT NOT NULL,
+            PRIMARY KEY (service, customer_id, external_id, leave_type, start_date, end_date));
+        INSERT INTO accepted VALUES ('s', '99', '000101', 'Annual Leave', '2024-03-04', '2024-03-08', 7, '5',
+            'leave.xlsx', 3, '2024-04-01T09:00:00+08:00');
+    """)
+    old.close()
+    key = LedgerKey("s", "99", "000101", "Annual Leave", "2024-03-04", "2024-03-08")
+    new = LedgerKey("s", "99", "000102", "Annual Leave", "2024-03-04", "2024-03-08")
+    with open_ledger(tmp_path) as ledger:
+        assert ledger.find([key])[key].stored
+        ledger.sending(new, body={"total_days": "5"}, total_days="5", source_file="may.xlsx", source_row=2)
+        assert ledger.find([new])[new].status == "sending"
+        ledger.sending(new, body={"total_days": "4"}, total_days="4", source_file="june.xlsx", source_row=9)
+        assert ledger.find([new])[new].source_file == "may.xlsx"  # the first send is the one to find again
+        ledger.remember(new, record_id=8, total_days="5", source_file="june.xlsx", source_row=9)
+        entry = ledger.find([new])[new]
+    assert (entry.status, entry.record_id, entry.source_file, entry.source_row) == ("stored", 8, "may.xlsx", 2)
+
+
 def test_the_ledger_takes_writes_from_many_threads(tmp_path: Path) -> None:
     with open_ledger(tmp_path) as ledger:
         def write(n: int) -> None:

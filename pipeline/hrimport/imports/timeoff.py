@@ -38,7 +38,7 @@ from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
-from hrimport.state.ledger import Ledger, LedgerKey, open_ledger
+from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.timeoff.days import settle_totals
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
@@ -157,11 +157,15 @@ def import_timeoff(
         if ledger is None and use_ledger and not offline:
             ledger = stack.enter_context(open_ledger(config.state_dir))
         imported: set[int] = set()
+        unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         if ledger is not None:
             known = ledger.find(ledger_key(r) for r in rows)
             for r in rows:
                 entry = known.get(ledger_key(r))
                 if entry is None:
+                    continue
+                if not entry.stored:
+                    unanswered[entry.key] = entry
                     continue
                 imported.add(r.pos)
                 r.total_days = entry.total_days
@@ -205,7 +209,8 @@ def import_timeoff(
         elif pending:
             assert client is not None  # rows are only pending here when totals were settled online
             posted = post_time_off(client, pending, customer_id=customer_id,
-                                   ledger=ledger, ledger_key=ledger_key, source_file=prep.table.info.name,
+                                   ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
+                                   source_file=prep.table.info.name,
                                    concurrency=workers,
                                    progress=(lambda n: progress(n, len(pending))) if progress else None)
             position = {row: pos for pos, row in enumerate(mapped.row_numbers)}

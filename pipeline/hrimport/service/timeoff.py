@@ -3,12 +3,14 @@
 One ``RowOutcome`` per record; the ledger is written as we go (``request_body`` is spec endpoint 5).
 
 A thread pool of ``concurrency`` workers (default 4) shares the one ``ServiceClient`` (its httpx pool is
-thread-safe). Each worker posts one record and, when the service accepts it, writes it to the ledger at
-once, before taking the next. The service's answers become outcomes (``hrimport.service.answers`` reads
-what each refusal means):
+thread-safe). Each worker writes the record to the ledger as ``sending`` before it posts it, and as
+``stored`` when the service accepts it, before taking the next (``hrimport.state.ledger``). The service's
+answers become outcomes (``hrimport.service.answers`` reads what each refusal means):
 
 - 2xx -> ``added`` (the message names the record id);
-- 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record;
+- 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
+  an earlier run sent this record and lost the answer, and the 409 names a record of the same leave type
+  and dates, that record is this one -> ``already_imported``;
 - 404, or a 400 naming ``customer_system_id`` -> ``rejected`` (``unknown-staff``);
 - a 400 naming ``total_days`` -> ``rejected`` (``total-days-mismatch``); ``leave_type`` ->
   ``unknown-leave-type``; any other 4xx -> ``service-rejected`` (403: ``permission-denied``);
@@ -29,7 +31,8 @@ from typing import Any, Protocol
 from hrimport.errors import RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import timeoff_refusal
-from hrimport.state.ledger import Ledger, LedgerKey
+from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey
+from hrimport.timeoff.leave_types import match_leave_type
 from hrimport.timeoff.rows import TimeOffRow
 
 __all__ = ["TimeOffClient", "post_time_off", "request_body"]
@@ -67,28 +70,52 @@ def post_time_off(
     customer_id: str,
     ledger: Ledger | None,
     ledger_key: Callable[[TimeOffRow], LedgerKey],
+    unanswered: dict[LedgerKey, LedgerEntry] | None = None,
     source_file: str,
     concurrency: int = 4,
     progress: Callable[[int], None] | None = None,
 ) -> list[RowOutcome]:
-    """Post every row (``total_days`` already set); one outcome per row, in any order."""
+    """Post every row (``total_days`` already set); one outcome per row, in any order.
+
+    ``unanswered`` holds the ledger's ``sending`` entries of earlier runs (sent, answer lost): an overlap
+    with that very record is reported ``already_imported`` (``hrimport.state.ledger``).
+    """
+    earlier = unanswered or {}
 
     def send(r: TimeOffRow) -> RowOutcome:
+        key = ledger_key(r)
+        body = request_body(customer_id, r)
+        if ledger is not None:
+            ledger.sending(key, body=body, total_days=r.total_days, source_file=source_file, source_row=r.row)
         try:
-            answer = client.apply_time_off(request_body(customer_id, r))
+            answer = client.apply_time_off(body)
         except RequestRejected as exc:
-            return _rejected(r, exc)
+            lost = earlier.get(key)
+            record_id = _own_record(exc, r) if lost is not None else None
+            if lost is not None and record_id is not None and ledger is not None:
+                ledger.remember(key, record_id=record_id, total_days=lost.total_days, source_file=source_file,
+                                source_row=r.row)
+                return RowOutcome(
+                    r.row, r.external_id, "", Outcome.ALREADY_IMPORTED, tuple(r.warnings),
+                    f"Already imported: the service holds it as time-off record {record_id}, sent on "
+                    f"{lost.accepted_at} (from {lost.source_file} row {lost.source_row}) when its answer was lost; "
+                    "not sent again.", r.details())
+            if ledger is not None and lost is None:
+                ledger.forget_sending(key)
+            return _rejected(r, exc, lost)
         except RetriesExhausted as exc:
             if exc.code == "not-sent":
+                if ledger is not None and key not in earlier:
+                    ledger.forget_sending(key)
                 return _outcome(r, Outcome.FAILED, exc.code, f"{exc}.")
             return _outcome(r, Outcome.FAILED, exc.code,
-                            f"{exc}. If the record did reach the service, running the import again is answered "
-                            "'overlaps', never a second record.")
+                            f"{exc}. If the record did reach the service, the next run finds it and reports "
+                            "it imported, never a second record.")
         raw = answer.get("time_off_data")
         data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
         if ledger is not None:
-            ledger.remember(ledger_key(r), record_id=record_id, total_days=r.total_days,
+            ledger.remember(key, record_id=record_id, total_days=r.total_days,
                             source_file=source_file, source_row=r.row)
         what = f"time-off record {record_id}" if record_id is not None else "a time-off record"
         return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, tuple(r.warnings), f"Added as {what}.",
@@ -119,13 +146,32 @@ def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOut
                       r.details())
 
 
-def _rejected(r: TimeOffRow, exc: RequestRejected) -> RowOutcome:
+def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
+    """The id of the stored record an overlap names when it is this row's own record (same leave type and
+    dates: the service only compares one person's records), else None. An answer that names no record, or
+    not its type and dates, proves nothing."""
+    if timeoff_refusal(exc) != "overlaps-existing":
+        return None
+    for clash in exc.details:
+        if not isinstance(clash, dict) or not isinstance(clash.get("id"), int):
+            continue
+        match = match_leave_type(str(clash.get("leave_type") or ""))
+        if (match is not None and match.leave_type.en == r.match.leave_type.en
+                and clash.get("start_date") == r.start and clash.get("end_date") == r.end):
+            return int(clash["id"])
+    return None
+
+
+def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = None) -> RowOutcome:
     reasons = exc.reasons
     code = timeoff_refusal(exc)
     if code == "overlaps-existing":
+        earlier = (f" It was sent on {lost.accepted_at} and that answer was lost, but the service's answer does not "
+                   "show that the overlapping record is that one: check it on the platform."
+                   if lost is not None else "")
         return _outcome(r, Outcome.OVERLAPS_EXISTING, code,
                         f"the service already holds time off for '{r.external_id}' overlapping "
-                        f"{r.start}..{r.end} ({reasons}); not added again.")
+                        f"{r.start}..{r.end} ({reasons}); not added again.{earlier}")
     if code == "unknown-staff":
         return _outcome(r, Outcome.REJECTED, code, f"the service does not know staff '{r.external_id}' ({reasons}).")
     if code == "total-days-mismatch":

@@ -10,21 +10,31 @@ where the leave type is its canonical English name (``年假`` and ``Annual Leav
 service is where the record went (``embedded-sandbox`` or the base URL's scheme, host and path), so that
 trying a file on a sandbox never makes the production import skip it.
 
-A record is written and committed right after the service accepts it (from the worker thread that posted
-it), in WAL mode with ``synchronous=FULL`` (``hrimport.state.db``): a run killed at any point loses nothing
-it was told, and the next run reports those rows ``already_imported``. The one window left is a record the
-service accepted whose answer never arrived; the next run posts it again and the service answers
-"overlaps", which is reported as such.
+Every record goes through two states, each committed before the next step (WAL, ``synchronous=FULL``,
+``hrimport.state.db``), so a run killed at any point loses nothing it was told:
+
+- ``sending``: written with the request body *before* the POST. It stays when the answer never arrives
+  (a dropped connection, a timeout, a kill at the wrong moment): the service may hold the record or not.
+- ``stored``: the service accepted the record (its id kept). The next run reports the row
+  ``already_imported`` and sends nothing.
+
+A row whose entry is ``sending`` is posted again on the next run. If the service then answers that the
+period overlaps a record of the same person, leave type and dates, that record is the one whose answer was
+lost: the entry becomes ``stored`` and the row ``already_imported``, never a second record or a row for HR
+to fix. An overlap with anything else stays ``overlaps_existing``. A ``sending`` entry made by this run for
+a request the service refused, or never received, is removed again.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from hrimport.state.db import open_database
 
@@ -46,10 +56,22 @@ CREATE TABLE IF NOT EXISTS accepted (
     total_days   TEXT NOT NULL,
     source_file  TEXT NOT NULL,
     source_row   INTEGER NOT NULL,
-    accepted_at  TEXT NOT NULL,
+    accepted_at  TEXT NOT NULL,  -- when stored; while sending, when sent
+    status       TEXT NOT NULL DEFAULT 'stored' CHECK (status IN ('sending', 'stored')),
+    body         TEXT,           -- the request body sent (JSON)
     PRIMARY KEY (service, customer_id, external_id, leave_type, start_date, end_date)
 );
 """
+#: Columns added since the first ledger files were written (those files get them on open).
+_ADDED_COLUMNS = {
+    "status": "ALTER TABLE accepted ADD COLUMN status TEXT NOT NULL DEFAULT 'stored' "
+              "CHECK (status IN ('sending', 'stored'))",
+    "body": "ALTER TABLE accepted ADD COLUMN body TEXT",
+}
+_COLUMNS = ("service, customer_id, external_id, leave_type, start_date, end_date, record_id, total_days, "
+            "source_file, source_row, accepted_at, status")
+_KEY_MATCH = ("service = ? AND customer_id = ? AND external_id = ? AND leave_type = ? AND start_date = ? "
+              "AND end_date = ?")
 
 
 @dataclass(frozen=True)
@@ -66,14 +88,19 @@ class LedgerKey:
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One accepted record as the ledger remembers it."""
+    """One record as the ledger remembers it: ``stored`` (accepted) or ``sending`` (answer not yet seen)."""
 
     key: LedgerKey
     record_id: int | None
     total_days: str
     source_file: str
     source_row: int
-    accepted_at: str
+    accepted_at: str  # when stored; while sending, when sent
+    status: str = "stored"
+
+    @property
+    def stored(self) -> bool:
+        return self.status == "stored"
 
 
 class Ledger:
@@ -85,44 +112,68 @@ class Ledger:
         self._conn = open_database(state_dir, LEDGER_FILE, _SCHEMA, what="the time-off ledger",
                                    shared_between_threads=True)
         self._lock = threading.Lock()
+        have = {row[1] for row in self._conn.execute("PRAGMA table_info(accepted)")}
+        for column, statement in _ADDED_COLUMNS.items():
+            if column not in have:
+                self._conn.execute(statement)
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
     def find(self, keys: Iterable[LedgerKey]) -> dict[LedgerKey, LedgerEntry]:
-        """The entries of those ``keys`` the ledger holds."""
+        """The entries of those ``keys`` the ledger holds (``stored`` and ``sending``)."""
         found: dict[LedgerKey, LedgerEntry] = {}
         with self._lock:
             for key in dict.fromkeys(keys):
-                row = self._conn.execute(
-                    "SELECT record_id, total_days, source_file, source_row, accepted_at FROM accepted "
-                    "WHERE service = ? AND customer_id = ? AND external_id = ? AND leave_type = ? "
-                    "AND start_date = ? AND end_date = ?",
-                    _key_values(key),
-                ).fetchone()
+                row = self._conn.execute(f"SELECT {_COLUMNS} FROM accepted WHERE {_KEY_MATCH}",
+                                         _key_values(key)).fetchone()
                 if row is not None:
-                    found[key] = LedgerEntry(key, row[0], row[1], row[2], row[3], row[4])
+                    found[key] = _entry(row)
         return found
+
+    def sending(self, key: LedgerKey, *, body: dict[str, Any], total_days: str, source_file: str,
+                source_row: int) -> None:
+        """Record, before the POST, that this record is being sent; an entry already held is kept as is."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR IGNORE INTO accepted VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, 'sending', ?)",
+                (*_key_values(key), total_days, source_file, source_row, _now(),
+                 json.dumps(body, ensure_ascii=False)),
+            )
 
     def remember(self, key: LedgerKey, *, record_id: int | None, total_days: str, source_file: str,
                  source_row: int) -> None:
-        """Record one accepted record, committed before returning."""
-        accepted_at = datetime.now().astimezone().isoformat(timespec="seconds")
+        """Record that the service stored this record, committed before returning."""
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO accepted VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*_key_values(key), record_id, total_days, source_file, source_row, accepted_at),
+                "INSERT INTO accepted VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'stored', NULL) "
+                "ON CONFLICT (service, customer_id, external_id, leave_type, start_date, end_date) DO UPDATE SET "
+                "record_id = excluded.record_id, total_days = excluded.total_days, status = 'stored', "
+                "source_file = CASE WHEN status = 'sending' THEN source_file ELSE excluded.source_file END, "
+                "source_row = CASE WHEN status = 'sending' THEN source_row ELSE excluded.source_row END, "
+                "accepted_at = excluded.accepted_at",
+                (*_key_values(key), record_id, total_days, source_file, source_row, _now()),
             )
+
+    def forget_sending(self, key: LedgerKey) -> None:
+        """Remove a ``sending`` entry: the service refused the record or never received it."""
+        with self._lock:
+            self._conn.execute(f"DELETE FROM accepted WHERE {_KEY_MATCH} AND status = 'sending'", _key_values(key))
 
     def entries(self) -> list[LedgerEntry]:
         """Every entry, oldest first (for tests and inspection)."""
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT service, customer_id, external_id, leave_type, start_date, end_date, record_id, "
-                "total_days, source_file, source_row, accepted_at FROM accepted ORDER BY accepted_at, rowid"
-            ).fetchall()
-        return [LedgerEntry(LedgerKey(*r[:6]), r[6], r[7], r[8], r[9], r[10]) for r in rows]
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM accepted ORDER BY accepted_at, rowid").fetchall()
+        return [_entry(r) for r in rows]
+
+
+def _entry(row: tuple[Any, ...]) -> LedgerEntry:
+    return LedgerEntry(LedgerKey(*row[:6]), row[6], row[7], row[8], row[9], row[10], row[11])
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 def _key_values(key: LedgerKey) -> tuple[str, ...]:
