@@ -122,6 +122,36 @@ def test_a_service_that_stays_down_fails_the_rows_not_the_run(tmp_path: Path, sa
     assert "http-503" in (latest_run(tmp_path).parent / "report.html").read_text()
 
 
+def test_people_created_by_a_send_whose_answer_was_lost_are_reported_added(tmp_path: Path, sandbox) -> None:
+    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "drop": True, "count": 1}])
+    # the service stores the batch, the answer is lost, the client sends it again: "Update Successfully"
+    result, summary = run_import(tmp_path, sandbox, [person(1), person(2)])
+    assert result.exit_code == 0, result.output
+    assert summary["counts"]["added"] == 2 and summary["counts"]["updated"] == 0
+    assert outcomes_of(latest_run(tmp_path)) == {"000001": "added", "000002": "added"}
+    lines = (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()
+    assert json.loads(lines[1])["message"] == ("Added: the service answered 'Update Successfully' because an "
+                                               "earlier send created the record and its answer was lost.")
+    assert len(sandbox.staff(99)) == 2
+
+    # people the service accepted before are updates, whatever happens to the answers
+    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "drop": True, "count": 1}])
+    result, summary = run_import(tmp_path, sandbox, [person(1, Title="Lead"), person(2, Title="Lead")])
+    assert summary["counts"]["updated"] == 2 and summary["counts"]["added"] == 0
+
+
+def test_a_person_created_in_a_run_that_never_saw_the_answer_is_added_by_the_next(tmp_path: Path,
+                                                                                  sandbox) -> None:
+    # every attempt is stored and dropped: the run fails the row, though the service holds the person
+    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "drop": True, "count": 5}])
+    result, summary = run_import(tmp_path, sandbox, [person(1)])
+    assert summary["counts"]["failed"] == 1 and len(sandbox.staff(99)) == 1
+
+    result, summary = run_import(tmp_path, sandbox, [person(1), person(2)])
+    assert result.exit_code == 0, result.output
+    assert outcomes_of(latest_run(tmp_path)) == {"000001": "added", "000002": "added"}
+
+
 def test_a_wrong_token_stops_at_once_with_one_line_and_exit_4(tmp_path: Path, sandbox) -> None:
     result, summary = run_import(tmp_path, sandbox, [person(1)], token="wrong-token")
     assert result.exit_code == 4

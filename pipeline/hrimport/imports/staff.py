@@ -18,17 +18,20 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
-from hrimport.service.staff import StaffRecord, build_payloads, submit_staff
+from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, submit_staff
 
 
 class AcceptedPayloads(Protocol):
     """What the staff import needs of the state store (``hrimport.state.store``): fingerprints of what the
     service last accepted, so an unchanged row is not sent again. ``remember`` is called after each
-    batch the service answers, so a run killed half way loses at most the batch in flight."""
+    batch the service answers, so a run killed half way loses at most the batch in flight; ``sending``
+    before each batch, so a record created by a send whose answer was lost is reported ``added``."""
 
     def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]: ...
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
+
+    def sending(self, customer_id: str, records: list[StaffRecord]) -> FirstSends: ...
 
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
@@ -90,7 +93,9 @@ def import_staff(
         submitted = submit_staff(target.client, target.customer_id, records,
                                  batch_size=batch_size or config.batch_size,
                                  progress=(lambda n: progress(n, total)) if progress else None,
-                                 on_accepted=remember)
+                                 on_accepted=remember,
+                                 on_sending=(lambda batch: state.sending(target.customer_id, batch))
+                                 if state is not None else None)
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 

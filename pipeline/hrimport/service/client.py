@@ -248,19 +248,21 @@ class ServiceClient:
         return answer
 
     def bulk_add_edit_staff(
-        self, customer_id: str | int, records: list[dict[str, Any]]
+        self, customer_id: str | int, records: list[dict[str, Any]], *, on_resend: Callable[[], None] | None = None
     ) -> list[dict[str, Any]]:
         """Create or update many staff records (spec endpoint 3); the ``result`` list, users normalised.
 
         ``customer_id`` is sent once, as a string, at the top level (spec "Staff input fields"); a
-        ``customer_id`` left inside an element is dropped, since elements must not hold one.
+        ``customer_id`` left inside an element is dropped, since elements must not hold one. ``on_resend``
+        is called when the request is sent again after an attempt the service may have processed (its
+        answer lost): a record that attempt created is then answered "updated".
         """
         body = {
             "customer_id": str(customer_id),
             "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} for r in records],
         }
         answer = self._expect_dict(
-            self._call("POST", "/api/bulk_add_edit_staff", body), "bulk_add_edit_staff"
+            self._call("POST", "/api/bulk_add_edit_staff", body, on_resend=on_resend), "bulk_add_edit_staff"
         )
         result = answer.get("result")
         if not isinstance(result, list):
@@ -315,8 +317,11 @@ class ServiceClient:
 
     # -------------------------------------------------------------------------------------- machinery
 
-    def _call(self, method: str, path: str, body: Any = None, *, idempotent: bool = True) -> Any:
-        """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors."""
+    def _call(self, method: str, path: str, body: Any = None, *, idempotent: bool = True,
+              on_resend: Callable[[], None] | None = None) -> Any:
+        """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors.
+
+        ``on_resend`` is called before each repeat of an attempt the service may have processed."""
         if self.lost is not None:
             raise RetriesExhausted(
                 "not sent: the service became unreachable earlier in this run; run the import again once it "
@@ -325,6 +330,7 @@ class ServiceClient:
             )
         policy = self.retry
         attempts = 0
+        maybe_processed = False  # did an earlier attempt reach the service and lose its answer?
         try:
             for attempt in stamina.retry_context(
                 on=self._retry_hook(idempotent),
@@ -336,10 +342,19 @@ class ServiceClient:
             ):
                 with attempt:
                     attempts = attempt.num
-                    response = self.http.request(method, path, json=body)
+                    if maybe_processed and on_resend is not None:
+                        on_resend()
+                    try:
+                        response = self.http.request(method, path, json=body)
+                    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout):
+                        raise  # never reached the service
+                    except httpx.TransportError:
+                        maybe_processed = True
+                        raise
                     log.debug("%s %s -> HTTP %s (attempt %d)", method, path, response.status_code, attempts)
                     statuses = RETRY_STATUSES if idempotent else RETRY_STATUSES_UNPROCESSED
                     if response.status_code in statuses:
+                        maybe_processed = maybe_processed or response.status_code not in RETRY_STATUSES_UNPROCESSED
                         raise _RetryableStatus(response)
         except _RetryableStatus as exc:
             response = exc.response

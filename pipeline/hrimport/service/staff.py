@@ -14,7 +14,10 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
 - a batch still failing after the retries gets ``failed`` (codes ``http-503``, ``connect-failed``,
   ``timeout``...) and the run goes on, except when the service is wholly unreachable: then
   ``ServiceUnavailableError`` is raised (exit 4);
-- a 401 raises ``AuthenticationError`` at once: nothing is half-reported.
+- a 401 raises ``AuthenticationError`` at once: nothing is half-reported;
+- an answer lost in transit: a record created by a request whose answer never arrived is answered
+  "updated" when it is sent again (by the client's retry, or by the next run). When the state folder has
+  never seen the service accept that person (``FirstSends``), the row is reported ``added``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
@@ -31,7 +35,7 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 
-__all__ = ["BulkStaffClient", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
+__all__ = ["BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
 
 @dataclass(frozen=True)
 class StaffRecord:
@@ -71,8 +75,17 @@ class BulkStaffClient(Protocol):
     """What the submitter needs of ``hrimport.service.client.ServiceClient``."""
 
     def bulk_add_edit_staff(
-        self, customer_id: str | int, records: list[dict[str, Any]]
+        self, customer_id: str | int, records: list[dict[str, Any]], *, on_resend: Callable[[], None] | None = None
     ) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class FirstSends:
+    """What the state folder knows of a batch about to be sent (``hrimport.state.store``), so that a record
+    created by a send whose answer was lost is reported ``added`` rather than ``updated``."""
+
+    never_accepted: frozenset[str] = frozenset()  # external ids the service never accepted from us
+    sent_before: frozenset[str] = frozenset()  # of those, sent by an earlier run that lost the answer
 
 
 @dataclass
@@ -99,17 +112,19 @@ def submit_staff(
     batch_size: int = 100,
     progress: Callable[[int], None] | None = None,
     on_accepted: Callable[[list[StaffRecord]], None] | None = None,
+    on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
 ) -> SubmitResult:
     """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
 
     ``progress`` is called with the number of records that just got their outcome (an increment, as a
     progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
-    service added or updated in it, so state can follow the service batch by batch. Raises ``AuthenticationError`` on a 401 and
+    service added or updated in it, so state can follow the service batch by batch; ``on_sending`` before
+    each batch, to record the intent and say which records are first sends. Raises ``AuthenticationError`` on a 401 and
     ``ServiceUnavailableError`` when no request could reach the service at all.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-    run = _Run(client, customer_id, list(records), progress, on_accepted)
+    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending)
     started = time.perf_counter()
     for start in range(0, len(run.records), batch_size):
         run.batches += 1
@@ -138,8 +153,10 @@ class _Run:
         records: list[StaffRecord],
         progress: Callable[[int], None] | None,
         on_accepted: Callable[[list[StaffRecord]], None] | None = None,
+        on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
     ) -> None:
         self.client = client
+        self.on_sending = on_sending
         self.customer_id = customer_id
         self.records = records
         self.progress = progress
@@ -151,12 +168,15 @@ class _Run:
 
     def send(self, batch: list[int]) -> None:
         """Send one batch (indices into ``records``), splitting it while the service rejects it whole."""
+        first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
         pending: deque[list[int]] = deque([batch])
         while pending:
             part = pending.popleft()
             self.requests += 1
+            resent: list[bool] = []
             try:
-                results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part])
+                results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part],
+                                                          on_resend=partial(resent.append, True))
             except AuthenticationError:
                 raise  # a wrong token stops everything at once (issue 3)
             except RequestRejected as exc:
@@ -175,7 +195,10 @@ class _Run:
                 self._fail(part, "unexpected-answer", f"not imported: {exc}")
             else:
                 self.reached = True
-                self._match(part, results)
+                # records a lost answer may have created: every first send of a repeated request, and those
+                # an earlier run sent without an answer
+                created = first.never_accepted if resent else first.sent_before
+                self._match(part, results, created)
 
     def _payload(self, index: int) -> dict[str, Any]:
         record = self.records[index]
@@ -261,9 +284,10 @@ class _Run:
 
     # ---------------------------------------------------------------------------------------- matching
 
-    def _match(self, part: list[int], results: list[dict[str, Any]]) -> None:
+    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str] = frozenset()) -> None:
         """Give each row of a batch the outcome of its result, found by external id (position as a
-        fallback only for results that name no external id)."""
+        fallback only for results that name no external id). An "updated" row in ``created`` was created by
+        a send whose answer was lost: it is reported ``added``."""
         by_id: dict[str, deque[int]] = defaultdict(deque)
         for i in part:
             by_id[str(self._payload(i)["customer_system_id"])].append(i)
@@ -299,7 +323,12 @@ class _Run:
                 )
                 self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
                 continue
-            self._set(i, self._from_result(i, found))
+            outcome = self._from_result(i, found)
+            if outcome.outcome is Outcome.UPDATED and self.records[i].external_id in created:
+                outcome.outcome = Outcome.ADDED
+                outcome.message = (f"Added: the service answered {outcome.message!r} because an earlier send "
+                                   "created the record and its answer was lost.")
+            self._set(i, outcome)
         if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
             accepted = [self.records[i] for i in part if self.outcomes[i].outcome in _ACCEPTED]
             if accepted:

@@ -10,6 +10,9 @@ blocks the writer and a killed process leaves a consistent database):
   Rows are written right after each batch the service answers (``submit_staff``'s ``on_accepted``), so a
   ``kill -9`` loses at most the batch in flight, and sending that batch again is harmless because the
   staff endpoint creates or updates.
+- ``staff_sending``: people never accepted yet whose record was sent and whose answer has not been seen
+  (written before each batch, removed when the service accepts them). A record created by a send whose
+  answer was lost is answered "updated" next time; this table is how the import knows it was an addition.
 - ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
   file next month is reported as already imported instead of being read again.
 
@@ -27,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from hrimport.service.staff import StaffRecord
+from hrimport.service.staff import FirstSends, StaffRecord
 from hrimport.state.db import open_database
 
 __all__ = [
@@ -44,6 +47,13 @@ CREATE TABLE IF NOT EXISTS staff_accepted (
     external_id  TEXT NOT NULL,
     fingerprint  TEXT NOT NULL,
     accepted_at  TEXT NOT NULL,
+    PRIMARY KEY (service, customer_id, external_id)
+);
+CREATE TABLE IF NOT EXISTS staff_sending (
+    service      TEXT NOT NULL,
+    customer_id  TEXT NOT NULL,
+    external_id  TEXT NOT NULL,
+    sent_at      TEXT NOT NULL,
     PRIMARY KEY (service, customer_id, external_id)
 );
 CREATE TABLE IF NOT EXISTS source_files (
@@ -137,7 +147,29 @@ class StateStore:
                     "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at",
                     rows,
                 )
+                self._db.executemany(
+                    "DELETE FROM staff_sending WHERE service = ? AND customer_id = ? AND external_id = ?",
+                    [row[:3] for row in rows],
+                )
         return len(rows)
+
+    def first_sends(self, service: str, customer_id: str, external_ids: Sequence[str]) -> FirstSends:
+        """Which of these people the service never accepted from us, and which of those an earlier send
+        went out for without an answer; records the send of the never-accepted ones."""
+        never = set(external_ids) - set(self.fingerprints(service, customer_id, external_ids))
+        ids = sorted(never)
+        before: set[str] = set()
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start:start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            before.update(ext for (ext,) in self._db.execute(
+                f"SELECT external_id FROM staff_sending WHERE service = ? AND customer_id = ? "
+                f"AND external_id IN ({marks})", [service, str(customer_id), *chunk]))
+        new = [(service, str(customer_id), ext, _now()) for ext in ids if ext not in before]
+        if new:
+            with self._transaction():
+                self._db.executemany("INSERT OR IGNORE INTO staff_sending VALUES (?, ?, ?, ?)", new)
+        return FirstSends(frozenset(never), frozenset(before))
 
     def fingerprints(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         """Stored fingerprints for these external ids (absent ids are left out)."""
@@ -186,6 +218,10 @@ class AcceptedStaff:
         wanted = {r.external_id: fingerprint(r.external_id, r.payload) for r in records}
         stored = self.store.fingerprints(self.service, customer_id, list(wanted))
         return {ext for ext, fp in wanted.items() if stored.get(ext) == fp}
+
+    def sending(self, customer_id: str, records: list[StaffRecord]) -> FirstSends:
+        """Before a batch is sent: record the intent, and say which records are first sends."""
+        return self.store.first_sends(self.service, customer_id, [r.external_id for r in records])
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None:
         """Record that the service accepted these records' payloads."""
