@@ -22,6 +22,7 @@ from openpyxl import Workbook
 from hrimport.cli import main
 from hrimport.outcomes import RunResult, read_outcomes
 from hrimport.state.ledger import open_ledger
+from tests import staff_files
 
 D = dt.date
 HEADER = ["Employee ID", "Leave Type", "From", "To", "Half Day", "Days", "Country", "Reason", "Status"]
@@ -529,6 +530,33 @@ def test_the_report_has_the_time_off_columns(tmp_path: Path, staffed: Any) -> No
     html = (folder / "report.html").read_text(encoding="utf-8")
     for text in ("Leave type", "Start date", "Total days", "病假", "Unknown staff member"):
         assert text in html
+
+
+def test_the_report_names_people_from_the_file_the_staff_import_or_their_id(tmp_path: Path, staffed: Any) -> None:
+    # 000001 was imported by a staff import sharing the state folder: the platform accepted "Person 1"
+    staff = hrimport(["staff", "import", str(staff_files.write_config(tmp_path / "staff.toml")),
+                      str(staff_files.write_csv(tmp_path / "staff.csv", [staff_files.person(1)])),
+                      "--report-dir", str(tmp_path / "reports")], staffed)
+    assert staff.exit_code == 0, staff.output
+    header = [*HEADER, "Employee Name"]
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "MY", "", "", "Aisha Rahman"],
+        ["000001", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "MY", "", "", ""],
+        ["000104", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "CN", "", "", ""],
+        ["000999", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "SG", "", "", "Nobody Known"],
+    ], header)
+    result, run = run_import(tmp_path, staffed, source)
+    assert [(o.name, o.outcome.value) for o in run.rows] == [
+        ("Aisha Rahman", "added"), ("Person 1", "added"), ("000104", "added"), ("Nobody Known", "rejected")]
+    folder = Path(result.stdout.split("Report folder: ")[1].splitlines()[0])
+    assert "Aisha Rahman" in (folder / "report.html").read_text(encoding="utf-8")
+
+    # a column the config names wins over one found by its header
+    header = [*HEADER, "Name", "Preferred"]
+    source = write_xlsx(tmp_path / "leave2.xlsx", [
+        ["000105", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", "", "CN", "", "", "Li Wei", "Wei"]], header)
+    _, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='name = "Preferred"'))
+    assert [o.name for o in run.rows] == ["Wei"]
 
 
 _COLUMNS = """

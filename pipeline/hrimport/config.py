@@ -148,7 +148,7 @@ _TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir"}
 _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
 _STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
-_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days"}
+_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name"}
 
 
 def load_config(path: str | Path) -> ImportConfig:

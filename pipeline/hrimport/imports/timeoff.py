@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import time
+import unicodedata
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,13 +37,15 @@ from hrimport.imports.runs import finish_run, read_map_validate
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
+from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
+from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.timeoff.days import settle_totals
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
-from hrimport.timeoff.settings import TimeOffSettings
+from hrimport.timeoff.settings import TimeOffSettings, name_headers
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -218,9 +221,39 @@ def import_timeoff(
                 outcomes[position[o.row]] = o
         timings["submit"] = time.perf_counter() - t
 
+    names = _person_names(prep, cells["customer_system_id"], config.state_dir,
+                          None if offline else target.service_key, customer_id)
+    for pos, o in outcomes.items():
+        o.name = names[pos]
     return finish_run("timeoff", config, target, prep.table, mapped, outcomes.values(), started=started, t0=t0,
                       timings=prep.timings, dry_run=dry_run or target.client is None, notes=notes)
 
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
+
+
+def _person_names(prep: PreparedTimeOff, ids: list[str], state_dir: Path, service: str | None,
+                  customer_id: str) -> list[str]:
+    """Each row's name for the report (never sent): the file's name column (``[timeoff] name``, else a column
+    headed as ``schemas/name_headers.toml`` lists), else the name the platform accepted for that external id
+    in a staff import (the state folder), else the external id."""
+    in_file = prep.mapped.carried.get("name") or _name_column(prep.table) or [""] * len(ids)
+    accepted: dict[str, str] = {}
+    unnamed = list(dict.fromkeys(ext for ext, name in zip(ids, in_file) if ext and not name))
+    if unnamed and service and (state_dir / STATE_FILE).exists():
+        try:
+            with StateStore.open(state_dir) as state:
+                accepted = state.names(service, customer_id, unnamed)
+        except ConfigError:
+            pass  # names are a courtesy of the report: an unreadable state folder costs only them
+    return [name or accepted.get(ext) or ext for ext, name in zip(ids, in_file)]
+
+
+def _name_column(table: SourceTable) -> list[str] | None:
+    """The cells of the file's first column headed as a name, trimmed; None when it has none."""
+    known = name_headers()
+    for column in table.frame.columns:
+        if normalize_header(unicodedata.normalize("NFKC", str(column))) in known:
+            return [str(v).strip() for v in table.frame[column].fillna("").tolist()]
+    return None

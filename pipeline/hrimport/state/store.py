@@ -4,7 +4,7 @@ Two tables in ``STATE_FOLDER/state.db`` (opened by ``hrimport.state.db``: WAL jo
 blocks the writer and a killed process leaves a consistent database):
 
 - ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
-  payload the service accepted (``Add Successfully`` / ``Update Successfully``). The service is part of
+  payload the service accepted, and the person's name in it (the time-off report names people by it) (``Add Successfully`` / ``Update Successfully``). The service is part of
   the key (as in the time-off ledger) so that trying a file on a sandbox never makes production skip it.
   A row whose payload has the same fingerprint is not sent again (issue 6, "Cheap when nothing changed").
   Rows are written right after each batch the service answers (``submit_staff``'s ``on_accepted``), so a
@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS staff_accepted (
     external_id  TEXT NOT NULL,
     fingerprint  TEXT NOT NULL,
     accepted_at  TEXT NOT NULL,
+    name         TEXT NOT NULL DEFAULT '',  -- the name the service accepted (the time-off report shows it)
     PRIMARY KEY (service, customer_id, external_id)
 );
 CREATE TABLE IF NOT EXISTS staff_sending (
@@ -114,6 +115,9 @@ class StateStore:
         self.path = folder / STATE_FILE
         # autocommit: each write below is its own short transaction, or one _transaction()
         self._db = open_database(folder, STATE_FILE, _SCHEMA, what="the state database")
+        if "name" not in {row[1] for row in self._db.execute("PRAGMA table_info(staff_accepted)")}:
+            # a state folder from before names were kept
+            self._db.execute("ALTER TABLE staff_accepted ADD COLUMN name TEXT NOT NULL DEFAULT ''")
 
     @classmethod
     def open(cls, folder: Path) -> StateStore:
@@ -138,13 +142,14 @@ class StateStore:
     ) -> int:
         """Store the fingerprint of each (external id, payload) accepted; returns how many."""
         now = _now()
-        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now) for ext, payload in items]
+        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now, str(payload.get("name") or ""))
+                for ext, payload in items]
         if rows:
             with self._transaction():
                 self._db.executemany(
-                    "INSERT INTO staff_accepted (service, customer_id, external_id, fingerprint, accepted_at) "
-                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (service, customer_id, external_id) DO UPDATE SET "
-                    "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at",
+                    "INSERT INTO staff_accepted (service, customer_id, external_id, fingerprint, accepted_at, name) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (service, customer_id, external_id) DO UPDATE SET "
+                    "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at, name = excluded.name",
                     rows,
                 )
                 self._db.executemany(
@@ -173,12 +178,20 @@ class StateStore:
 
     def fingerprints(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         """Stored fingerprints for these external ids (absent ids are left out)."""
+        return self._accepted("fingerprint", service, customer_id, external_ids)
+
+    def names(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
+        """The names the service accepted for these external ids (absent or nameless ids are left out)."""
+        found = self._accepted("name", service, customer_id, external_ids)
+        return {ext: name for ext, name in found.items() if name}
+
+    def _accepted(self, column: str, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         for start in range(0, len(external_ids), _CHUNK):
             chunk = list(external_ids[start:start + _CHUNK])
             marks = ",".join("?" * len(chunk))
             cursor = self._db.execute(
-                f"SELECT external_id, fingerprint FROM staff_accepted "
+                f"SELECT external_id, {column} FROM staff_accepted "
                 f"WHERE service = ? AND customer_id = ? AND external_id IN ({marks})",
                 [service, str(customer_id), *chunk],
             )

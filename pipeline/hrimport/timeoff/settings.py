@@ -10,6 +10,8 @@
     half_start = "Start Half"  # column: is the first day a half day (yes/no, AM/PM, 上午/下午...)
     half_end = "End Half"      # column: is the last day a half day
     half_day = "Half Day"      # column: one marker for the record (see hrimport.timeoff.halves)
+    name = "Employee Name"     # column: the person's name, shown in the report (never sent); by default
+                               # a column headed as in schemas/name_headers.toml, if the file has one
     total_days = "file"        # file (default): send the file's figure, warn where the service counts
                                # otherwise; service: send the service's count, with the warning; strict:
                                # do not send a row whose figure differs (see hrimport.timeoff.days)
@@ -17,16 +19,21 @@
 
 from __future__ import annotations
 
+import tomllib
+import unicodedata
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from hrimport.config import FieldMapping
 from hrimport.errors import ConfigError
+from hrimport.reader.grid import normalize_header
+from hrimport.resources import data_dir
 from hrimport.timeoff.days import TOTALS_POLICIES, TotalsPolicy
 from hrimport.timeoff.leave_types import Lang, parse_lang
 from hrimport.validate import alpha2_codes
 
-__all__ = ["HALF_KEYS", "TimeOffSettings"]
+__all__ = ["HALF_KEYS", "TimeOffSettings", "name_headers"]
 
 #: The keys naming half-day columns, in the order halves_for takes them.
 HALF_KEYS = ("half_start", "half_end", "half_day")
@@ -42,11 +49,12 @@ class TimeOffSettings:
     lang: Lang | None = None  # None: auto
     default_country: str | None = None
     half_columns: dict[str, str] | None = None  # half_start/half_end/half_day -> source column
+    name_column: str | None = None  # the person's name, for the report
     total_days: TotalsPolicy = "file"
 
     def import_mapping(self, mapping: FieldMapping) -> FieldMapping:
-        """``mapping`` as the time-off import maps a file with it: the half-day columns carried with each
-        row, ``default_country`` filling empty countries, ``total_days`` and ``lang`` optional (the import
+        """``mapping`` as the time-off import maps a file with it: the half-day and name columns carried
+        with each row, ``default_country`` filling empty countries, ``total_days`` and ``lang`` optional (the import
         fills them: the service's calculation, the leave type's script), and no field a key (one person has
         many leave rows)."""
         defaults = {**mapping.defaults, "country": self.default_country} if self.default_country else mapping.defaults
@@ -54,7 +62,8 @@ class TimeOffSettings:
             replace(f, required="no" if f.name in FILLED_BY_THE_IMPORT else f.required, key=False)
             for f in mapping.fields
         )
-        return replace(mapping, fields=fields, defaults=defaults, carried=dict(self.half_columns or {}))
+        carried = {**(self.half_columns or {}), **({"name": self.name_column} if self.name_column else {})}
+        return replace(mapping, fields=fields, defaults=defaults, carried=carried)
 
     @classmethod
     def from_mapping(cls, mapping: FieldMapping, where: str) -> TimeOffSettings:
@@ -80,9 +89,20 @@ class TimeOffSettings:
             if not isinstance(column, str) or not column.strip():
                 raise ConfigError(f'{here} {key} must name a column of the file, e.g. {key} = "Half Day"')
             halves[key] = column
+        name = extra.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ConfigError(f'{here} name must name a column of the file, e.g. name = "Employee Name"')
         policy = extra.get("total_days", "file")
         chosen = next((p for p in TOTALS_POLICIES if isinstance(policy, str) and policy.strip().lower() == p), None)
         if chosen is None:
             raise ConfigError(f'{here} total_days must be "file", "service" or "strict", not {policy!r} '
                               '(the column holding the days is mapped under [timeoff.columns])')
-        return cls(lang=lang, default_country=country, half_columns=halves, total_days=chosen)
+        return cls(lang=lang, default_country=country, half_columns=halves, name_column=name, total_days=chosen)
+
+
+@cache
+def name_headers() -> frozenset[str]:
+    """The headers that hold a person's name (``schemas/name_headers.toml``), as ``normalize_header`` keys."""
+    with open(data_dir("schemas") / "name_headers.toml", "rb") as fh:
+        headers = tomllib.load(fh)["headers"]
+    return frozenset(normalize_header(unicodedata.normalize("NFKC", h)) for h in headers)
