@@ -26,8 +26,8 @@ EXIT_MEANINGS = {
     "then run again",
     EXIT_LOCKED: "another run of the same job is in progress: nothing was done; if that run is stuck, end it "
     "and run again",
-    EXIT_SERVICE: "the service was unreachable or refused the token: check the service and the token "
-    "variable, then run again (nothing is imported twice)",
+    EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
+    "refused the token: check the service and the token variable, then run again (nothing is imported twice)",
 }
 
 StepStatus = Literal["imported", "already_imported", "error", "not_run"]
