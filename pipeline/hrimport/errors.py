@@ -174,3 +174,6 @@ EXIT_ROWS_NEED_ATTENTION = 1
 EXIT_INPUT = 2
 EXIT_LOCKED = 3
 EXIT_SERVICE = 4
+#: Stopped by a signal: the shell's convention, 128 + the signal's number (SIGINT 2, SIGTERM 15).
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143

@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from hrimport.errors import EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE
+from hrimport.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE, EXIT_TERMINATED
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -37,6 +37,7 @@ class Outcome(StrEnum):
     REJECTED = "rejected"  # the service refused it, with its reason
     OVERLAPS_EXISTING = "overlaps_existing"  # time off: the service already holds an overlapping record
     FAILED = "failed"  # transport failure after retries
+    NOT_SENT = "not_sent"  # valid, but the run stopped sending first (service lost, Ctrl-C, SIGTERM)
 
     @property
     def is_success(self) -> bool:
@@ -136,6 +137,8 @@ class RunInfo:
     notes: list[str] = field(default_factory=list)  # run-level remarks (e.g. "no data rows")
     # why the run stopped sending: the service became unreachable mid-run ("" when it did not); exit 4
     service_lost: str = ""
+    # the signal that stopped the run's sending ("SIGINT" or "SIGTERM"; "" when none did): exit 130 or 143
+    interrupted: str = ""
 
 
 @dataclass
@@ -160,6 +163,8 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
+        if self.info.interrupted:
+            return EXIT_TERMINATED if self.info.interrupted == "SIGTERM" else EXIT_INTERRUPTED
         if self.info.service_lost:
             return EXIT_SERVICE  # rows were left unsent: on-call must look at the service, not the rows
         return EXIT_OK if all(r.outcome.is_success for r in self.rows) else EXIT_ROWS_NEED_ATTENTION
@@ -174,7 +179,9 @@ class RunResult:
         text = f"{self.imported:,} of {total:,} rows {verb}"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
-        if self.info.service_lost:
+        if self.info.interrupted:
+            text += f"; the run was stopped ({self.info.interrupted}) before sending every row"
+        elif self.info.service_lost:
             text += "; the service became unreachable, so the run stopped sending"
         return text
 

@@ -119,6 +119,10 @@ def import_file(
                 conn = connection or resolve_connection(config.service, base_url=base_url)
                 # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
                 target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
+            if target.client is not None:
+                from hrimport.interrupts import stop_sending_on_signals
+
+                stack.enter_context(stop_sending_on_signals(target.client))
         result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                       skip_unchanged=skip_unchanged, batch_size=batch_size, concurrency=concurrency,
                       progress=progress)

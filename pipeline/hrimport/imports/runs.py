@@ -14,7 +14,7 @@ from hrimport import __version__
 from hrimport.config import FieldMapping, ImportConfig
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable, map_records
-from hrimport.outcomes import Problem, RowOutcome, RunInfo, RunResult
+from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
 from hrimport.reader import SourceTable, read_spreadsheet
 from hrimport.service.connection import Target
 from hrimport.validate import validate_records
@@ -82,9 +82,13 @@ def finish_run(
             if warnings:
                 o.problems = (*o.problems, *warnings)
     lost = target.client.lost if target.client is not None else None
+    halted = target.client.halted if target.client is not None else None
     run_notes = [*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])]
-    if lost is not None:
-        unsent = sum(1 for o in rows if any(p.code == "not-sent" for p in o.problems))
+    unsent = sum(1 for o in rows if o.outcome is Outcome.NOT_SENT)
+    if halted is not None:
+        run_notes.append(f"The run was stopped ({halted}): the requests in flight finished, {unsent} row(s) were "
+                         "not sent. Run the import again to send them: nothing is sent twice.")
+    elif lost is not None:
         run_notes.append(f"The service became unreachable during the run ({lost}); the run stopped sending, "
                          f"{unsent} row(s) were not sent. Run the import again once the service is reachable: "
                          "nothing is sent twice.")
@@ -105,6 +109,7 @@ def finish_run(
         html_row_limit=config.report.html_row_limit,
         notes=run_notes,
         service_lost=str(lost) if lost is not None else "",
+        interrupted=halted or "",
     )
     result = RunResult(info, rows)
     result.check_accounted(len(mapped))

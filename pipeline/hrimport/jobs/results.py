@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hrimport.errors import EXIT_INPUT, EXIT_LOCKED, EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE
+from hrimport.errors import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_LOCKED,
+    EXIT_OK,
+    EXIT_ROWS_NEED_ATTENTION,
+    EXIT_SERVICE,
+    EXIT_TERMINATED,
+)
 from hrimport.jobs.jobfile import StepKind
 from hrimport.outcomes import RunResult
 from hrimport.report import ReportFiles
@@ -28,6 +36,10 @@ EXIT_MEANINGS = {
     "and run again",
     EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
     "refused the token: check the service and the token variable, then run again (nothing is imported twice)",
+    EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
+    "to send them (nothing is imported twice)",
+    EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "
+    "are not_sent; run again to send them (nothing is imported twice)",
 }
 
 StepStatus = Literal["imported", "already_imported", "error", "not_run"]

@@ -17,9 +17,11 @@ from pathlib import Path
 
 from hrimport.errors import (
     EXIT_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_SERVICE,
+    EXIT_TERMINATED,
     ConfigError,
     HrimportError,
     JobLockedError,
@@ -85,6 +87,9 @@ def _run_locked(
                     # the service is down or refuses the token: later steps would only wait out retries
                     outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
                                          "not run: the service could not be used in an earlier step")
+                elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
+                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                         "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
                 else:
                     outcome = _run_step(job, step, state, full=full, base_url=base_url, secrets=secrets,
                                         folder=result.folder, progress_bar=progress_bar)

@@ -171,8 +171,9 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "not-sent": Explanation(
         "Not sent",
-        "The platform became unreachable during the run, so this row was not sent.",
-        "Run the same import again once the platform is reachable; nothing is added twice.",
+        "The run stopped sending before this row: the platform became unreachable, or the run was stopped "
+        "(Ctrl-C, or the system ended it). The row itself may be fine.",
+        "Run the same import again (once the platform is reachable); nothing is added twice.",
     ),
     "overlaps-in-file": Explanation(
         "Overlapping time off in the file",

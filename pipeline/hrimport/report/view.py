@@ -28,6 +28,7 @@ OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
     Outcome.REJECTED: ("#FBE2DE", "#A12C1B"),
     Outcome.OVERLAPS_EXISTING: ("#FDEBD7", "#8F4A0C"),
     Outcome.FAILED: ("#F9D7D9", "#8E1420"),
+    Outcome.NOT_SENT: ("#EEF0F2", "#8E1420"),
 }
 
 # Rows needing attention that carry no Problem still belong to a group: the code their outcome implies.
@@ -37,6 +38,7 @@ _OUTCOME_CODES: dict[Outcome, str] = {
     Outcome.PERMISSION_DENIED: "permission-denied",
     Outcome.OVERLAPS_EXISTING: "overlaps-existing",
     Outcome.FAILED: "transport-failed",
+    Outcome.NOT_SENT: "not-sent",
 }
 
 

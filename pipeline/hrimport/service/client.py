@@ -35,7 +35,9 @@ One budget per run (issue 12): once one request has used up its retries on a con
 gone for this client's life. ``lost`` holds that failure, requests retrying at that moment stop, and every
 later call raises at once ``RetriesExhausted`` with the code ``not-sent``, so a run whose service dies
 ends within one request's retry budget (``RetryPolicy.timeout``) instead of waiting out the retries of
-every remaining request; the import reports the rows not sent and exits 4.
+every remaining request; the import reports the rows not sent and exits 4. ``halt(reason)`` stops a
+client the same way on purpose (Ctrl-C, SIGTERM: ``hrimport.interrupts``): requests in flight finish,
+nothing new is sent.
 
 The token lives only in the ``httpx.Client``'s headers; it never appears in an exception, a log line or a
 repr (httpx itself masks ``Authorization`` in ``Headers.__repr__``).
@@ -212,6 +214,8 @@ class ServiceClient:
         self._owns_http = owns_http
         #: the connection-level failure that ended this client's use of the service (module docstring)
         self.lost: RetriesExhausted | None = None
+        #: why sending was stopped on purpose ("SIGINT", "SIGTERM"), or None
+        self.halted: str | None = None
 
     def __repr__(self) -> str:
         return f"<ServiceClient {self.http.base_url}>"
@@ -223,6 +227,11 @@ class ServiceClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def halt(self, reason: str) -> None:
+        """Send nothing more: every later call raises ``RetriesExhausted`` (``not-sent``) at once, and calls
+        waiting to retry give up. Safe to call from a signal handler (it only sets an attribute)."""
+        self.halted = reason
 
     def close(self) -> None:
         """Close the ``httpx.Client`` if this object made it (an injected one is its owner's to close)."""
@@ -322,6 +331,9 @@ class ServiceClient:
         """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors.
 
         ``on_resend`` is called before each repeat of an attempt the service may have processed."""
+        if self.halted is not None:
+            raise RetriesExhausted(f"not sent: the run was stopped ({self.halted}); run the import again",
+                                   code="not-sent", attempts=0)
         if self.lost is not None:
             raise RetriesExhausted(
                 "not sent: the service became unreachable earlier in this run; run the import again once it "
@@ -370,8 +382,8 @@ class ServiceClient:
         """stamina's ``on=`` hook: whether to try again, or how long to wait when ``Retry-After`` says."""
 
         def hook(exc: Exception) -> bool | float:
-            if self.lost is not None:
-                return False  # another request found the service gone: waiting longer helps nobody
+            if self.lost is not None or self.halted is not None:
+                return False  # the service is gone, or the run is stopping: waiting longer helps nobody
             if isinstance(exc, _RetryableStatus):
                 wait = retry_after_seconds(exc.response.headers.get("retry-after"))
                 if wait is None:

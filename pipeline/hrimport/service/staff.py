@@ -189,7 +189,10 @@ class _Run:
                     # other batch wait out the same retries (the CLI exits 4).
                     raise
                 self.reached = self.reached or not exc.unreachable
-                self._fail(part, exc.code, f"{exc}." if exc.code == "not-sent" else f"not imported: {exc}")
+                if exc.code == "not-sent":
+                    self._fail(part, exc.code, f"{exc}.", Outcome.NOT_SENT)
+                else:
+                    self._fail(part, exc.code, f"not imported: {exc}")
             except ServiceError as exc:  # an answer the spec does not describe
                 self.reached = True
                 self._fail(part, "unexpected-answer", f"not imported: {exc}")
@@ -224,11 +227,11 @@ class _Run:
         record = self.records[index]
         return RowOutcome(record.row, record.external_id, record.name, outcome, problems, message)
 
-    def _fail(self, part: list[int], code: str, reason: str) -> None:
+    def _fail(self, part: list[int], code: str, reason: str, outcome: Outcome = Outcome.FAILED) -> None:
         for i in part:
             row = self.records[i].row
             problem = Problem(code, f"Row {row}: {reason}", row=row)
-            self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
+            self._set(i, self._outcome(i, outcome, problem.message, (problem,)))
         self._done(len(part))
 
     def _reject(self, index: int, reasons: list[tuple[str | None, str]], code: str) -> None:

@@ -15,8 +15,8 @@ answers become outcomes (``hrimport.service.answers`` reads what each refusal me
 - a 400 naming ``total_days`` -> ``rejected`` (``total-days-mismatch``); ``leave_type`` ->
   ``unknown-leave-type``; any other 4xx -> ``service-rejected`` (403: ``permission-denied``);
 - still failing after the client's retries -> ``failed`` with the client's code (``http-503``,
-  ``timeout``...). Once the service is lost (``ServiceClient.lost``), every row not yet posted is
-  ``failed`` with ``not-sent`` at once rather than each waiting out its own retries.
+  ``timeout``...). Once the service is lost or the run is stopped (``ServiceClient.lost``, ``halted``),
+  every row not yet posted is ``not_sent`` at once rather than each waiting out its own retries.
 
 A 401 (``AuthenticationError``) or an answer that shows a wrong base URL stops the run: it is raised after
 the workers in flight finish (what they added is in the ledger).
@@ -107,7 +107,7 @@ def post_time_off(
             if exc.code == "not-sent":
                 if ledger is not None and key not in earlier:
                     ledger.forget_sending(key)
-                return _outcome(r, Outcome.FAILED, exc.code, f"{exc}.")
+                return _outcome(r, Outcome.NOT_SENT, exc.code, f"{exc}.")
             return _outcome(r, Outcome.FAILED, exc.code,
                             f"{exc}. If the record did reach the service, the next run finds it and reports "
                             "it imported, never a second record.")

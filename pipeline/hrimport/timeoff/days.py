@@ -154,6 +154,7 @@ def settle_totals(pending: list[TimeOffRow], client: DaysClient, *, workers: int
             still.append(r)
             continue
         outcome = (Outcome.INVALID if problem.code in ("total-days-mismatch", "no-leave-days")
+                   else Outcome.NOT_SENT if problem.code == "not-sent"
                    else Outcome.FAILED if isinstance(answer, RetriesExhausted) else Outcome.REJECTED)
         outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (problem,), problem.message, r.details())
     if pending:

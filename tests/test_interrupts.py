@@ -1,0 +1,90 @@
+"""Ctrl-C or SIGTERM during an import: the run stops sending, reports every row, and exits 130 or 143.
+
+Real processes, real signals: the import runs as ``python -m hrimport`` against the sandbox fixture (slowed
+by its latency fault) and gets the signal once some records are stored.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hrimport.outcomes import RunResult, read_outcomes
+from tests import staff_files
+from tests.test_service_lost import PEOPLE, leave_rows
+from tests.test_timeoff_import import add_staff, write_config, write_xlsx
+
+
+def interrupt(sandbox: Any, command: list[str], stored: Callable[[], int], signum: int) -> tuple[int, str, str]:
+    """Run ``command`` and send it ``signum`` once ``stored()`` counts 10 records; (exit code, out, err)."""
+    env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
+    sandbox.set_faults(latency=0.05)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while stored() < 10:
+            assert process.poll() is None, "the import ended before it could be stopped"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    sandbox.clear_faults()
+    return process.returncode, stdout, stderr
+
+
+def report_of(stdout: str) -> tuple[Path, RunResult]:
+    folder = Path(stdout.split("Report folder: ")[1].splitlines()[0])
+    return folder, read_outcomes(folder / "outcomes.jsonl")
+
+
+def test_ctrl_c_stops_a_time_off_import_with_a_report_and_exit_130(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [(p, "SG") for p in PEOPLE])
+    rows = leave_rows()
+    source = write_xlsx(tmp_path / "leave.xlsx", rows)
+    command = [sys.executable, "-m", "hrimport", "timeoff", "import", str(write_config(tmp_path)), str(source),
+               "--report-dir", str(tmp_path / "reports")]
+    code, stdout, stderr = interrupt(sandbox, command, lambda: len(sandbox.time_off(99)), signal.SIGINT)
+
+    assert code == 130, stderr
+    assert "Traceback" not in stderr
+    _, run = report_of(stdout)
+    assert len(run.rows) == len(rows)
+    outcomes = Counter(o.outcome.value for o in run.rows)
+    assert set(outcomes) == {"added", "not_sent"}
+    # the requests in flight finished and were reported: what the service holds is exactly what was added
+    assert len(sandbox.time_off(99)) == outcomes["added"]
+    assert "the run was stopped (SIGINT) before sending every row" in stdout
+    unsent = next(o for o in run.rows if o.outcome.value == "not_sent")
+    assert unsent.message == f"Row {unsent.row}: not sent: the run was stopped (SIGINT); run the import again."
+
+    env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
+    again = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert Counter(r["notes"] for r in sandbox.time_off(99)) == Counter(str(r[7]) for r in rows)
+
+
+def test_sigterm_stops_a_staff_import_with_a_report_and_exit_143(tmp_path: Path, sandbox: Any) -> None:
+    people = [staff_files.person(n) for n in range(1, 201)]
+    data = staff_files.write_csv(tmp_path / "staff.csv", people)
+    command = [sys.executable, "-m", "hrimport", "staff", "import",
+               str(staff_files.write_config(tmp_path / "staff.toml")), str(data), "--batch-size", "5",
+               "--report-dir", str(tmp_path / "reports")]
+    code, stdout, stderr = interrupt(sandbox, command, lambda: len(sandbox.staff(99)), signal.SIGTERM)
+
+    assert code == 143, stderr
+    folder, run = report_of(stdout)
+    assert (folder / "report.html").exists() and (folder / "report.xlsx").exists()
+    assert len(run.rows) == len(people)
+    outcomes = Counter(o.outcome.value for o in run.rows)
+    assert set(outcomes) == {"added", "not_sent"}
+    assert len(sandbox.staff(99)) == outcomes["added"]
