@@ -10,6 +10,7 @@ and make it the rows' outcome::
     ├── ConfigError              exit 2  the import or job config is wrong
     ├── InputFileError           exit 2  the spreadsheet cannot be read as asked
     ├── JobLockedError           exit 3  another run of the same job holds its lock
+    ├── ReportNotWritten         exit 6  rows were sent but the report folder could not be written
     ├── RequestRejected          exit 1  the service refused a request for what it says (HTTP 4xx
     │   │                                but 401); normally caught and made the row's outcome
     │   ├── AccessDenied                 403: the token's user may not do this
@@ -49,6 +50,16 @@ class InputFileError(HrimportError):
 
 class JobLockedError(HrimportError):
     exit_code = 3
+
+
+class ReportNotWritten(HrimportError):
+    """The run sent its rows, but its report could not be written (a full disk, an unwritable folder).
+
+    Its own exit code: not "rows need attention" (1), which on-call would send to HR without a report.
+    What the service accepted is in the state folder, so the next run does not send it again.
+    """
+
+    exit_code = 6
 
 
 class ServiceError(HrimportError):
@@ -174,6 +185,7 @@ EXIT_ROWS_NEED_ATTENTION = 1
 EXIT_INPUT = 2
 EXIT_LOCKED = 3
 EXIT_SERVICE = 4
+EXIT_REPORT = 6  # 5 is kept for "held for review" (issue 15)
 #: Stopped by a signal: the shell's convention, 128 + the signal's number (SIGINT 2, SIGTERM 15).
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143

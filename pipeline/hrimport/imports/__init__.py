@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
-from hrimport.errors import ConfigError
+from hrimport.errors import ConfigError, ReportNotWritten
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import ReportFiles, default_report_folder, write_report
+from hrimport.report.writer import keep_unreported
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
 if TYPE_CHECKING:
@@ -133,7 +134,22 @@ def import_file(
     folder = report_folder or default_report_folder(
         report_dir or config.report.folder, config.report.job, result.info.started_at
     )
-    return FileImport(result, write_report(result, folder))
+    try:
+        return FileImport(result, write_report(result, folder))
+    except OSError as exc:
+        raise _report_not_written(result, folder, config.state_dir, exc) from None
+
+
+def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:
+    """The one line for a report that could not be written, after keeping the run's outcomes in the state
+    folder when that can be written (``hrimport report`` renders them later)."""
+    kept = keep_unreported(result, state_dir)
+    sent = ("" if result.info.dry_run else
+            " What the service accepted is recorded in the state folder, so the next run does not send it again.")
+    later = (f" The run's outcomes are kept in {kept}: `hrimport report {kept} --output FOLDER` writes the report "
+             "once there is room." if kept else "")
+    return ReportNotWritten(f"the report could not be written to {folder}: {exc.strerror or exc}. "
+                            f"{result.verdict()}.{sent}{later}")
 
 
 def _kind_of(config: ImportConfig) -> ImportKind:

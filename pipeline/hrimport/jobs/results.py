@@ -15,6 +15,7 @@ from hrimport.errors import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
+    EXIT_REPORT,
     EXIT_ROWS_NEED_ATTENTION,
     EXIT_SERVICE,
     EXIT_TERMINATED,
@@ -36,6 +37,9 @@ EXIT_MEANINGS = {
     "and run again",
     EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
     "refused the token: check the service and the token variable, then run again (nothing is imported twice)",
+    EXIT_REPORT: "the rows were sent but the report could not be written (a full disk, an unwritable report "
+    "folder): free space or fix the folder; the outcomes are kept in the state folder's unreported/ and the next "
+    "run does not send those rows again",
     EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
     "to send them (nothing is imported twice)",
     EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "

@@ -142,3 +142,17 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
     lap("summary.json")
     return files
+
+
+def keep_unreported(result: RunResult, state_dir: Path) -> Path | None:
+    """A run whose report folder cannot be written: its ``outcomes.jsonl`` kept in the state folder
+    (``STATE/unreported/<job>-<YYYY-MM-DD_HHMMSS>.jsonl``, private), so ``hrimport report`` can write the
+    report later; None when that cannot be written either (the same full disk)."""
+    try:
+        folder = make_private_folder(state_dir / "unreported")
+        stamp = datetime.fromisoformat(result.info.started_at).strftime("%Y-%m-%d_%H%M%S")
+        kept = folder / f"{safe_segment(result.info.job, 'job')}-{stamp}.jsonl"
+        write_outcomes(kept, result)
+    except OSError:
+        return None
+    return kept
