@@ -34,6 +34,7 @@ Everything is checked when the file is loaded; a mistake is a ``ConfigError`` na
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,16 @@ class ReportSettings:
 
 
 @dataclass(frozen=True)
+class GuardSettings:
+    """``[guards]``: the shares (0 to 1) above which the drift guard holds a staff import
+    (``hrimport.changes.guards``)."""
+
+    max_headcount_drop: float = 0.10
+    max_changed_share: float = 0.30
+    max_missing: float = 0.05
+
+
+@dataclass(frozen=True)
 class ImportConfig:
     """A whole import config file."""
 
@@ -142,9 +153,10 @@ class ImportConfig:
     batch_size: int = DEFAULT_BATCH_SIZE
     concurrency: int = 4
     state_dir: Path = Path(".hrimport")
+    guards: GuardSettings = field(default_factory=GuardSettings)
 
 
-_TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir"}
+_TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir", "guards"}
 _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
 _STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
@@ -231,6 +243,13 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"{where}: {key} must be a whole number of at least 1")
     state_dir = Path(data.get("state_dir", ".hrimport"))
+    guards = _table(data, "guards", where)
+    reject_unknown_keys(guards, {f.name for f in dataclasses.fields(GuardSettings)}, f"{where} [guards]")
+    shares: dict[str, float] = {}
+    for key, value in guards.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ConfigError(f"{where} [guards] {key} must be a share between 0 and 1 (0.1 = 10%), not {value!r}")
+        shares[key] = float(value)
     return ImportConfig(
         path=path,
         service=service_settings,
@@ -241,6 +260,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         batch_size=batch_size,
         concurrency=concurrency,
         state_dir=state_dir if state_dir.is_absolute() else base / state_dir,
+        guards=GuardSettings(**shares),
     )
 
 

@@ -185,7 +185,8 @@ EXIT_ROWS_NEED_ATTENTION = 1
 EXIT_INPUT = 2
 EXIT_LOCKED = 3
 EXIT_SERVICE = 4
-EXIT_REPORT = 6  # 5 is kept for "held for review" (issue 15)
+EXIT_HELD = 5  # the drift guard held the run: nothing sent (hrimport.changes.guards)
+EXIT_REPORT = 6
 #: Stopped by a signal: the shell's convention, 128 + the signal's number (SIGINT 2, SIGTERM 15).
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143

@@ -15,9 +15,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from hrimport.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_ROWS_NEED_ATTENTION, EXIT_SERVICE, EXIT_TERMINATED
+from hrimport.errors import (
+    EXIT_HELD,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_ROWS_NEED_ATTENTION,
+    EXIT_SERVICE,
+    EXIT_TERMINATED,
+)
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -139,6 +146,10 @@ class RunInfo:
     service_lost: str = ""
     # the signal that stopped the run's sending ("SIGINT" or "SIGTERM"; "" when none did): exit 130 or 143
     interrupted: str = ""
+    # the plan (hrimport.changes.plan ``Plan.summary()``): what the file changes; None without a state folder
+    plan: dict[str, Any] | None = None
+    # the drift guards that held the run (nothing sent): one sentence each; exit 5
+    held: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,6 +158,9 @@ class RunResult:
 
     info: RunInfo
     rows: list[RowOutcome]
+    # a staff dry run's request bodies, batch by batch, token-free (the report's payloads.jsonl); not saved
+    # in outcomes.jsonl
+    payloads: list[dict[str, Any]] | None = None
 
     def counts(self) -> dict[str, int]:
         """Rows per outcome, every outcome listed (zero included), in ``Outcome`` order."""
@@ -165,6 +179,8 @@ class RunResult:
     def exit_code(self) -> int:
         if self.info.interrupted:
             return EXIT_TERMINATED if self.info.interrupted == "SIGTERM" else EXIT_INTERRUPTED
+        if self.info.held:
+            return EXIT_HELD  # nothing was sent: a person must look at the drift first
         if self.info.service_lost:
             return EXIT_SERVICE  # rows were left unsent: on-call must look at the service, not the rows
         return EXIT_OK if all(r.outcome.is_success for r in self.rows) else EXIT_ROWS_NEED_ATTENTION
@@ -179,7 +195,9 @@ class RunResult:
         text = f"{self.imported:,} of {total:,} rows {verb}"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
-        if self.info.interrupted:
+        if self.info.held:
+            text += "; held for review: the file differs from last time more than the drift guard allows"
+        elif self.info.interrupted:
             text += f"; the run was stopped ({self.info.interrupted}) before sending every row"
         elif self.info.service_lost:
             text += "; the service became unreachable, so the run stopped sending"

@@ -48,6 +48,11 @@ def echo_run(result: RunResult) -> None:
     click.echo(f"Read: {reading_summary(result.info.source)}")
     for note in result.info.notes:
         click.echo(f"Note: {note}")
+    if result.info.plan is not None and not result.info.plan["first_run"]:  # a first run's plan: all new
+        click.echo(f"Plan: {plan_line(result.info.plan)}")
+    if result.info.held:
+        click.echo("Held for review, nothing sent: " + " ".join(f"{m}." for m in result.info.held)
+                   + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
     click.echo(f"{result.verdict()}.")
     click.echo(f"Rows read: {len(result.rows):,} = {parts}")
     if result.info.ignored_columns:
@@ -64,16 +69,48 @@ def echo_file_import(run: FileImport) -> None:
         click.echo(f"Report: {run.report.html}")
 
 
+def plan_line(plan: dict[str, Any]) -> str:
+    """The plan in one line: ``2 new, 3 changed (job_title 2, country 1), 10 unchanged, ...``."""
+    counts = plan["counts"]
+    fields = ", ".join(f"{name} {n:,}" for name, n in list(plan["fields"].items())[:6])
+    parts = [f"{counts['new']:,} new", f"{counts['changed']:,} changed" + (f" ({fields})" if fields else ""),
+             f"{counts['unchanged']:,} unchanged", f"{counts['invalid']:,} invalid", f"{counts['missing']:,} missing"]
+    marked = [f"{h['title'].split(' (')[0].lower()} {h['count']:,}" for h in plan["highlights"].values() if h["count"]]
+    first = " (no earlier import of this job is remembered: every valid row is new)" if plan["first_run"] else ""
+    return ", ".join(parts) + (f"; {', '.join(marked)}" if marked else "") + first
+
+
+def echo_plan(plan: dict[str, Any]) -> None:
+    """The whole plan for a person: counts, each highlight with examples, the changed fields, the missing."""
+    click.echo(f"Plan: {plan_line(plan)}")
+    for highlight in plan["highlights"].values():
+        if highlight["count"]:
+            click.echo(f"{highlight['title']}: {highlight['count']:,}")
+            for e in highlight["examples"]:
+                change = f": {e['changes']}" if e["changes"] else ""
+                click.echo(f"  row {e['row']} {e['external_id']} {e['name']}{change}")
+    if plan["fields"]:
+        click.echo("Changed fields: " + ", ".join(f"{k} {v:,}" for k, v in plan["fields"].items()))
+    if plan["missing"]["count"]:
+        click.echo(f"Missing (accepted before, not in this file): {plan['missing']['count']:,}")
+        for m in plan["missing"]["examples"]:
+            click.echo(f"  {m['external_id']} {m['name']} (accepted {m['accepted_at']})")
+
+
+# problems every row of a stopped or held run shares: the verdict and the notes say them once
+_SAID_ONCE = frozenset({"not-sent", "held-for-review"})
+
+
 def echo_problems(result: RunResult, limit: int = 200) -> None:
     shown = 0
     for row in result.need_attention:
         for problem in row.problems or ():
-            if problem.is_warning:
+            if problem.is_warning or problem.code in _SAID_ONCE:
                 continue
             if shown < limit:
                 click.echo(problem.message)
             shown += 1
-        if not row.problems and row.message:
+        if not row.problems and row.message and row.outcome.value != "not_sent":
             if shown < limit:
                 click.echo(f"Row {row.row}: {row.outcome.label}: {row.message}")
             shown += 1

@@ -67,6 +67,7 @@ def import_file(
     target: Target | None = None,
     state: StateStore | None = None,
     skip_unchanged: bool = False,
+    accept_drift: bool = False,
     batch_size: int | None = None,
     concurrency: int | None = None,
     report_dir: Path | None = None,
@@ -83,8 +84,10 @@ def import_file(
       ``resolve_connection`` finds from ``base_url``, the config and the environment.
     - ``state``: the state folder's memory of what the platform accepted (``hrimport run`` passes its own;
       by default the config's ``state_dir`` is opened when staff rows are sent), updated with every staff
-      row the platform accepts. With ``skip_unchanged`` (``hrimport run`` without ``--full``) a row the
-      platform last accepted exactly as it is now is not sent again.
+      row the platform accepts; a staff dry run reads an existing one, for its plan. A staff import with a
+      state has a plan (``hrimport.changes``) and the drift guard, which holds a suspicious file (nothing
+      sent, exit 5) unless ``accept_drift``. With ``skip_unchanged`` (``hrimport run`` without ``--full``)
+      a row the platform last accepted exactly as it is now is not sent again.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
 
@@ -104,7 +107,17 @@ def import_file(
                 from hrimport.state.lock import job_lock
 
                 stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
-            if kind == "staff" and state is None and not dry_run:
+            if kind == "staff" and state is None and dry_run:
+                # a dry run plans against what the platform accepted, and remembers nothing: it opens a
+                # state folder that exists, never makes one
+                from hrimport.state.store import STATE_FILE, StateStore
+
+                if (config.state_dir / STATE_FILE).exists():
+                    try:
+                        state = stack.enter_context(StateStore.open(config.state_dir))
+                    except ConfigError as exc:
+                        unremembered = f"No plan: {exc}."
+            elif kind == "staff" and state is None:
                 from hrimport.state.store import StateStore
 
                 try:
@@ -125,8 +138,8 @@ def import_file(
 
                 stack.enter_context(stop_sending_on_signals(target.client))
         result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
-                      skip_unchanged=skip_unchanged, batch_size=batch_size, concurrency=concurrency,
-                      progress=progress)
+                      skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
+                      concurrency=concurrency, progress=progress)
     if unremembered:
         result.info.notes.append(unremembered)
     if validate_only:
@@ -162,15 +175,16 @@ def _kind_of(config: ImportConfig) -> ImportKind:
 
 def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
-    state: StateStore | None, skip_unchanged: bool, batch_size: int | None, concurrency: int | None,
-    progress: Progress | None,
+    state: StateStore | None, skip_unchanged: bool, accept_drift: bool, batch_size: int | None,
+    concurrency: int | None, progress: Progress | None,
 ) -> RunResult:
     if kind == "staff":
         from hrimport.imports.staff import import_staff
 
-        accepted = state.accepted(target.service_key) if state is not None and not validate_only else None
+        accepted = (state.accepted(target.service_key, config.report.job)
+                    if state is not None and not validate_only else None)
         return import_staff(config, source, target, dry_run=dry_run or validate_only, batch_size=batch_size,
-                            state=accepted, full=not skip_unchanged, progress=progress)
+                            state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress)
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
@@ -18,7 +18,13 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
-from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, submit_staff
+
+if TYPE_CHECKING:
+    from hrimport.state.store import AcceptedRecord
+from hrimport.changes.guards import check_drift, filled_shares
+from hrimport.changes.plan import Plan, PlanInput, make_plan
+from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
+from hrimport.to_fix_format import FIX_COLUMN
 
 
 class AcceptedPayloads(Protocol):
@@ -32,6 +38,8 @@ class AcceptedPayloads(Protocol):
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
 
     def sending(self, customer_id: str, records: list[StaffRecord]) -> FirstSends: ...
+
+    def records(self, customer_id: str) -> dict[str, AcceptedRecord]: ...
 
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
@@ -51,9 +59,14 @@ def import_staff(
     batch_size: int | None = None,
     state: AcceptedPayloads | None = None,
     full: bool = False,
+    accept_drift: bool = False,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Import one staff export; returns one outcome per source row (never raises for a bad row)."""
+    """Import one staff export; returns one outcome per source row (never raises for a bad row).
+
+    With a ``state`` (what the platform last accepted), the run has a plan (``hrimport.changes.plan``) and
+    the drift guard: a file that trips it is held (nothing sent, exit 5) unless ``accept_drift``.
+    """
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
     table, mapped, problems, timings = prepare_staff(config, path)
@@ -74,15 +87,44 @@ def import_staff(
         for pos, payload in zip(valid, build_payloads(mapped, valid))
     ]
 
-    if state is not None and not full and records:
-        same = state.unchanged(target.customer_id, records)
-        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.UNCHANGED,
-                                message="Same as the last import the service accepted; not sent again.")
-                     for r in records if r.external_id in same]
-        records = [r for r in records if r.external_id not in same]
+    plan: Plan | None = None
+    held: list[str] = []
+    notes: list[str] = []
+    # a dry run without a state folder plans too: everything is new (a real import that could not open its
+    # state folder cannot tell, and has no plan)
+    accepted = state.records(target.customer_id) if state is not None else ({} if dry_run else None)
+    if accepted is not None:
+        t = time.perf_counter()
+        payload_of = {r.row: r.payload for r in records}
+        plan = make_plan((PlanInput(row, ids[pos], names[pos], payload_of.get(row))
+                          for pos, row in enumerate(mapped.row_numbers)), accepted, config.report.job,
+                         masked=config.report.mask, partial=FIX_COLUMN in table.info.headers)
+        ours = [r.payload for r in accepted.values() if r.job == config.report.job]
+        filled_now = {name: float((mapped.frame[name] != "").mean()) for name in mapped.frame.columns}
+        tripped = check_drift(plan, filled_now, filled_shares(ours), config.guards, mapped.field_sources)
+        if tripped and accept_drift:
+            notes.append("The drift guard tripped and was released with --accept-drift: "
+                         + " ".join(f"{t.message}." for t in tripped))
+        elif tripped:
+            held = [t.message for t in tripped]
+        if state is not None and not full and records:
+            same = {r.external_id for r in plan.rows if r.status == "unchanged"}
+            outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.UNCHANGED,
+                                    message="Same as the last import the service accepted; not sent again.")
+                         for r in records if r.external_id in same]
+            records = [r for r in records if r.external_id not in same]
+        timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    if dry_run:
+    payloads = bulk_bodies(target.customer_id, records, batch_size or config.batch_size) if dry_run else None
+    if held:
+        why = "; ".join(held)
+        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.NOT_SENT,
+                                (Problem("held-for-review", f"Row {r.row}: not sent: the run is held for review "
+                                                            f"({why}).", r.row),),
+                                "Not sent: the run is held for review by the drift guard.")
+                     for r in records]
+    elif dry_run:
         outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message="Valid; not sent (dry run).")
                      for r in records]
     elif records:
@@ -99,5 +141,14 @@ def import_staff(
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 
-    return finish_run("staff", config, target, table, mapped, outcomes, started=started, t0=t0, timings=timings,
-                      dry_run=dry_run)
+    result = finish_run("staff", config, target, table, mapped, outcomes, started=started, t0=t0,
+                        timings=timings, dry_run=dry_run, notes=notes)
+    result.info.held = held
+    result.payloads = payloads
+    if plan is not None:
+        result.info.plan = plan.summary()
+        planned = {r.row: r for r in plan.rows}
+        for o in result.rows:
+            entry = planned[o.row]
+            o.details = {"plan": entry.status, "changes": entry.describe()}
+    return result

@@ -9,10 +9,12 @@ import itself. A run's folder holds::
         to_fix.xlsx      rows not imported, in the source's layout (to_fix.csv for a CSV source)
         summary.json     counts, exit status, file facts, timings
         outcomes.jsonl   the run itself, so ``hrimport report outcomes.jsonl`` can render it again
+        payloads.jsonl   a staff dry run only: the request bodies that would be sent, one batch a line
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import time
@@ -22,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
-from hrimport.private_files import make_private_folder, safe_segment
+from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import fix_file_name, write_fix_file
 from hrimport.report.html import write_html
@@ -30,6 +32,7 @@ from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
 
 OUTCOMES_FILE = "outcomes.jsonl"
+PAYLOADS_FILE = "payloads.jsonl"
 # From this many cells, to_fix is written by a second process while this one writes the other files:
 # xlsxwriter costs ~10 us a cell, and a run with many bad rows would otherwise pass the 15 s budget
 # (issue 4) on this 2-core machine. Below it, starting a process costs more than it saves.
@@ -47,10 +50,11 @@ class ReportFiles:
     outcomes: Path
     to_fix: Path | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)  # seconds per file
+    payloads: Path | None = None  # a staff dry run's request bodies
 
     def paths(self) -> list[Path]:
         """Every file written, in the order a person would open them."""
-        found = [self.html, self.xlsx, self.to_fix, self.summary, self.outcomes]
+        found = [self.html, self.xlsx, self.to_fix, self.summary, self.outcomes, self.payloads]
         return [p for p in found if p is not None]
 
 
@@ -138,10 +142,21 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     finally:
         if fix_job is not None:
             fix_job.close()
-    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes, to_fix, timings)
+    payloads = _write_payloads(result, folder)
+    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes, to_fix, timings, payloads)
     write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
     lap("summary.json")
     return files
+
+
+def _write_payloads(result: RunResult, folder: Path) -> Path | None:
+    """A staff dry run's request bodies, one batch per line (the token is in headers, never in a body)."""
+    if result.payloads is None:
+        return None
+    path = folder / PAYLOADS_FILE
+    with open_private(path, "w") as fh:
+        fh.writelines(json.dumps(body, ensure_ascii=False) + "\n" for body in result.payloads)
+    return path
 
 
 def keep_unreported(result: RunResult, state_dir: Path) -> Path | None:

@@ -266,10 +266,7 @@ class ServiceClient:
         is called when the request is sent again after an attempt the service may have processed (its
         answer lost): a record that attempt created is then answered "updated".
         """
-        body = {
-            "customer_id": str(customer_id),
-            "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} for r in records],
-        }
+        body = self.bulk_body(customer_id, records)
         answer = self._expect_dict(
             self._call("POST", "/api/bulk_add_edit_staff", body, on_resend=on_resend), "bulk_add_edit_staff"
         )
@@ -282,6 +279,16 @@ class ServiceClient:
             else item
             for item in result
         ]
+
+    @staticmethod
+    def bulk_body(customer_id: str | int, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """The bulk endpoint's request body: ``customer_id`` once, as a string, at the top level (spec "Staff
+        input fields"); a ``customer_id`` left inside an element is dropped, since elements must not hold
+        one."""
+        return {
+            "customer_id": str(customer_id),
+            "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} for r in records],
+        }
 
     def calculate_total_days(
         self,

@@ -35,7 +35,9 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 
-__all__ = ["BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "submit_staff"]
+__all__ = [
+    "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "submit_staff",
+]
 
 @dataclass(frozen=True)
 class StaffRecord:
@@ -69,6 +71,23 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
                 payload["customer_data_type"] = entries
         payloads.append(payload)
     return payloads
+
+
+def bulk_bodies(customer_id: str | int, records: Sequence[StaffRecord], batch_size: int) -> list[dict[str, Any]]:
+    """The request bodies ``submit_staff`` sends for ``records``, batch by batch, before any split (a dry
+    run's ``payloads.jsonl``): the same bodies the client builds (``ServiceClient.bulk_body``)."""
+    from hrimport.service.client import ServiceClient
+
+    return [ServiceClient.bulk_body(customer_id, [_with_id(r) for r in records[start:start + batch_size]])
+            for start in range(0, len(records), batch_size)]
+
+
+def _with_id(record: StaffRecord) -> dict[str, Any]:
+    """The element sent for ``record``: results are matched on ``customer_system_id``, so it is always sent."""
+    payload = record.payload
+    if "customer_system_id" not in payload:
+        payload = {**payload, "customer_system_id": record.external_id}
+    return payload
 
 
 class BulkStaffClient(Protocol):
@@ -204,11 +223,7 @@ class _Run:
                 self._match(part, results, created)
 
     def _payload(self, index: int) -> dict[str, Any]:
-        record = self.records[index]
-        payload = record.payload
-        if "customer_system_id" not in payload:  # results are matched on it: make sure it is sent
-            payload = {**payload, "customer_system_id": record.external_id}
-        return payload
+        return _with_id(self.records[index])
 
     # ------------------------------------------------------------------------------------------ outcomes
 

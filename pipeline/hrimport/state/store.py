@@ -34,7 +34,7 @@ from hrimport.service.staff import FirstSends, StaffRecord
 from hrimport.state.db import open_database
 
 __all__ = [
-    "STATE_FILE", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",
+    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",
 ]
 
 STATE_FILE = "state.db"
@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS staff_accepted (
     fingerprint  TEXT NOT NULL,
     accepted_at  TEXT NOT NULL,
     name         TEXT NOT NULL DEFAULT '',  -- the name the service accepted (the time-off report shows it)
+    payload      TEXT,                      -- the payload accepted (JSON): the plan's "before"
+    job          TEXT NOT NULL DEFAULT '',  -- the job whose import sent it: the plan's "missing"
     PRIMARY KEY (service, customer_id, external_id)
 );
 CREATE TABLE IF NOT EXISTS staff_sending (
@@ -66,6 +68,22 @@ CREATE TABLE IF NOT EXISTS source_files (
     PRIMARY KEY (job, step)
 );
 """
+
+
+#: Columns of ``staff_accepted`` added since the first state folders were written.
+_ADDED_COLUMNS = {"name": "TEXT NOT NULL DEFAULT ''", "payload": "TEXT", "job": "TEXT NOT NULL DEFAULT ''"}
+
+
+@dataclass(frozen=True)
+class AcceptedRecord:
+    """What the service last accepted for one person, as the state folder remembers it."""
+
+    external_id: str
+    fingerprint: str
+    payload: dict[str, Any] | None  # None: accepted before payloads were kept
+    name: str
+    accepted_at: str
+    job: str = ""  # the job whose import sent it ("" before jobs were kept)
 
 
 def fingerprint(external_id: str, payload: dict[str, Any]) -> str:
@@ -115,9 +133,10 @@ class StateStore:
         self.path = folder / STATE_FILE
         # autocommit: each write below is its own short transaction, or one _transaction()
         self._db = open_database(folder, STATE_FILE, _SCHEMA, what="the state database")
-        if "name" not in {row[1] for row in self._db.execute("PRAGMA table_info(staff_accepted)")}:
-            # a state folder from before names were kept
-            self._db.execute("ALTER TABLE staff_accepted ADD COLUMN name TEXT NOT NULL DEFAULT ''")
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(staff_accepted)")}
+        for column, definition in _ADDED_COLUMNS.items():
+            if column not in have:  # a state folder written by an older version
+                self._db.execute(f"ALTER TABLE staff_accepted ADD COLUMN {column} {definition}")
 
     @classmethod
     def open(cls, folder: Path) -> StateStore:
@@ -133,23 +152,28 @@ class StateStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def accepted(self, service: str) -> AcceptedStaff:
-        """The staff payloads accepted by one service (``AcceptedPayloads`` for ``import_staff``)."""
-        return AcceptedStaff(self, service)
+    def accepted(self, service: str, job: str = "") -> AcceptedStaff:
+        """The staff payloads accepted by one service (``AcceptedPayloads`` for ``import_staff``); ``job``
+        names the import that sends (the plan's "missing" are the people its last runs sent)."""
+        return AcceptedStaff(self, service, job)
 
     def remember_payloads(
-        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any]]]
+        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any]]], *, job: str = ""
     ) -> int:
-        """Store the fingerprint of each (external id, payload) accepted; returns how many."""
+        """Store each (external id, payload) accepted: its fingerprint, the payload and the name; returns how
+        many."""
         now = _now()
-        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now, str(payload.get("name") or ""))
+        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now, str(payload.get("name") or ""),
+                 json.dumps(payload, sort_keys=True, ensure_ascii=False), job)
                 for ext, payload in items]
         if rows:
             with self._transaction():
                 self._db.executemany(
-                    "INSERT INTO staff_accepted (service, customer_id, external_id, fingerprint, accepted_at, name) "
-                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (service, customer_id, external_id) DO UPDATE SET "
-                    "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at, name = excluded.name",
+                    "INSERT INTO staff_accepted (service, customer_id, external_id, fingerprint, accepted_at, name, "
+                    "payload, job) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (service, customer_id, external_id) DO UPDATE SET "
+                    "fingerprint = excluded.fingerprint, accepted_at = excluded.accepted_at, name = excluded.name, "
+                    "payload = excluded.payload, job = excluded.job",
                     rows,
                 )
                 self._db.executemany(
@@ -179,6 +203,14 @@ class StateStore:
     def fingerprints(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         """Stored fingerprints for these external ids (absent ids are left out)."""
         return self._accepted("fingerprint", service, customer_id, external_ids)
+
+    def accepted_records(self, service: str, customer_id: str) -> dict[str, AcceptedRecord]:
+        """Everyone the service accepted for this company, by external id."""
+        cursor = self._db.execute(
+            "SELECT external_id, fingerprint, payload, name, accepted_at, job FROM staff_accepted "
+            "WHERE service = ? AND customer_id = ?", (service, str(customer_id)))
+        return {ext: AcceptedRecord(ext, fp, json.loads(payload) if payload else None, name, at, job)
+                for ext, fp, payload, name, at, job in cursor}
 
     def names(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         """The names the service accepted for these external ids (absent or nameless ids are left out)."""
@@ -222,9 +254,10 @@ class StateStore:
 class AcceptedStaff:
     """``AcceptedPayloads`` (see ``hrimport.imports.staff``) for one service of a ``StateStore``."""
 
-    def __init__(self, store: StateStore, service: str) -> None:
+    def __init__(self, store: StateStore, service: str, job: str = "") -> None:
         self.store = store
         self.service = service
+        self.job = job
 
     def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]:
         """External ids of ``records`` whose payload is the one the service last accepted."""
@@ -238,7 +271,12 @@ class AcceptedStaff:
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None:
         """Record that the service accepted these records' payloads."""
-        self.store.remember_payloads(self.service, customer_id, ((r.external_id, r.payload) for r in records))
+        self.store.remember_payloads(self.service, customer_id, ((r.external_id, r.payload) for r in records),
+                                     job=self.job)
+
+    def records(self, customer_id: str) -> dict[str, AcceptedRecord]:
+        """Everyone the service accepted for this company, by external id (the plan's "before")."""
+        return self.store.accepted_records(self.service, customer_id)
 
 
 class _Transaction:

@@ -1,0 +1,105 @@
+"""The drift guard: a month that looks like a broken export or a wrong mapping is held, not sent.
+
+Compared with what the platform accepted from this job's earlier imports (the plan, ``hrimport.changes.plan``):
+
+- ``headcount-drop``: the file has fewer people than were accepted, by more than ``max_headcount_drop``;
+- ``people-missing``: more than ``max_missing`` of the people accepted are absent from the file;
+- ``field-churn``: one field changes for more than ``max_changed_share`` of the people present both times
+  (every e-mail rewritten, every country changed);
+- ``column-emptied``: a mapped field filled on most rows last time is empty on most rows now.
+
+Shares are of the people accepted before (the first two) or of the people present both times (the third).
+No guard acts before ``MIN_PEOPLE`` people were accepted from the job (a first run, a company of eight
+whose one leaver would be 12%), and the last two need as many people to compare. A ``to_fix`` file holds
+only the rows that needed fixing (``Plan.partial``): nobody is missing from it, and its headcount says
+nothing. Thresholds come from the config's
+``[guards]`` (``GuardSettings``); ``--accept-drift`` releases a held run after a person has looked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hrimport.changes.plan import Plan, PlannedRow
+from hrimport.config import GuardSettings
+
+__all__ = ["MIN_PEOPLE", "Tripped", "check_drift", "filled_shares"]
+
+MIN_PEOPLE = 10
+_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Tripped:
+    """One guard that tripped: its name and a sentence with the figures and a few examples."""
+
+    guard: str
+    message: str
+
+
+def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapping[str, float],
+                settings: GuardSettings, sources: Mapping[str, str] | None = None) -> list[Tripped]:
+    """The guards ``plan`` trips. ``filled_now`` / ``filled_before``: per field, the share of rows with a value
+    in this file / in what was accepted before; ``sources`` names each field's column in the file."""
+    if plan.accepted_before < MIN_PEOPLE:  # a first run, or too few people for shares to mean anything
+        return []
+    tripped: list[Tripped] = []
+    before = plan.accepted_before
+    present = len({r.external_id for r in plan.rows if r.external_id})
+    drop = (before - present) / before
+    if drop > settings.max_headcount_drop and not plan.partial:
+        tripped.append(Tripped("headcount-drop", (
+            f"headcount down {drop:.0%}: {before:,} people were accepted from this job, this file has {present:,} "
+            f"(the guard holds a drop over {settings.max_headcount_drop:.0%})")))
+    missing = len(plan.missing) / before
+    if missing > settings.max_missing and not plan.partial:
+        names = ", ".join(f"{m.external_id} {m.name}".strip() for m in plan.missing[:_EXAMPLES])
+        tripped.append(Tripped("people-missing", (
+            f"{len(plan.missing):,} of the {before:,} people accepted before ({missing:.0%}) are not in this file, "
+            f"e.g. {names} (the guard holds over {settings.max_missing:.0%})")))
+    compared = [r for r in plan.rows if r.status in ("changed", "unchanged")]
+    if len(compared) >= MIN_PEOPLE:
+        for name, count in plan.field_counts().items():
+            share = count / len(compared)
+            if share > settings.max_changed_share:
+                rows = [r for r in compared if r.changed(name)]
+                tripped.append(Tripped("field-churn", (
+                    f"{_field(name, sources)} changes for {count:,} of {len(compared):,} people ({share:.0%}), "
+                    f"e.g. {_examples(rows, name)} (the guard holds over {settings.max_changed_share:.0%}): a "
+                    "broken export or a wrong mapping?")))
+    if len(plan.rows) >= MIN_PEOPLE:
+        for name, was in filled_before.items():
+            now = filled_now.get(name)
+            if now is not None and was > 0.5 and now < 0.5:
+                tripped.append(Tripped("column-emptied", (
+                    f"{_field(name, sources)} is empty on {1 - now:.0%} of the rows; {was:.0%} of the people "
+                    "accepted before had it: did the export change?")))
+    return tripped
+
+
+def filled_shares(payloads: list[dict[str, Any] | None]) -> dict[str, float]:
+    """Per field, the share of ``payloads`` (None: unknown, left out) holding a value."""
+    known = [p for p in payloads if p is not None]
+    if not known:
+        return {}
+    counts: dict[str, int] = {}
+    for payload in known:
+        for name, value in payload.items():
+            if value not in ("", None):
+                counts[name] = counts.get(name, 0) + 1
+    return {name: n / len(known) for name, n in counts.items()}
+
+
+def _field(name: str, sources: Mapping[str, str] | None) -> str:
+    column = (sources or {}).get(name)
+    return f"'{column}' ({name})" if column and column != name else name
+
+
+def _examples(rows: list[PlannedRow], name: str) -> str:
+    shown = []
+    for r in rows[:_EXAMPLES]:
+        change = next(c for c in r.changes if c.field == name)
+        shown.append(f"row {r.row}: {change.describe().split(': ', 1)[1]}")
+    return "; ".join(shown)
