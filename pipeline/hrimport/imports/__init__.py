@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Progress, RunResult
+from hrimport.private_files import make_private_folder
 from hrimport.report import ReportFiles, default_report_folder, write_report
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
@@ -92,6 +94,9 @@ def import_file(
     """
     kind = kind or _kind_of(config)
     unremembered = ""
+    if not validate_only and report_folder is None:
+        # before anything is sent: a report folder that cannot be made is a config problem, said in one line
+        _make_report_base(report_dir, config)
     with ExitStack() as stack:
         if validate_only:
             target = Target(None, config.service.customer_id or "", "")
@@ -130,6 +135,18 @@ def import_file(
         report_dir or config.report.folder, config.report.job, result.info.started_at
     )
     return FileImport(result, write_report(result, folder))
+
+
+def _make_report_base(report_dir: Path | None, config: ImportConfig) -> None:
+    """Create the folder a run's report folder goes in (``FOLDER/<job>``, 0700), or raise ``ConfigError``."""
+    base = default_report_folder(report_dir or config.report.folder, config.report.job, datetime.now()).parent
+    try:
+        make_private_folder(base)
+    except OSError as exc:
+        setting = "--report-dir" if report_dir is not None else f"[report] folder in {config.path.name}"
+        raise ConfigError(
+            f"cannot create the report folder {base}: {exc.strerror}; set {setting} to a folder you may write"
+        ) from None
 
 
 def _kind_of(config: ImportConfig) -> ImportKind:
