@@ -62,8 +62,9 @@ def main(debug: bool) -> None:
         handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
         root.addHandler(handler)
         root.setLevel(logging.WARNING)
-    if debug:  # our own loggers only: never the HTTP libraries', whose debug output could show headers
-        logging.getLogger("hrimport").setLevel(logging.DEBUG)
+    # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every
+    # invocation, so that a --debug run does not leave debug lines on for the next one in the same process
+    logging.getLogger("hrimport").setLevel(logging.DEBUG if debug else logging.NOTSET)
     log_retries_readably()
 
 
