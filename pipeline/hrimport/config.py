@@ -210,12 +210,19 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     if formula_text not in FORMULA_TEXT_MODES:
         allowed = " or ".join(f'"{m}"' for m in FORMULA_TEXT_MODES)
         raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
+    delimiter = _opt_str(source, "delimiter", where)
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
+        # the CSV reader splits on one character; a quote or a line end cannot separate cells
+        raise ConfigError(
+            f'{where} [source] delimiter must be one character other than a quote or a line end, e.g. ";" or '
+            f'"\\t" for a tab, not {delimiter!r}'
+        )
     source_settings = SourceSettings(
         sheet=sheet,
         header_row=header_row,
         date_order=date_order,
         encoding=_opt_str(source, "encoding", where),
-        delimiter=_opt_str(source, "delimiter", where),
+        delimiter=delimiter,
         formula_text=formula_text,
     )
 

@@ -17,7 +17,8 @@ from hrimport.report import ReportFiles
 from hrimport.resources import data_dir
 from hrimport.sandbox.embedded import running_sandbox
 from hrimport.service.client import open_client
-from hrimport.service.connection import SANDBOX_CUSTOMER_ID, SANDBOX_CUSTOMER_TOKEN, Target, service_host
+from hrimport.service.connection import SANDBOX_CUSTOMER_ID, SANDBOX_CUSTOMER_TOKEN, Target
+from hrimport.service.urls import EMBEDDED_SANDBOX
 
 #: (config, export) pairs in samples/, in the order a real month runs them: staff before time off
 STAFF_SAMPLES = [("bamboohr_staff.toml", "bamboohr_staff.csv"), ("workday_staff.toml", "workday_staff.xlsx")]
@@ -45,7 +46,8 @@ def run_demo(output: Path, *, port: int = 0, on_url: Callable[[str], None] | Non
     with running_sandbox(db, port=port) as url, open_client(url, SANDBOX_CUSTOMER_TOKEN) as client:
         if on_url:
             on_url(url)
-        target = Target(client, SANDBOX_CUSTOMER_ID, service_host(url), f"demo-sandbox:{db.resolve()}")
+        # the demo's reports say, like any run's, that their rows went to the embedded sandbox
+        target = Target(client, SANDBOX_CUSTOMER_ID, EMBEDDED_SANDBOX, f"demo-sandbox:{db.resolve()}")
         for config_name, source_name in [*STAFF_SAMPLES, *TIMEOFF_SAMPLES]:
             config_path, source = samples / config_name, samples / source_name
             if not config_path.exists() or not source.exists():

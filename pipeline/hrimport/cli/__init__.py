@@ -2,13 +2,14 @@
 
 click is imported only in this package and in ``hrimport/sandbox/cli.py``. Every known failure is an
 ``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``hrimport.errors``;
-``--debug`` shows the traceback instead.
+``--debug`` shows the traceback as well, and keeps the exit code.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -38,14 +39,15 @@ class _ErrorBoundaryGroup(click.Group):
             return super().invoke(ctx)
         except HrimportError as exc:
             if ctx.find_root().params.get("debug"):
-                raise
+                # the traceback, and still the documented exit code: --debug must not turn 4 into 1
+                traceback.print_exc(file=sys.stderr)
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
 
 
 @click.group(cls=_ErrorBoundaryGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hrimport")
-@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option("--debug", is_flag=True, help="Show the traceback above each one-line error (same exit codes).")
 def main(debug: bool) -> None:
     """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row.
 
@@ -60,8 +62,9 @@ def main(debug: bool) -> None:
         handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
         root.addHandler(handler)
         root.setLevel(logging.WARNING)
-    if debug:  # our own loggers only: never the HTTP libraries', whose debug output could show headers
-        logging.getLogger("hrimport").setLevel(logging.DEBUG)
+    # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every
+    # invocation, so that a --debug run does not leave debug lines on for the next one in the same process
+    logging.getLogger("hrimport").setLevel(logging.DEBUG if debug else logging.NOTSET)
     log_retries_readably()
 
 

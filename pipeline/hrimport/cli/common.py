@@ -13,6 +13,8 @@ import click
 from hrimport.imports import FileImport
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import reading_summary
+from hrimport.report.view import sandbox_notice
+from hrimport.service.urls import describe_target
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. hrimport.service.connection.resolve_connection applies the order.
@@ -55,6 +57,12 @@ def echo_run(result: RunResult) -> None:
                    + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
     click.echo(f"{result.verdict()}.")
     click.echo(f"Rows read: {len(result.rows):,} = {parts}")
+    target = describe_target(result.info.service_url)
+    if target:  # where the rows went; a sandbox said loudly, so that it is never taken for the platform
+        click.echo(f"Target: {target}")
+        notice = sandbox_notice(result.info.service_url)
+        if notice:
+            click.echo(notice)
     if result.info.ignored_columns:
         cols = ", ".join(repr(c) for c in result.info.ignored_columns)
         click.echo(f"Ignored columns (neither mapped nor packed as custom data): {cols}")

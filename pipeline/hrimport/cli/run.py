@@ -16,15 +16,16 @@ from hrimport.jobs import EXIT_MEANINGS, load_job, run_job
               help="Send every row and import every file, even when unchanged since the last run.")
 # no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.service.connection's order)
 @click.option("--base-url", metavar="URL", default=None,
-              help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL, else the "
-                   "embedded sandbox).")
+              help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL; the "
+                   "embedded sandbox only when the job file says sandbox = true).")
 def run(job_file: Path, full: bool, base_url: str | None) -> None:
     """Run the imports a job file names, in order, without asking anything: safe from cron.
 
     One line per step on stderr; everything else goes to run.log in the run's report folder. A second
     run of the same job while one is going exits 3 at once. Rows the service already holds unchanged are
     not sent again, and a source file identical to the last one imported is not read again (--full does
-    both). The verdict is e-mailed as the job's [notify] table says.
+    both). The verdict is e-mailed as the job's [notify] table says. A step with no base URL stops the
+    run (exit 2) unless the job file says sandbox = true.
 
     Exit codes: 0 everything imported (or already imported); 1 some rows need attention (see the report);
     2 a usage, config or input-file error; 3 another run of the same job is in progress; 4 the service was
@@ -39,6 +40,7 @@ def run(job_file: Path, full: bool, base_url: str | None) -> None:
                      progress_bar=progress_bar)
     if result.folder is not None:
         click.echo(f"Report folder: {result.folder}", err=True)
-    click.echo(f"{job.name}: {result.verdict()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
+    where = " on the embedded sandbox, not the platform" if result.embedded_sandbox else ""
+    click.echo(f"{job.name}: {result.verdict()}{where} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
                err=True)
     raise SystemExit(result.exit_code)

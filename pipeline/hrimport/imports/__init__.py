@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError, ReportNotWritten
 from hrimport.outcomes import Progress, RunResult
+from hrimport.private_files import make_private_folder
 from hrimport.report import ReportFiles, default_report_folder, write_report
 from hrimport.report.writer import keep_unreported
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
@@ -96,50 +98,58 @@ def import_file(
     """
     kind = kind or _kind_of(config)
     unremembered = ""
-    with ExitStack() as stack:
-        if validate_only:
-            target = Target(None, config.service.customer_id or "", "")
-        else:
-            if kind == "timeoff":
-                # The ledger's lock: two imports never post from one ledger at once (``hrimport run`` of
-                # another job included); taken before connecting, so a second import fails fast.
-                from hrimport.state.ledger import LEDGER_LOCK
-                from hrimport.state.lock import job_lock
+    made: list[Path] = []
+    if not validate_only and report_folder is None:
+        # before anything is sent: a report folder that cannot be made is a config problem, said in one line
+        made = _make_report_base(report_dir, config)
+    try:
+        with ExitStack() as stack:
+            if validate_only:
+                target = Target(None, config.service.customer_id or "", "")
+            else:
+                if kind == "timeoff":
+                    # The ledger's lock: two imports never post from one ledger at once (``hrimport run`` of
+                    # another job included); taken before connecting, so a second import fails fast.
+                    from hrimport.state.ledger import LEDGER_LOCK
+                    from hrimport.state.lock import job_lock
 
-                stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
-            if kind == "staff" and state is None and dry_run:
-                # a dry run plans against what the platform accepted, and remembers nothing: it opens a
-                # state folder that exists, never makes one
-                from hrimport.state.store import STATE_FILE, StateStore
+                    stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
+                if kind == "staff" and state is None and dry_run:
+                    # a dry run plans against what the platform accepted, and remembers nothing: it opens a
+                    # state folder that exists, never makes one
+                    from hrimport.state.store import STATE_FILE, StateStore
 
-                if (config.state_dir / STATE_FILE).exists():
+                    if (config.state_dir / STATE_FILE).exists():
+                        try:
+                            state = stack.enter_context(StateStore.open(config.state_dir))
+                        except ConfigError as exc:
+                            unremembered = f"No plan: {exc}."
+                elif kind == "staff" and state is None:
+                    from hrimport.state.store import StateStore
+
                     try:
                         state = stack.enter_context(StateStore.open(config.state_dir))
                     except ConfigError as exc:
-                        unremembered = f"No plan: {exc}."
-            elif kind == "staff" and state is None:
-                from hrimport.state.store import StateStore
+                        # Remembering is for the next run's benefit: the rows are still sent (the service
+                        # updates by external id), and the summary says what is not remembered.
+                        unremembered = (
+                            f"What the service accepts is not remembered: {exc}; the next `hrimport run` sends "
+                            "these rows again. Set state_dir in the config to a folder hrimport may write."
+                        )
+                if target is None:
+                    conn = connection or resolve_connection(config.service, base_url=base_url)
+                    # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
+                    target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
+                if target.client is not None:
+                    from hrimport.interrupts import stop_sending_on_signals
 
-                try:
-                    state = stack.enter_context(StateStore.open(config.state_dir))
-                except ConfigError as exc:
-                    # Remembering is for the next run's benefit: the rows are still sent (the service
-                    # updates by external id), and the summary says what is not remembered.
-                    unremembered = (
-                        f"What the service accepts is not remembered: {exc}; the next `hrimport run` sends "
-                        "these rows again. Set state_dir in the config to a folder hrimport may write."
-                    )
-            if target is None:
-                conn = connection or resolve_connection(config.service, base_url=base_url)
-                # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
-                target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
-            if target.client is not None:
-                from hrimport.interrupts import stop_sending_on_signals
-
-                stack.enter_context(stop_sending_on_signals(target.client))
-        result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
-                      skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
-                      concurrency=concurrency, progress=progress)
+                    stack.enter_context(stop_sending_on_signals(target.client))
+            result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
+                          skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
+                          concurrency=concurrency, progress=progress)
+    except BaseException:
+        _remove_if_empty(made)  # a run stopped before its report leaves no empty folders behind
+        raise
     if unremembered:
         result.info.notes.append(unremembered)
     if validate_only:
@@ -163,6 +173,30 @@ def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: O
              "once there is room." if kept else "")
     return ReportNotWritten(f"the report could not be written to {folder}: {exc.strerror or exc}. "
                             f"{result.verdict()}.{sent}{later}")
+
+
+def _make_report_base(report_dir: Path | None, config: ImportConfig) -> list[Path]:
+    """Create the folder a run's report folder goes in (``FOLDER/<job>``, 0700), or raise ``ConfigError``;
+    returns the folders it made, deepest first."""
+    base = default_report_folder(report_dir or config.report.folder, config.report.job, datetime.now()).parent
+    made = [base, *base.parents]
+    made = made[:next((i for i, p in enumerate(made) if p.exists()), len(made))]
+    try:
+        make_private_folder(base)
+        return made
+    except OSError as exc:
+        setting = "--report-dir" if report_dir is not None else f"[report] folder in {config.path.name}"
+        raise ConfigError(
+            f"cannot create the report folder {base}: {exc.strerror}; set {setting} to a folder you may write"
+        ) from None
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    for folder in folders:
+        try:
+            folder.rmdir()  # only ever an empty folder
+        except OSError:
+            return
 
 
 def _kind_of(config: ImportConfig) -> ImportKind:

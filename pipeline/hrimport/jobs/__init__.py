@@ -6,6 +6,7 @@ A job file (TOML)::
     state_dir = ".hrimport"              # lock, fingerprints, time-off ledger (relative to this file)
     report_dir = "reports"               # one folder per run: reports/<name>/<YYYY-MM-DD_HHMMSS>/
     retention = 12                       # run folders kept; older ones are removed
+    sandbox = false                      # true: steps with no base URL may use the embedded sandbox
 
     [[step]]                             # steps run in file order; staff steps before time-off steps
     kind = "staff"                       # staff | timeoff

@@ -53,6 +53,7 @@ def write_run_summary(result: JobResult) -> None:
         "exit_code": result.exit_code,
         "meaning": EXIT_MEANINGS[result.exit_code],
         "verdict": result.verdict(),
+        "embedded_sandbox": result.embedded_sandbox,
         "notified": result.notified,
         "notify_error": result.notify_error,
         "steps": [

@@ -53,9 +53,11 @@ class Job:
     retention: int
     steps: tuple[JobStep, ...]
     notify: NotifySettings | None = None
+    # true: a step with no base URL may use the embedded sandbox (a trial); else such a step stops the run
+    sandbox: bool = False
 
 
-_JOB_KEYS = {"name", "state_dir", "report_dir", "retention", "step", "notify"}
+_JOB_KEYS = {"name", "state_dir", "report_dir", "retention", "step", "notify", "sandbox"}
 _STEP_KEYS = {"kind", "config", "source", "name"}
 _NOTIFY_KEYS = {
     "when", "host", "port", "starttls", "ssl", "ca_file", "user", "password_env", "from", "to", "subject_prefix",
@@ -81,6 +83,11 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
     if isinstance(retention, bool) or not isinstance(retention, int) or retention < 1:
         raise ConfigError(f"{where}: retention must be a whole number of runs, at least 1 (default {DEFAULT_RETENTION})")
 
+    sandbox = data.get("sandbox", False)
+    if not isinstance(sandbox, bool):
+        raise ConfigError(f"{where}: sandbox must be true or false (true lets steps with no base URL use the "
+                          f"embedded sandbox)")
+
     raw_steps = data.get("step")
     if not isinstance(raw_steps, list) or not raw_steps or not all(isinstance(s, dict) for s in raw_steps):
         raise ConfigError(
@@ -104,6 +111,7 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
         retention=retention,
         steps=tuple(steps),
         notify=_parse_notify(data["notify"], where, base) if "notify" in data else None,
+        sandbox=sandbox,
     )
 
 

@@ -23,6 +23,7 @@ from hrimport.errors import (
 from hrimport.jobs.jobfile import StepKind
 from hrimport.outcomes import RunResult
 from hrimport.report import ReportFiles
+from hrimport.service.urls import EMBEDDED_SANDBOX
 
 __all__ = ["EXIT_MEANINGS", "JobResult", "StepResult", "StepStatus"]
 
@@ -78,6 +79,11 @@ class JobResult:
     pruned: list[Path] = field(default_factory=list)
     error: str | None = None  # a failure of the run as a whole (the lock)
     error_code: int = EXIT_OK
+
+    @property
+    def embedded_sandbox(self) -> bool:
+        """Whether a step sent its rows to the embedded sandbox (a job file saying ``sandbox = true``)."""
+        return any(s.result is not None and s.result.info.service_url == EMBEDDED_SANDBOX for s in self.steps)
 
     @property
     def exit_code(self) -> int:

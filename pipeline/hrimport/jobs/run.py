@@ -33,7 +33,8 @@ from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress
-from hrimport.service.connection import resolve_connection
+from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
+from hrimport.service.urls import EMBEDDED_SANDBOX
 from hrimport.state.lock import job_lock
 from hrimport.state.store import StateStore, file_sha256
 
@@ -64,6 +65,12 @@ def run_job(
     started = datetime.now().astimezone()
     result = JobResult(job.name, started.isoformat(timespec="seconds"), None)
     try:
+        _check_targets(job, base_url)
+    except ConfigError as exc:
+        result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
+        _notify(job, result, say)
+        raise
+    try:
         with job_lock(job.state_dir, job.name):
             _run_locked(job, result, started, full=full, base_url=base_url, say=say, progress_bar=progress_bar)
     except JobLockedError as exc:
@@ -71,6 +78,20 @@ def run_job(
         _notify(job, result, say)
         raise
     return result
+
+
+def _check_targets(job: Job, base_url: str | None) -> None:
+    """Refuse, before anything is done, a step that would go to the embedded sandbox when the job file does
+    not say ``sandbox = true``: an unattended run whose environment file failed to load must fail, not
+    "succeed" on the sandbox."""
+    if job.sandbox:
+        return
+    for step in job.steps:
+        if resolve_base_url(step.config.service, base_url=base_url) is None:
+            raise ConfigError(
+                f"step {step.name} has no base URL ({step.config.path.name}): set it with {BASE_URL_SETTINGS}; "
+                f"a job uses the embedded sandbox only when {job.path.name} says sandbox = true"
+            )
 
 
 def _run_locked(
@@ -136,7 +157,8 @@ def _run_step(
         assert run.report is not None
         if run.exit_code == EXIT_OK:
             state.record_import(job.name, step.name, digest, source)
-        message = f"{run.result.verdict()} ({source.name}); report {run.report.html}"
+        where = ", on the embedded sandbox, not the platform" if run.result.info.service_url == EMBEDDED_SANDBOX else ""
+        message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report)
     except HrimportError as exc:

@@ -26,6 +26,7 @@ from hrimport.report.view import (
     detail_label,
     problem_groups,
     run_facts,
+    sandbox_notice,
     warning_groups,
 )
 from hrimport.resources import data_dir
@@ -147,6 +148,7 @@ def render_html(
             chart_width=_CHART_WIDTH,
             facts=facts,
             facts_by_label=dict(facts),
+            sandbox_notice=sandbox_notice(info.service_url),
             groups=problem_groups(result, masking),
             warnings=warning_groups(result, masking),
             rows=_row_lines(shown, masking, keys),

@@ -10,6 +10,7 @@ from typing import Any
 from hrimport.outcomes import RunResult
 from hrimport.private_files import open_private
 from hrimport.report.view import shown_host
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
 
 SUMMARY_VERSION = 1
 
@@ -48,7 +49,9 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
             "header_row": src.header_row,
             "rows_read": src.rows_read,
         },
-        "service_host": shown_host(info.service_url),
+        # where the rows went: "embedded-sandbox", "sandbox at URL" or "service at URL" (issue 13)
+        "target": describe_target(info.service_url) or None,
+        "service_host": EMBEDDED_SANDBOX if info.service_url == EMBEDDED_SANDBOX else shown_host(info.service_url),
         "customer_id": info.customer_id,
         "started_at": info.started_at,
         "finished_at": info.finished_at,

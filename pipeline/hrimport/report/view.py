@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 from hrimport.report.cells import Masker
 from hrimport.report.explain import Explanation, explain
-from hrimport.service.connection import service_host
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target, service_host
 
 #: Outcome -> (background, text) colours shared by the HTML page and the xlsx ``Rows`` sheet.
 OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
@@ -45,7 +45,22 @@ _OUTCOME_CODES: dict[Outcome, str] = {
 def shown_host(url: str) -> str:
     """The host (and port) a report shows for the service: ``service_host``'s URL without its scheme and
     path, so never a user info or query either (a token may hide there)."""
+    if url == EMBEDDED_SANDBOX:
+        return "the embedded sandbox"
     return urlsplit(service_host(url)).netloc
+
+
+def sandbox_notice(service_url: str) -> str:
+    """The warning every output of a run against a sandbox carries (issue 13: never used by accident);
+    ``""`` for a run against the platform."""
+    if not is_sandbox_target(service_url):
+        return ""
+    if service_url == EMBEDDED_SANDBOX:
+        return ("Not the platform: this run used the embedded sandbox, a stand-in started inside hrimport; "
+                "nothing reached the real service. To import for real, set the service's base URL (--base-url, "
+                "base_url in the config's [service] table, or $HRIMPORT_BASE_URL).")
+    where = describe_target(service_url).removeprefix("sandbox at ")
+    return f"Not the platform: this run used the sandbox at {where}; nothing reached the real service."
 
 
 def format_size(size: int) -> str:
@@ -132,6 +147,7 @@ def run_facts(info: RunInfo) -> list[tuple[str, str]]:
         ("Finished", format_time(info.finished_at)),
         ("Duration", format_duration(info.duration_s)),
         ("Service", shown_host(info.service_url)),
+        ("Target", describe_target(info.service_url) or "none (checked only)"),
         ("Customer id", info.customer_id),
         ("Tool version", f"hrimport {info.tool_version}" if info.tool_version else "hrimport"),
         ("Ignored columns", ", ".join(info.ignored_columns) if info.ignored_columns else "none"),

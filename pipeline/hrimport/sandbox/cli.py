@@ -26,6 +26,12 @@ _db_option = click.option(
 )
 
 
+class _BadOption(click.ClickException):
+    """A bad option value: one line ``Error: ...``, and exit 2 like every usage error (not click's usage dump)."""
+
+    exit_code = 2
+
+
 @click.group()
 def sandbox() -> None:
     """Run and administer the local sandbox service."""
@@ -60,7 +66,7 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
     try:
         faults = FaultSettings.from_spec(faults_spec) if faults_spec else None
     except ValueError as exc:
-        raise click.ClickException(f"--faults {faults_spec!r}: {exc}") from None
+        raise _BadOption(f"--faults {faults_spec!r}: {exc}") from None
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(db, faults), host=host, port=port, log_level="warning", timeout_graceful_shutdown=2

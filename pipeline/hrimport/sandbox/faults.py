@@ -23,7 +23,7 @@ import time
 from collections import deque
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import ClientDisconnect
 
 API_PREFIX = "/sandbox"
@@ -90,21 +90,38 @@ class FaultSettings(BaseModel):
 
         >>> FaultSettings.from_spec("error_rate=0.2,latency=0.05,statuses=500/503").error_statuses
         [500, 503]
+
+        A bad spec is a ``ValueError`` whose message is one line (the first problem, and how many more).
         """
         spec = spec.strip()
-        if spec.startswith("{"):
-            return cls.model_validate_json(spec)
-        values: dict[str, Any] = {}
-        for item in filter(None, (part.strip() for part in spec.split(","))):
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise ValueError(f"fault setting {item!r} is not key=value")
-            key = key.strip().replace("-", "_")
-            if key in ("statuses", "error_statuses"):
-                values["error_statuses"] = [int(s) for s in value.split("/")]
-            else:
-                values[key] = value.strip()
-        return cls.model_validate(values)
+        try:
+            if spec.startswith("{"):
+                return cls.model_validate_json(spec)
+            values: dict[str, Any] = {}
+            for item in filter(None, (part.strip() for part in spec.split(","))):
+                key, sep, value = item.partition("=")
+                if not sep:
+                    raise ValueError(f"fault setting {item!r} is not key=value")
+                key = key.strip().replace("-", "_")
+                if key in ("statuses", "error_statuses"):
+                    try:
+                        values["error_statuses"] = [int(s) for s in value.split("/")]
+                    except ValueError:
+                        raise ValueError(f"statuses must be HTTP statuses joined by /, e.g. 500/503, not {value!r}")
+                else:
+                    values[key] = value.strip()
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise ValueError(_first_problem(exc)) from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """pydantic's report in one line: the first problem with where it is, and how many others there are."""
+    errors = exc.errors()
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"])
+    text = f"{where}: {first['msg']}" if where else str(first["msg"])
+    return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
 
 
 class FaultInjector:

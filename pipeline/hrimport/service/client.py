@@ -70,6 +70,7 @@ from hrimport.errors import (
     RetriesExhausted,
     UnexpectedAnswer,
 )
+from hrimport.service.urls import shown_url
 
 __all__ = [
     "RetryPolicy",
@@ -420,7 +421,7 @@ class ServiceClient:
         self, exc: httpx.TransportError, method: str, path: str, attempts: int
     ) -> RetriesExhausted:
         tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
-        where = f"{self.http.base_url}"
+        where = shown_url(str(self.http.base_url))  # a token written into the base URL is never echoed
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
             return RetriesExhausted(
                 f"cannot connect to the service at {where} ({type(exc).__name__} after {tries}): "

@@ -6,7 +6,9 @@ Where each comes from, first found wins:
 
 - base URL: ``--base-url``, the config's ``[service] base_url``, ``$HRIMPORT_BASE_URL``; none of them
   means the **embedded sandbox**: a sandbox started inside this process on a free loopback port, its
-  data kept in ``$HRIMPORT_SANDBOX_DB`` (default ``.hrimport/sandbox.db``), with its demo tokens.
+  data kept in ``$HRIMPORT_SANDBOX_DB`` (default ``.hrimport/sandbox.db``), with its demo tokens. A token
+  set in the environment with no base URL is a ``ConfigError``, not a silent switch to the sandbox: the
+  token says a real service was meant (an environment file that set it but not the URL).
 - token: the environment variable the config names (``token_env``, default ``HRIMPORT_TOKEN``); never
   a command-line option, where other users of the machine could read it in the process list.
 - customer id: the config's ``[service] customer_id``, ``$HRIMPORT_CUSTOMER_ID``, 99 on the sandbox.
@@ -24,6 +26,21 @@ from urllib.parse import urlsplit
 from hrimport.config import DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
 from hrimport.service.client import ServiceClient, open_client
+from hrimport.service.urls import EMBEDDED_SANDBOX, service_host, shown_url
+
+__all__ = [
+    "BASE_URL_SETTINGS",
+    "SANDBOX_CUSTOMER_ID",
+    "SANDBOX_CUSTOMER_TOKEN",
+    "SANDBOX_VENDOR_TOKEN",
+    "Connection",
+    "Target",
+    "open_target",
+    "resolve_base_url",
+    "resolve_connection",
+    "service_host",
+    "service_key",
+]
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +62,22 @@ class Connection:
     def embedded(self) -> bool:
         return self.base_url is None
 
-    def __repr__(self) -> str:  # keep the token out of tracebacks and debug output
-        return f"Connection(base_url={self.base_url!r}, customer_id={self.customer_id!r}, token=<hidden>)"
+    def __repr__(self) -> str:  # keep the token out of tracebacks and debug output, the URL's own included
+        url = shown_url(self.base_url) if self.base_url is not None else None
+        return f"Connection(base_url={url!r}, customer_id={self.customer_id!r}, token=<hidden>)"
+
+
+#: Where a base URL can be set, as an error message names them.
+BASE_URL_SETTINGS = "--base-url, base_url in the config's [service] table, or $HRIMPORT_BASE_URL"
+
+
+def resolve_base_url(
+    service: ServiceSettings | None = None, *, base_url: str | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The base URL as set (option, config, environment), or None: the embedded sandbox."""
+    env = os.environ if environ is None else environ
+    service = service or ServiceSettings()
+    return base_url or service.base_url or env.get("HRIMPORT_BASE_URL", "").strip() or None
 
 
 def resolve_connection(
@@ -59,33 +90,49 @@ def resolve_connection(
     """Work out where to connect, from options, the config and the environment (see module docstring)."""
     env = os.environ if environ is None else environ
     service = service or ServiceSettings()
-    url = base_url or service.base_url or env.get("HRIMPORT_BASE_URL", "").strip() or None
+    url = resolve_base_url(service, base_url=base_url, environ=env)
     token_env = service.token_env or DEFAULT_TOKEN_ENV
     token = env.get(token_env, "").strip()
     customer_id = service.customer_id or env.get("HRIMPORT_CUSTOMER_ID", "").strip() or None
     if customer_id is not None and not customer_id.isdigit():
         # the config's value is checked when it is loaded; the variable's only here
         raise ConfigError(f"HRIMPORT_CUSTOMER_ID must be the company's number, not {customer_id!r}")
+    if url is None and token:
+        raise ConfigError(
+            f"${token_env} is set but no base URL is: set it with {BASE_URL_SETTINGS} (or unset {token_env} "
+            "to use the embedded sandbox)"
+        )
     if url is None:
-        token = token or (SANDBOX_VENDOR_TOKEN if vendor else SANDBOX_CUSTOMER_TOKEN)
+        token = SANDBOX_VENDOR_TOKEN if vendor else SANDBOX_CUSTOMER_TOKEN
         customer_id = customer_id or SANDBOX_CUSTOMER_ID
     elif not token:
         raise ConfigError(f"no token: set the environment variable {token_env} to the service's auth token")
     if url is not None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(f"base URL {url!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
+        if not _is_http_url(url):
+            raise ConfigError(
+                f"base URL {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1"
+            )
         url = url.rstrip("/")
     return Connection(url, token, customer_id, token_env)
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # parsed here, so that "host:abc" is refused now rather than by the client
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
 
 
 @dataclass(frozen=True)
 class Target:
     """Where records go: the service (``client`` None when nothing is sent) and the company.
 
-    ``service_url`` is what a report may show (``service_host``); ``service_key`` names the service in
-    the state folder (staff fingerprints, time-off ledger), so that a trial run on a sandbox never makes
-    the production import skip a row.
+    ``service_url`` is what a report may show (``service_host``), or ``EMBEDDED_SANDBOX`` for the
+    embedded sandbox (its outputs say so: ``hrimport.service.urls.describe_target``); ``service_key``
+    names the service in the state folder (staff fingerprints, time-off ledger), so that a trial run on a
+    sandbox never makes the production import skip a row.
     """
 
     client: ServiceClient | None
@@ -108,7 +155,8 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
     """The service to send to: the configured one, or the embedded sandbox (said on the log, i.e. stderr)."""
     key = service_key(conn)
     if offline:
-        yield Target(None, conn.customer_id or "", service_host(conn.base_url) if conn.base_url else "", key)
+        yield Target(None, conn.customer_id or "", service_host(conn.base_url) if conn.base_url else EMBEDDED_SANDBOX,
+                     key)
         return
     if conn.base_url is None:
         # Imported here, not at the top: only a run with no service configured starts the embedded
@@ -120,18 +168,8 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
         log.warning("no service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
                     "using the embedded sandbox, data kept in %s", db)
         with running_sandbox(db) as url, open_client(url, conn.token, token_source=conn.token_env) as client:
-            yield Target(client, conn.customer_id or "", service_host(url), key)
+            yield Target(client, conn.customer_id or "", EMBEDDED_SANDBOX, key)
     else:
         with open_client(conn.base_url, conn.token, token_source=conn.token_env) as client:
             yield Target(client, conn.customer_id or "", service_host(conn.base_url), key)
 
-
-def service_host(url: str) -> str:
-    """The part of a base URL a report may show: scheme, host and path, never credentials or query.
-
-    The one place a service's URL is made fit to show or to name state by; the report shows its host.
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
