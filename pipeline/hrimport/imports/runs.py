@@ -30,6 +30,7 @@ def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -
         expected_headers=expected_headers,
         encoding=src.encoding,
         delimiter=src.delimiter,
+        max_unpacked_mb=src.max_unpacked_mb,
     )
 
 
