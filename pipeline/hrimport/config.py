@@ -54,6 +54,9 @@ DEFAULT_HTML_ROW_LIMIT = 5000
 # send the value without its leading =, +, -, @ with a warning.
 FORMULA_TEXT_MODES = ("reject", "strip")
 DEFAULT_FORMULA_TEXT = "reject"
+# The most a workbook (a ZIP: .xlsx, .xlsm, .ods) may unpack to, in MB: a real 100,000 x 40 export unpacks
+# to about 250 MB, while a "ZIP bomb" packs a sheet of gigabytes into a megabyte.
+DEFAULT_MAX_UNPACKED_MB = 500
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class SourceSettings:
     encoding: str | None = None
     delimiter: str | None = None
     formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
+    max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB  # a workbook unpacking to more is refused
 
 
 @dataclass(frozen=True)
@@ -195,7 +199,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text"}
+    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text", "max_unpacked_mb"}
     reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order")
     if date_order not in (None, "day-first", "month-first"):
@@ -217,6 +221,9 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
             f'{where} [source] delimiter must be one character other than a quote or a line end, e.g. ";" or '
             f'"\\t" for a tab, not {delimiter!r}'
         )
+    max_unpacked_mb = source.get("max_unpacked_mb", DEFAULT_MAX_UNPACKED_MB)
+    if isinstance(max_unpacked_mb, bool) or not isinstance(max_unpacked_mb, int) or max_unpacked_mb < 1:
+        raise ConfigError(f"{where} [source] max_unpacked_mb must be a whole number of megabytes (at least 1)")
     source_settings = SourceSettings(
         sheet=sheet,
         header_row=header_row,
@@ -224,6 +231,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         encoding=_opt_str(source, "encoding", where),
         delimiter=delimiter,
         formula_text=formula_text,
+        max_unpacked_mb=max_unpacked_mb,
     )
 
     report = _table(data, "report", where)

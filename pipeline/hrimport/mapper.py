@@ -17,6 +17,7 @@ import pandas as pd
 from hrimport.config import DEFAULT_FORMULA_TEXT, FieldMapping
 from hrimport.errors import InputFileError
 from hrimport.fields import Field, by_name
+from hrimport.listing import quoted
 from hrimport.normalize import normalize_for_field
 from hrimport.normalize.countries import flag_ambiguous_countries
 from hrimport.normalize.dates import (
@@ -79,9 +80,9 @@ def map_records(
     carried_columns = set(mapping.carried.values())  # a missing one is named with its setting, below
     missing = [c for c in mapping.source_columns if c not in carried_columns and table.column(c) is None]
     if missing:
-        headers = ", ".join(repr(h) for h in table.info.headers)
+        headers = quoted(table.info.headers)
         raise InputFileError(
-            f"{table.info.name}: column(s) {', '.join(repr(c) for c in missing)} named in the config are "
+            f"{table.info.name}: column(s) {quoted(missing)} named in the config are "
             f"not in the file (header row {table.info.header_row} has {headers})"
         )
     used: set[str] = set()
@@ -98,7 +99,7 @@ def map_records(
     for key, column in mapping.carried.items():
         actual = table.column(column)
         if actual is None:
-            headers = ", ".join(repr(h) for h in table.info.headers)
+            headers = quoted(table.info.headers)
             raise InputFileError(f"{table.info.name}: the config's {key} names column {column!r}, which is not "
                                  f"in the file (its header row {table.info.header_row} has {headers})")
         used.add(actual)

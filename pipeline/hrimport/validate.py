@@ -184,10 +184,29 @@ def _number(*, row: int, column: str | None, value: str, **_: object) -> str:
     return f"{_where(row, column)}: '{value}' is not a number (expected e.g. 2 or 3.5)."
 
 
+#: A duplicate id names every other row it is on up to this many; beyond, the first and a count.
+DUPLICATE_ROWS_NAMED = 3
+
+
 def _duplicate(*, row: int, column: str | None, value: str, dup_rows: list[int], **_: object) -> str:
-    others = ", ".join(str(r) for r in dup_rows if r != row)
     return (f"{_where(row, column)}: external id '{value}' appears more than once in this file "
-            f"(also row {others}); each person must appear once.")
+            f"(also on {_other_rows(row, dup_rows)}); each person must appear once.")
+
+
+def _other_rows(row: int, rows: list[int]) -> str:
+    """The rows of ``rows`` other than ``row``, in words: all of them when few, else the first and a count.
+
+    Constant size and time per row, whatever the number of duplicates: 100,000 rows sharing one id (the
+    wrong column mapped as the external id) would otherwise make 100,000 messages of 100,000 row numbers.
+    """
+    if len(rows) - 1 > DUPLICATE_ROWS_NAMED:
+        first = rows[1] if rows[0] == row else rows[0]
+        rest = len(rows) - 2
+        return f"row {first} and {rest:,} other row{'s' if rest != 1 else ''}"
+    others = [str(r) for r in rows if r != row]
+    if len(others) == 1:
+        return f"row {others[0]}"
+    return f"rows {', '.join(others[:-1])} and {others[-1]}"
 
 
 def _intern(*, row: int, mapped: MappedTable, **_: object) -> str:

@@ -30,6 +30,7 @@ def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -
         expected_headers=expected_headers,
         encoding=src.encoding,
         delimiter=src.delimiter,
+        max_unpacked_mb=src.max_unpacked_mb,
     )
 
 
@@ -73,9 +74,13 @@ def finish_run(
     rows = sorted(outcomes, key=lambda o: o.row)
     position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
     headers = list(table.frame.columns)
-    for o in rows:
-        if not o.outcome.is_success:
-            o.source = dict(zip(headers, table.frame.iloc[position[o.row]].tolist()))
+    needing = [o for o in rows if not o.outcome.is_success]
+    if needing:
+        # Column by column: a frame row lookup per row costs ~0.2 ms, 20 s for 100,000 rows needing attention.
+        at = [position[o.row] for o in needing]
+        cells = [table.frame[h].iloc[at].tolist() for h in headers]
+        for o, values in zip(needing, zip(*cells)):
+            o.source = dict(zip(headers, values))
     if mapped.warnings:
         for o in rows:
             warnings = mapped.warnings.get(position[o.row])

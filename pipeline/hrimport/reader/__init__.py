@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import HrimportError, InputFileError
 from hrimport.outcomes import SourceInfo
 from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header
@@ -53,6 +55,7 @@ def read_spreadsheet(
     expected_headers: Iterable[str] = (),
     encoding: str | None = None,
     delimiter: str | None = None,
+    max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB,
 ) -> SourceTable:
     """Read one sheet of a spreadsheet, or a delimited text file, as text cells.
 
@@ -61,12 +64,15 @@ def read_spreadsheet(
     ``header_row`` is the header's Excel row number; without it the header is the row among the first
     30 holding most of ``expected_headers``, else the first row that looks like a header.
     ``encoding`` and ``delimiter`` override detection for CSV/TSV.
+    ``max_unpacked_mb``: a workbook (.xlsx, .xlsm, .ods: a ZIP) whose parts unpack to more is refused
+    before any part is unpacked.
     """
     path = Path(path)
     if not path.exists():
         raise InputFileError(f"{path}: file not found; check the path and the file name")
     if path.is_dir():
         raise InputFileError(f"{path} is a folder, not a file; give the path of the spreadsheet itself")
+    _check_regular_file(path)
     suffix = path.suffix.lower()
     fmt = FORMATS.get(suffix)
     if fmt is None:
@@ -84,7 +90,7 @@ def read_spreadsheet(
         size=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
     )
-    _check_content(path, fmt, data)
+    _check_content(path, fmt, data, max_unpacked_mb)
     if fmt in _TEXT_FORMATS:
         grid = _TextGrid.load(path, fmt, data, encoding, delimiter)
         del data  # the decoded copy is all that is needed from here on
@@ -100,6 +106,24 @@ def read_spreadsheet(
     except Exception as exc:  # the one place any workbook library's failure becomes one line
         log.debug("reading %s failed", path, exc_info=True)  # --debug shows what the library said
         raise _unreadable(path, exc) from exc
+
+
+_FILE_KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
+               stat.S_IFSOCK: "a socket"}
+
+
+def _check_regular_file(path: Path) -> None:
+    """Refuse anything but a regular file (after following links): reading a link to /dev/zero never ends
+    and fills the memory, and reading a named pipe waits forever for a writer."""
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode):
+        return
+    kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a file")
+    target = path.resolve()
+    what = f"links to {target}, {kind}" if target != path.absolute() else f"is {kind}"
+    raise InputFileError(
+        f"{path} {what}; it must be a regular file: save the export as a file and give its path"
+    )
 
 
 def _unreadable(path: Path, exc: Exception) -> InputFileError:

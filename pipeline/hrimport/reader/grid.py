@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from hrimport.errors import InputFileError
+from hrimport.listing import SHOWN, shorten, some
 from hrimport.outcomes import Problem, SourceInfo
 
 #: How many rows at the top of a sheet may hold titles before the header.
@@ -131,16 +132,23 @@ def _header_names(
             seen.setdefault(normalize_header(name), []).append(j)
     duplicates = [cols for cols in seen.values() if len(cols) > 1]
     if duplicates:
-        listed = "; ".join(
-            f"'{names[cols[0]]}' (columns {', '.join(_column_letter(first_column + j) for j in cols[:-1])}"
-            f" and {_column_letter(first_column + cols[-1])})"
-            for cols in duplicates
-        )
+        listed = some([
+            f"'{shorten(str(names[cols[0]]))}' (columns {_letters(cols, first_column)})"
+            for cols in duplicates[:SHOWN]
+        ], len(duplicates), separator="; ")
         raise InputFileError(
             f"{path}: the header row (row {header_row}) has duplicate column names: {listed}; "
             "rename them so each is unique"
         )
     return names
+
+
+def _letters(columns: list[int], first_column: int) -> str:
+    """``A, C and F``, or a few letters and how many more columns: one name may repeat 10,000 times."""
+    letters = [_column_letter(first_column + j) for j in columns[: SHOWN + 1]]
+    if len(columns) > SHOWN + 1:
+        return some(letters[:SHOWN], len(columns))
+    return f"{', '.join(letters[:-1])} and {letters[-1]}"
 
 
 def _no_data(path: Path, header_row: int) -> NoDataRowsError:

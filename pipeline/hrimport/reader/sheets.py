@@ -14,6 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from hrimport.errors import InputFileError
+from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.reader.grid import normalize_header
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -93,7 +94,7 @@ def choose_sheet(path: Path, sheets: list[Sheet], sheet: str | int | None) -> Sh
     """The sheet to read: ``sheet`` by name (exact, then ignoring case) or 0-based position, else the
     first visible sheet of cells."""
     names = [s.name for s in sheets]
-    listed = ", ".join(f"'{n}'" for n in names)
+    listed = quoted(names, quote=lambda n: f"'{n}'")
     if not sheets:
         raise InputFileError(f"{path} is empty (it has no sheets); export the data again")
     if sheet is None:
@@ -105,7 +106,7 @@ def choose_sheet(path: Path, sheets: list[Sheet], sheet: str | int | None) -> Sh
             )
         note = None
         if index:
-            skipped = ", ".join(f"'{s.name}' ({_why_skipped(s)})" for s in sheets[:index])
+            skipped = some([f"'{shorten(s.name)}' ({_why_skipped(s)})" for s in sheets[:min(index, SHOWN)]], index)
             note = (
                 f"Read sheet '{sheets[index].name}', the first visible sheet of cells; skipped {skipped}. "
                 "Set 'sheet' to read another one."

@@ -11,10 +11,12 @@ import io
 import zipfile
 from pathlib import Path
 
+from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import InputFileError
 from hrimport.reader.encoding import unicode_bom, unicode_without_bom
 
 _TEXT_FORMATS = {"csv", "tsv"}
+MB = 1_000_000
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
@@ -31,8 +33,9 @@ def password_protected(path: Path) -> InputFileError:
     )
 
 
-def _check_content(path: Path, fmt: str, data: bytes) -> None:
-    """Raise when the bytes are not the format the extension says, or the workbook is encrypted."""
+def _check_content(path: Path, fmt: str, data: bytes, max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB) -> None:
+    """Raise when the bytes are not the format the extension says, the workbook is encrypted, or it
+    would unpack to more than ``max_unpacked_mb`` megabytes."""
     head = data[:8]
     if head.startswith(_OLE2_MAGIC) and data.find(_ENCRYPTED_STREAM) >= 0:
         raise password_protected(path)
@@ -40,7 +43,7 @@ def _check_content(path: Path, fmt: str, data: bytes) -> None:
     wanted = {"csv": "text", "tsv": "text", "xls": "ole2"}.get(fmt, "zip")
     if actual == wanted:
         if actual == "zip":
-            _check_zip_members(path, fmt, data)
+            _check_zip_members(path, fmt, data, max_unpacked_mb)
         return
     described = {
         "zip": ("an XLSX workbook", "rename it to .xlsx"),
@@ -101,10 +104,12 @@ def _sniff_kind(data: bytes) -> str:
     return "text"
 
 
-def _check_zip_members(path: Path, fmt: str, data: bytes) -> None:
-    """A ZIP must be complete and hold the workbook its extension promises."""
+def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) -> None:
+    """A ZIP must be complete, unpack to at most ``max_unpacked_mb`` MB, and hold the workbook its
+    extension promises."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            _check_unpacked_size(path, archive, max_unpacked_mb)
             names = set(archive.namelist())
             mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
     except (zipfile.BadZipFile, EOFError, ValueError):
@@ -121,3 +126,18 @@ def _check_zip_members(path: Path, fmt: str, data: bytes) -> None:
             else "a ZIP archive without a workbook (a Word document or a zipped folder?); export the data again"
         )
         raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")
+
+
+def _check_unpacked_size(path: Path, archive: zipfile.ZipFile, max_unpacked_mb: int) -> None:
+    """Refuse a workbook whose parts would unpack to more than the limit, before any part is unpacked.
+
+    A ZIP says how big each part is once unpacked; a sheet of a billion repeated bytes packs into 1 MB
+    (a "ZIP bomb") and reading it took 1.2 GB. A real 100,000 x 40 export unpacks to about 250 MB.
+    """
+    total = sum(info.file_size for info in archive.infolist())
+    if total > max_unpacked_mb * MB:
+        raise InputFileError(
+            f"{path} would unpack to {total / MB:,.0f} MB, more than the limit of {max_unpacked_mb:,} MB "
+            "(a damaged or hostile file?); if the workbook really is that big, raise max_unpacked_mb "
+            "in the config's [source] section"
+        )

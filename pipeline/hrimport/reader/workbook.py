@@ -26,6 +26,7 @@ import python_calamine as calamine
 
 from hrimport.errors import InputFileError
 from hrimport.gc_pause import paused_gc
+from hrimport.listing import quoted
 from hrimport.outcomes import SourceInfo
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
@@ -264,7 +265,7 @@ def _build_from_workbook(
     if index is None:
         index = _find_header(top, {normalize_header(h) for h in expected})
     if index is None and len(names) > 1:  # e.g. a chart LibreOffice saved as a sheet holding only the chart
-        listed = ", ".join(f"'{n}'" for n in names)
+        listed = quoted(names, quote=lambda n: f"'{n}'")
         raise InputFileError(
             f"{path}: sheet '{info.sheet}' has no cells; its sheets are: {listed}; "
             "name the one to read with the 'sheet' setting"
