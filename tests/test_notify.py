@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import ssl
-import subprocess
 from collections.abc import Iterator
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -13,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
@@ -23,14 +22,18 @@ PASSWORD = "s3cret-smtp-pw"
 
 
 class Inbox:
-    """An aiosmtpd handler keeping every message it receives."""
+    """An aiosmtpd handler keeping every message it receives, and the TLS version each came over (None:
+    plain text)."""
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
         self.envelopes: list[Any] = []
+        self.tls: list[str | None] = []
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.envelopes.append(envelope)
+        tls = server.transport.get_extra_info("ssl_object")
+        self.tls.append(tls.version() if tls is not None else None)
         self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore[arg-type]
         return "250 Message accepted for delivery"
 
@@ -128,31 +131,107 @@ def test_an_unreachable_server_is_one_clear_error() -> None:
         send_mail(settings(port), "s", "b")
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
-def test_starttls_with_a_private_ca(tmp_path: Path) -> None:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-        check=True, capture_output=True,
-    )
+@pytest.fixture(scope="module")
+def relay_ca() -> trustme.CA:
+    """A private CA made for the test, like a company's own for its mail relay."""
+    return trustme.CA()
+
+
+def relay_context(ca: trustme.CA) -> ssl.SSLContext:
+    """The relay's server-side TLS: a certificate for 127.0.0.1 signed by ``ca``."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    return context
+
+
+def start_smtps(ca: trustme.CA) -> tuple[Controller, Inbox, int]:
+    """Start an SMTP server speaking implicit TLS only (SMTPS, as on port 465) on a free loopback port,
+    its certificate signed by ``ca``, accepting LOGIN/PLAIN for robot / PASSWORD; stop the controller."""
+    inbox = Inbox()
+    port = free_port()
+    # auth_require_tls=False: aiosmtpd counts only STARTTLS as TLS; here every byte is inside TLS anyway
+    controller = Controller(inbox, hostname="127.0.0.1", port=port, ssl_context=relay_context(ca),
+                            authenticator=_authenticator, auth_require_tls=False)
+    controller.start()
+    return controller, inbox, port
+
+
+@pytest.fixture
+def smtps_server(relay_ca: trustme.CA) -> Iterator[tuple[Inbox, int]]:
+    """``start_smtps`` with ``relay_ca``, stopped at teardown."""
+    controller, inbox, port = start_smtps(relay_ca)
+    yield inbox, port
+    controller.stop()
+
+
+def test_starttls_with_a_private_ca(tmp_path: Path, relay_ca: trustme.CA) -> None:
+    ca_file = tmp_path / "relay-ca.pem"
+    relay_ca.cert_pem.write_to_path(str(ca_file))
     inbox = Inbox()
     port = free_port()
     # require_starttls: the server refuses mail before STARTTLS, so delivery proves TLS was used;
     # auth_require_tls (the default): the login is only possible inside TLS
-    controller = Controller(inbox, hostname="127.0.0.1", port=port, tls_context=context, require_starttls=True,
-                            authenticator=_authenticator)
+    controller = Controller(inbox, hostname="127.0.0.1", port=port, tls_context=relay_context(relay_ca),
+                            require_starttls=True, authenticator=_authenticator)
     controller.start()
     try:
-        s = settings(port, starttls=True, ca_file=cert, user="robot", password_env="TEST_SMTP_PW")
+        s = settings(port, starttls=True, ca_file=ca_file, user="robot", password_env="TEST_SMTP_PW")
         send_mail(s, "over TLS", "body", environ={"TEST_SMTP_PW": PASSWORD})
-        assert len(inbox.messages) == 1
+        assert len(inbox.messages) == 1 and inbox.tls[0] in ("TLSv1.2", "TLSv1.3")
         with pytest.raises(NotifyError):  # without STARTTLS the server refuses
             send_mail(settings(port), "plain", "body")
     finally:
         controller.stop()
+
+
+def test_implicit_tls_with_a_private_ca_delivers_and_logs_in_inside_tls(
+    smtps_server: tuple[Inbox, int], relay_ca: trustme.CA, tmp_path: Path
+) -> None:
+    inbox, port = smtps_server
+    ca_file = tmp_path / "relay-ca.pem"
+    relay_ca.cert_pem.write_to_path(str(ca_file))
+    s = settings(port, ssl=True, ca_file=ca_file, user="robot", password_env="TEST_SMTP_PW")
+
+    send_mail(s, "monthly: done (exit 0)", "All rows imported.\n", [report_file(tmp_path)],
+              environ={"TEST_SMTP_PW": PASSWORD})
+
+    [msg] = inbox.messages
+    assert inbox.tls == ["TLSv1.3"] or inbox.tls == ["TLSv1.2"]  # the whole session was inside TLS
+    assert msg["Subject"] == "[hrimport] monthly: done (exit 0)"
+    assert [a.get_filename() for a in msg.iter_attachments()] == ["report.html"]
+    assert PASSWORD.encode() not in inbox.envelopes[0].original_content
+
+
+def test_implicit_tls_refuses_a_relay_whose_certificate_is_not_trusted(
+    smtps_server: tuple[Inbox, int], tmp_path: Path
+) -> None:
+    inbox, port = smtps_server
+    s = settings(port, ssl=True, user="robot", password_env="TEST_SMTP_PW")  # no ca_file: the system's CAs
+    with pytest.raises(NotifyError) as caught:
+        send_mail(s, "s", "b", environ={"TEST_SMTP_PW": PASSWORD})
+    message = str(caught.value)
+    assert message.startswith(f"TLS with the SMTP server 127.0.0.1:{port} failed: ")
+    assert "CERTIFICATE_VERIFY_FAILED" in message and "\n" not in message
+    assert PASSWORD not in message
+    assert inbox.messages == []  # nothing, not even the login, went to a relay that could not be trusted
+
+
+def test_a_relay_expecting_implicit_tls_without_ssl_set_says_to_set_it(smtps_server: tuple[Inbox, int]) -> None:
+    _, port = smtps_server
+    with pytest.raises(NotifyError) as caught:
+        send_mail(settings(port, timeout=0.5), "s", "b")  # the relay waits for a TLS hello, never greets
+    assert str(caught.value) == (f"the SMTP server 127.0.0.1:{port} sent no greeting: if it expects implicit "
+                                 "TLS (usually port 465), set ssl = true in [notify]")
+
+
+def test_ssl_set_for_a_plain_relay_says_to_use_starttls_instead(smtp_server: tuple[Inbox, int]) -> None:
+    inbox, port = smtp_server
+    with pytest.raises(NotifyError) as caught:
+        send_mail(settings(port, ssl=True), "s", "b")
+    assert str(caught.value) == (f"TLS with the SMTP server 127.0.0.1:{port} failed: WRONG_VERSION_NUMBER: the "
+                                 "server does not speak implicit TLS; if it offers STARTTLS (usually port 587), "
+                                 "set starttls = true instead of ssl")
+    assert inbox.messages == []
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 
@@ -27,7 +28,7 @@ from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
 from hrimport.state.lock import lock_path
 from tests.staff_files import person, write_config, write_csv
-from tests.test_notify import Inbox, free_port
+from tests.test_notify import PASSWORD, Inbox, free_port, start_smtps
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"
@@ -498,6 +499,37 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
     # the same page, line endings aside (SMTP carries text with CRLF)
     assert attachments["report.html"].get_content().replace("\r\n", "\n").strip() == html.strip()
     assert job.last_run()["notified"] is True
+
+
+@pytest.fixture
+def smtps_inbox() -> Iterator[tuple[Inbox, int, trustme.CA]]:
+    """A relay speaking implicit TLS only, with the private CA that signed its certificate."""
+    ca = trustme.CA()
+    controller, box, port = start_smtps(ca)
+    yield box, port, ca
+    controller.stop()
+
+
+def test_the_email_goes_over_implicit_tls_when_the_job_says_ssl(
+    tmp_path: Path, sandbox: Any, smtps_inbox: tuple[Inbox, int, trustme.CA]
+) -> None:
+    box, port, ca = smtps_inbox
+    root = tmp_path / "smtps"
+    root.mkdir()
+    ca.cert_pem.write_to_path(str(root / "relay-ca.pem"))
+    notify = notify_table(port, when="always") + (
+        '\nssl = true\nca_file = "relay-ca.pem"\nuser = "robot"\npassword_env = "TEST_SMTP_PASSWORD"')
+    job = JobFolder(root, sandbox, notify=notify)
+    job.export("2024-05", job.people(2))
+
+    result = run_cli("run", str(job.job), env={"TEST_SMTP_PASSWORD": PASSWORD})
+
+    assert result.exit_code == 0, result.output
+    [msg] = box.messages
+    assert box.tls[0] in ("TLSv1.2", "TLSv1.3")  # the relay speaks only implicit TLS: login and mail inside it
+    assert msg["Subject"].startswith("[hrimport] monthly: ")
+    assert job.last_run()["notified"] is True
+    assert PASSWORD not in result.output and PASSWORD not in result.stderr
 
 
 def test_a_clean_run_sends_no_email_unless_always(tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]) -> None:

@@ -200,3 +200,41 @@ def test_a_caller_that_hangs_up_mid_request_is_logged_as_499_without_an_error(
     (entry,) = sandbox.requests()
     assert entry["status"] == 499
     assert "Exception in ASGI application" not in caplog.text
+
+
+@pytest.mark.parametrize("status", [500, 502, 504])
+def test_an_after_rule_stores_the_change_then_answers_its_status(sandbox: Any, status: int) -> None:
+    sandbox.set_faults(rules=[{"path": BULK, "status": status, "after": True}])
+    response = bulk(sandbox)
+    assert response.status_code == status
+    assert response.json() == {"error": {500: "Internal server error", 502: "Bad gateway",
+                                         504: "Gateway timeout"}[status], "fault": "injected"}
+    [person] = sandbox.staff(99)  # stored, although the answer says the request failed
+    assert person["customer_system_id"] == "E1"
+    assert [(r["status"], r["fault"], r["elements"]) for r in sandbox.requests()] == [(status, "rule", 1)]
+    assert bulk(sandbox).status_code == 200  # the rule's count is spent
+
+
+def test_an_after_rule_with_a_delay_stalls_the_answer_of_a_stored_change(sandbox: Any) -> None:
+    sandbox.set_faults(rules=[{"path": BULK, "delay": 2, "after": True}])
+    started = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout):
+        sandbox.http.post(BULK, json={"customer_id": "99", "bulk_staff_data": [element()]},
+                          headers=sandbox.auth(), timeout=httpx.Timeout(5, read=0.3))
+    assert time.monotonic() - started < 1.5
+    assert len(sandbox.staff(99)) == 1  # stored before the stall began
+    deadline = time.monotonic() + 5
+    while not sandbox.requests() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # the caller gave up during the stall: logged as hanging up, nothing answered
+    assert [(r["status"], r["fault"]) for r in sandbox.requests()] == [(499, "rule")]
+
+
+def test_an_after_rule_with_a_short_delay_answers_the_endpoint_s_own_answer_late(sandbox: Any) -> None:
+    sandbox.set_faults(rules=[{"path": BULK, "delay": 0.3, "after": True}])
+    started = time.monotonic()
+    response = bulk(sandbox)
+    assert time.monotonic() - started >= 0.3
+    assert response.json()["result"][0]["message"] == "Add Successfully"
+    assert [(r["status"], r["fault"]) for r in sandbox.requests()] == [(200, "rule")]
+

@@ -1,8 +1,9 @@
 """E-mail the verdict of a job run, with ``report.html`` (and ``to_fix`` when there is one) attached.
 
-Sent through the SMTP server the job file names (``[notify]``), with STARTTLS when asked (or implicit TLS
-on port 465), logging in with the password held in the environment variable the job names: the password
-is never in a file, a log or a message. ``when`` decides whether a run is worth an e-mail:
+Sent through the SMTP server the job file names (``[notify]``), with STARTTLS when asked (``starttls``) or
+over implicit TLS (``ssl``, SMTPS, usually port 465: the whole session inside TLS), the server's certificate
+checked against the system's CAs or the job's ``ca_file``, logging in with the password held in the
+environment variable the job names: the password is never in a file, a log or a message. ``when`` decides whether a run is worth an e-mail:
 
 - ``always``: every run;
 - ``attention`` (the default): only when a person must act, i.e. the exit code is not 0;
@@ -128,12 +129,14 @@ def send_mail(
     msg = build_message(settings, subject, body, attachments)
     where = f"{settings.host}:{settings.port}"
     context = ssl.create_default_context(cafile=str(settings.ca_file) if settings.ca_file else None)
+    greeted = False  # a failure before the server's greeting often means ssl is set the wrong way round
     try:
         smtp: smtplib.SMTP
         if settings.ssl:
             smtp = smtplib.SMTP_SSL(settings.host, settings.port, timeout=settings.timeout, context=context)
         else:
             smtp = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+        greeted = True
         with smtp:
             if settings.starttls and not settings.ssl:
                 smtp.starttls(context=context)
@@ -149,10 +152,23 @@ def send_mail(
         raise NotifyError(f"the SMTP server {where} does not support {_smtp_text(exc)}: check starttls/user") from None
     except smtplib.SMTPRecipientsRefused as exc:
         raise NotifyError(f"the SMTP server {where} refused every recipient: {', '.join(exc.recipients)}") from None
+    except smtplib.SMTPServerDisconnected as exc:
+        if not greeted and not settings.ssl:
+            # a server speaking implicit TLS waits for a TLS hello and never greets a plain client
+            raise NotifyError(
+                f"the SMTP server {where} sent no greeting: if it expects implicit TLS (usually port 465), "
+                "set ssl = true in [notify]"
+            ) from None
+        raise NotifyError(f"the SMTP server {where} did not take the e-mail: {_smtp_text(exc)}") from None
     except smtplib.SMTPException as exc:
         raise NotifyError(f"the SMTP server {where} did not take the e-mail: {_smtp_text(exc)}") from None
     except ssl.SSLError as exc:
-        raise NotifyError(f"TLS with the SMTP server {where} failed: {exc.reason or exc}") from None
+        hint = ""
+        if not greeted and settings.ssl and exc.reason == "WRONG_VERSION_NUMBER":
+            # the server answered in plain text: it speaks plain SMTP, perhaps with STARTTLS
+            hint = ": the server does not speak implicit TLS; if it offers STARTTLS (usually port 587), " \
+                   "set starttls = true instead of ssl"
+        raise NotifyError(f"TLS with the SMTP server {where} failed: {exc.reason or exc}{hint}") from None
     except TimeoutError:
         raise NotifyError(f"the SMTP server {where} did not answer in {settings.timeout:g} s") from None
     except OSError as exc:

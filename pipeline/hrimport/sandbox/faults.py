@@ -8,7 +8,12 @@ When a fault acts:
 - an error status (500/502/503, 429) is answered *before* the endpoint runs: nothing is stored;
 - a dropped connection happens *after* the endpoint ran (the change is stored): the response headers
   and half the body are sent, then the connection closes, the case a client must retry idempotently;
-- latency is added before the request reaches the endpoint.
+- latency is added before the request reaches the endpoint;
+- a rule with ``after`` lets the endpoint run first (the change is stored), then answers its ``status``
+  instead of the endpoint's answer, or holds the answer back ``delay`` seconds (beyond a client's read
+  timeout: a stall). A gateway that times out, or a service that fails after committing, look like this
+  to a client: the record exists although the answer says otherwise, so a request that is not idempotent
+  must not be repeated.
 
 Only requests under ``/sandbox`` are faulted and logged; ``/``, ``/docs`` and ``/_admin`` never are.
 """
@@ -31,7 +36,8 @@ LOG_LIMIT = 10_000
 
 
 class FaultRule(BaseModel):
-    """A deterministic fault: the next ``count`` matching requests (after ``skip`` of them) fail."""
+    """A deterministic fault: the next ``count`` matching requests (after ``skip`` of them) fail, before
+    the endpoint runs or, with ``after``, once it has stored the change."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -46,6 +52,12 @@ class FaultRule(BaseModel):
         default=False, description="Drop the connection mid-response instead (after the endpoint ran)."
     )
     delay: float = Field(default=0.0, ge=0, le=60, description="Seconds to wait before answering.")
+    after: bool = Field(
+        default=False,
+        description="Act after the endpoint ran (the change is stored): answer `status` instead of the "
+        "endpoint's answer, and wait `delay` between the endpoint's work and the answer (a stall). "
+        "Without it a status is answered before the endpoint runs (nothing stored).",
+    )
     retry_after: int | None = Field(
         default=None, ge=0, description="Retry-After header value (default 1 on a 429)."
     )
@@ -152,7 +164,8 @@ class FaultInjector:
             self._log.append(entry)
 
     def decide(self, method: str, path: str) -> dict[str, Any]:
-        """What to do with one request: ``{"status", "retry_after", "drop", "delay", "fault"}``."""
+        """What to do with one request: ``{"status", "retry_after", "drop", "delay", "after",
+        "delay_after", "fault"}`` (``after``: act once the endpoint ran; ``delay_after``: then wait)."""
         s = self.settings
         with self._lock:
             decision: dict[str, Any] = {
@@ -160,6 +173,8 @@ class FaultInjector:
                 "retry_after": None,
                 "drop": False,
                 "delay": s.latency,
+                "after": False,
+                "delay_after": 0.0,
                 "fault": None,
             }
             for rule in s.rules:
@@ -170,9 +185,12 @@ class FaultInjector:
                     rule.skip -= 1
                     break
                 rule.count -= 1
-                decision.update(
-                    delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule"
-                )
+                if rule.after and not rule.drop:  # a drop acts after the endpoint anyway
+                    decision.update(after=True, delay_after=rule.delay, status=rule.status, fault="rule")
+                else:
+                    decision.update(
+                        delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule"
+                    )
                 if rule.status is not None:
                     default = 1 if rule.status == 429 else None
                     decision["retry_after"] = rule.retry_after if rule.retry_after is not None else default
@@ -199,6 +217,7 @@ _REASONS = {
     500: "Internal server error",
     502: "Bad gateway",
     503: "Service unavailable",
+    504: "Gateway timeout",
 }
 
 
@@ -222,17 +241,12 @@ class FaultMiddleware:
             await asyncio.sleep(decision["delay"])
         status_holder: dict[str, Any] = {"status": None}
 
-        if decision["status"] is not None:
-            status = decision["status"]
+        if decision["after"]:
+            await self._after_endpoint(scope, receive, send, decision, status_holder)
+        elif decision["status"] is not None:
             scope["state"]["elements"] = await _count_elements(receive)
-            headers = [(b"content-type", b"application/json")]
-            if decision["retry_after"] is not None:
-                headers.append((b"retry-after", str(decision["retry_after"]).encode()))
-            body = json.dumps({"error": _REASONS.get(status, "Injected fault"), "fault": "injected"}).encode()
-            headers.append((b"content-length", str(len(body)).encode()))
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-            status_holder["status"] = status
+            await _send_error(send, decision["status"], decision["retry_after"])
+            status_holder["status"] = decision["status"]
         elif decision["drop"]:
             await self.app(scope, receive, _dropping_send(send, status_holder))
         else:
@@ -258,6 +272,54 @@ class FaultMiddleware:
                 "duration_ms": round((time.time() - started) * 1000, 1),
             }
         )
+
+
+    async def _after_endpoint(
+        self, scope: dict[str, Any], receive: Any, send: Any, decision: dict[str, Any],
+        status_holder: dict[str, Any],
+    ) -> None:
+        """An ``after`` rule: the endpoint runs (and stores) with its answer held back; after
+        ``delay_after`` seconds the rule's status is answered instead, or the held answer if it has none."""
+        held: list[dict[str, Any]] = []
+
+        async def holding_send(message: dict[str, Any]) -> None:
+            held.append(message)
+
+        try:
+            await self.app(scope, receive, holding_send)
+        except ClientDisconnect:
+            status_holder["status"] = CLIENT_CLOSED_REQUEST
+            return
+        if decision["delay_after"]:
+            # The body is read, so the next message the server gives is the caller hanging up: a caller
+            # that gives up during the stall (its read timeout) is logged 499 and sent nothing.
+            try:
+                message = await asyncio.wait_for(receive(), decision["delay_after"])
+            except TimeoutError:
+                pass
+            else:
+                if message["type"] == "http.disconnect":
+                    status_holder["status"] = CLIENT_CLOSED_REQUEST
+                    return
+        if decision["status"] is not None:
+            await _send_error(send, decision["status"], decision["retry_after"])
+            status_holder["status"] = decision["status"]
+            return
+        for message in held:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+            await send(message)
+
+
+async def _send_error(send: Any, status: int, retry_after: int | None) -> None:
+    """Answer an injected error status with a small JSON body (and ``Retry-After`` when set)."""
+    headers = [(b"content-type", b"application/json")]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    body = json.dumps({"error": _REASONS.get(status, "Injected fault"), "fault": "injected"}).encode()
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _count_elements(receive: Any) -> int | None:

@@ -1,0 +1,132 @@
+"""A time-off POST the platform stored, answered with a failure: never retried, never doubled, healed.
+
+The time-off endpoint is not idempotent. When the platform stores a record and then its answer is a 500,
+a 502 or a 504 (a gateway timing out), or no answer comes within the client's read timeout, the record
+exists although the client saw a failure. Repeating the POST could add it twice, so the client must not
+retry it; the next run must find it (the ledger's ``sending`` entry and the service's 409 naming the same
+record) and report the row ``already_imported``, never a second record or an overlap for HR to fix.
+
+The sandbox's ``after`` fault rule causes this for real over HTTP: the endpoint runs, then the rule's
+status replaces the answer, or the answer is held back beyond the client's read timeout.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from openpyxl import Workbook
+
+from hrimport.cli import main
+from hrimport.config import load_config
+from hrimport.imports.timeoff import import_timeoff
+from hrimport.outcomes import RunResult, read_outcomes
+from hrimport.service.client import open_client
+from hrimport.service.connection import Target, service_host
+
+TOKEN = "demo-customer-99"
+ENDPOINT = "/api/apply-ee-time-off"
+CONFIG = """
+[service]
+customer_id = 99
+
+[report]
+job = "leave"
+
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Country" = "country"
+"""
+
+# Retries without their waits, each policy's number of tries kept: a wrong retry shows as a second request.
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+@pytest.fixture
+def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
+    """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
+    body = {"customer_id": "99", "bulk_staff_data": [
+        {"customer_system_id": "000101", "customer_system_id_type": "BambooHR", "name": "Aisha Rahman",
+         "system_email": "aisha@acme.example", "country": "MY", "job_title": "Analyst",
+         "job_start_date": "2020-01-06", "staff_type": "Payroll"}]}
+    assert sandbox.http.post("/api/bulk_add_edit_staff", json=body, headers=sandbox.auth(TOKEN)).status_code == 200
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Employee ID", "Leave Type", "From", "To", "Country"])
+    ws.append(["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "MY"])
+    ws["A2"].number_format = "@"
+    source = tmp_path / "leave.xlsx"
+    wb.save(source)
+    config = tmp_path / "leave.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    sandbox.clear_requests()
+    return config, source
+
+
+def cli_import(tmp_path: Path, sandbox: Any, config: Path, source: Path) -> tuple[Result, RunResult]:
+    result = CliRunner().invoke(
+        main, ["timeoff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports")],
+        env={"HRIMPORT_TOKEN": TOKEN, "HRIMPORT_BASE_URL": sandbox.base_url}, catch_exceptions=False)
+    assert "Traceback" not in result.output
+    folder = next(line for line in result.stdout.splitlines() if line.startswith("Report folder: "))
+    return result, read_outcomes(Path(folder.removeprefix("Report folder: ")) / "outcomes.jsonl")
+
+
+def posts(sandbox: Any) -> list[int]:
+    """The statuses of the time-off POSTs the sandbox received, in order."""
+    return [r["status"] for r in sandbox.requests() if r["path"].endswith(ENDPOINT)]
+
+
+def assert_heals_on_the_next_run(tmp_path: Path, sandbox: Any, config: Path, source: Path,
+                                 first: int) -> None:
+    """Exactly one record is stored; the next run reports the row already imported and adds nothing."""
+    [record] = sandbox.time_off(99)
+    assert (record["customer_system_id"], record["start_date"], record["end_date"]) == (
+        "000101", "2024-03-04", "2024-03-08")
+    result, again = cli_import(tmp_path, sandbox, config, source)
+    assert result.exit_code == 0, result.output
+    (row,) = again.rows
+    assert row.outcome.value == "already_imported"
+    assert row.message.startswith(f"Already imported: the service holds it as time-off record {record['id']}, ")
+    assert sandbox.time_off(99) == [record]  # never a second record
+    assert posts(sandbox) == [first, 409]  # the second run's one POST found the lost one
+
+
+@pytest.mark.parametrize("status", [500, 502, 504])
+def test_a_post_stored_then_answered_an_error_is_not_retried_and_heals(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path], status: int
+) -> None:
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": ENDPOINT, "status": status, "after": True, "count": 1}])
+    result, run = cli_import(tmp_path, sandbox, config, source)
+    assert result.exit_code == 1, result.output
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("failed", [f"http-{status}"])
+    assert posts(sandbox) == [status]  # sent once: a repeat could have added the record twice
+    assert_heals_on_the_next_run(tmp_path, sandbox, config, source, status)
+
+
+def test_a_post_stored_then_stalled_beyond_the_read_timeout_is_not_retried_and_heals(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": ENDPOINT, "delay": 3, "after": True, "count": 1}])
+    # The real import and client, with a read timeout short enough for a test (the CLI's is 30 s).
+    with open_client(sandbox.base_url, TOKEN, timeout=0.5) as client:
+        host = service_host(sandbox.base_url)
+        run = import_timeoff(load_config(config), source, Target(client, "99", host, host))
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("failed", ["timeout"])
+    assert run.exit_code == 1  # rows need attention; the service is not taken as lost
+    deadline = time.monotonic() + 5
+    while not posts(sandbox) and time.monotonic() < deadline:  # logged once the client has hung up
+        time.sleep(0.05)
+    assert posts(sandbox) == [499]  # sent once, the client gave up waiting; never sent again
+    assert_heals_on_the_next_run(tmp_path, sandbox, config, source, 499)
