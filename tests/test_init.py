@@ -153,3 +153,32 @@ def test_an_unreadable_export_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.output == f"Error: {tmp_path / 'missing.csv'}: file not found; check the path and the file name\n"
 
+
+def _bamboo_with_config(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    export = EXPORTS[0]
+    source = export.write(tmp_path)
+    config = tmp_path / "staff.toml"
+    hrimport("init", str(source), "-o", str(config))
+    config.write_text(fill_todos(config.read_text(), export.answers))
+    return source, config, source.read_text().splitlines()
+
+
+def test_a_later_export_with_other_columns_is_named_in_the_summary(tmp_path: Path) -> None:
+    source, config, lines = _bamboo_with_config(tmp_path)
+    source.write_text("\n".join([lines[0].replace("Department", "Team") + ",Grade",
+                                 *(line + ",G1" for line in lines[1:])]) + "\n")
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 0, result.output
+    assert ("The export changed since the config was written: it no longer has 'Department' and has new "
+            "column(s) 'Team', 'Grade' (compared with [source] expected_columns); check the mapping and update "
+            "expected_columns.") in result.output
+
+
+def test_a_renamed_mapped_column_suggests_the_new_header(tmp_path: Path) -> None:
+    source, config, lines = _bamboo_with_config(tmp_path)
+    source.write_text("\n".join([lines[0].replace("Hire Date", "Hire Date (original)"), *lines[1:]]) + "\n")
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: bamboohr_employees.csv: column(s) 'Hire Date' named in the config")
+    assert result.output.endswith("; 'Hire Date' is missing and the file has 'Hire Date (original)': did the "
+                                  "export change?\n")
