@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +79,7 @@ class SourceSettings:
     delimiter: str | None = None
     formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB  # a workbook unpacking to more is refused
+    expected_columns: tuple[str, ...] = ()  # the headers `hrimport init` wrote the config for
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class FieldMapping:
     extra: dict[str, Any] = field(default_factory=dict)  # kind-specific settings (time off: halves, lang)
     # source columns read with each row but sent as no field (time off: half-day markers): key -> column
     carried: dict[str, str] = field(default_factory=dict)
+    expected_columns: tuple[str, ...] = ()  # [source] expected_columns: the headers the config was made for
 
     @property
     def source_columns(self) -> list[str]:
@@ -190,6 +192,9 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     service = _table(data, "service", where)
     reject_unknown_keys(service, {"base_url", "customer_id", "token_env"}, f"{where} [service]")
     customer_id = service.get("customer_id")
+    if isinstance(customer_id, str) and customer_id.strip().upper().startswith("TODO"):
+        raise ConfigError(f"{where} [service]: fill in the value still marked TODO: customer_id; the comment "
+                          "beside it says what to write")
     if customer_id is not None and not str(customer_id).strip().isdigit():
         raise ConfigError(f"{where} [service] customer_id must be a number, not {customer_id!r}")
     service_settings = ServiceSettings(
@@ -199,7 +204,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     source = _table(data, "source", where)
-    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text", "max_unpacked_mb"}
+    source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text", "max_unpacked_mb",
+                   "expected_columns"}
     reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order")
     if date_order not in (None, "day-first", "month-first"):
@@ -232,6 +238,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         delimiter=delimiter,
         formula_text=formula_text,
         max_unpacked_mb=max_unpacked_mb,
+        expected_columns=_str_list(source, "expected_columns", f"{where} [source]"),
     )
 
     report = _table(data, "report", where)
@@ -252,6 +259,10 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None
     timeoff = _mapping(data, "timeoff", timeoff_fields(), where) if "timeoff" in data else None
+    if source_settings.expected_columns:  # the mapper compares them with each file's headers
+        expected = source_settings.expected_columns
+        staff = replace(staff, expected_columns=expected) if staff else None
+        timeoff = replace(timeoff, expected_columns=expected) if timeoff else None
     batch_size = data.get("staff", {}).get("batch_size", DEFAULT_BATCH_SIZE)
     concurrency = data.get("timeoff", {}).get("concurrency", 4)
     for key, value in (("batch_size", batch_size), ("concurrency", concurrency)):
@@ -332,6 +343,8 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
     if not isinstance(pack_unmapped, bool):
         raise ConfigError(f"{here} pack_unmapped must be true or false")
 
+    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
+    _reject_todo(here, constants, defaults, values, extra)
     mapped = set(columns.values()) | set(joins) | set(constants) | set(defaults)
     missing = [f.name for f in fields if f.is_required and not f.envelope and f.name not in mapped]
     if kind == "timeoff":
@@ -344,7 +357,6 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
             f"{here}: required field(s) {', '.join(missing)} have no column, join, constant or default; "
             f"map a column to each, e.g. \"Hire Date\" = \"{missing[0]}\" under [{kind}.columns]"
         )
-    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
     return FieldMapping(
         fields=fields,
         columns=columns,
@@ -356,6 +368,28 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         pack_unmapped=pack_unmapped,
         extra=extra,
     )
+
+
+def _reject_todo(here: str, constants: dict[str, str], defaults: dict[str, str],
+                 values: dict[str, dict[str, str]], extra: dict[str, Any]) -> None:
+    """A config ``hrimport init`` wrote still holds values marked TODO: one line naming each."""
+    def todo(value: Any) -> bool:
+        return isinstance(value, str) and value.strip().upper().startswith("TODO")
+
+    left = [k if k == "customer_system_id_type" else f"constants.{k}" for k, v in constants.items() if todo(v)]
+    left += [f"defaults.{k}" for k, v in defaults.items() if todo(v)]
+    left += [k for k, v in extra.items() if todo(v)]
+    left += [f"values.{name}.{key!r}" for name, table in values.items() for key, v in table.items() if todo(v)]
+    if left:
+        raise ConfigError(f"{here}: fill in the value(s) still marked TODO: {', '.join(left)}; "
+                          "the comment beside each says what to write")
+
+
+def _str_list(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} {key} must be a list of column headers")
+    return tuple(value)
 
 
 def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:

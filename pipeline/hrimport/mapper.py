@@ -9,6 +9,7 @@ says what is wrong with it; nothing is guessed). The JSON bodies the service tak
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field, replace
 
@@ -83,7 +84,7 @@ def map_records(
         headers = quoted(table.info.headers)
         raise InputFileError(
             f"{table.info.name}: column(s) {quoted(missing)} named in the config are "
-            f"not in the file (header row {table.info.header_row} has {headers})"
+            f"not in the file (header row {table.info.header_row} has {headers}){_changed_export(table, mapping, missing)}"
         )
     used: set[str] = set()
 
@@ -174,6 +175,7 @@ def map_records(
             mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
                                                   order, name, values.iat[pos]))
     mapped.notes.extend(_date_order_notes(date_orders))
+    mapped.notes.extend(_export_change_notes(table, mapping.expected_columns))
     if table.row_problems:
         sent = used | set(custom_sources.values())
         position = {row: pos for pos, row in enumerate(table.row_numbers)}
@@ -187,6 +189,40 @@ def map_records(
     flag_ambiguous_countries(mapped)
     guard_formula_text(mapped, formula_text)
     return mapped
+
+
+def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:
+    """"; the file has 'Hire date (original)': did the export change?" for the first missing column that
+    a new header (one the config names nowhere) resembles; "" when none does."""
+    named = {normalize_header(c) for c in (*mapping.source_columns, *mapping.expected_columns)}
+    new = [h for h in table.info.headers if normalize_header(h) not in named]
+    folded = {normalize_header(h): h for h in new}
+    for column in missing:
+        key = normalize_header(column)
+        close = [h for k, h in folded.items() if key in k or k in key]
+        close = close or [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
+        if close:
+            return f"; '{column}' is missing and the file has '{close[0]}': did the export change?"
+    return ""
+
+
+def _export_change_notes(table: SourceTable, expected: tuple[str, ...]) -> list[str]:
+    """A note when the file's headers differ from the config's ``[source] expected_columns``."""
+    if not expected:
+        return []
+    have = {normalize_header(h) for h in table.info.headers}
+    want = {normalize_header(h) for h in expected}
+    gone = [h for h in expected if normalize_header(h) not in have]
+    new = [h for h in table.info.headers if normalize_header(h) not in want]
+    if not gone and not new:
+        return []
+    parts = []
+    if gone:
+        parts.append(f"no longer has {', '.join(repr(h) for h in gone)}")
+    if new:
+        parts.append(f"has new column(s) {', '.join(repr(h) for h in new)}")
+    return [(f"The export changed since the config was written: it {' and '.join(parts)} (compared with "
+            "[source] expected_columns); check the mapping and update expected_columns.")]
 
 
 def _date_problem(code: str, row: int, order: ColumnDateOrder, field_name: str, value: str) -> Problem:

@@ -70,12 +70,14 @@ def main(debug: bool) -> None:
 
 def _register_subcommands() -> None:
     from hrimport.cli.demo import demo, report
+    from hrimport.cli.init import init
     from hrimport.cli.run import run
     from hrimport.cli.service import customers, leave_days
     from hrimport.cli.staff import staff
     from hrimport.cli.timeoff import timeoff
     from hrimport.sandbox.cli import sandbox
 
+    main.add_command(init)
     main.add_command(run)
     main.add_command(staff)
     main.add_command(timeoff)

@@ -1,0 +1,73 @@
+"""``hrimport init``: write an import config from an export, and preview what it maps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from hrimport.init import InitResult, init_config
+from hrimport.init.synonyms import Kind
+
+
+@click.command("init")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--kind", type=click.Choice(["staff", "timeoff"]), default=None,
+              help="What the export holds (default: time off when its headers name a leave type and dates).")
+@click.option("--sheet", default=None, help="The workbook sheet to read (default: the first visible one).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Where to write the config (default: beside FILE, named like it, .toml).")
+@click.option("--json", "as_json", is_flag=True, help="Print the preview as JSON.")
+@click.option("--force", is_flag=True, help="Replace the config if it already exists.")
+def init(file: Path, kind: str | None, sheet: str | None, output: Path | None, as_json: bool, force: bool) -> None:
+    """Write a commented import config for FILE, matching its columns to the platform's fields.
+
+    Headers are matched with the synonym packs in schemas/synonyms/ (English, Chinese, Japanese, Korean,
+    Malay/Indonesian, German, French, Spanish, Portuguese, Vietnamese, Thai) and checked against the
+    values. Prints each column, its field, how sure (exact synonym, token match, values only) and three
+    values as they would be sent. Fill in the lines marked TODO, then run validate. Exit 2 for a file
+    that cannot be read or a config that exists (without --force).
+
+    Example:
+
+        hrimport init staff_2026-11.csv -o staff.toml
+        hrimport staff validate staff.toml staff_2026-11.csv
+    """
+    chosen: Kind | None = "staff" if kind == "staff" else "timeoff" if kind == "timeoff" else None
+    result = init_config(file, kind=chosen, sheet=sheet, output=output, force=force)
+    if as_json:
+        click.echo(json.dumps(result.as_json(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(preview(result))
+
+
+def preview(result: InitResult) -> str:
+    """The table a person reads: column, field, how sure, three values as sent."""
+    rows = [("Column", "Field", "How sure", "Examples (as sent)")]
+    for c in result.plan.columns:
+        if c.role == "field":
+            target = c.target or ""
+        elif c.role == "name part":
+            target = f"name ({c.note})"
+        elif c.role == "setting":
+            target = f"[{result.plan.kind}] {c.target}"
+        elif c.role == "custom field":
+            target = "custom field? (commented out)"
+        else:
+            target = "-"
+        how = c.how or ("" if c.role == "custom field" else c.note)
+        rows.append((c.column, target, how, " | ".join(c.examples)))
+    widths = [min(max(len(r[i]) for r in rows), 32) for i in range(3)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
+             for row in rows]
+    info = result.source
+    read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", header row {info.header_row}"
+    out = [read + f": a {result.plan.kind} export of {info.rows_read} rows.", "", *lines, ""]
+    if result.plan.todos:
+        out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
+    if result.plan.missing:
+        out.append("No column found for: " + ", ".join(result.plan.missing) + " (name them under [columns])")
+    command = "staff" if result.plan.kind == "staff" else "timeoff"
+    out.append(f"Wrote {result.output}. Next: hrimport {command} validate {result.output} {info.path}")
+    return "\n".join(out)

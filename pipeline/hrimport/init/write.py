@@ -1,0 +1,127 @@
+"""The commented TOML config ``hrimport init`` writes from a ``ConfigPlan``.
+
+Written for a person to read and finish: each mapped column says how it was recognised, every value the
+user must supply is ``"TODO..."`` with a comment saying what to write (``load_config`` refuses a config that
+still holds one, naming each), custom fields are commented out so the user chooses which company data to
+send, and the columns left out are listed with their reasons. ``[source] expected_columns`` records the
+headers the config was written for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hrimport.init.plan import ColumnPlan, ConfigPlan
+from hrimport.outcomes import SourceInfo
+
+_COMMENT_AT = 44  # column where end-of-line comments start, so the file reads as a table
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (quotes, backslashes and control characters escaped)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _line(text: str, comment: str = "") -> str:
+    if not comment:
+        return text
+    return f"{text.ljust(_COMMENT_AT - 1)} # {comment}"
+
+
+def _array(items: Iterable[str]) -> str:
+    return "[" + ", ".join(toml_string(i) for i in items) + "]"
+
+
+def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, job: str) -> str:
+    """The config file's text."""
+    kind = plan.kind
+    command = "staff" if kind == "staff" else "timeoff"
+    by_role: dict[str, list[ColumnPlan]] = {}
+    for c in plan.columns:
+        by_role.setdefault(c.role, []).append(c)
+    mapped = len(by_role.get("field", [])) + len(by_role.get("name part", [])) + len(by_role.get("setting", []))
+    out = [
+        f"# {'Staff' if kind == 'staff' else 'Time-off'} import config written by `hrimport init` from {info.name}.",
+        f"# {mapped} of {len(plan.columns)} columns mapped. Fill in every value marked TODO (the comment beside",
+        "# it says what to write), then check the whole file without sending anything:",
+        f"#   hrimport {command} validate THIS_CONFIG.toml {info.name}",
+        "",
+        "[service]",
+        _line('customer_id = "TODO"', "your company's number on the platform (99 on the sandbox)"),
+        _line('token_env = "HRIMPORT_TOKEN"', "the NAME of the variable holding the token, never the token"),
+        "",
+        "[source]",
+    ]
+    if sheet is not None:
+        out.append(_line(f"sheet = {toml_string(sheet)}", "the sheet init read"))
+    elif info.sheet:
+        out.append(_line(f"# sheet = {toml_string(info.sheet)}", "the first visible sheet, read by default"))
+    if info.header_row > 1:
+        out.append(f"# the header is row {info.header_row}, below titles: found on its own every time")
+    if info.encoding and info.format in ("csv", "tsv"):
+        out.append(_line(f"# encoding = {toml_string(info.encoding)}", "detected; set it if a month's file is "
+                                                                        "refused as uncertain"))
+    if plan.date_order:
+        out.append(_line(f"date_order = {toml_string(plan.date_order)}", f"proven by the values: {plan.date_note}"))
+    elif plan.date_note:
+        out.append(_line('# date_order = "day-first"', plan.date_note))
+    elif any(c.note.startswith("dates") for c in plan.columns):
+        out.append(_line('# date_order = "day-first"', "no date shows the order (01/02 could be either): set "
+                                                       "how your HR system writes dates"))
+    out.append("expected_columns = [                    # the headers this config was written for")
+    out += [f"    {toml_string(h)}," for h in info.headers]
+    out.append("]")
+    out += ["", "[report]", f"job = {toml_string(job)}", ""]
+
+    out.append(f"[{kind}]")
+    settings = dict(plan.settings)
+    if kind == "staff":
+        value, comment = plan.constants.get("customer_system_id_type", ("TODO", ""))
+        out.append(_line(f"customer_system_id_type = {toml_string(value)}", comment))
+    for key, (value, comment) in settings.items():
+        by_setting = {c.target: c for c in by_role.get("setting", [])}
+        if key in by_setting:
+            comment = by_setting[key].how or ""
+        out.append(_line(f"{key} = {toml_string(value)}", comment))
+    out += ["", f"[{kind}.columns]"]
+    for c in by_role.get("field", []):
+        comment = ", ".join(x for x in (c.how, c.note) if x)
+        out.append(_line(f"{toml_string(c.column)} = {toml_string(c.target or '')}", comment))
+    for name in plan.missing:
+        out.append(_line(f'# "?" = {toml_string(name)}', f"TODO: no column was recognised as {name}; name the "
+                                                          "column that holds it and uncomment"))
+    if plan.joins:
+        out += ["", f"[{kind}.join]"]
+        for name, (cols, separator) in plan.joins.items():
+            if separator == " ":
+                out.append(_line(f"{name} = {_array(cols)}", "joined with a space, in this order"))
+            else:
+                spec = f"{{ columns = {_array(cols)}, separator = {toml_string(separator)} }}"
+                out.append(_line(f"{name} = {spec}", "joined in this order"))
+    constants = {k: v for k, v in plan.constants.items() if k != "customer_system_id_type"}
+    if constants:
+        out += ["", f"[{kind}.constants]"]
+        for name, (value, comment) in constants.items():
+            out.append(_line(f"{name} = {toml_string(value)}", comment))
+    for name, table in plan.values.items():
+        out += ["", f"[{kind}.values.{name}]" + " " * 4 + "# values in the file the import does not understand"]
+        out += [f"{toml_string(k)} = {toml_string(v)}" for k, v in table.items()]
+    custom = by_role.get("custom field", [])
+    if custom:
+        out += ["", f"[{kind}.custom_fields]",
+                "# Columns no field means. Uncomment those to send as company data (customer_data_type); the",
+                "# name on the right must be a data type configured for your company on the platform."]
+        out += [f"# {toml_string(c.column)} = {toml_string(c.target or c.column)}" for c in custom]
+    left = by_role.get("left out", [])
+    if left:
+        out += ["", "# Columns left out:"]
+        out += [f"#   {toml_string(c.column)}: {c.note}" for c in left]
+    return "\n".join(out) + "\n"

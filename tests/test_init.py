@@ -1,0 +1,184 @@
+"""A new user runs ``hrimport init`` on their HR system's export, fills in the TODO lines, validates and
+imports: realistic exports (BambooHR, Workday, SuccessFactors, Personio, ADP in English; Chinese, Japanese,
+Malay, German and French ones) written by real writers in the encodings those systems use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from hrimport.cli import main
+from tests.init_exports import EXPORTS, ROWS, Export, fill_todos
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+def hrimport(*args: str, base_url: str = "") -> Result:
+    env = {"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": base_url}
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def mapped_fields(preview: dict) -> dict[str, str | None]:
+    """Source column -> the field init gave it (``name`` for a joined part), None when it gave none."""
+    out: dict[str, str | None] = {}
+    for c in preview["columns"]:
+        out[c["column"]] = c["field"] if c["role"] in ("field", "name part") else None
+    return out
+
+
+@pytest.mark.parametrize("export", EXPORTS, ids=[e.name for e in EXPORTS])
+def test_init_then_fill_the_todos_then_validate_and_import_every_row(tmp_path: Path, sandbox, export: Export) -> None:
+    source = export.write(tmp_path)
+    config = tmp_path / "config.toml"
+    result = hrimport("init", str(source), "-o", str(config), "--json")
+    assert result.exit_code == 0, result.output
+    preview = json.loads(result.output)
+    assert preview["kind"] == "staff"
+
+    got = mapped_fields(preview)
+    wrong = {c: (got[c], want) for c, want in export.expected.items() if got[c] is not None and got[c] != want}
+    assert not wrong, f"columns mapped to a wrong field (got, expected): {wrong}"
+    mappable = [c for c, want in export.expected.items() if want is not None]
+    right = [c for c in mappable if got[c] == export.expected[c]]
+    assert len(right) >= 0.9 * len(mappable), f"missed: {sorted(set(mappable) - set(right))}"
+
+    config.write_text(fill_todos(config.read_text(encoding="utf-8"), export.answers), encoding="utf-8")
+    validated = hrimport("staff", "validate", str(config), str(source))
+    assert validated.exit_code == 0, validated.output
+    imported = hrimport("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                        base_url=sandbox.base_url)
+    assert imported.exit_code == 0, imported.output
+    assert f"Rows read: {ROWS} = {ROWS} added" in imported.output
+    assert len(sandbox.staff(99)) == ROWS
+
+
+def test_the_preview_shows_each_column_its_field_how_sure_and_values_as_sent(tmp_path: Path) -> None:
+    source = EXPORTS[0].write(tmp_path)
+    result = hrimport("init", str(source), "-o", str(tmp_path / "bamboo.toml"))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "Read bamboohr_employees.csv, header row 1: a staff export of 24 rows."
+    hire = next(line for line in lines if line.startswith("Hire Date"))
+    assert hire.split()[2:5] == ["job_start_date", "exact", "synonym"]
+    assert "2010-01-01 | 2011-02-08 | 2012-03-15" in hire  # month-first US dates, sent as ISO
+    assert any(line.startswith("Department") and "custom field? (commented out)" in line for line in lines)
+    assert ("To fill in (marked TODO): [service] customer_id; [staff] customer_system_id_type; [staff.values.staff_type] 'Full-Time'; "
+            "[staff.values.staff_type] 'Part-Time'") in result.output
+    text = (tmp_path / "bamboo.toml").read_text()
+    assert 'date_order = "month-first"' in text
+    assert '# "Department" = "Department"' in text
+    assert '"Full-Time" = "TODO: System | Payroll | HRO | EOR"' in text
+
+
+def test_an_existing_config_is_never_overwritten_without_force(tmp_path: Path) -> None:
+    source = EXPORTS[0].write(tmp_path)
+    config = tmp_path / "mine.toml"
+    config.write_text("# my own work\n")
+    result = hrimport("init", str(source), "-o", str(config))
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {config} already exists; give another name with -o, or add --force "
+                             "to replace it\n")
+    assert config.read_text() == "# my own work\n"
+    assert hrimport("init", str(source), "-o", str(config), "--force").exit_code == 0
+    assert "expected_columns = [" in config.read_text()
+
+
+def test_a_config_with_todo_lines_left_is_refused_naming_each(tmp_path: Path) -> None:
+    source = EXPORTS[0].write(tmp_path)
+    config = tmp_path / "staff.toml"
+    hrimport("init", str(source), "-o", str(config))
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 2
+    assert result.output == ("Error: staff.toml [service]: fill in the value still marked TODO: customer_id; "
+                             "the comment beside it says what to write\n")
+    text = config.read_text().replace('customer_id = "TODO"', "customer_id = 99")
+    config.write_text(text)
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 2
+    assert result.output == ("Error: staff.toml [staff]: fill in the value(s) still marked TODO: "
+                             "customer_system_id_type, values.staff_type.'Full-Time', "
+                             "values.staff_type.'Part-Time'; the comment beside each says what to write\n")
+
+
+def test_values_that_contradict_the_header_leave_the_column_out_with_why(tmp_path: Path) -> None:
+    source = tmp_path / "staff.csv"
+    source.write_text("Employee ID,Email,Contact,Country,Hire Date\n"
+                      + "".join(f"{i},Person {i},p{i}@acme.example,Narnia {i},2020-01-0{i}\n" for i in range(1, 6)))
+    result = hrimport("init", str(source), "--json", "-o", str(tmp_path / "c.toml"))
+    columns = {c["column"]: c for c in json.loads(result.output)["columns"]}
+    assert columns["Email"]["role"] == "left out"
+    assert columns["Email"]["note"] == ("headed like system_email, but its values are not e-mail addresses "
+                                        "(e.g. 'Person 1')")
+    assert (columns["Contact"]["field"], columns["Contact"]["how"]) == ("system_email", "values only")
+    assert columns["Country"]["role"] == "left out"
+    assert "its values are not countries (e.g. 'Narnia 1')" in columns["Country"]["note"]
+    text = (tmp_path / "c.toml").read_text()
+    assert '#   "Email": headed like system_email, but its values are not e-mail addresses' in text
+    assert 'country = "TODO: a two-letter country code, such as SG"' in text
+
+
+def test_two_email_columns_the_header_decides_and_the_other_is_its_sibling(tmp_path: Path) -> None:
+    source = tmp_path / "staff.csv"
+    source.write_text("Employee ID,Email Address,Work Email,Personal Email\n"
+                      + "".join(f"{i},a{i}@x.example,b{i}@x.example,c{i}@y.example\n" for i in range(1, 4)))
+    result = hrimport("init", str(source), "--json", "-o", str(tmp_path / "c.toml"))
+    got = {c["column"]: c["field"] for c in json.loads(result.output)["columns"]}
+    assert got == {"Employee ID": "customer_system_id", "Email Address": "system_email",
+                   "Work Email": "work_email", "Personal Email": "personal_email"}
+
+
+def test_a_time_off_export_is_recognised_and_its_config_validates(tmp_path: Path) -> None:
+    config = tmp_path / "leave.toml"
+    result = hrimport("init", str(SAMPLES / "leave_history.xlsx"), "-o", str(config), "--json")
+    preview = json.loads(result.output)
+    assert preview["kind"] == "timeoff"
+    assert {c["column"]: c["field"] for c in preview["columns"] if c["role"] in ("field", "setting")} == {
+        "Employee ID": "customer_system_id", "Leave Type": "leave_type", "From": "start_date", "To": "end_date",
+        "Half Day": "half_day", "Days": "total_days", "Country": "country", "Reason": "notes",
+        "Status": "decision"}
+    answers = {"customer_id": "99", "AL": "Annual Leave", "Vacation": "Annual Leave", "MC": "Sick Leave", "Birthday Leave": "Annual Leave",
+               "Approved": "Approve", "Pending": ""}
+    config.write_text(fill_todos(config.read_text(), answers))
+    validated = hrimport("timeoff", "validate", str(config), str(SAMPLES / "leave_history.xlsx"))
+    assert validated.exit_code in (0, 1), validated.output
+    assert "TODO" not in validated.output
+
+
+def test_an_unreadable_export_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = hrimport("init", str(tmp_path / "missing.csv"))
+    assert result.exit_code == 2
+    assert result.output == f"Error: {tmp_path / 'missing.csv'}: file not found; check the path and the file name\n"
+
+
+def _bamboo_with_config(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    export = EXPORTS[0]
+    source = export.write(tmp_path)
+    config = tmp_path / "staff.toml"
+    hrimport("init", str(source), "-o", str(config))
+    config.write_text(fill_todos(config.read_text(), export.answers))
+    return source, config, source.read_text().splitlines()
+
+
+def test_a_later_export_with_other_columns_is_named_in_the_summary(tmp_path: Path) -> None:
+    source, config, lines = _bamboo_with_config(tmp_path)
+    source.write_text("\n".join([lines[0].replace("Department", "Team") + ",Grade",
+                                 *(line + ",G1" for line in lines[1:])]) + "\n")
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 0, result.output
+    assert ("The export changed since the config was written: it no longer has 'Department' and has new "
+            "column(s) 'Team', 'Grade' (compared with [source] expected_columns); check the mapping and update "
+            "expected_columns.") in result.output
+
+
+def test_a_renamed_mapped_column_suggests_the_new_header(tmp_path: Path) -> None:
+    source, config, lines = _bamboo_with_config(tmp_path)
+    source.write_text("\n".join([lines[0].replace("Hire Date", "Hire Date (original)"), *lines[1:]]) + "\n")
+    result = hrimport("staff", "validate", str(config), str(source))
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: bamboohr_employees.csv: column(s) 'Hire Date' named in the config")
+    assert result.output.endswith("; 'Hire Date' is missing and the file has 'Hire Date (original)': did the "
+                                  "export change?\n")
