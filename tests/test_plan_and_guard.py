@@ -1,0 +1,112 @@
+"""Before sending: the plan says what a month's staff file changes; the drift guard holds a suspicious one.
+
+Real imports into the sandbox over HTTP; the state folder is the one the first month's import wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hrimport.changes.plan import PlanInput, make_plan
+from hrimport.state.store import AcceptedRecord, fingerprint
+from tests.staff_files import HEADER, person, write_config, write_csv
+from tests.test_staff_import import hrimport, latest_run
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+def month(tmp_path: Path, sandbox: Any, rows: list[dict[str, str]], name: str, *args: str) -> Any:
+    config = tmp_path / "staff.toml"
+    if not config.exists():
+        write_config(config)
+    data = write_csv(tmp_path / name, rows, [*HEADER, *(k for k in rows[0] if k not in HEADER)])
+    return hrimport("staff", *args, str(config), str(data), "--report-dir", str(tmp_path / "reports"),
+                    base_url=sandbox.base_url)
+
+
+def test_a_second_month_plans_exactly_its_hires_leavers_and_changes(tmp_path: Path, sandbox: Any) -> None:
+    october = [person(n) for n in range(1, 13)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+
+    november = [dict(p) for p in october]
+    november[0]["Title"] = "Senior Analyst"
+    november[1]["Country"] = "SG"
+    november[2]["Email"] = "new.address3@acme.example"
+    november += [person(13), person(14)]
+    result = month(tmp_path, sandbox, november, "november.csv", "plan", "--json")
+
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert plan["counts"] == {"new": 2, "changed": 3, "unchanged": 9, "invalid": 0, "missing": 0}
+    assert plan["fields"] == {"job_title": 1, "country": 1, "system_email": 1}
+    assert [e["external_id"] for e in plan["highlights"]["new_hires"]["examples"]] == ["000013", "000014"]
+    assert plan["highlights"]["job_changes"]["examples"][0]["changes"] == "job_title: Analyst -> Senior Analyst"
+    assert plan["highlights"]["country_changes"]["count"] == 1
+    assert plan["highlights"]["email_changes"]["examples"][0]["changes"] == (
+        "system_email: person3@acme.example -> new.address3@acme.example")
+    assert sandbox.staff(99) and len(sandbox.staff(99)) == 12  # a plan sends nothing
+    folder = latest_run(tmp_path).parent
+    payloads = [json.loads(line) for line in (folder / "payloads.jsonl").read_text().splitlines()]
+    assert [len(b["bulk_staff_data"]) for b in payloads] == [14] and payloads[0]["customer_id"] == "99"
+    assert "demo-customer-99" not in (folder / "payloads.jsonl").read_text()
+
+
+def test_a_file_with_forty_percent_fewer_people_is_held_until_accepted(tmp_path: Path, sandbox: Any) -> None:
+    october = [person(n) for n in range(1, 21)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    shrunk = [dict(p, Title="Lead") for p in october[:12]]
+    sandbox.clear_requests()
+
+    held = month(tmp_path, sandbox, shrunk, "november.csv", "import")
+    assert held.exit_code == 5, held.output
+    assert "Held for review, nothing sent: headcount down 40%: 20 people were accepted from this job, this " \
+           "file has 12" in held.stdout
+    assert "8 of the 20 people accepted before (40%) are not in this file, e.g. 000013 Person 13" in held.stdout
+    assert "'Title' (job_title) changes for 12 of 12 people (100%)" in held.stdout
+    assert not [r for r in sandbox.requests() if r["path"].endswith("bulk_add_edit_staff")]
+    summary = json.loads(latest_run(tmp_path).read_text())
+    assert summary["exit_code"] == 5 and summary["counts"]["not_sent"] == 12
+
+    released = month(tmp_path, sandbox, shrunk, "november.csv", "import", "--accept-drift")
+    assert released.exit_code == 0, released.output
+    assert {s["job_title"] for s in sandbox.staff(99) if s["customer_system_id"] <= "000012"} == {"Lead"}
+
+
+def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, sandbox: Any) -> None:
+    rows = [person(n) for n in range(1, 21)] + [person(21, Email="nope")]
+    assert month(tmp_path, sandbox, rows, "october.csv", "import").exit_code == 1
+    fixed = [dict(person(21), Problem="Row 22: not an e-mail address")]
+    result = month(tmp_path, sandbox, fixed, "to_fix.csv", "import")
+    assert result.exit_code == 0, result.output
+
+
+people = st.lists(st.tuples(st.integers(0, 30), st.booleans(), st.integers(0, 3)), max_size=25,
+                  unique_by=lambda t: t[0])
+before = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.booleans()), max_size=25,
+                  unique_by=lambda t: t[0])
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(people, before)
+def test_every_row_has_one_plan_status_and_the_missing_are_exactly_those_gone(rows: Any, accepted: Any) -> None:
+    def payload(ext: str, title: int) -> dict[str, Any]:
+        return {"customer_system_id": ext, "name": ext, "job_title": f"T{title}"}
+
+    state = {f"E{n}": AcceptedRecord(f"E{n}", fingerprint(f"E{n}", payload(f"E{n}", t)), payload(f"E{n}", t),
+                                     f"E{n}", "2026-10-01", "staff" if ours else "other")
+             for n, t, ours in accepted}
+    inputs = [PlanInput(i + 2, f"E{n}", "", payload(f"E{n}", t) if valid else None)
+              for i, (n, valid, t) in enumerate(rows)]
+    plan = make_plan(inputs, state, "staff")
+    counts = plan.counts()
+    assert counts["new"] + counts["changed"] + counts["unchanged"] + counts["invalid"] == len(rows)
+    present = {f"E{n}" for n, _, _ in rows}
+    ours = {ext for ext, r in state.items() if r.job == "staff"}
+    assert {m.external_id for m in plan.missing} == ours - present
+    assert counts["missing"] == len(ours) - len(ours & present)
