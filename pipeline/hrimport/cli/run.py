@@ -12,13 +12,15 @@ from hrimport.jobs import EXIT_MEANINGS, load_job, run_job
 
 @click.command("run")
 @click.argument("job_file", metavar="JOB.toml", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--accept-drift", is_flag=True,
+              help="Send a file the drift guard would hold (after a person has checked it).")
 @click.option("--full", is_flag=True,
               help="Send every row and import every file, even when unchanged since the last run.")
 # no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.service.connection's order)
 @click.option("--base-url", metavar="URL", default=None,
               help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL; the "
                    "embedded sandbox only when the job file says sandbox = true).")
-def run(job_file: Path, full: bool, base_url: str | None) -> None:
+def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) -> None:
     """Run the imports a job file names, in order, without asking anything: safe from cron.
 
     One line per step on stderr; everything else goes to run.log in the run's report folder. A second
@@ -36,8 +38,8 @@ def run(job_file: Path, full: bool, base_url: str | None) -> None:
         hrimport run samples/monthly_job.toml
     """
     job = load_job(job_file)
-    result = run_job(job, full=full, base_url=base_url, echo=lambda line: click.echo(line, err=True),
-                     progress_bar=progress_bar)
+    result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url,
+                     echo=lambda line: click.echo(line, err=True), progress_bar=progress_bar)
     if result.folder is not None:
         click.echo(f"Report folder: {result.folder}", err=True)
     where = " on the embedded sandbox, not the platform" if result.embedded_sandbox else ""

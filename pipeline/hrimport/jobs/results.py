@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from hrimport.errors import (
+    EXIT_HELD,
     EXIT_INPUT,
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
@@ -38,6 +39,9 @@ EXIT_MEANINGS = {
     "and run again",
     EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
     "refused the token: check the service and the token variable, then run again (nothing is imported twice)",
+    EXIT_HELD: "held for review: the drift guard found the file too different from last time (headcount, "
+    "missing people, a field changing for many, an emptied column) and sent nothing; check the report, then run "
+    "again with --accept-drift if the file is right",
     EXIT_REPORT: "the rows were sent but the report could not be written (a full disk, an unwritable report "
     "folder): free space or fix the folder; the outcomes are kept in the state folder's unreported/ and the next "
     "run does not send those rows again",

@@ -50,13 +50,15 @@ def run_job(
     job: Job,
     *,
     full: bool = False,
+    accept_drift: bool = False,
     base_url: str | None = None,
     echo: Callable[[str], None] | None = None,
     progress_bar: ProgressBar | None = None,
 ) -> JobResult:
     """Run every step of ``job`` under its lock; never raises for a failed step (see ``StepResult``).
 
-    ``full`` sends every row and ignores the remembered source files; ``base_url`` overrides every step's
+    ``full`` sends every row and ignores the remembered source files; ``accept_drift`` releases a file the
+    drift guard would hold; ``base_url`` overrides every step's
     service URL. ``echo`` receives one line per step (the CLI prints it on stderr); ``progress_bar(label)``
     may give a progress callback per step (the CLI's draws a bar on a terminal only). Raises
     ``JobLockedError`` (exit 3) when another run of the job holds the lock, after telling ``[notify]``.
@@ -72,7 +74,8 @@ def run_job(
         raise
     try:
         with job_lock(job.state_dir, job.name):
-            _run_locked(job, result, started, full=full, base_url=base_url, say=say, progress_bar=progress_bar)
+            _run_locked(job, result, started, full=full, accept_drift=accept_drift, base_url=base_url, say=say,
+                        progress_bar=progress_bar)
     except JobLockedError as exc:
         result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
         _notify(job, result, say)
@@ -95,7 +98,7 @@ def _check_targets(job: Job, base_url: str | None) -> None:
 
 
 def _run_locked(
-    job: Job, result: JobResult, started: datetime, *, full: bool, base_url: str | None,
+    job: Job, result: JobResult, started: datetime, *, full: bool, accept_drift: bool, base_url: str | None,
     say: Callable[[str], None], progress_bar: ProgressBar | None,
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
@@ -112,7 +115,8 @@ def _run_locked(
                     outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
                                          "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
                 else:
-                    outcome = _run_step(job, step, state, full=full, base_url=base_url, secrets=secrets,
+                    outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, base_url=base_url,
+                                        secrets=secrets,
                                         folder=result.folder, progress_bar=progress_bar)
                 result.steps.append(outcome)
                 log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
@@ -129,7 +133,8 @@ def _run_locked(
 
 
 def _run_step(
-    job: Job, step: JobStep, state: StateStore, *, full: bool, base_url: str | None, secrets: list[str],
+    job: Job, step: JobStep, state: StateStore, *, full: bool, accept_drift: bool, base_url: str | None,
+    secrets: list[str],
     folder: Path, progress_bar: ProgressBar | None,
 ) -> StepResult:
     """One step: find the file, skip it if already imported, import it, write its report."""
@@ -153,6 +158,7 @@ def _run_step(
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
         with bar as progress:
             run = import_file(config, source, kind=step.kind, connection=conn, state=state, skip_unchanged=not full,
+                              accept_drift=accept_drift,
                               report_folder=folder / safe_name(step.name), progress=progress)
         assert run.report is not None
         if run.exit_code == EXIT_OK:
