@@ -11,6 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from hrimport.changes.guards import check_drift, filled_shares
+from hrimport.changes.plan import Plan, PlanInput, make_plan
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import finish_run, read_map_validate
@@ -18,22 +20,19 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
-
-if TYPE_CHECKING:
-    from hrimport.state.store import AcceptedRecord
-from hrimport.changes.guards import check_drift, filled_shares
-from hrimport.changes.plan import Plan, PlanInput, make_plan
 from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
 from hrimport.to_fix_format import FIX_COLUMN
 
+if TYPE_CHECKING:
+    from hrimport.state.store import AcceptedRecord
+
 
 class AcceptedPayloads(Protocol):
-    """What the staff import needs of the state store (``hrimport.state.store``): fingerprints of what the
-    service last accepted, so an unchanged row is not sent again. ``remember`` is called after each
-    batch the service answers, so a run killed half way loses at most the batch in flight; ``sending``
-    before each batch, so a record created by a send whose answer was lost is reported ``added``."""
-
-    def unchanged(self, customer_id: str, records: list[StaffRecord]) -> set[str]: ...
+    """What the staff import needs of the state store (``hrimport.state.store``): what the service last
+    accepted (``records``: the plan's "before", so an unchanged row is not sent again). ``remember`` is
+    called after each batch the service answers, so a run killed half way loses at most the batch in
+    flight; ``sending`` before each batch, so a record created by a send whose answer was lost is reported
+    ``added``."""
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None: ...
 
