@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -18,28 +17,15 @@ from typing import Any
 
 from hrimport.outcomes import RunResult, read_outcomes
 from tests import staff_files
-from tests.test_service_lost import PEOPLE, leave_rows
+from tests.test_service_lost import PEOPLE, act_mid_run, leave_rows
 from tests.test_timeoff_import import add_staff, write_config, write_xlsx
 
 
 def interrupt(sandbox: Any, command: list[str], stored: Callable[[], int], signum: int) -> tuple[int, str, str]:
     """Run ``command`` and send it ``signum`` once ``stored()`` counts 10 records; (exit code, out, err)."""
-    env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
-    sandbox.set_faults(latency=0.05)
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while stored() < 10:
-            assert process.poll() is None, "the import ended before it could be stopped"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    code, stdout, stderr, _ = act_mid_run(sandbox, command, stored, 10, lambda process: process.send_signal(signum))
     sandbox.clear_faults()
-    return process.returncode, stdout, stderr
+    return code, stdout, stderr
 
 
 def report_of(stdout: str) -> tuple[Path, RunResult]:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,25 +34,32 @@ def leave_rows() -> list[list[object]]:
     return rows
 
 
-def run_until_stopped(sandbox: Any, command: list[str], stored: Any, enough: int) -> tuple[int, str, str, float]:
-    """Run ``command``, stop the sandbox once ``stored()`` counts ``enough`` records; (exit code, stdout,
-    stderr, seconds from the stop to the end of the import)."""
+def act_mid_run(sandbox: Any, command: list[str], stored: Callable[[], int], enough: int,
+                act: Callable[[subprocess.Popen[str]], None]) -> tuple[int, str, str, float]:
+    """Run ``command`` against the slowed sandbox and ``act`` on it (stop the sandbox, send a signal) once
+    ``stored()`` counts ``enough`` records; (exit code, stdout, stderr, seconds from the act to the end)."""
     env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
     sandbox.set_faults(latency=0.05)
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while stored() < enough:
-            assert process.poll() is None, "the import ended before the service could be stopped"
+            assert process.poll() is None, "the import ended before the moment to act"
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        sandbox.stop()
-        stopped = time.monotonic()
+        act(process)
+        acted = time.monotonic()
         stdout, stderr = process.communicate(timeout=90)
-        return process.returncode, stdout, stderr, time.monotonic() - stopped
+        return process.returncode, stdout, stderr, time.monotonic() - acted
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def run_until_stopped(sandbox: Any, command: list[str], stored: Callable[[], int],
+                      enough: int) -> tuple[int, str, str, float]:
+    """``act_mid_run`` stopping the sandbox."""
+    return act_mid_run(sandbox, command, stored, enough, lambda _: sandbox.stop())
 
 
 def test_a_service_stopped_mid_run_ends_the_import_with_exit_4_and_every_row_accounted_for(

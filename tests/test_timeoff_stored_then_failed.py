@@ -18,33 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
-from openpyxl import Workbook
+from click.testing import Result
 
-from hrimport.cli import main
 from hrimport.config import load_config
 from hrimport.imports.timeoff import import_timeoff
-from hrimport.outcomes import RunResult, read_outcomes
+from hrimport.outcomes import RunResult
 from hrimport.service.client import open_client
 from hrimport.service.connection import Target, service_host
+from tests.test_timeoff_import import add_staff, run_import, write_config, write_xlsx
 
 TOKEN = "demo-customer-99"
 ENDPOINT = "/api/apply-ee-time-off"
-CONFIG = """
-[service]
-customer_id = 99
-
-[report]
-job = "leave"
-
-[timeoff.columns]
-"Employee ID" = "customer_system_id"
-"Leave Type" = "leave_type"
-"From" = "start_date"
-"To" = "end_date"
-"Country" = "country"
-"""
-
 # Retries without their waits, each policy's number of tries kept: a wrong retry shows as a second request.
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -52,31 +36,15 @@ pytestmark = pytest.mark.usefixtures("instant_retries")
 @pytest.fixture
 def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
     """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
-    body = {"customer_id": "99", "bulk_staff_data": [
-        {"customer_system_id": "000101", "customer_system_id_type": "BambooHR", "name": "Aisha Rahman",
-         "system_email": "aisha@acme.example", "country": "MY", "job_title": "Analyst",
-         "job_start_date": "2020-01-06", "staff_type": "Payroll"}]}
-    assert sandbox.http.post("/api/bulk_add_edit_staff", json=body, headers=sandbox.auth(TOKEN)).status_code == 200
-    wb = Workbook()
-    ws = wb.active
-    ws.append(["Employee ID", "Leave Type", "From", "To", "Country"])
-    ws.append(["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "MY"])
-    ws["A2"].number_format = "@"
-    source = tmp_path / "leave.xlsx"
-    wb.save(source)
-    config = tmp_path / "leave.toml"
-    config.write_text(CONFIG, encoding="utf-8")
+    add_staff(sandbox, [("000101", "MY")])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
     sandbox.clear_requests()
-    return config, source
+    return write_config(tmp_path), source
 
 
 def cli_import(tmp_path: Path, sandbox: Any, config: Path, source: Path) -> tuple[Result, RunResult]:
-    result = CliRunner().invoke(
-        main, ["timeoff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports")],
-        env={"HRIMPORT_TOKEN": TOKEN, "HRIMPORT_BASE_URL": sandbox.base_url}, catch_exceptions=False)
-    assert "Traceback" not in result.output
-    folder = next(line for line in result.stdout.splitlines() if line.startswith("Report folder: "))
-    return result, read_outcomes(Path(folder.removeprefix("Report folder: ")) / "outcomes.jsonl")
+    return run_import(tmp_path, sandbox, source, config)
 
 
 def posts(sandbox: Any) -> list[int]:
