@@ -501,6 +501,26 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
     assert job.last_run()["notified"] is True
 
 
+def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: Path, sandbox: Any,
+                                                                     inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    job = JobFolder(tmp_path / "held", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(20))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.export("2024-06", job.people(12))  # 8 people gone: a broken export, not a month of leavers
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 5, result.stderr
+    verdict = ("held for review: the staff step sent nothing, the drift guard tripped (headcount down 40%: 20 "
+               "people were accepted from this job, this file has 12")
+    assert f"monthly: {verdict}" in result.stderr
+    subject = box.messages[-1]["Subject"]
+    assert subject.startswith(f"[hrimport] monthly: {verdict}") and subject.endswith(
+        "run again with --accept-drift if the file is right (exit 5)")
+    assert job.last_run()["verdict"].startswith(verdict)
+
+
 @pytest.fixture
 def smtps_inbox() -> Iterator[tuple[Inbox, int, trustme.CA]]:
     """A relay speaking implicit TLS only, with the private CA that signed its certificate."""
