@@ -30,6 +30,7 @@ pytestmark = pytest.mark.chaos
 TOKEN = "demo-customer-99"
 DOCUMENTED_EXITS = {0, 1, 4}
 PEOPLE = [staff_files.person(n) for n in range(1, 2001)]
+TIMEOUT = 1.5  # [service] timeout of the stories' configs, in seconds
 
 
 def leave_rows() -> list[list[object]]:
@@ -52,11 +53,14 @@ class Story:
         self.leave = leave_rows()
         self.leave_file = write_xlsx(folder / "leave.xlsx", self.leave)
         self.env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": TOKEN}
+        configs = {"staff": staff_files.write_config(folder / "staff.toml"), "timeoff": write_config(folder)}
+        for config in configs.values():
+            # a short request timeout, so that an answer held back longer is a timeout the client must survive
+            config.write_text(config.read_text().replace("[service]\n", f"[service]\ntimeout = {TIMEOUT}\n", 1))
         self.commands = {
-            "staff": [sys.executable, "-m", "hrimport", "staff", "import",
-                      str(staff_files.write_config(folder / "staff.toml")), str(self.staff_file),
-                      "--batch-size", "50", "--report-dir", str(folder / "reports")],
-            "timeoff": [sys.executable, "-m", "hrimport", "timeoff", "import", str(write_config(folder)),
+            "staff": [sys.executable, "-m", "hrimport", "staff", "import", str(configs["staff"]),
+                      str(self.staff_file), "--batch-size", "50", "--report-dir", str(folder / "reports")],
+            "timeoff": [sys.executable, "-m", "hrimport", "timeoff", "import", str(configs["timeoff"]),
                         str(self.leave_file), "--report-dir", str(folder / "reports")],
         }
         self.outputs: list[str] = []
@@ -110,8 +114,12 @@ def test_imports_finish_exactly_once_under_a_fifth_of_requests_failing(tmp_path:
     # about one request in five fails: 500/502/503/504 before the endpoint runs, a connection dropped after
     # it ran (stored, answer lost); and a few 429s with Retry-After (by rule: a rate limit would depend on
     # how fast this machine is at the time)
-    rules = [{"path": path, "status": 429, "retry_after": 1, "count": 2, "skip": 3}
-             for path in ("/api/bulk_add_edit_staff", "/api/apply-ee-time-off", "/api/calculate-total-days")]
+    paths = ("/api/bulk_add_edit_staff", "/api/apply-ee-time-off", "/api/calculate-total-days")
+    rules = [{"path": path, "status": 429, "retry_after": 1, "count": 2, "skip": 3} for path in paths]
+    # and answers slower than the client's timeout: held back after the change was stored (the client must
+    # not store it twice) and before the endpoint ran
+    rules += [{"path": path, "after": True, "delay": TIMEOUT + 1, "count": 2, "skip": 7} for path in paths[:2]]
+    rules += [{"path": paths[2], "delay": TIMEOUT + 1, "count": 2, "skip": 11}]
     sandbox.set_faults(error_rate=0.14, error_statuses=[500, 502, 503, 504], drop_rate=0.06, rules=rules,
                        seed=20261123)
     story.run_until_done("staff")
@@ -122,6 +130,8 @@ def test_imports_finish_exactly_once_under_a_fifth_of_requests_failing(tmp_path:
     assert {status for (_, status) in faults} >= {429, 500, 502, 503, 504}  # the chaos was real
     lost = [r for r in log if r["fault"] == "drop" and r["path"].endswith("/apply-ee-time-off")]
     assert lost  # time-off records stored whose answers never arrived: healed, not doubled (below)
+    gave_up = Counter(r["path"].rsplit("/", 1)[1] for r in log if r["status"] == 499)
+    assert set(gave_up) >= {"bulk_add_edit_staff", "apply-ee-time-off"}  # the client's timeout did end them
     sandbox.clear_faults()
     story.assert_exactly_once()
     story.assert_token_nowhere()

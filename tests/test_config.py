@@ -68,6 +68,8 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"staff": "batch_size = 0"}, "batch_size must be a whole number of at least 1"),
         ({"staff": 'join = { name = "First Name" }'}, "join.name: give a list of columns"),
         ({"staff": "concurrency = 4"}, "[staff]: unknown key 'concurrency'"),
+        ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),
+        ({"top": "[service]\ntimeout = 0"}, "a number above 0 and at most 600 (default 30), not 0"),
     ],
 )
 def test_config_mistakes_are_one_clear_line(tmp_path: Path, parts: dict[str, str], message: str) -> None:

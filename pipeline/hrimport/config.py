@@ -57,6 +57,11 @@ DEFAULT_FORMULA_TEXT = "reject"
 # The most a workbook (a ZIP: .xlsx, .xlsm, .ods) may unpack to, in MB: a real 100,000 x 40 export unpacks
 # to about 250 MB, while a "ZIP bomb" packs a sheet of gigabytes into a megabyte.
 DEFAULT_MAX_UNPACKED_MB = 500
+# Seconds one request may take before the client gives up on it (connecting: at most 10 of them). A bulk
+# of 100 staff records takes well under a second on the sandbox; a real platform behind a gateway may need
+# more, and its limits are not shown, so the setting is the config's.
+DEFAULT_REQUEST_TIMEOUT = 30.0
+MAX_REQUEST_TIMEOUT = 600.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class ServiceSettings:
     base_url: str | None = None
     customer_id: str | None = None
     token_env: str = DEFAULT_TOKEN_ENV
+    timeout: float = DEFAULT_REQUEST_TIMEOUT  # seconds one request may take (each retry gets as long)
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     base = path.parent
 
     service = _table(data, "service", where)
-    reject_unknown_keys(service, {"base_url", "customer_id", "token_env"}, f"{where} [service]")
+    reject_unknown_keys(service, {"base_url", "customer_id", "token_env", "timeout"}, f"{where} [service]")
     customer_id = service.get("customer_id")
     if isinstance(customer_id, str) and customer_id.strip().upper().startswith("TODO"):
         raise ConfigError(f"{where} [service]: fill in the value still marked TODO: customer_id; the comment "
@@ -201,6 +207,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         base_url=_opt_str(service, "base_url", where),
         customer_id=str(customer_id).strip() if customer_id is not None else None,
         token_env=_opt_str(service, "token_env", where) or DEFAULT_TOKEN_ENV,
+        timeout=_request_timeout(service.get("timeout", DEFAULT_REQUEST_TIMEOUT), where),
     )
 
     source = _table(data, "source", where)
@@ -397,6 +404,13 @@ def _table(data: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: {key} must be a table ([{key}])")
     return value
+
+
+def _request_timeout(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_REQUEST_TIMEOUT:
+        raise ConfigError(f"{where} [service] timeout must be the seconds one request may take, a number above 0 "
+                          f"and at most {MAX_REQUEST_TIMEOUT:g} (default {DEFAULT_REQUEST_TIMEOUT:g}), not {value!r}")
+    return float(value)
 
 
 def _opt_str(table: dict[str, Any], key: str, where: str) -> str | None:

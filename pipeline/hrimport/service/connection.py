@@ -23,9 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from hrimport.config import DEFAULT_TOKEN_ENV, ServiceSettings
+from hrimport.config import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
-from hrimport.service.client import ServiceClient, open_client
+from hrimport.service.client import RetryPolicy, ServiceClient, open_client
 from hrimport.service.urls import EMBEDDED_SANDBOX, service_host, shown_url
 
 __all__ = [
@@ -57,6 +57,7 @@ class Connection:
     token: str
     customer_id: str | None
     token_env: str
+    timeout: float = DEFAULT_REQUEST_TIMEOUT  # seconds one request may take ([service] timeout)
 
     @property
     def embedded(self) -> bool:
@@ -113,7 +114,7 @@ def resolve_connection(
                 f"base URL {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1"
             )
         url = url.rstrip("/")
-    return Connection(url, token, customer_id, token_env)
+    return Connection(url, token, customer_id, token_env, service.timeout)
 
 
 def _is_http_url(url: str) -> bool:
@@ -167,9 +168,16 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
         db = sandbox_db_path()
         log.warning("no service configured (--base-url, [service] base_url or HRIMPORT_BASE_URL): "
                     "using the embedded sandbox, data kept in %s", db)
-        with running_sandbox(db) as url, open_client(url, conn.token, token_source=conn.token_env) as client:
+        with running_sandbox(db) as url, _client(url, conn) as client:
             yield Target(client, conn.customer_id or "", EMBEDDED_SANDBOX, key)
     else:
-        with open_client(conn.base_url, conn.token, token_source=conn.token_env) as client:
+        with _client(conn.base_url, conn) as client:
             yield Target(client, conn.customer_id or "", service_host(conn.base_url), key)
+
+
+def _client(url: str, conn: Connection) -> ServiceClient:
+    """The client for ``conn``: each request may take ``conn.timeout`` seconds, and one request's retries
+    together at least three times that (so a slow service still gets its retries)."""
+    retry = RetryPolicy(timeout=max(RetryPolicy.timeout, 3 * conn.timeout))
+    return open_client(url, conn.token, timeout=conn.timeout, retry=retry, token_source=conn.token_env)
 
