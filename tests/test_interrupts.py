@@ -6,6 +6,7 @@ by its latency fault) and gets the signal once some records are stored.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -74,3 +75,34 @@ def test_sigterm_stops_a_staff_import_with_a_report_and_exit_143(tmp_path: Path,
     outcomes = Counter(o.outcome.value for o in run.rows)
     assert set(outcomes) == {"added", "not_sent"}
     assert len(sandbox.staff(99)) == outcomes["added"]
+
+
+def test_a_run_killed_outright_leaves_the_outcomes_of_every_row_that_finished(tmp_path: Path, sandbox: Any) -> None:
+    people = [staff_files.person(n) for n in range(1, 201)]
+    people[3]["Email"] = "not an address"  # invalid: its outcome is known before anything is sent
+    data = staff_files.write_csv(tmp_path / "staff.csv", people)
+    config = staff_files.write_config(tmp_path / "staff.toml")
+    command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--batch-size", "5",
+               "--report-dir", str(tmp_path / "reports")]
+    code, _, _, _ = act_mid_run(sandbox, command, lambda: len(sandbox.staff(99)), 20, lambda p: p.kill())
+    sandbox.clear_faults()
+
+    assert code == -signal.SIGKILL
+    [journal] = (tmp_path / "reports").rglob("outcomes.jsonl")
+    lines = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["record"] == "journal" and lines[0]["source"] == str(data)
+    rows = {line["external_id"]: line["outcome"] for line in lines[1:]}
+    assert rows.pop("000004") == "invalid"
+    stored = {s["customer_system_id"] for s in sandbox.staff(99)}
+    # every row the journal says was added is stored; at most the batch in flight is stored but not recorded
+    assert set(rows.values()) == {"added"} and set(rows) <= stored
+    assert len(stored) - len(rows) <= 5
+    assert oct(journal.stat().st_mode & 0o777) == "0o600"
+
+    # `hrimport report` of a journal says what it is in one line
+    shown = subprocess.run([sys.executable, "-m", "hrimport", "report", str(journal)], capture_output=True,
+                           text=True, check=False, timeout=60)
+    assert shown.returncode == 2
+    assert shown.stderr.strip().endswith(
+        f"is the journal of a run stopped before it finished: {len(rows) + 1} rows were recorded as they "
+        "finished, and no report can be made of it; run the import again: nothing is sent twice)")

@@ -214,12 +214,79 @@ class RunResult:
 
 
 def write_outcomes(path: Path, result: RunResult) -> None:
-    """Save a run as JSON lines: the run record first, then one line per row."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps({"record": "run", **asdict(result.info)}, ensure_ascii=False) + "\n")
-        encode = json.JSONEncoder(ensure_ascii=False).encode
-        fh.writelines(encode(_row_record(row)) + "\n" for row in result.rows)
+    """Save a run as JSON lines: the run record first, then one line per row.
+
+    Written beside ``path`` and renamed over it, so a disk that fills up half way leaves the file that was
+    there (a run's journal, below) whole rather than a truncated run."""
+    partial = path.with_name(path.name + ".partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"record": "run", **asdict(result.info)}, ensure_ascii=False) + "\n")
+            encode = json.JSONEncoder(ensure_ascii=False).encode
+            fh.writelines(encode(_row_record(row)) + "\n" for row in result.rows)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+#: ``on_outcomes(rows)``: an import hands on each group of rows as they get their outcome (a batch the
+#: service answered, a time-off record posted, the rows found invalid before sending).
+OutcomesDone = Callable[[list[RowOutcome]], None]
+
+
+class OutcomeJournal:
+    """A run's outcomes, appended to its report folder's ``outcomes.jsonl`` as rows finish (flushed).
+
+    A run killed half way (SIGKILL, a power cut) leaves in its report folder what happened to every row
+    that finished: a ``journal`` line naming the run, then one ``row`` line per outcome, in the order they
+    came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. Writing the journal
+    never stops the run: if the disk fills up, it stops writing (``error`` says why) and the run goes on; the
+    report that follows then fails in its own words (exit 6) and keeps the outcomes in the state folder.
+    """
+
+    def __init__(self, path: Path, *, kind: str, job: str, source: Path, started_at: str) -> None:
+        self.path = path
+        self.error: OSError | None = None
+        self.rows = 0  # rows written so far
+        self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        self._fh = None
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            self._fh = open(fd, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
+            self._write([{"record": "journal", "kind": kind, "job": job, "source": str(source),
+                          "started_at": started_at}])
+        except OSError as exc:
+            self._stop(exc)
+
+    def add(self, rows: list[RowOutcome]) -> None:
+        """Append ``rows`` (each with its outcome) and flush them to the file."""
+        if self._fh is not None and rows:
+            self._write([_row_record(row) for row in rows])
+            self.rows += len(rows)
+
+    def _write(self, records: list[dict[str, object]]) -> None:
+        assert self._fh is not None
+        try:
+            self._fh.writelines(self._encode(r) + "\n" for r in records)
+            self._fh.flush()
+        except OSError as exc:
+            self._stop(exc)
+
+    def _stop(self, exc: OSError) -> None:
+        self.error = exc
+        if self._fh is not None:
+            try:
+                self._fh.close()
+            except OSError:
+                pass  # the same full disk; what was flushed stays
+            self._fh = None
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
 
 def _row_record(row: RowOutcome) -> dict[str, object]:
@@ -233,6 +300,7 @@ def read_outcomes(path: Path) -> RunResult:
     """Load a run saved by ``write_outcomes``."""
     info: RunInfo | None = None
     rows: list[RowOutcome] = []
+    journal = False
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if not line.strip():
@@ -246,6 +314,12 @@ def read_outcomes(path: Path) -> RunResult:
                 data["outcome"] = Outcome(data["outcome"])
                 data["problems"] = tuple(Problem(**p) for p in data["problems"])
                 rows.append(RowOutcome(**data))
+            elif record == "journal":
+                journal = True
     if info is None:
+        if journal:
+            raise ValueError(f"it is the journal of a run stopped before it finished: {len(rows):,} rows were "
+                             "recorded as they finished, and no report can be made of it; run the import again: "
+                             "nothing is sent twice")
         raise ValueError(f"{path} holds no run record")
     return RunResult(info, rows)

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError, ReportNotWritten
-from hrimport.outcomes import Progress, RunResult
+from hrimport.outcomes import OutcomeJournal, OutcomesDone, Progress, RunResult
 from hrimport.private_files import make_private_folder
-from hrimport.report import ReportFiles, default_report_folder, write_report
-from hrimport.report.writer import keep_unreported
+from hrimport.report import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
+from hrimport.report.writer import keep_unreported, new_report_folder
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
 if TYPE_CHECKING:
@@ -98,10 +98,14 @@ def import_file(
     """
     kind = kind or _kind_of(config)
     unremembered = ""
-    made: list[Path] = []
-    if not validate_only and report_folder is None:
-        # before anything is sent: a report folder that cannot be made is a config problem, said in one line
-        made = _make_report_base(report_dir, config)
+    made: list[Path] = []  # folders this call made, deepest first: removed again if the run stops early
+    journal: OutcomeJournal | None = None
+    if not validate_only:
+        # before anything is sent: a report folder that cannot be made is a config problem, said in one line;
+        # the run's outcomes go into it as rows finish (its journal), so a run killed half way leaves a record
+        made, report_folder = _make_report_folder(report_dir, report_folder, config)
+        journal = OutcomeJournal(report_folder / OUTCOMES_FILE, kind=kind, job=config.report.job, source=source,
+                                 started_at=datetime.now().astimezone().isoformat(timespec="seconds"))
     try:
         with ExitStack() as stack:
             if validate_only:
@@ -146,17 +150,23 @@ def import_file(
                     stack.enter_context(stop_sending_on_signals(target.client))
             result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
-                          concurrency=concurrency, progress=progress)
+                          concurrency=concurrency, progress=progress,
+                          on_outcomes=journal.add if journal is not None else None)
     except BaseException:
+        if journal is not None:
+            journal.close()
+            if not journal.rows:  # nothing happened to any row (a bad file, a refused token): nothing to keep
+                journal.path.unlink(missing_ok=True)
         _remove_if_empty(made)  # a run stopped before its report leaves no empty folders behind
         raise
+    if journal is not None:
+        journal.close()
     if unremembered:
         result.info.notes.append(unremembered)
     if validate_only:
         return FileImport(result)
-    folder = report_folder or default_report_folder(
-        report_dir or config.report.folder, config.report.job, result.info.started_at
-    )
+    assert report_folder is not None
+    folder = report_folder
     try:
         return FileImport(result, write_report(result, folder))
     except OSError as exc:
@@ -175,19 +185,27 @@ def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: O
                             f"{result.verdict()}.{sent}{later}")
 
 
-def _make_report_base(report_dir: Path | None, config: ImportConfig) -> list[Path]:
-    """Create the folder a run's report folder goes in (``FOLDER/<job>``, 0700), or raise ``ConfigError``;
-    returns the folders it made, deepest first."""
-    base = default_report_folder(report_dir or config.report.folder, config.report.job, datetime.now()).parent
-    made = [base, *base.parents]
+def _make_report_folder(report_dir: Path | None, report_folder: Path | None,
+                        config: ImportConfig) -> tuple[list[Path], Path]:
+    """Create the run's report folder (0700): ``report_folder``, else a new dated one in ``FOLDER/<job>``
+    (``new_report_folder``), or raise ``ConfigError``. Returns the folders it made, deepest first, and the
+    run's folder."""
+    folder = report_folder or default_report_folder(report_dir or config.report.folder, config.report.job,
+                                                     datetime.now())
+    made = [folder, *folder.parents]
     made = made[:next((i for i, p in enumerate(made) if p.exists()), len(made))]
     try:
-        make_private_folder(base)
-        return made
+        if report_folder is not None:
+            return made, make_private_folder(report_folder)
+        folder = new_report_folder(report_dir or config.report.folder, config.report.job, datetime.now())
+        return [folder, *made[1:]], folder
     except OSError as exc:
-        setting = "--report-dir" if report_dir is not None else f"[report] folder in {config.path.name}"
+        setting = ("--report-dir" if report_dir is not None else
+                   "the job's report_dir" if report_folder is not None else
+                   f"[report] folder in {config.path.name}")
         raise ConfigError(
-            f"cannot create the report folder {base}: {exc.strerror}; set {setting} to a folder you may write"
+            f"cannot create the report folder {folder.parent}: {exc.strerror}; set {setting} to a folder you "
+            "may write"
         ) from None
 
 
@@ -210,7 +228,7 @@ def _kind_of(config: ImportConfig) -> ImportKind:
 def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
     state: StateStore | None, skip_unchanged: bool, accept_drift: bool, batch_size: int | None,
-    concurrency: int | None, progress: Progress | None,
+    concurrency: int | None, progress: Progress | None, on_outcomes: OutcomesDone | None,
 ) -> RunResult:
     if kind == "staff":
         from hrimport.imports.staff import import_staff
@@ -218,8 +236,9 @@ def _run(
         accepted = (state.accepted(target.service_key, config.report.job)
                     if state is not None and not validate_only else None)
         return import_staff(config, source, target, dry_run=dry_run or validate_only, batch_size=batch_size,
-                            state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress)
+                            state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
+                            on_outcomes=on_outcomes)
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
-                          concurrency=concurrency, progress=progress)
+                          concurrency=concurrency, progress=progress, on_outcomes=on_outcomes)

@@ -17,7 +17,7 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import finish_run, read_map_validate
 from hrimport.mapper import MappedTable
-from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
+from hrimport.outcomes import Outcome, OutcomesDone, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
 from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
@@ -60,11 +60,13 @@ def import_staff(
     full: bool = False,
     accept_drift: bool = False,
     progress: Progress | None = None,
+    on_outcomes: OutcomesDone | None = None,
 ) -> RunResult:
     """Import one staff export; returns one outcome per source row (never raises for a bad row).
 
     With a ``state`` (what the platform last accepted), the run has a plan (``hrimport.changes.plan``) and
     the drift guard: a file that trips it is held (nothing sent, exit 5) unless ``accept_drift``.
+    ``on_outcomes`` gets the rows as they get their outcome: those settled before sending, then each batch.
     """
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
@@ -126,7 +128,9 @@ def import_staff(
     elif dry_run:
         outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message="Valid; not sent (dry run).")
                      for r in records]
-    elif records:
+    if on_outcomes is not None:
+        on_outcomes(outcomes)
+    if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
         remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
@@ -136,7 +140,7 @@ def import_staff(
                                  progress=(lambda n: progress(n, total)) if progress else None,
                                  on_accepted=remember,
                                  on_sending=(lambda batch: state.sending(target.customer_id, batch))
-                                 if state is not None else None)
+                                 if state is not None else None, on_outcomes=on_outcomes)
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 

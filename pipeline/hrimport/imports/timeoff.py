@@ -35,7 +35,7 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import finish_run, read_map_validate
 from hrimport.mapper import MappedTable
-from hrimport.outcomes import Outcome, Problem, Progress, RowOutcome, RunResult
+from hrimport.outcomes import Outcome, OutcomesDone, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
@@ -81,13 +81,15 @@ def import_timeoff(
     use_ledger: bool = True,
     concurrency: int | None = None,
     progress: Progress | None = None,
+    on_outcomes: OutcomesDone | None = None,
 ) -> RunResult:
     """Import one time-off export; one outcome per source row (never raises for a bad row).
 
     ``target.client`` None means no network: totals are neither filled nor checked and nothing is sent
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
-    skips it.
+    skips it. ``on_outcomes`` gets the rows as they get their outcome: those settled before posting, then
+    each record posted.
     """
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
@@ -209,12 +211,14 @@ def import_timeoff(
                 outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID, tuple(r.warnings),
                                              message=f"Valid; would be sent with total_days {r.total_days} "
                                                      "(dry run).", details=r.details())
-        elif pending:
+        if on_outcomes is not None:
+            on_outcomes(list(outcomes.values()))
+        if pending and not dry_run:
             assert client is not None  # rows are only pending here when totals were settled online
             posted = post_time_off(client, pending, customer_id=customer_id,
                                    ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
                                    source_file=prep.table.info.name,
-                                   concurrency=workers,
+                                   concurrency=workers, on_outcomes=on_outcomes,
                                    progress=(lambda n: progress(n, len(pending))) if progress else None)
             position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
             for o in posted:

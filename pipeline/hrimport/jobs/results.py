@@ -109,19 +109,20 @@ class JobResult:
         failed = next(s for s in self.steps if s.exit_code == code)
         run = failed.result
         if code == EXIT_REPORT:
-            return f"sent, but the {failed.name} step's report was not written: {failed.message.removeprefix('Error: ')}"
+            why = failed.message.removeprefix("Error: ")
+            return f"sent, but the {failed.name} step's report was not written: {why}"
         if run is None:
             return f"{failed.name} step failed: {failed.message}"
         unsent = sum(1 for s in self.steps if s.result is not None for r in s.result.rows
                      if r.outcome is Outcome.NOT_SENT)
-        rows = f"{unsent:,} row{'s' if unsent != 1 else ''} not sent"
+        not_sent = f"{unsent:,} row{'s' if unsent != 1 else ''} not sent"
         if code == EXIT_HELD:
             return (f"held for review: the {failed.name} step sent nothing, the drift guard tripped "
                     f"({'; '.join(run.info.held)}); run again with --accept-drift if the file is right")
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             how = "Ctrl-C (SIGINT)" if code == EXIT_INTERRUPTED else "SIGTERM"
-            return f"stopped by {how} in the {failed.name} step: {rows}; run again to send them"
+            return f"stopped by {how} in the {failed.name} step: {not_sent}; run again to send them"
         if run.info.service_lost:
-            return (f"the service became unreachable in the {failed.name} step: {rows}; run again once it is "
+            return (f"the service became unreachable in the {failed.name} step: {not_sent}; run again once it is "
                     "reachable")
         return f"{failed.name} step failed: {failed.message}"

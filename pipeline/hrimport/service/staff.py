@@ -132,18 +132,20 @@ def submit_staff(
     progress: Callable[[int], None] | None = None,
     on_accepted: Callable[[list[StaffRecord]], None] | None = None,
     on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
+    on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
 ) -> SubmitResult:
     """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
 
     ``progress`` is called with the number of records that just got their outcome (an increment, as a
     progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
     service added or updated in it, so state can follow the service batch by batch; ``on_sending`` before
-    each batch, to record the intent and say which records are first sends. Raises ``AuthenticationError`` on a 401 and
+    each batch, to record the intent and say which records are first sends; ``on_outcomes`` with the rows
+    that just got their outcome (the run's journal). Raises ``AuthenticationError`` on a 401 and
     ``ServiceUnavailableError`` when no request could reach the service at all.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending)
+    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending, on_outcomes)
     started = time.perf_counter()
     for start in range(0, len(run.records), batch_size):
         run.batches += 1
@@ -173,8 +175,11 @@ class _Run:
         progress: Callable[[int], None] | None,
         on_accepted: Callable[[list[StaffRecord]], None] | None = None,
         on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
+        on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
     ) -> None:
         self.client = client
+        self.on_outcomes = on_outcomes
+        self.finished: list[RowOutcome] = []  # outcomes set since the last ``_done``
         self.on_sending = on_sending
         self.customer_id = customer_id
         self.records = records
@@ -231,8 +236,12 @@ class _Run:
         if index in self.outcomes:  # each row gets exactly one outcome
             raise AssertionError(f"row {outcome.row} got a second outcome")
         self.outcomes[index] = outcome
+        self.finished.append(outcome)
 
     def _done(self, count: int) -> None:
+        if self.on_outcomes is not None and self.finished:
+            self.on_outcomes(self.finished)
+        self.finished = []
         if self.progress is not None and count:
             self.progress(count)
 

@@ -74,11 +74,13 @@ def post_time_off(
     source_file: str,
     concurrency: int = 4,
     progress: Callable[[int], None] | None = None,
+    on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
 ) -> list[RowOutcome]:
     """Post every row (``total_days`` already set); one outcome per row, in any order.
 
     ``unanswered`` holds the ledger's ``sending`` entries of earlier runs (sent, answer lost): an overlap
-    with that very record is reported ``already_imported`` (``hrimport.state.ledger``).
+    with that very record is reported ``already_imported`` (``hrimport.state.ledger``). ``on_outcomes`` gets
+    each row as it gets its outcome (the run's journal), ``progress`` its count.
     """
     earlier = unanswered or {}
 
@@ -135,6 +137,8 @@ def post_time_off(
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise exc
                 outcomes.append(future.result())
+                if on_outcomes:
+                    on_outcomes(outcomes[-1:])
                 if progress:
                     progress(1)
     return outcomes
