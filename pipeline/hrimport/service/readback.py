@@ -6,9 +6,9 @@ Every staff create-or-update answers with the stored ``user`` record (spec endpo
 comes from the spec and api-notes, so that a faithful store never warns:
 
 - a field is read under its output name (``fields.staff_output_names``, from ``schemas/staff_output.toml``:
-  ``ec_entity_id`` is ``ec_entity``). The single endpoint's ``passpost_issue_date`` is read as
-  ``passport_issue_date`` by the client (``ServiceClient`` answers with ``normalise_user``'s records). A field the record does not carry (the role flags, the phone countries,
-  ``customer_data_type``...) cannot be checked and is not;
+  ``ec_entity_id`` is ``ec_entity``); the single endpoint's ``passpost_issue_date`` reaches this module as
+  ``passport_issue_date`` (``ServiceClient`` reads both, ``normalise_user``). A field the record does not
+  carry (the role flags, the phone countries, ``customer_data_type``...) cannot be checked and is not;
 - ``""`` and ``null`` both mean no value (api-notes: empty strings for unknown text, null for some dates);
 - enumerated values match in any case and documented variant (spec: "The single-endpoint reference writes
   them in lower case"; api-notes: ``Fixed Term`` for ``Fixed-term``), country codes in any case;
