@@ -24,6 +24,7 @@ import stamina
 import uvicorn
 
 from hrimport.reader import workbook
+from hrimport.sandbox.alterations import Alterations
 from hrimport.sandbox.app import create_app
 from hrimport.sandbox.faults import FaultSettings
 
@@ -47,16 +48,21 @@ class SandboxServer:
     - ``set_faults(**settings)`` (the fields of ``FaultSettings``, e.g. ``rules=[{"path":
       "/api/bulk_add_edit_staff", "status": 503, "count": 2}]`` or ``error_rate=0.5, seed=1``);
       ``clear_faults()``.
+    - ``set_alterations(**settings)`` (the fields of ``Alterations``, e.g. ``truncate_text=40,
+      drop_fields=["highest_education"]``): store staff values otherwise than sent; ``clear_alterations()``.
     - ``staff(customer_id=None)`` and ``time_off(customer_id=None)``: the stored records.
     - ``http``: an ``httpx.Client`` whose base URL is ``base_url`` (``sandbox.http.post("/api/...")``);
       one client for the server's life, because building a client costs ~50 ms (its SSL context).
-    - ``restart()``: stop and start again on the same file and port (empty request log, faults kept).
+    - ``restart()``: stop and start again on the same file and port (empty request log, faults and
+      alterations kept).
     - ``stop()``: stop (the fixture also stops it and closes ``http`` at teardown).
     """
 
-    def __init__(self, db_path: Path, faults: FaultSettings | None = None) -> None:
+    def __init__(self, db_path: Path, faults: FaultSettings | None = None,
+                 alterations: Alterations | None = None) -> None:
         self.db_path = Path(db_path)
         self.faults = faults
+        self.alterations = alterations
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -75,7 +81,7 @@ class SandboxServer:
     def start(self) -> None:
         """Serve ``create_app(db_path)`` on a free port; returns once ``GET /`` answers 200."""
         config = uvicorn.Config(
-            create_app(self.db_path, self.faults),
+            create_app(self.db_path, self.faults, self.alterations),
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
@@ -112,9 +118,10 @@ class SandboxServer:
 
     def restart(self) -> None:
         """Stop and start again on the same SQLite file (the state must survive)."""
-        settings = self.get_faults()
+        settings, alterations = self.get_faults(), self._admin("GET", "/alterations")
         self.stop()
         self.faults = FaultSettings.model_validate(settings)
+        self.alterations = Alterations.model_validate(alterations)
         self.start()
 
     @staticmethod
@@ -140,6 +147,12 @@ class SandboxServer:
 
     def clear_faults(self) -> None:
         self._admin("DELETE", "/faults")
+
+    def set_alterations(self, **settings: Any) -> dict[str, Any]:
+        return self._admin("POST", "/alterations", json=settings)
+
+    def clear_alterations(self) -> None:
+        self._admin("DELETE", "/alterations")
 
     def staff(self, customer_id: int | None = None) -> list[dict[str, Any]]:
         params = {} if customer_id is None else {"customer_id": customer_id}

@@ -121,6 +121,15 @@ def staff_output_fields() -> tuple[OutputField, ...]:
 
 
 @cache
+def staff_output_names() -> dict[str, str]:
+    """Input field -> the key of the staff output record holding what was stored for it (``ec_entity_id`` ->
+    ``ec_entity``, the others by their own name). Input fields the record does not echo (the role flags, the
+    phone countries, ``customer_data_type``...) are absent: what the platform stored for them is not shown."""
+    inputs = {f.name for f in staff_fields()}
+    return {f.from_input or f.name: f.name for f in staff_output_fields() if (f.from_input or f.name) in inputs}
+
+
+@cache
 def leave_types() -> tuple[LeaveType, ...]:
     """The leave-type dictionary shared by the sandbox and the time-off import."""
     return tuple(

@@ -20,6 +20,7 @@ from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, OutcomesDone, Problem, Progress, RowOutcome, RunResult
 from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
+from hrimport.service.readback import ReadBack
 from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
 from hrimport.to_fix_format import FIX_COLUMN
 
@@ -140,7 +141,8 @@ def import_staff(
                                  progress=(lambda n: progress(n, total)) if progress else None,
                                  on_accepted=remember,
                                  on_sending=(lambda batch: state.sending(target.customer_id, batch))
-                                 if state is not None else None, on_outcomes=on_outcomes)
+                                 if state is not None else None, on_outcomes=on_outcomes,
+                                 readback=ReadBack(config.report.mask, mapped.field_sources))
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 

@@ -226,6 +226,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "sent without its leading character(s).",
         "Check that the value sent (shown in the message) is what was meant.",
     ),
+    "platform-altered": Explanation(
+        "Stored differently by the platform",
+        "The platform accepted the row but stored a value otherwise than it was sent: cut short, left out, in "
+        "another case or changed. The message names the field, what was sent and what the platform holds.",
+        "Check the value on the platform. If it matters, shorten or correct it in the HR system to what the "
+        "platform can hold, or ask the platform administrator to enable the field; the row itself was imported.",
+    ),
     "unknown-staff": Explanation(
         "Unknown staff member",
         "No staff member with this external id exists in the platform.",

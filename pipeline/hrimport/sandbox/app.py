@@ -1,8 +1,8 @@
 """The sandbox's FastAPI app: the spec's five endpoints under ``/sandbox``, admin routes under ``/_admin``.
 
-``create_app(db_path, faults)`` is the one entry point (the CLI, the tests and the demo use it). The
-endpoints read their JSON bodies themselves so that validation follows ``hrimport.fields`` and answers
-the documented error shapes; the bodies are described in the OpenAPI document by ``openapi.py``.
+``create_app(db_path, faults, alterations)`` is the one entry point (the CLI, the tests and the demo use
+it). The endpoints read their JSON bodies themselves so that validation follows ``hrimport.fields`` and
+answers the documented error shapes; the bodies are described in the OpenAPI document by ``openapi.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from hrimport.sandbox import openapi
+from hrimport.sandbox.alterations import Alterations
 from hrimport.sandbox.faults import FaultInjector, FaultMiddleware, FaultSettings
 from hrimport.sandbox.staff import add_edit_staff, bulk_add_edit_staff
 from hrimport.sandbox.store import Principal, Store
@@ -83,8 +84,11 @@ class _SandboxApp(FastAPI):
         return self.openapi_schema
 
 
-def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> FastAPI:
-    """The sandbox app on a SQLite file (created with the demo dataset when new), with optional faults.
+def create_app(
+    db_path: str | Path, faults: FaultSettings | None = None, alterations: Alterations | None = None
+) -> FastAPI:
+    """The sandbox app on a SQLite file (created with the demo dataset when new), with optional faults and
+    alterations of the staff values it stores.
 
     >>> app = create_app("/tmp/sandbox.db")  # doctest: +SKIP
     """
@@ -98,6 +102,7 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
     )
     app.state.store = store
     app.state.faults = injector
+    app.state.alterations = alterations or Alterations()  # replaced whole by POST /_admin/alterations
     app.add_middleware(FaultMiddleware, injector=injector)
 
     @app.exception_handler(RequestInvalid)
@@ -138,7 +143,9 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
         """Spec, endpoint 2: messages ``add successfully``, ``update successfully``, ``permission denied``."""
         principal = authenticate(store, request)
         data = await body_of(request)
-        return JSONResponse(await run_in_threadpool(add_edit_staff, store, principal, data))
+        return JSONResponse(
+            await run_in_threadpool(add_edit_staff, store, principal, data, app.state.alterations)
+        )
 
     bulk_extra = openapi.operation("BulkStaffInput", (400, "Invalid request: every bad element by index."))
 
@@ -153,7 +160,9 @@ def create_app(db_path: str | Path, faults: FaultSettings | None = None) -> Fast
         data = await body_of(request)
         elements = data.get("bulk_staff_data")
         request.state.elements = len(elements) if isinstance(elements, list) else None
-        return JSONResponse(await run_in_threadpool(bulk_add_edit_staff, store, principal, data))
+        return JSONResponse(
+            await run_in_threadpool(bulk_add_edit_staff, store, principal, data, app.state.alterations)
+        )
 
     @api.post(
         "/api/calculate-total-days",
@@ -228,6 +237,21 @@ def _add_admin_routes(app: FastAPI, store: Store, injector: FaultInjector) -> No
     def clear_faults() -> FaultSettings:
         injector.set(FaultSettings())
         return injector.settings
+
+    @admin.get("/alterations", summary="Current alterations of stored staff values")
+    def get_alterations() -> Alterations:
+        current: Alterations = app.state.alterations
+        return current
+
+    @admin.post("/alterations", summary="Replace the alterations of stored staff values")
+    def set_alterations(settings: Alterations) -> Alterations:
+        app.state.alterations = settings
+        return settings
+
+    @admin.delete("/alterations", summary="Store staff values as sent again")
+    def clear_alterations() -> Alterations:
+        app.state.alterations = Alterations()
+        return Alterations()
 
     @admin.get("/staff", summary="Stored staff records (input fields as stored, plus id and timestamps)")
     def staff(customer_id: int | None = None) -> list[dict[str, Any]]:

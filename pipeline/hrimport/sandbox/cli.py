@@ -50,16 +50,27 @@ def sandbox() -> None:
     'statuses=500/503" or JSON like \'{"rules": [{"path": "/api/add_edit_staff", '
     '"status": 503, "count": 2}]}\'.',
 )
-def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
+@click.option(
+    "--alter",
+    "alter_spec",
+    default=None,
+    metavar="SPEC",
+    help='Store staff values otherwise than sent, as real platforms do: "typical" (free text cut to 40 '
+    'characters, highest_education not kept), or "truncate_text=40,drop_fields=highest_education/location", '
+    "or JSON.",
+)
+def serve(host: str, port: int, db: Path, faults_spec: str | None, alter_spec: str | None) -> None:
     """Run the sandbox until Ctrl-C (or SIGTERM); prints its base URL once it answers.
 
     \b
     Example:
         hrimport sandbox serve --port 8765 --db sandbox.db
         curl -H 'Authorization: Bearer demo-vendor' http://127.0.0.1:8765/sandbox/vendor/get_customer
+        hrimport sandbox serve --alter typical   # stores less than sent: read-after-write warnings
     """
     import uvicorn
 
+    from hrimport.sandbox.alterations import Alterations
     from hrimport.sandbox.app import create_app
     from hrimport.sandbox.faults import FaultSettings
 
@@ -67,9 +78,14 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None) -> None:
         faults = FaultSettings.from_spec(faults_spec) if faults_spec else None
     except ValueError as exc:
         raise _BadOption(f"--faults {faults_spec!r}: {exc}") from None
+    try:
+        alterations = Alterations.from_spec(alter_spec) if alter_spec else None
+    except ValueError as exc:
+        raise _BadOption(f"--alter {alter_spec!r}: {exc}") from None
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(db, faults), host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+            create_app(db, faults, alterations), host=host, port=port, log_level="warning",
+            timeout_graceful_shutdown=2,
         )
     )
 

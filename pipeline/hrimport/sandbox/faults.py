@@ -109,30 +109,38 @@ class FaultSettings(BaseModel):
         try:
             if spec.startswith("{"):
                 return cls.model_validate_json(spec)
-            values: dict[str, Any] = {}
-            for item in filter(None, (part.strip() for part in spec.split(","))):
-                key, sep, value = item.partition("=")
-                if not sep:
-                    raise ValueError(f"fault setting {item!r} is not key=value")
-                key = key.strip().replace("-", "_")
-                if key in ("statuses", "error_statuses"):
-                    try:
-                        values["error_statuses"] = [int(s) for s in value.split("/")]
-                    except ValueError:
-                        raise ValueError(f"statuses must be HTTP statuses joined by /, e.g. 500/503, not {value!r}")
-                else:
-                    values[key] = value.strip()
+            values: dict[str, Any] = key_values(spec, "fault setting")
+            given = [values.pop(key) for key in ("statuses", "error_statuses") if key in values]
+            if given:
+                statuses = given[-1]
+                try:
+                    values["error_statuses"] = [int(s) for s in statuses.split("/")]
+                except ValueError:
+                    raise ValueError(f"statuses must be HTTP statuses joined by /, e.g. 500/503, not {statuses!r}")
             return cls.model_validate(values)
         except ValidationError as exc:
-            raise ValueError(_first_problem(exc)) from None
+            raise ValueError(first_problem(exc)) from None
 
 
-def _first_problem(exc: ValidationError) -> str:
+def key_values(spec: str, what: str) -> dict[str, str]:
+    """A command line's ``key=value,...`` settings (``-`` in a key read as ``_``), values stripped; ``what``
+    names a setting in the error of one that is not ``key=value``."""
+    values: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"{what} {item!r} is not key=value")
+        values[key.strip().replace("-", "_")] = value.strip()
+    return values
+
+
+def first_problem(exc: ValidationError) -> str:
     """pydantic's report in one line: the first problem with where it is, and how many others there are."""
     errors = exc.errors()
     first = errors[0]
     where = ".".join(str(part) for part in first["loc"])
-    text = f"{where}: {first['msg']}" if where else str(first["msg"])
+    message = str(first["msg"]).removeprefix("Value error, ")  # a validator's own ValueError says it all
+    text = f"{where}: {message}" if where else message
     return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
 
 

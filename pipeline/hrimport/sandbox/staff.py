@@ -2,7 +2,8 @@
 
 Records are keyed by (customer id, ``customer_system_id_type``, ``customer_system_id``). An update
 merges: fields sent replace the stored ones, a field sent as null or "" clears it, absent fields keep
-their stored value (documented choice; the spec does not say).
+their stored value (documented choice; the spec does not say). ``Alterations`` (off by default) make the
+store keep some values otherwise than sent, as real platforms do.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from hrimport.fields import Field, staff_fields, staff_output_fields
+from hrimport.sandbox.alterations import Alterations
 from hrimport.sandbox.openapi import MAX_BULK_ELEMENTS
 from hrimport.sandbox.store import Principal, Store, now
 from hrimport.sandbox.validation import (
@@ -94,11 +96,13 @@ def upsert_staff(
     values: Mapping[str, Any],
     configured: set[str],
     index: int | None = None,
+    alterations: Alterations | None = None,
 ) -> tuple[Outcome, int, dict[str, Any]] | list[Detail]:
     """Create or update one staff record inside the caller's transaction; details if a stateful rule fails.
 
     Stateful rules: a country change needs ``old_country`` (the stored country) and
     ``new_country_effective_date``; ``customer_data_type`` names must be configured for the company.
+    The values pass through ``alterations`` (if any) on their way into the store.
     """
     key = (customer_id, values["customer_system_id_type"], values["customer_system_id"])
     row = conn.execute(
@@ -111,6 +115,8 @@ def upsert_staff(
     details += check_data_type_names(values, configured, customer_id, index)
     if details:
         return details
+    if alterations is not None:
+        values = alterations.stored_form(values)
     record = dict(stored)
     for name, value in values.items():
         if value is None:
@@ -154,7 +160,9 @@ def _customer_id(data: Mapping[str, Any]) -> int:
     return int(values["customer_id"])
 
 
-def add_edit_staff(store: Store, principal: Principal, data: Mapping[str, Any]) -> dict[str, Any]:
+def add_edit_staff(
+    store: Store, principal: Principal, data: Mapping[str, Any], alterations: Alterations | None = None
+) -> dict[str, Any]:
     """Spec, endpoint 2: create or update one staff record; the response body (or ``RequestInvalid``)."""
     envelope = tuple(f for f in staff_fields() if f.envelope)
     head, details = check_fields(data, envelope)
@@ -165,7 +173,8 @@ def add_edit_staff(store: Store, principal: Principal, data: Mapping[str, Any]) 
     if not store.may_act_for(principal, customer_id):
         return {"user": None, "message": "permission denied", "id": principal.user_id}
     with store.write() as conn:
-        result = upsert_staff(conn, customer_id, values, store.data_types(customer_id, conn))
+        result = upsert_staff(conn, customer_id, values, store.data_types(customer_id, conn),
+                              alterations=alterations)
         if isinstance(result, list):
             raise RequestInvalid(result)  # raised inside the transaction: nothing is kept
     outcome, staff_id, record = result
@@ -176,7 +185,9 @@ def add_edit_staff(store: Store, principal: Principal, data: Mapping[str, Any]) 
     }
 
 
-def bulk_add_edit_staff(store: Store, principal: Principal, data: Mapping[str, Any]) -> dict[str, Any]:
+def bulk_add_edit_staff(
+    store: Store, principal: Principal, data: Mapping[str, Any], alterations: Alterations | None = None
+) -> dict[str, Any]:
     """Spec, endpoint 3: all elements or none (documented choice); every bad element is listed by index."""
     customer_id = _customer_id(data)
     elements = data.get("bulk_staff_data")
@@ -216,7 +227,7 @@ def bulk_add_edit_staff(store: Store, principal: Principal, data: Mapping[str, A
         for index, element_values in enumerate(checked):
             if element_values is None:
                 continue
-            outcome = upsert_staff(conn, customer_id, element_values, configured, index)
+            outcome = upsert_staff(conn, customer_id, element_values, configured, index, alterations)
             if isinstance(outcome, list):
                 details += outcome
             else:

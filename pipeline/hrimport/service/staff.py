@@ -17,7 +17,10 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
 - a 401 raises ``AuthenticationError`` at once: nothing is half-reported;
 - an answer lost in transit: a record created by a request whose answer never arrived is answered
   "updated" when it is sent again (by the client's retry, or by the next run). When the state folder has
-  never seen the service accept that person (``FirstSends``), the row is reported ``added``.
+  never seen the service accept that person (``FirstSends``), the row is reported ``added``;
+- read after write (issue 15): each accepted row's sent fields are compared with the ``user`` record the
+  service answered with; a field stored otherwise is a ``platform-altered`` warning on the row
+  (``hrimport.service.readback``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from hrimport.fields import by_name
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
+from hrimport.service.readback import ReadBack
 
 __all__ = [
     "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "submit_staff",
@@ -133,6 +137,7 @@ def submit_staff(
     on_accepted: Callable[[list[StaffRecord]], None] | None = None,
     on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
     on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
+    readback: ReadBack | None = None,
 ) -> SubmitResult:
     """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
 
@@ -140,12 +145,15 @@ def submit_staff(
     progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
     service added or updated in it, so state can follow the service batch by batch; ``on_sending`` before
     each batch, to record the intent and say which records are first sends; ``on_outcomes`` with the rows
-    that just got their outcome (the run's journal). Raises ``AuthenticationError`` on a 401 and
+    that just got their outcome (the run's journal). ``readback`` words the warnings of fields the service
+    stored otherwise than sent (default: ``ReadBack()``, the spec's sensitive fields masked). Raises
+    ``AuthenticationError`` on a 401 and
     ``ServiceUnavailableError`` when no request could reach the service at all.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending, on_outcomes)
+    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending, readback or ReadBack(),
+               on_outcomes)
     started = time.perf_counter()
     for start in range(0, len(run.records), batch_size):
         run.batches += 1
@@ -173,11 +181,13 @@ class _Run:
         customer_id: str | int,
         records: list[StaffRecord],
         progress: Callable[[int], None] | None,
-        on_accepted: Callable[[list[StaffRecord]], None] | None = None,
-        on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
+        on_accepted: Callable[[list[StaffRecord]], None] | None,
+        on_sending: Callable[[list[StaffRecord]], FirstSends] | None,
+        readback: ReadBack,
         on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
     ) -> None:
         self.client = client
+        self.readback = readback
         self.on_outcomes = on_outcomes
         self.finished: list[RowOutcome] = []  # outcomes set since the last ``_done``
         self.on_sending = on_sending
@@ -381,7 +391,9 @@ class _Run:
                 row=row,
             )
             return self._outcome(index, outcome, problem.message, (problem,))
-        return self._outcome(index, outcome, message)
+        # accepted: did the service store what was sent? (its answer holds the stored record)
+        altered = self.readback.warnings(row, self._payload(index), result.get("user"))
+        return self._outcome(index, outcome, message, altered)
 
 
 _ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
