@@ -32,11 +32,10 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError, ReportNotWritten
 from hrimport.outcomes import Progress, RunResult
 from hrimport.private_files import make_private_folder
-from hrimport.report import ReportFiles, default_report_folder, write_report
-from hrimport.report.writer import keep_unreported
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
 if TYPE_CHECKING:
+    from hrimport.report import ReportFiles
     from hrimport.state.store import StateStore
 
 __all__ = ["FileImport", "ImportKind", "import_file"]
@@ -154,6 +153,10 @@ def import_file(
         result.info.notes.append(unremembered)
     if validate_only:
         return FileImport(result)
+    # the writers (jinja2, xlsxwriter) load only for a run that writes a report: not for validate, nor for
+    # the read-only lookups beside this module (leave-days, customers)
+    from hrimport.report import default_report_folder, write_report
+
     folder = report_folder or default_report_folder(
         report_dir or config.report.folder, config.report.job, result.info.started_at
     )
@@ -166,6 +169,8 @@ def import_file(
 def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:
     """The one line for a report that could not be written, after keeping the run's outcomes in the state
     folder when that can be written (``hrimport report`` renders them later)."""
+    from hrimport.report.writer import keep_unreported
+
     kept = keep_unreported(result, state_dir)
     sent = ("" if result.info.dry_run else
             " What the service accepted is recorded in the state folder, so the next run does not send it again.")
@@ -178,6 +183,8 @@ def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: O
 def _make_report_base(report_dir: Path | None, config: ImportConfig) -> list[Path]:
     """Create the folder a run's report folder goes in (``FOLDER/<job>``, 0700), or raise ``ConfigError``;
     returns the folders it made, deepest first."""
+    from hrimport.report import default_report_folder
+
     base = default_report_folder(report_dir or config.report.folder, config.report.job, datetime.now()).parent
     made = [base, *base.parents]
     made = made[:next((i for i, p in enumerate(made) if p.exists()), len(made))]
