@@ -4,8 +4,8 @@ click is imported only in this package and in ``hrimport/sandbox/cli.py``. Every
 ``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``hrimport.errors``;
 ``--debug`` shows the traceback as well, and keeps the exit code.
 
-Start-up stays light: the command modules import only click and their options at load, and each command
-imports the subsystems it uses (pandas and the readers, the reporter, the sandbox's server) when it runs,
+Start-up stays light: the command modules import only click and small modules of ours at load, and each
+command imports the subsystems it uses (pandas and the readers, the reporter, the sandbox's server) when it runs,
 so ``hrimport --help`` and ``hrimport leave-days`` load none of them (tests/test_fast_start.py).
 """
 
@@ -34,8 +34,8 @@ class _CurrentStderr(logging.StreamHandler[Any]):
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``--version``: click's own option, but reading the installed version only when asked (the package
-    metadata costs a noticeable part of start-up)."""
+    """``--version``, printed as click's version option prints it, but the installed version is read only
+    when asked (the package metadata costs a noticeable part of start-up)."""
     if not value or ctx.resilient_parsing:
         return
     from hrimport import __version__
