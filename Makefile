@@ -41,9 +41,11 @@ demo: install ## start the embedded sandbox, import the samples, write the repor
 sandbox: install ## run the sandbox in the foreground (port 8765; PORT=... to change)
 	$(HRIMPORT) sandbox serve --port $(PORT) --db sandbox.db
 
-bench: install ## benchmark reading, mapping, validating and reporting 100,000 rows
+# BENCH_ARGS=--quick: small files, one run each, prints only; --stages: the stages inside one process
+BENCH_ARGS ?=
+bench: install ## time whole commands against their baselines; writes the README's Benchmarks table
 	$(PY) -m pip install -qq -e '.[test,bench]'
-	$(PY) tests/bench/run_bench.py
+	$(PY) tests/bench/run_bench.py $(BENCH_ARGS)
 
 lint: install ## ruff and mypy
 	$(VENV)/bin/ruff check pipeline tests

@@ -42,3 +42,10 @@ def test_every_command_has_help_and_is_named_in_the_readme() -> None:
         assert (cmd.help or "").strip(), f"hrimport {' '.join(path)} has no help"
         assert re.search(r"hrimport " + re.escape(" ".join(path)) + r"\b", text), \
             f"hrimport {' '.join(path)} is not in the README"
+
+
+def test_the_readme_benchmark_table_is_the_one_make_bench_wrote() -> None:
+    results = README.parent / "tests" / "bench" / "RESULTS.md"
+    block = f"<!-- bench:begin -->\n{results.read_text(encoding='utf-8')}<!-- bench:end -->"
+    assert block in README.read_text(encoding="utf-8"), \
+        "the README's Benchmarks table differs from tests/bench/RESULTS.md: numbers come from `make bench`"

@@ -13,22 +13,18 @@ Using it from Python: everything a program needs is here, the rest is internal::
     run = hrimport.import_file(config, Path("samples/bamboohr_staff.csv"), dry_run=True)
     print(run.result.verdict(), run.report.html)
 
-The names are loaded on first use, so ``import hrimport`` (and the ``hrimport`` command's start-up) does
-not pay for pandas, the readers and the reporter until they are needed.
+The names are loaded on first use, ``__version__`` too (the package metadata it is read from costs more than
+the rest of ``import hrimport``), so ``import hrimport`` (and the ``hrimport`` command's start-up) does not
+pay for pandas, the readers and the reporter until they are needed.
 """
 
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("hrimport")
-except PackageNotFoundError:  # running from a checkout without an install
-    __version__ = "0.0.0+checkout"
-
 if TYPE_CHECKING:
+    __version__: str
     from hrimport.config import ImportConfig, load_config
     from hrimport.errors import (
         ConfigError,
@@ -93,12 +89,24 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _installed_version()
+        return globals()[name]
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'hrimport' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # once loaded, a plain attribute
     return value
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hrimport")
+    except PackageNotFoundError:  # running from a checkout without an install
+        return "0.0.0+checkout"
 
 
 def __dir__() -> list[str]:

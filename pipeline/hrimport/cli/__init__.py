@@ -3,6 +3,10 @@
 click is imported only in this package and in ``hrimport/sandbox/cli.py``. Every known failure is an
 ``HrimportError`` and ends as one line ``Error: ...`` with the exit code of ``hrimport.errors``;
 ``--debug`` shows the traceback as well, and keeps the exit code.
+
+Start-up stays light: the command modules import only click and small modules of ours at load, and each
+command imports the subsystems it uses (pandas and the readers, the reporter, the sandbox's server) when it runs,
+so ``hrimport --help`` and ``hrimport leave-days`` load none of them (tests/test_fast_start.py).
 """
 
 from __future__ import annotations
@@ -14,9 +18,7 @@ from typing import Any
 
 import click
 
-from hrimport import __version__
 from hrimport.errors import HrimportError
-from hrimport.service.client import log_retries_readably
 
 
 class _CurrentStderr(logging.StreamHandler[Any]):
@@ -29,6 +31,17 @@ class _CurrentStderr(logging.StreamHandler[Any]):
     @stream.setter
     def stream(self, value: Any) -> None:
         pass
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``, printed as click's version option prints it, but the installed version is read only
+    when asked (the package metadata costs a noticeable part of start-up)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from hrimport import __version__
+
+    click.echo(f"hrimport, version {__version__}")
+    ctx.exit()
 
 
 class _ErrorBoundaryGroup(click.Group):
@@ -46,7 +59,8 @@ class _ErrorBoundaryGroup(click.Group):
 
 
 @click.group(cls=_ErrorBoundaryGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hrimport")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 @click.option("--debug", is_flag=True, help="Show the traceback above each one-line error (same exit codes).")
 def main(debug: bool) -> None:
     """Load HRIS spreadsheet exports into the HR/payroll platform, with a report of every row.
@@ -65,6 +79,8 @@ def main(debug: bool) -> None:
     # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every
     # invocation, so that a --debug run does not leave debug lines on for the next one in the same process
     logging.getLogger("hrimport").setLevel(logging.DEBUG if debug else logging.NOTSET)
+    from hrimport.service.client import log_retries_readably  # httpx: loaded for a command, not for --help
+
     log_retries_readably()
 
 

@@ -6,15 +6,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.imports import FileImport
-from hrimport.outcomes import Progress, RunResult
-from hrimport.report import reading_summary
-from hrimport.report.view import sandbox_notice
+from hrimport.report.view import reading_summary, sandbox_notice
 from hrimport.service.urls import describe_target
+
+if TYPE_CHECKING:
+    from hrimport.imports import FileImport
+    from hrimport.outcomes import Progress, RunResult
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. hrimport.service.connection.resolve_connection applies the order.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from hrimport.init import InitResult, init_config
-from hrimport.init.synonyms import Kind
+if TYPE_CHECKING:
+    from hrimport.init import InitResult
+    from hrimport.init.synonyms import Kind
 
 
 @click.command("init")
@@ -34,6 +36,8 @@ def init(file: Path, kind: str | None, sheet: str | None, output: Path | None, a
         hrimport init staff_2026-11.csv -o staff.toml
         hrimport staff validate staff.toml staff_2026-11.csv
     """
+    from hrimport.init import init_config  # the reader and pandas
+
     chosen: Kind | None = "staff" if kind == "staff" else "timeoff" if kind == "timeoff" else None
     result = init_config(file, kind=chosen, sheet=sheet, output=output, force=force)
     if as_json:

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from hrimport.cli.common import progress_bar
-from hrimport.jobs import EXIT_MEANINGS, load_job, run_job
 
 
 @click.command("run")
@@ -37,6 +36,8 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
 
         hrimport run samples/monthly_job.toml
     """
+    from hrimport.jobs import EXIT_MEANINGS, load_job, run_job  # every stage: pandas, the reporter
+
     job = load_job(job_file)
     result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url,
                      echo=lambda line: click.echo(line, err=True), progress_bar=progress_bar)

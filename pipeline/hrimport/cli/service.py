@@ -12,7 +12,6 @@ import click
 
 from hrimport.cli.common import base_url_option
 from hrimport.errors import AccessDenied, UsageError
-from hrimport.imports.lookups import count_leave_days, list_customers
 from hrimport.timeoff.days import format_days
 
 #: Issue 5: a token without vendor portal access gets the service's message "and exit 1".
@@ -39,6 +38,8 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
     \b
         hrimport leave-days SG 2024-03-04 2024-03-08 --half-end
     """
+    from hrimport.imports.lookups import count_leave_days  # httpx, and the embedded sandbox when it is used
+
     days = count_leave_days(country, _date("START", start), _date("END", end), half_start=half_start,
                             half_end=half_end, base_url=base_url)
     if as_json:
@@ -70,6 +71,8 @@ def customers(as_json: bool, base_url: str | None) -> None:
     \b
         HRIMPORT_TOKEN=... hrimport customers
     """
+    from hrimport.imports.lookups import list_customers
+
     try:
         answer = list_customers(base_url=base_url)
     except AccessDenied as exc:

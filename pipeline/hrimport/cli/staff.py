@@ -15,7 +15,6 @@ from hrimport.cli.common import (
     report_dir_option,
 )
 from hrimport.config import load_config
-from hrimport.imports import import_file
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
@@ -37,6 +36,8 @@ def validate_command(config: Path, file: Path) -> None:
 
         hrimport staff validate samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
+    from hrimport.imports import import_file
+
     run = import_file(load_config(config), file, kind="staff", validate_only=True)
     echo_file_import(run)
     raise SystemExit(run.exit_code)
@@ -65,6 +66,8 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
 
         HRIMPORT_TOKEN=... hrimport staff import samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
+    from hrimport.imports import import_file
+
     cfg = load_config(config)
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="staff", dry_run=dry_run, base_url=base_url, batch_size=batch_size,
@@ -88,6 +91,8 @@ def plan_command(config: Path, file: Path, as_json: bool, base_url: str | None, 
 
         hrimport staff plan samples/bamboohr_staff.toml samples/bamboohr_staff.csv
     """
+    from hrimport.imports import import_file
+
     run = import_file(load_config(config), file, kind="staff", dry_run=True, base_url=base_url,
                       report_dir=report_dir)
     plan = run.result.info.plan

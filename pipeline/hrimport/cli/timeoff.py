@@ -13,7 +13,6 @@ from hrimport.cli.common import (
     report_dir_option,
 )
 from hrimport.config import load_config
-from hrimport.imports import import_file
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
@@ -39,6 +38,8 @@ def validate_command(config: Path, file: Path) -> None:
     \b
         hrimport timeoff validate samples/leave_history.toml samples/leave_history.xlsx
     """
+    from hrimport.imports import import_file
+
     run = import_file(load_config(config), file, kind="timeoff", validate_only=True)
     echo_file_import(run)
     raise SystemExit(run.exit_code)
@@ -71,6 +72,8 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
     \b
         HRIMPORT_TOKEN=... hrimport timeoff import samples/leave_history.toml samples/leave_history.xlsx
     """
+    from hrimport.imports import import_file
+
     cfg = load_config(config)
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="timeoff", dry_run=dry_run, base_url=base_url, concurrency=concurrency,

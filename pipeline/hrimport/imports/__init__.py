@@ -32,11 +32,10 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError, ReportNotWritten
 from hrimport.outcomes import OutcomeJournal, OutcomesDone, Progress, RunResult
 from hrimport.private_files import make_private_folder
-from hrimport.report import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
-from hrimport.report.writer import keep_unreported, new_report_folder
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
 if TYPE_CHECKING:
+    from hrimport.report import ReportFiles
     from hrimport.state.store import StateStore
 
 __all__ = ["FileImport", "ImportKind", "import_file"]
@@ -103,6 +102,8 @@ def import_file(
     if not validate_only:
         # before anything is sent: a report folder that cannot be made is a config problem, said in one line;
         # the run's outcomes go into it as rows finish (its journal), so a run killed half way leaves a record
+        from hrimport.report.writer import OUTCOMES_FILE
+
         made, report_folder = _make_report_folder(report_dir, report_folder, config)
         journal = OutcomeJournal(report_folder / OUTCOMES_FILE, kind=kind, job=config.report.job, source=source,
                                  started_at=datetime.now().astimezone().isoformat(timespec="seconds"))
@@ -167,6 +168,10 @@ def import_file(
         return FileImport(result)
     assert report_folder is not None
     folder = report_folder
+    # the writers (jinja2, xlsxwriter) load only for a run that writes a report: not for validate, nor for
+    # the read-only lookups beside this module (leave-days, customers)
+    from hrimport.report import write_report
+
     try:
         return FileImport(result, write_report(result, folder))
     except OSError as exc:
@@ -176,6 +181,8 @@ def import_file(
 def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:
     """The one line for a report that could not be written, after keeping the run's outcomes in the state
     folder when that can be written (``hrimport report`` renders them later)."""
+    from hrimport.report.writer import keep_unreported
+
     kept = keep_unreported(result, state_dir)
     sent = ("" if result.info.dry_run else
             " What the service accepted is recorded in the state folder, so the next run does not send it again.")
@@ -190,6 +197,8 @@ def _make_report_folder(report_dir: Path | None, report_folder: Path | None,
     """Create the run's report folder (0700): ``report_folder``, else a new dated one in ``FOLDER/<job>``
     (``new_report_folder``), or raise ``ConfigError``. Returns the folders it made, deepest first, and the
     run's folder."""
+    from hrimport.report.writer import default_report_folder, new_report_folder
+
     folder = report_folder or default_report_folder(report_dir or config.report.folder, config.report.job,
                                                      datetime.now())
     made = [folder, *folder.parents]

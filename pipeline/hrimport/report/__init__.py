@@ -5,13 +5,26 @@
 file kind (``html``, ``excel``, ``fix_file``, ``summary``), with ``explain`` (problem codes in plain words),
 ``view`` (shared display shaping) and ``cells`` (masking). Private files and folder names are
 ``hrimport.private_files``; the to_fix round trip's contract is ``hrimport.to_fix_format``.
+
+The writers' names load on first use: a command that only prints a run (``staff validate``) or never writes
+a report (``leave-days``) does not import jinja2 and xlsxwriter.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# explain and view are light, and loaded here also because ``explain`` is both a module and a function: the
+# function bound now is what ``from hrimport.report import explain`` gives, whatever is imported later
 from hrimport.report.explain import Explanation, explain
 from hrimport.report.view import reading_summary
-from hrimport.report.writer import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
+
+if TYPE_CHECKING:
+    from hrimport.report.writer import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
+
+#: The names loaded on first use, all from the writer.
+_LAZY = frozenset({"OUTCOMES_FILE", "ReportFiles", "default_report_folder", "write_report"})
 
 __all__ = [
     "OUTCOMES_FILE",
@@ -22,3 +35,11 @@ __all__ = [
     "reading_summary",
     "write_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'hrimport.report' has no attribute {name!r}")
+    value = getattr(importlib.import_module("hrimport.report.writer"), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value

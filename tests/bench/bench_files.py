@@ -1,0 +1,130 @@
+"""The benchmark's staff export: N rows x 40 columns as CSV and XLSX, and the config that imports it.
+
+The rows look like an HRIS export: ids with leading zeros (``0000123``), real Excel date cells (day-first
+text dates in the CSV), 20 mapped columns, 10 packed as custom data, 10 ignored, and about 5% bad rows
+(an e-mail without ``@``, the country "Atlantis"). The same seed gives the same rows in every file.
+``padded_ids=True`` writes the XLSX ids as numbers shown through a ``000000`` number format, as many HR
+systems do. Run as a script, it writes the files into a folder (the bench writes them in a child
+process, so that its own memory stays small and never counts in a command's peak)::
+
+    python tests/bench/bench_files.py FOLDER --rows 100000 --kinds csv,xlsx
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import random
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+MAPPED = {
+    "Employee ID": "customer_system_id", "Full Name": "name", "Work Email": "system_email",
+    "Country": "country", "Job Title": "job_title", "Hire Date": "job_start_date",
+    "Worker Type": "staff_type", "Gender": "gender", "Birth Date": "birthdate", "Nationality": "nationality",
+    "Personal Email": "personal_email", "Phone": "phone", "Location": "location", "Manager": "reporting_officer",
+    "Is Manager": "is_manager", "Contract Type": "ec_type", "Contract Start": "ec_start_date",
+    "Probation End": "probation_end_date", "Passport Number": "passport_number", "Passport Expiry": "passport_expiry_date",
+}
+CUSTOM = {f"Custom {i}": f"Custom {i}" for i in range(1, 11)}  # packed as customer_data_type entries
+IGNORED = [f"Extra {i}" for i in range(1, 11)]
+HEADER = [*MAPPED, *CUSTOM, *IGNORED]
+assert len(HEADER) == 40
+
+#: The sandbox customer the config imports into, and a token that may write for it (the demo dataset).
+CUSTOMER_ID, TOKEN = 99, "demo-customer-99"
+
+
+def make_rows(n: int, seed: int = 42) -> Iterator[list[str | dt.date]]:
+    rng = random.Random(seed)
+    countries = ["SG", "MY", "CN", "Malaysia", "SGP", "US", "Singapore"]
+    base = dt.date(2010, 1, 1)
+    for i in range(n):
+        bad = rng.random() < 0.05
+        hire = base + dt.timedelta(days=rng.randrange(5000))
+        row: list[str | dt.date] = [
+            f"{i:07d}", f"Person {i}", f"person{i}@acme.example" if not bad else f"person{i}.acme",
+            rng.choice(countries) if not (bad and i % 2) else "Atlantis", "Analyst", hire,
+            rng.choice(["Payroll", "EOR", "payroll"]), rng.choice(["M", "F", "Male", "Female"]),
+            base - dt.timedelta(days=rng.randrange(10000, 20000)), "SG", f"p{i}@mail.example",
+            f"+65 8{i:07d}", "Singapore", "Boss", rng.choice(["Yes", "No"]), "Indefinite", hire, hire,
+            f"K{i:07d}", dt.date(2030, 1, 1),
+        ]
+        row += [f"value {i % 97}" for _ in CUSTOM] + [f"x{i % 13}" for _ in IGNORED]
+        yield row
+
+
+def write_csv(path: Path, n: int) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(HEADER)
+        for row in make_rows(n):
+            writer.writerow([v.strftime("%d/%m/%Y") if isinstance(v, dt.date) else v for v in row])
+    return path
+
+
+def write_xlsx(path: Path, n: int, *, padded_ids: bool = False) -> Path:
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(path), {"constant_memory": True})
+    sheet = book.add_worksheet("Staff")
+    date_format = book.add_format({"num_format": "yyyy-mm-dd"})
+    id_format = book.add_format({"num_format": "000000"})
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate(make_rows(n), start=1):
+        for c, value in enumerate(row):
+            if isinstance(value, dt.date):
+                sheet.write_datetime(r, c, dt.datetime.combine(value, dt.time()), date_format)
+            elif c == 0 and padded_ids:
+                sheet.write_number(r, c, int(value), id_format)  # shows as 000123, like the text id
+            else:
+                sheet.write_string(r, c, value)
+    book.close()
+    return path
+
+
+def write_config(path: Path) -> Path:
+    columns = "\n".join(f'"{k}" = "{v}"' for k, v in MAPPED.items())
+    custom = "\n".join(f'"{k}" = "{v}"' for k, v in CUSTOM.items())
+    path.write_text(textwrap.dedent("""\
+        [service]
+        customer_id = {customer_id}
+        [source]
+        date_order = "day-first"
+        [report]
+        job = "bench"
+        [staff]
+        customer_system_id_type = "Bench"
+        [staff.columns]
+        {columns}
+        [staff.custom_fields]
+        {custom}
+        """).format(customer_id=CUSTOMER_ID, columns=columns, custom=custom), encoding="utf-8")
+    return path
+
+
+#: What the script can write, by name: the file's name in the folder and its writer.
+KINDS = {
+    "csv": ("staff.csv", write_csv),
+    "xlsx": ("staff.xlsx", write_xlsx),
+    "padded": ("staff-padded.xlsx", lambda path, n: write_xlsx(path, n, padded_ids=True)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--rows", type=int, required=True)
+    parser.add_argument("--kinds", default="csv,xlsx", help=f"comma-separated: {', '.join(KINDS)}")
+    args = parser.parse_args()
+    args.folder.mkdir(parents=True, exist_ok=True)
+    write_config(args.folder / "staff.toml")
+    for kind in args.kinds.split(","):
+        name, write = KINDS[kind]
+        write(args.folder / name, args.rows)
+
+
+if __name__ == "__main__":
+    main()
