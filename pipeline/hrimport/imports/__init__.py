@@ -33,6 +33,7 @@ from hrimport.errors import ConfigError, ReportNotWritten
 from hrimport.outcomes import Progress, RunResult
 from hrimport.private_files import make_private_folder
 from hrimport.report import ReportFiles, default_report_folder, write_report
+from hrimport.report.history_page import update_history
 from hrimport.report.writer import keep_unreported
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
 
@@ -158,9 +159,11 @@ def import_file(
         report_dir or config.report.folder, config.report.job, result.info.started_at
     )
     try:
-        return FileImport(result, write_report(result, folder))
+        report = write_report(result, folder)
     except OSError as exc:
         raise _report_not_written(result, folder, config.state_dir, exc) from None
+    update_history(report.folder)  # the job's index.html: this run beside the earlier ones
+    return FileImport(result, report)
 
 
 def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:

@@ -7,7 +7,6 @@ A folder is named by the run's start time, so names sort in run order; ``run.jso
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -17,19 +16,19 @@ from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
 from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report import default_report_folder
+from hrimport.report.history import RUN_JSON, is_run_folder, run_order
 
 __all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
 
-RUN_SUMMARY = "run.json"  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
-_RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
+RUN_SUMMARY = RUN_JSON  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
 
 
 def new_run_folder(job: Job, started: datetime) -> Path:
     """``report_dir/<job>/<YYYY-MM-DD_HHMMSS>/``, with ``-2``, ``-3``... for runs started in the same second."""
     folder = default_report_folder(job.report_dir, job.name, started)
     # after the last folder of the same second, never in a gap left by pruning: names stay in run order
-    same_second = [p.name for p in folder.parent.glob(f"{folder.name}*") if _RUN_FOLDER.fullmatch(p.name)]
-    n = max((_run_sort_key(Path(name))[1] for name in same_second), default=0)
+    same_second = [p for p in folder.parent.glob(f"{folder.name}*") if is_run_folder(p)]
+    n = max((run_order(p)[1] for p in same_second), default=0)
     while True:
         candidate = folder if n == 0 else folder.with_name(f"{folder.name}-{n + 1}")
         try:
@@ -79,21 +78,11 @@ def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None 
     parent = default_report_folder(report_dir, job, datetime.now()).parent
     if not parent.is_dir():
         return []
-    runs = sorted(
-        (p for p in parent.iterdir()
-         if p.is_dir() and not p.is_symlink() and _RUN_FOLDER.fullmatch(p.name) and (p / RUN_SUMMARY).is_file()),
-        key=_run_sort_key,
-    )
+    runs = sorted((p for p in parent.iterdir() if is_run_folder(p) and (p / RUN_SUMMARY).is_file()), key=run_order)
     old = [p for p in runs[:-retention] if keep is None or p != keep]
     for folder in old:
         shutil.rmtree(folder, ignore_errors=True)
     return old
-
-
-def _run_sort_key(folder: Path) -> tuple[str, int]:
-    """``2024-05-01_090000-2`` -> ``("2024-05-01_090000", 2)``: start time, then the same-second counter."""
-    stamp, suffix = folder.name[:17], folder.name[18:]
-    return stamp, int(suffix) if suffix else 1
 
 
 def safe_name(name: str) -> str:
