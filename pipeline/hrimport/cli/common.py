@@ -51,8 +51,8 @@ def progress_bar(label: str) -> Iterator[Progress | None]:
 
         def advance(sent: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(
-                    click.progressbar(length=total, label=label, file=sys.stderr, show_pos=True)))
+                bars.append(stack.enter_context(click.progressbar(
+                    length=total, label=label, file=sys.stderr, show_pos=True, show_percent=True)))
             bars[0].update(sent)
 
         yield advance
