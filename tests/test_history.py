@@ -43,7 +43,8 @@ def import_staff(tmp_path: Path, sandbox: Any, name: str, rows: list[dict[str, s
     started = int(time.time())
     while int(time.time()) == started:
         time.sleep(0.02)
-    return run_cli("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"), *extra)
+    return run_cli("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                   *extra)
 
 
 class _Table(HTMLParser):
@@ -90,7 +91,8 @@ def run_folders(job_folder: Path) -> list[str]:
 def test_three_imports_make_three_lines_newest_first_with_their_figures_and_working_links(
         tmp_path: Path, sandbox: Any) -> None:
     results = [
-        import_staff(tmp_path, sandbox, "staff_jan.csv", [person(1), person(2), person(3, Email="leak-me-not")]),
+        import_staff(tmp_path, sandbox, "staff_jan.csv",
+                     [person(1), person(2), person(3, Email="leak-me-not")]),
         import_staff(tmp_path, sandbox, "staff_feb.csv", [person(n) for n in range(1, 6)]),
         import_staff(tmp_path, sandbox, "staff_mar.csv",
                      [*(person(n) for n in range(1, 5)), person(5, **{"Hire Date": "31/02/2020"}),
@@ -154,7 +156,8 @@ def test_a_run_whose_summary_is_missing_or_unreadable_is_listed_as_such(tmp_path
     assert [(line["run"], line["cells"][2], line["href"]) for line in lines[2:]] == [
         ("2000-04-01_000000", "summary.json cannot be read: it is not a run's summary",
          "2000-04-01_000000/report.html"),
-        ("2000-03-01_000000", "summary.json cannot be read: it is not a JSON object", "2000-03-01_000000/report.html"),
+        ("2000-03-01_000000", "summary.json cannot be read: it is not a JSON object",
+         "2000-03-01_000000/report.html"),
         ("2000-02-01_000000", "summary.json cannot be read: it is not JSON", "2000-02-01_000000/report.html"),
         ("2000-01-01_000000", "summary.json is missing", "2000-01-01_000000/report.html"),
     ]
@@ -169,7 +172,8 @@ def test_a_history_page_that_cannot_be_written_is_a_warning_not_a_failed_import(
     result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Email="bad")])
 
     assert result.exit_code == 1  # the rows' exit code, not an error
-    assert re.search(r"hrimport: the history page .*index\.html could not be written: Is a directory", result.stderr)
+    assert re.search(r"hrimport: the history page .*index\.html could not be written: Is a directory",
+                     result.stderr)
     assert "1 of 2 rows imported; 1 needs attention." in result.stdout
 
 
@@ -204,7 +208,8 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
     (unreadable / "summary.json").write_text('{"rows_read": ')
     second, first = run_folders(job_folder)[:2]
     run_json = json.loads((job_folder / second / "run.json").read_text())
-    staff, leave = (json.loads((job_folder / first / step / "summary.json").read_text()) for step in ("staff", "timeoff"))
+    staff, leave = (json.loads((job_folder / first / step / "summary.json").read_text())
+                    for step in ("staff", "timeoff"))
 
     result = run_cli("runs", str(job.job), "--json")
 
@@ -219,7 +224,8 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
          "exit_code": 0, "problem": ""},
         {"run": first, "started_at": staff["started_at"], "step": "staff", "kind": "staff",
          "file": "staff_2024-05.csv", "dry_run": False, "verdict": "3 of 3 rows imported", "rows_read": 3,
-         "imported": 3, "need_attention": 0, "exit_code": 0, "report": f"{first}/staff/report.html", "problem": ""},
+         "imported": 3, "need_attention": 0, "exit_code": 0, "report": f"{first}/staff/report.html",
+         "problem": ""},
         {"run": first, "started_at": leave["started_at"], "step": "timeoff", "kind": "timeoff",
          "file": "leave_2024-05.csv", "dry_run": False, "verdict": "2 of 2 rows imported", "rows_read": 2,
          "imported": 2, "need_attention": 0, "exit_code": 0, "report": f"{first}/timeoff/report.html",
@@ -228,14 +234,16 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
          "dry_run": False, "verdict": "", **nothing, "exit_code": None,
          "problem": "summary.json cannot be read: it is not JSON"},
     ]}
-    assert run_json["steps"][0]["message"].startswith("already imported: staff_2024-05.csv is the file imported on")
+    assert run_json["steps"][0]["message"].startswith(
+        "already imported: staff_2024-05.csv is the file imported on")
 
     table = run_cli("runs", str(job_folder)).stdout.splitlines()
-    assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT", "VERDICT"]
+    assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT",
+                                "VERDICT"]
     assert table[5].split()[2:] == ["timeoff:", "leave_2024-05.csv", "2", "2", "0", "0",
                                     f"{first}/timeoff/report.html", "2", "of", "2", "rows", "imported"]
-    assert table[6].split()[2:] == ["-", "-", "-", "-", "-", "-", "summary.json", "cannot", "be", "read:", "it",
-                                    "is", "not", "JSON"]
+    assert table[6].split()[2:8] == ["-"] * 6
+    assert table[6].endswith("  summary.json cannot be read: it is not JSON")
 
 
 def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: Path, sandbox: Any) -> None:
@@ -245,8 +253,8 @@ def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: P
     parent = run_cli("runs", str(tmp_path / "reports"))
 
     assert missing.exit_code == parent.exit_code == 2
-    assert missing.stderr == (f"Error: {tmp_path / 'nowhere'} is neither a job file nor a folder: give a job file "
-                              "(JOB.toml) or a job's report folder (reports/<job>)\n")
+    assert missing.stderr == (f"Error: {tmp_path / 'nowhere'} is neither a job file nor a folder: give a job "
+                              "file (JOB.toml) or a job's report folder (reports/<job>)\n")
     assert parent.stderr == (f"Error: {tmp_path / 'reports'} holds no runs itself but the folders of jobs "
                              f"test-staff: give one of them, e.g. {tmp_path / 'reports' / 'test-staff'}\n")
 
@@ -270,7 +278,8 @@ def test_validate_json_prints_the_summary_an_import_would_write_without_writing_
                                                                                      sandbox: Any) -> None:
     config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
     source = write_csv(tmp_path / "staff.csv", [person(1), person(2, Email="bad")])
-    dry = run_cli("staff", "import", str(config), str(source), "--dry-run", "--report-dir", str(tmp_path / "r"))
+    dry = run_cli("staff", "import", str(config), str(source), "--dry-run", "--report-dir",
+                  str(tmp_path / "r"))
     [written] = (tmp_path / "r").glob("*/*/summary.json")
 
     result = run_cli("staff", "validate", str(config), str(source), "--json")
@@ -281,8 +290,8 @@ def test_validate_json_prints_the_summary_an_import_would_write_without_writing_
     varies = {"started_at", "finished_at", "duration_s", "timings", "files", "target", "service_host"}
     assert {k: v for k, v in printed.items() if k not in varies} == {
         k: v for k, v in summary.items() if k not in varies}
-    assert (printed["verdict"], printed["files"], printed["target"]) == ("1 of 2 rows checked; 1 needs attention",
-                                                                         {}, None)
+    assert printed["verdict"] == "1 of 2 rows checked; 1 needs attention"
+    assert (printed["files"], printed["target"]) == ({}, None)
     assert "Row 3, column 'Email'" in result.stderr and "Row 3" not in result.stdout
     assert not (tmp_path / "reports").exists()  # a validate writes nothing
 
@@ -290,10 +299,9 @@ def test_validate_json_prints_the_summary_an_import_would_write_without_writing_
 def test_timeoff_import_and_validate_print_their_summary_as_json(tmp_path: Path, sandbox: Any) -> None:
     add_staff(sandbox, [("000101", "MY")])
     config = write_leave_config(tmp_path)
-    source = write_csv(tmp_path / "leave.csv", [
-        dict(zip(LEAVE_HEADER, ["000101", "Annual Leave", "04/03/2024", "05/03/2024", "", "", "MY", "", ""])),
-        dict(zip(LEAVE_HEADER, ["000101", "Holiday Leave", "11/03/2024", "12/03/2024", "", "", "MY", "", ""]))],
-        LEAVE_HEADER)
+    rows = [["000101", "Annual Leave", "04/03/2024", "05/03/2024", "", "", "MY", "", ""],
+            ["000101", "Holiday Leave", "11/03/2024", "12/03/2024", "", "", "MY", "", ""]]
+    source = write_csv(tmp_path / "leave.csv", [dict(zip(LEAVE_HEADER, row)) for row in rows], LEAVE_HEADER)
     env = {"HRIMPORT_BASE_URL": sandbox.base_url}
 
     checked = run_cli("timeoff", "validate", str(config), str(source), "--json", env=env)
@@ -314,8 +322,8 @@ def test_a_terminal_sees_a_line_per_stage_before_the_bar_of_rows_done_and_a_pipe
         tmp_path: Path, sandbox: Any) -> None:
     config = write_config(tmp_path / "staff.toml")
     source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
-    args = ["staff", "import", str(config), str(source), "--batch-size", "10", "--report-dir", str(tmp_path / "r"),
-            "--base-url", sandbox.base_url]
+    args = ["staff", "import", str(config), str(source), "--batch-size", "10", "--report-dir",
+            str(tmp_path / "r"), "--base-url", sandbox.base_url]
 
     terminal = _run_on_a_terminal(args, {"HRIMPORT_TOKEN": TOKEN})
     checking = _run_on_a_terminal(["staff", "validate", str(config), str(source)], {})

@@ -97,8 +97,10 @@ def echo_file_import(run: FileImport, *, as_json: bool = False) -> None:
         click.echo(f"Report folder: {run.report.folder}", err=as_json)
         click.echo(f"Report: {run.report.html}", err=as_json)
     if as_json:
-        text = run.report.summary.read_text(encoding="utf-8") if run.report is not None else summary_json(run.result)
-        click.echo(text, nl=False)
+        if run.report is not None:
+            click.echo(run.report.summary.read_text(encoding="utf-8"), nl=False)
+        else:
+            click.echo(summary_json(run.result), nl=False)
 
 
 def plan_line(plan: dict[str, Any]) -> str:

@@ -44,7 +44,8 @@ def runs(job_or_folder: Path, as_json: bool) -> None:
     table = [_COLUMNS, *(_cells(line) for line in lines)]
     widths = [max(len(row[i]) for row in table) for i in range(len(_COLUMNS) - 1)]
     for row in table:
-        cells = [cell.rjust(w) if name in _RIGHT else cell.ljust(w) for name, cell, w in zip(_COLUMNS, row, widths)]
+        cells = [cell.rjust(w) if name in _RIGHT else cell.ljust(w)
+                 for name, cell, w in zip(_COLUMNS, row, widths)]
         click.echo("  ".join([*cells, row[-1]]).rstrip())
 
 

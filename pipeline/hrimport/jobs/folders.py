@@ -78,7 +78,8 @@ def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None 
     parent = default_report_folder(report_dir, job, datetime.now()).parent
     if not parent.is_dir():
         return []
-    runs = sorted((p for p in parent.iterdir() if is_run_folder(p) and (p / RUN_SUMMARY).is_file()), key=run_order)
+    runs = sorted((p for p in parent.iterdir() if is_run_folder(p) and (p / RUN_SUMMARY).is_file()),
+                  key=run_order)
     old = [p for p in runs[:-retention] if keep is None or p != keep]
     for folder in old:
         shutil.rmtree(folder, ignore_errors=True)

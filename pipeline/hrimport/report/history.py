@@ -107,21 +107,24 @@ def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
     elif job_or_folder.is_dir():
         folder = job_or_folder
     else:
-        raise ConfigError(f"{job_or_folder} is neither a job file nor a folder: give a job file (JOB.toml) or a "
-                          "job's report folder (reports/<job>)")
+        raise ConfigError(f"{job_or_folder} is neither a job file nor a folder: give a job file (JOB.toml) "
+                          "or a job's report folder (reports/<job>)")
     lines = read_runs(folder)
     if not lines and job_or_folder.is_dir():
         jobs = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(map(is_run_folder, p.iterdir())))
         if jobs:
-            raise ConfigError(f"{folder} holds no runs itself but the folders of jobs {', '.join(jobs)}: give one "
-                              f"of them, e.g. {folder / jobs[0]}")
+            raise ConfigError(f"{folder} holds no runs itself but the folders of jobs {', '.join(jobs)}: "
+                              f"give one of them, e.g. {folder / jobs[0]}")
     return folder, lines
 
 
 def _lines_of_run(run: Path, job_folder: Path) -> list[RunLine]:
-    if (run / RUN_JSON).exists() or (run / _RUN_LOG).exists():
-        return _job_run_lines(run, job_folder)
-    return [_report_line(run, run, job_folder, step="")]
+    try:
+        if (run / RUN_JSON).exists() or (run / _RUN_LOG).exists():
+            return _job_run_lines(run, job_folder)
+        return [_report_line(run, run, job_folder, step="")]
+    except OSError as exc:  # a folder this user may not list
+        return [_bare_line(run, {}, problem=f"the run's folder cannot be read: {exc.strerror or exc}")]
 
 
 def _job_run_lines(run: Path, job_folder: Path) -> list[RunLine]:
@@ -181,9 +184,9 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
 
 def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:
     return RunLine(
-        run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step="", kind="", file="",
-        dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None, need_attention=None,
-        exit_code=_int(data, "exit_code"), report=None, problem=problem,
+        run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step="", kind="",
+        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None,
+        need_attention=None, exit_code=_int(data, "exit_code"), report=None, problem=problem,
     )
 
 

@@ -80,7 +80,8 @@ def update_history(report_folder: Path) -> Path | None:
     try:
         return write_history(job_folder)
     except OSError as exc:
-        log.warning("the history page %s could not be written: %s", job_folder / HISTORY_PAGE, exc.strerror or exc)
+        log.warning("the history page %s could not be written: %s", job_folder / HISTORY_PAGE,
+                    exc.strerror or exc)
         return None
 
 
@@ -113,8 +114,9 @@ def render_history(job: str, lines: list[RunLine], *, template_dir: Path | None 
     )
 
 
-def _chart(title: str, figure: str, tone: str, runs: list[RunLine], value_of: Callable[[RunLine], int | None]
-           ) -> Chart:
+def _chart(
+    title: str, figure: str, tone: str, runs: list[RunLine], value_of: Callable[[RunLine], int | None]
+) -> Chart:
     values = [value_of(r) or 0 for r in runs]
     top = max(values, default=0)
     baseline = CHART_HEIGHT - _BOTTOM
@@ -132,8 +134,7 @@ def _chart(title: str, figure: str, tone: str, runs: list[RunLine], value_of: Ca
     return Chart(
         title=title, figure=figure, tone=tone, bars=bars, baseline=baseline, top=top, usual=usual,
         usual_y=round(baseline - usual * scale, 1) if usual is not None else None,
-        first_when=_when(runs[0].started_at)[:10] if runs else "", last_when=_when(runs[-1].started_at)[:10]
-        if runs else "",
+        first_when=_when(runs[0].started_at)[:10], last_when=_when(runs[-1].started_at)[:10],
     )
 
 
