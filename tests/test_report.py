@@ -26,7 +26,8 @@ from hrimport.report import ReportFiles, default_report_folder, explain, write_r
 from hrimport.report import writer as report_writer
 from hrimport.report.cells import mask_value
 from hrimport.report.explain import known_codes
-from hrimport.report.writer import new_report_folder, run_folder_order
+from hrimport.report.history import run_order
+from hrimport.report.writer import new_report_folder
 from hrimport.to_fix_format import csv_safe, restore_csv_cell
 from tests.report_samples import FORMULA, HEADERS, PASSPORT, TOKEN, XSS_NAME, sample_result
 
@@ -82,7 +83,7 @@ def test_imports_started_in_the_same_second_never_share_a_report_folder(tmp_path
     second = datetime(2024, 5, 1, 9, 0, 0)
     folders = [new_report_folder(tmp_path, "staff", second) for _ in range(3)]
     assert [f.name for f in folders] == ["2024-05-01_090000", "2024-05-01_090000-2", "2024-05-01_090000-3"]
-    assert sorted(folders, key=run_folder_order) == folders
+    assert sorted(folders, key=run_order) == folders
     assert all(stat.S_IMODE(f.stat().st_mode) == 0o700 for f in folders)
 
 

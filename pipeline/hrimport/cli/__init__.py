@@ -88,6 +88,7 @@ def _register_subcommands() -> None:
     from hrimport.cli.demo import demo, report
     from hrimport.cli.init import init
     from hrimport.cli.run import run
+    from hrimport.cli.runs import runs
     from hrimport.cli.service import customers, leave_days
     from hrimport.cli.staff import staff
     from hrimport.cli.timeoff import timeoff
@@ -95,6 +96,7 @@ def _register_subcommands() -> None:
 
     main.add_command(init)
     main.add_command(run)
+    main.add_command(runs)
     main.add_command(staff)
     main.add_command(timeoff)
     main.add_command(leave_days)

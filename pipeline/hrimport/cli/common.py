@@ -5,13 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from hrimport.report.summary import summary_json
 from hrimport.report.view import reading_summary, sandbox_notice
 from hrimport.service.urls import describe_target
+from hrimport.stages import stage_listener
 
 if TYPE_CHECKING:
     from hrimport.imports import FileImport
@@ -27,55 +30,78 @@ base_url_option = click.option(
 
 
 @contextmanager
+def stage_lines() -> Iterator[None]:
+    """On a terminal, a line on stderr as each stage of an import starts (reading, validating, sending), so
+    the seconds before the progress bar are not silent; nothing when stderr is not a TTY (cron, CI, pipes)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    with stage_listener(lambda line: click.echo(f"{line}...", err=True)):
+        yield
+
+
+@contextmanager
 def progress_bar(label: str) -> Iterator[Progress | None]:
-    """A progress bar on a terminal, drawn from the first report on; nothing when stderr is not a TTY
-    (cron, CI, pipes), so logs stay one line per event."""
+    """On a terminal, the stage lines, then a progress bar of rows done / total, drawn from the first report
+    on; nothing when stderr is not a TTY (cron, CI, pipes), so logs stay one line per event."""
     if not sys.stderr.isatty():
         yield None
         return
-    with ExitStack() as stack:
+    with stage_lines(), ExitStack() as stack:
         bars: list[Any] = []
 
         def advance(sent: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(click.progressbar(length=total, label=label, file=sys.stderr)))
+                bars.append(stack.enter_context(click.progressbar(
+                    length=total, label=label, file=sys.stderr, show_pos=True, show_percent=True)))
             bars[0].update(sent)
 
         yield advance
 
 
-def echo_run(result: RunResult) -> None:
-    """How the file was read, the run's verdict and its counts, one line each, log-friendly."""
+def echo_run(result: RunResult, *, err: bool = False) -> None:
+    """How the file was read, the run's verdict and its counts, one line each, log-friendly (on stderr with
+    ``err``)."""
+    say = partial(click.echo, err=err)
     counts = {k: v for k, v in result.counts().items() if v}
     parts = " + ".join(f"{v:,} {k}" for k, v in counts.items()) or "0"
-    click.echo(f"Read: {reading_summary(result.info.source)}")
+    say(f"Read: {reading_summary(result.info.source)}")
     for note in result.info.notes:
-        click.echo(f"Note: {note}")
+        say(f"Note: {note}")
     if result.info.plan is not None and not result.info.plan["first_run"]:  # a first run's plan: all new
-        click.echo(f"Plan: {plan_line(result.info.plan)}")
+        say(f"Plan: {plan_line(result.info.plan)}")
     if result.info.held:
-        click.echo("Held for review, nothing sent: " + " ".join(f"{m}." for m in result.info.held)
-                   + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
-    click.echo(f"{result.verdict()}.")
-    click.echo(f"Rows read: {len(result.rows):,} = {parts}")
+        say("Held for review, nothing sent: " + " ".join(f"{m}." for m in result.info.held)
+            + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
+    say(f"{result.verdict()}.")
+    say(f"Rows read: {len(result.rows):,} = {parts}")
     target = describe_target(result.info.service_url)
     if target:  # where the rows went; a sandbox said loudly, so that it is never taken for the platform
-        click.echo(f"Target: {target}")
+        say(f"Target: {target}")
         notice = sandbox_notice(result.info.service_url)
         if notice:
-            click.echo(notice)
+            say(notice)
     if result.info.ignored_columns:
         cols = ", ".join(repr(c) for c in result.info.ignored_columns)
-        click.echo(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
+        say(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
 
 
-def echo_file_import(run: FileImport) -> None:
-    """An import's problems and summary, then its report files (none after ``validate``)."""
-    echo_problems(run.result)
-    echo_run(run.result)
+def echo_file_import(run: FileImport, *, as_json: bool = False) -> None:
+    """An import's problems and summary, then its report files (none after ``validate``).
+
+    ``as_json`` (``--json``): stdout gets only the run's summary.json, as written in the report folder (a
+    validate's, which writes no file, has the same fields), and the lines for a person go to stderr.
+    """
+    echo_problems(run.result, err=as_json)
+    echo_run(run.result, err=as_json)
     if run.report is not None:
-        click.echo(f"Report folder: {run.report.folder}")
-        click.echo(f"Report: {run.report.html}")
+        click.echo(f"Report folder: {run.report.folder}", err=as_json)
+        click.echo(f"Report: {run.report.html}", err=as_json)
+    if as_json:
+        if run.report is not None:
+            click.echo(run.report.summary.read_text(encoding="utf-8"), nl=False)
+        else:
+            click.echo(summary_json(run.result), nl=False)
 
 
 def plan_line(plan: dict[str, Any]) -> str:
@@ -110,27 +136,34 @@ def echo_plan(plan: dict[str, Any]) -> None:
 _SAID_ONCE = frozenset({"not-sent", "held-for-review"})
 
 
-def echo_problems(result: RunResult, limit: int = 200) -> None:
+def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> None:
+    say = partial(click.echo, err=err)
     shown = 0
     for row in result.need_attention:
         for problem in row.problems or ():
             if problem.is_warning or problem.code in _SAID_ONCE:
                 continue
             if shown < limit:
-                click.echo(problem.message)
+                say(problem.message)
             shown += 1
         if not row.problems and row.message and row.outcome.value != "not_sent":
             if shown < limit:
-                click.echo(f"Row {row.row}: {row.outcome.label}: {row.message}")
+                say(f"Row {row.row}: {row.outcome.label}: {row.message}")
             shown += 1
     for row in result.rows:
         for problem in row.problems:
             if problem.is_warning:
                 if shown < limit:
-                    click.echo(f"Warning: {problem.message}")
+                    say(f"Warning: {problem.message}")
                 shown += 1
     if shown > limit:
-        click.echo(f"... and {shown - limit:,} more (see the report)")
+        say(f"... and {shown - limit:,} more (see the report)")
+
+
+json_option = click.option(
+    "--json", "as_json", is_flag=True,
+    help="Print the run's summary.json to stdout (the lines for a person go to stderr).",
+)
 
 
 def report_dir_option(func: Callable[..., Any]) -> Callable[..., Any]:

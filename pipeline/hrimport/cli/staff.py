@@ -11,8 +11,10 @@ from hrimport.cli.common import (
     base_url_option,
     echo_file_import,
     echo_plan,
+    json_option,
     progress_bar,
     report_dir_option,
+    stage_lines,
 )
 from hrimport.config import load_config
 
@@ -27,7 +29,8 @@ def staff() -> None:
 @staff.command("validate")
 @click.argument("config", type=_file)
 @click.argument("file", type=_file)
-def validate_command(config: Path, file: Path) -> None:
+@json_option
+def validate_command(config: Path, file: Path, as_json: bool) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
     Prints every problem, one line each, and a summary; exits 0 if every row is valid, 1 otherwise.
@@ -38,8 +41,9 @@ def validate_command(config: Path, file: Path) -> None:
     """
     from hrimport.imports import import_file
 
-    run = import_file(load_config(config), file, kind="staff", validate_only=True)
-    echo_file_import(run)
+    with stage_lines():
+        run = import_file(load_config(config), file, kind="staff", validate_only=True)
+    echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)
 
 
@@ -53,8 +57,9 @@ def validate_command(config: Path, file: Path) -> None:
               help="Send even if the drift guard would hold the file (after a person has checked it).")
 @base_url_option
 @report_dir_option
+@json_option
 def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | None, accept_drift: bool,
-                   base_url: str | None, report_dir: Path | None) -> None:
+                   base_url: str | None, report_dir: Path | None, as_json: bool) -> None:
     """Import the staff in FILE as CONFIG describes, and write the report.
 
     Exits 0 when every row was added or updated, 1 when any row was not, 2 for a usage, config or
@@ -72,7 +77,7 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="staff", dry_run=dry_run, base_url=base_url, batch_size=batch_size,
                           accept_drift=accept_drift, report_dir=report_dir, progress=progress)
-    echo_file_import(run)
+    echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)
 
 

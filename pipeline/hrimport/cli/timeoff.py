@@ -9,8 +9,10 @@ import click
 from hrimport.cli.common import (
     base_url_option,
     echo_file_import,
+    json_option,
     progress_bar,
     report_dir_option,
+    stage_lines,
 )
 from hrimport.config import load_config
 
@@ -26,7 +28,8 @@ def timeoff() -> None:
 @timeoff.command("validate")
 @click.argument("config", type=_file)
 @click.argument("file", type=_file)
-def validate_command(config: Path, file: Path) -> None:
+@json_option
+def validate_command(config: Path, file: Path, as_json: bool) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
     Checks fields, leave types (English or Chinese), half-day markers and overlaps within the file.
@@ -40,8 +43,9 @@ def validate_command(config: Path, file: Path) -> None:
     """
     from hrimport.imports import import_file
 
-    run = import_file(load_config(config), file, kind="timeoff", validate_only=True)
-    echo_file_import(run)
+    with stage_lines():
+        run = import_file(load_config(config), file, kind="timeoff", validate_only=True)
+    echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)
 
 
@@ -55,8 +59,9 @@ def validate_command(config: Path, file: Path) -> None:
               help="Records posted at once (default: the config's [timeoff] concurrency, else 4).")
 @base_url_option
 @report_dir_option
+@json_option
 def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | None, base_url: str | None,
-                   report_dir: Path | None) -> None:
+                   report_dir: Path | None, as_json: bool) -> None:
     """Import the time-off records in FILE as CONFIG describes, and write the report.
 
     total_days is filled from the service's calculation when the sheet has none, and a row whose figure
@@ -78,5 +83,5 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="timeoff", dry_run=dry_run, base_url=base_url, concurrency=concurrency,
                           report_dir=report_dir, progress=progress)
-    echo_file_import(run)
+    echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)

@@ -171,11 +171,14 @@ def import_file(
     # the writers (jinja2, xlsxwriter) load only for a run that writes a report: not for validate, nor for
     # the read-only lookups beside this module (leave-days, customers)
     from hrimport.report import write_report
+    from hrimport.report.history_page import update_history
 
     try:
-        return FileImport(result, write_report(result, folder))
+        report = write_report(result, folder)
     except OSError as exc:
         raise _report_not_written(result, folder, config.state_dir, exc) from None
+    update_history(report.folder)  # the job's index.html: this run beside the earlier ones
+    return FileImport(result, report)
 
 
 def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:

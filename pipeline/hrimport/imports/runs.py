@@ -17,6 +17,7 @@ from hrimport.mapper import MappedTable, map_records
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
 from hrimport.reader import SourceTable, read_spreadsheet
 from hrimport.service.connection import Target
+from hrimport.stages import announce
 from hrimport.validate import validate_records
 
 
@@ -42,8 +43,10 @@ def read_map_validate(
     timings: dict[str, float] = {}
     with paused_gc():
         t = time.perf_counter()
+        announce(f"Reading {path.name}")
         table = read_source(config, path, mapping.source_columns)
         timings["read"] = time.perf_counter() - t
+        announce(f"Validating {len(table.frame):,} rows")
         t = time.perf_counter()
         mapped = map_records(
             table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text

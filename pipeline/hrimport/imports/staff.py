@@ -22,6 +22,7 @@ from hrimport.reader import SourceTable
 from hrimport.service.connection import Target
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
+from hrimport.stages import announce
 from hrimport.to_fix_format import FIX_COLUMN
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def import_staff(
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
         remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
         total = len(records)
+        announce(f"Sending {total:,} rows")
         submitted = submit_staff(target.client, target.customer_id, records,
                                  batch_size=batch_size or config.batch_size,
                                  progress=(lambda n: progress(n, total)) if progress else None,

@@ -40,6 +40,7 @@ from hrimport.reader import SourceTable
 from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
+from hrimport.stages import announce
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.timeoff.days import settle_totals
@@ -199,7 +200,8 @@ def import_timeoff(
                 outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID,
                                              message=f"Valid{checked}; not sent.", details=r.details())
             pending = []
-        else:
+        elif pending:
+            announce(f"Checking the total days of {len(pending):,} rows with the service")
             pending = settle_totals(pending, client, workers=workers, policy=prep.settings.total_days,
                                     sources=mapped.field_sources, outcomes=outcomes, notes=notes)
         timings["total_days"] = time.perf_counter() - t
@@ -215,6 +217,7 @@ def import_timeoff(
             on_outcomes(list(outcomes.values()))
         if pending and not dry_run:
             assert client is not None  # rows are only pending here when totals were settled online
+            announce(f"Sending {len(pending):,} rows")
             posted = post_time_off(client, pending, customer_id=customer_id,
                                    ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
                                    source_file=prep.table.info.name,

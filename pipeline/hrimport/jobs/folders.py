@@ -15,11 +15,12 @@ from hrimport.errors import ConfigError
 from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
 from hrimport.private_files import open_private, safe_segment
-from hrimport.report.writer import RUN_FOLDER_NAME, default_report_folder, new_report_folder, run_folder_order
+from hrimport.report.history import RUN_JSON, is_run_folder, run_order
+from hrimport.report.writer import default_report_folder, new_report_folder
 
 __all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
 
-RUN_SUMMARY = "run.json"  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
+RUN_SUMMARY = RUN_JSON  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
 
 
 def new_run_folder(job: Job, started: datetime) -> Path:
@@ -68,11 +69,8 @@ def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None 
     parent = default_report_folder(report_dir, job, datetime.now()).parent
     if not parent.is_dir():
         return []
-    runs = sorted(
-        (p for p in parent.iterdir()
-         if p.is_dir() and not p.is_symlink() and RUN_FOLDER_NAME.fullmatch(p.name) and (p / RUN_SUMMARY).is_file()),
-        key=run_folder_order,
-    )
+    runs = sorted((p for p in parent.iterdir() if is_run_folder(p) and (p / RUN_SUMMARY).is_file()),
+                  key=run_order)
     old = [p for p in runs[:-retention] if keep is None or p != keep]
     for folder in old:
         shutil.rmtree(folder, ignore_errors=True)

@@ -33,6 +33,7 @@ from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
 from hrimport.notify import NotifyError, send_mail, should_notify
 from hrimport.outcomes import Progress
+from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
 from hrimport.service.urls import EMBEDDED_SANDBOX
 from hrimport.state.lock import job_lock
@@ -128,6 +129,7 @@ def _run_locked(
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
+        update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job, result, say)
         write_run_summary(result)  # again: now with whether the e-mail went
 

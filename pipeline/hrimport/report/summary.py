@@ -64,9 +64,13 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
     }
 
 
+def summary_json(result: RunResult, *, files: dict[str, str] | None = None) -> str:
+    """``summary.json``'s text: what ``--json`` prints, for a validate too, which writes no file."""
+    return json.dumps(summary_data(result, files=files), ensure_ascii=False, indent=2) + "\n"
+
+
 def write_summary(result: RunResult, path: Path, *, files: dict[str, str] | None = None) -> Path:
     """Write ``summary.json`` (mode 0600) and return its path."""
     with open_private(path, "w") as fh:
-        json.dump(summary_data(result, files=files), fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+        fh.write(summary_json(result, files=files))
     return path

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import fix_file_name, write_fix_file
+from hrimport.report.history import is_run_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
@@ -69,10 +69,6 @@ def default_report_folder(base: Path, job: str, started_at: datetime | str) -> P
     return base / safe_segment(job, "job") / moment.strftime("%Y-%m-%d_%H%M%S")
 
 
-#: a run folder's name: its start time, then ``-2``, ``-3``... for later runs started in the same second
-RUN_FOLDER_NAME = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
-
-
 def new_report_folder(base: Path, job: str, started_at: datetime) -> Path:
     """Make (0700) and return a new folder for a run: ``default_report_folder``, or ``...-2``, ``-3`` for a
     run started in the same second as an earlier one, which must never share (and overwrite) its report.
@@ -80,8 +76,7 @@ def new_report_folder(base: Path, job: str, started_at: datetime) -> Path:
     folder = default_report_folder(base, job, started_at)
     make_private_folder(folder.parent)
     # after the last folder of the same second, never in a gap left by pruning: names stay in run order
-    same_second = [p.name for p in folder.parent.glob(f"{folder.name}*") if RUN_FOLDER_NAME.fullmatch(p.name)]
-    n = max((run_folder_order(Path(name))[1] for name in same_second), default=0)
+    n = max((run_order(p)[1] for p in folder.parent.glob(f"{folder.name}*") if is_run_folder(p)), default=0)
     while True:
         candidate = folder if n == 0 else folder.with_name(f"{folder.name}-{n + 1}")
         try:
@@ -89,12 +84,6 @@ def new_report_folder(base: Path, job: str, started_at: datetime) -> Path:
             return candidate
         except FileExistsError:
             n += 1
-
-
-def run_folder_order(folder: Path) -> tuple[str, int]:
-    """``2024-05-01_090000-2`` -> ``("2024-05-01_090000", 2)``: start time, then the same-second counter."""
-    stamp, suffix = folder.name[:17], folder.name[18:]
-    return stamp, int(suffix) if suffix else 1
 
 
 def _same_file(a: Path, b: Path) -> bool:

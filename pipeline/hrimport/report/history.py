@@ -1,0 +1,222 @@
+"""A job's runs, newest first, read from its report folder: what ``index.html`` and ``hrimport runs`` show.
+
+A job's folder (``reports/<job>/``) holds one folder per run, named by its start time, of two kinds::
+
+    reports/<job>/
+        index.html                   the history page (``hrimport.report.history_page``)
+        2024-05-01_090000/           ``hrimport staff|timeoff import``: summary.json, report.html, ...
+        2024-06-01_061500/           ``hrimport run``: run.json, run.log, and one folder per step
+            staff/summary.json ...
+        2024-06-01_061500-2/         a second run started in the same second
+
+One ``RunLine`` per report (a run of a two-step job has two lines), from each report's ``summary.json``
+(``hrimport.report.summary``) and, for ``hrimport run``, its ``run.json``. A summary that is missing or
+cannot be read makes a line saying so, never an error: the history must not be the reason a run fails.
+Only counts, verdicts, file names and exit codes are read: never a row's value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hrimport.errors import ConfigError
+from hrimport.private_files import safe_segment
+
+__all__ = [
+    "RUN_JSON",
+    "RunLine",
+    "is_run_folder",
+    "job_folder_of",
+    "list_runs",
+    "read_runs",
+    "run_order",
+]
+
+RUN_JSON = "run.json"  # what ``hrimport run`` writes in its run folder (``hrimport.jobs.folders``)
+SUMMARY_JSON = "summary.json"
+REPORT_HTML = "report.html"
+_RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
+_RUN_LOG = "run.log"
+
+
+def is_run_folder(path: Path) -> bool:
+    """Whether ``path`` is a run's folder: a real folder named by a start time (``2024-05-01_090000``, with
+    ``-2``... for runs started in the same second). Anything else a person puts in the job's folder is not."""
+    return _RUN_FOLDER.fullmatch(path.name) is not None and path.is_dir() and not path.is_symlink()
+
+
+def run_order(folder: Path) -> tuple[str, int]:
+    """Sort key of run folders in the order the runs started: ``2024-05-01_090000-2`` ->
+    ``("2024-05-01_090000", 2)``, after ``2024-05-01_090000`` and before ``2024-05-01_090000-10``."""
+    stamp, suffix = folder.name[:17], folder.name[18:]
+    return stamp, int(suffix) if suffix.isdigit() else 1
+
+
+def job_folder_of(report_folder: Path) -> Path | None:
+    """The job's folder a run's report folder sits in: the parent of the run folder (``reports/<job>/<run>``
+    of an import, ``reports/<job>/<run>/<step>`` of a ``hrimport run`` step); None for a folder named
+    otherwise (``hrimport report ... --output FOLDER``), which belongs to no history."""
+    for run in (report_folder, report_folder.parent):
+        if _RUN_FOLDER.fullmatch(run.name):
+            return run.parent
+    return None
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One report of a job's history. Counts are None when the summary could not be read (``problem``)."""
+
+    run: str  # the run folder's name
+    started_at: str  # ISO 8601, from the summary or run.json, else the folder's name
+    step: str  # the ``hrimport run`` step ("" for an import run by itself)
+    kind: str  # "staff", "timeoff", or "" when not known
+    file: str  # the source file's name ("" when not known)
+    dry_run: bool
+    verdict: str
+    rows_read: int | None
+    imported: int | None
+    need_attention: int | None
+    exit_code: int | None
+    report: str | None  # report.html relative to the job's folder (POSIX), None when there is none
+    problem: str = ""  # why the figures are missing: "summary.json is missing", ...
+
+
+def read_runs(job_folder: Path) -> list[RunLine]:
+    """Every run in ``job_folder``, newest first; a run's steps in the order they ran. Empty when the folder
+    does not exist."""
+    if not job_folder.is_dir():
+        return []
+    runs = sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order, reverse=True)
+    return [line for run in runs for line in _lines_of_run(run, job_folder)]
+
+
+def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
+    """``hrimport runs``: the job's folder and its runs, from a job file (its ``report_dir`` and name) or
+    from the folder itself (``reports/<job>``). Raises ``ConfigError`` for a path that is neither."""
+    if job_or_folder.is_file():
+        # here, not at the top: hrimport.jobs runs imports, whose reports import this module
+        from hrimport.jobs import load_job
+
+        job = load_job(job_or_folder)
+        folder = job.report_dir / safe_segment(job.name, "job")
+    elif job_or_folder.is_dir():
+        folder = job_or_folder
+    else:
+        raise ConfigError(f"{job_or_folder} is neither a job file nor a folder: give a job file (JOB.toml) "
+                          "or a job's report folder (reports/<job>)")
+    lines = read_runs(folder)
+    if not lines and job_or_folder.is_dir():
+        jobs = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(map(is_run_folder, p.iterdir())))
+        if jobs:
+            raise ConfigError(f"{folder} holds no runs itself but the folders of jobs {', '.join(jobs)}: "
+                              f"give one of them, e.g. {folder / jobs[0]}")
+    return folder, lines
+
+
+def _lines_of_run(run: Path, job_folder: Path) -> list[RunLine]:
+    try:
+        if (run / RUN_JSON).exists() or (run / _RUN_LOG).exists():
+            return _job_run_lines(run, job_folder)
+        return [_report_line(run, run, job_folder, step="")]
+    except OSError as exc:  # a folder this user may not list
+        return [_bare_line(run, {}, problem=f"the run's folder cannot be read: {exc.strerror or exc}")]
+
+
+def _job_run_lines(run: Path, job_folder: Path) -> list[RunLine]:
+    """A ``hrimport run`` folder: a line per step from run.json, with each report's own summary; while the
+    run goes on (or when it was killed) run.json is not written yet, and the steps' folders say what ran."""
+    data, problem = _read_json(run / RUN_JSON)
+    steps = data.get("steps") if data is not None else None
+    if isinstance(steps, list) and steps:
+        return [_step_line(run, step, data or {}, job_folder) for step in steps if isinstance(step, dict)]
+    if data is not None:  # stopped before any step (a config error): run.json says why
+        return [_bare_line(run, data, problem="")]
+    folders = sorted(p for p in run.iterdir() if p.is_dir() and not p.is_symlink())
+    if folders:
+        return [_report_line(p, run, job_folder, step=p.name) for p in folders]
+    return [_bare_line(run, {}, problem=problem)]
+
+
+def _step_line(run: Path, step: dict[str, Any], data: dict[str, Any], job_folder: Path) -> RunLine:
+    name = _text(step, "name")
+    report = step.get("report")
+    if isinstance(report, str) and report:
+        # the step's folder by its name in run.json's path: right even when the reports were moved
+        return _report_line(run / Path(report).parent.name, run, job_folder, step=name)
+    source = step.get("source")
+    return RunLine(
+        run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step=name,
+        kind=_text(step, "kind"), file=Path(source).name if isinstance(source, str) else "", dry_run=False,
+        verdict=_text(step, "message"), rows_read=None, imported=None, need_attention=None,
+        exit_code=_int(step, "exit_code"), report=None,
+    )
+
+
+def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> RunLine:
+    """The line of one report folder, from its summary.json."""
+    summary, problem = _read_json(folder / SUMMARY_JSON)
+    if summary is not None and _int(summary, "rows_read") is None:
+        summary, problem = None, f"{SUMMARY_JSON} cannot be read: it is not a run's summary"
+    summary = summary or {}
+    html = folder / REPORT_HTML
+    source = summary.get("source")
+    return RunLine(
+        run=run.name,
+        started_at=_text(summary, "started_at") or _started_from_name(run),
+        step=step,
+        kind=_text(summary, "kind"),
+        file=_text(source, "name") if isinstance(source, dict) else "",
+        dry_run=summary.get("dry_run") is True,
+        verdict=_text(summary, "verdict"),
+        rows_read=_int(summary, "rows_read"),
+        imported=_int(summary, "imported"),
+        need_attention=_int(summary, "need_attention"),
+        exit_code=_int(summary, "exit_code"),
+        report=html.relative_to(job_folder).as_posix() if html.is_file() else None,
+        problem=problem,
+    )
+
+
+def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:
+    return RunLine(
+        run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step="", kind="",
+        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None,
+        need_attention=None, exit_code=_int(data, "exit_code"), report=None, problem=problem,
+    )
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """The JSON object in ``path``, or None and why not, in words for the page."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None, f"{path.name} is missing"
+    except OSError as exc:
+        return None, f"{path.name} cannot be read: {exc.strerror}"
+    except ValueError:
+        return None, f"{path.name} cannot be read: it is not JSON"
+    if not isinstance(data, dict):
+        return None, f"{path.name} cannot be read: it is not a JSON object"
+    return data, ""
+
+
+def _text(data: Any, key: str) -> str:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _int(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _started_from_name(run: Path) -> str:
+    try:
+        return datetime.strptime(run.name[:17], "%Y-%m-%d_%H%M%S").isoformat()
+    except ValueError:
+        return ""

@@ -1,0 +1,336 @@
+"""Every month at a glance (issue 16): ``reports/<job>/index.html`` after every run, ``hrimport runs``,
+``--json`` for scripts, and the stage lines a person at a terminal sees before the progress bar.
+
+Real imports into the sandbox over HTTP, real report folders and run folders (``hrimport run`` with its
+retention), the page rendered in headless Chromium, and a real pseudo-terminal for the stage lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import stat
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+
+from tests.staff_files import person, write_config, write_csv
+from tests.test_report_browser import _run_chromium
+from tests.test_run_job import JobFolder, run_cli
+from tests.test_staff_import import _run_on_a_terminal
+from tests.test_timeoff_import import HEADER as LEAVE_HEADER
+from tests.test_timeoff_import import add_staff
+from tests.test_timeoff_import import write_config as write_leave_config
+
+TOKEN = "demo-customer-99"
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+def import_staff(tmp_path: Path, sandbox: Any, name: str, rows: list[dict[str, str]], *extra: str) -> Result:
+    """``hrimport staff import`` of ``rows`` written as ``name``, into ``tmp_path/reports``, in a new second:
+    an import's report folder is named by the second it started in."""
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    source = write_csv(tmp_path / name, rows)
+    started = int(time.time())
+    while int(time.time()) == started:
+        time.sleep(0.02)
+    return run_cli("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                   *extra)
+
+
+class _Table(HTMLParser):
+    """The history page's run lines: each ``<tr data-run>`` as its cells' text and its report link."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "tr" and "data-run" in found:
+            self.rows.append({"run": found["data-run"], "cells": [], "href": None})
+        elif tag == "td" and self.rows:
+            self._cell = []
+        elif tag == "a" and self._cell is not None:
+            self.rows[-1]["href"] = found["href"]
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None:
+            self.rows[-1]["cells"].append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+
+
+def page_lines(page: Path) -> list[dict[str, Any]]:
+    table = _Table()
+    table.feed(page.read_text(encoding="utf-8"))
+    return table.rows
+
+
+def run_folders(job_folder: Path) -> list[str]:
+    """The job's run folders, newest first (their names sort in the order the runs started)."""
+    return sorted((p.name for p in job_folder.iterdir() if p.is_dir() and p.name[0].isdigit()), reverse=True)
+
+
+# ---------------------------------------------------------------------------------------- the page
+
+
+def test_three_imports_make_three_lines_newest_first_with_their_figures_and_working_links(
+        tmp_path: Path, sandbox: Any) -> None:
+    results = [
+        import_staff(tmp_path, sandbox, "staff_jan.csv",
+                     [person(1), person(2), person(3, Email="leak-me-not")]),
+        import_staff(tmp_path, sandbox, "staff_feb.csv", [person(n) for n in range(1, 6)]),
+        import_staff(tmp_path, sandbox, "staff_mar.csv",
+                     [*(person(n) for n in range(1, 5)), person(5, **{"Hire Date": "31/02/2020"}),
+                      person(6, Email="also-not-an-email")]),
+    ]
+    assert [r.exit_code for r in results] == [1, 0, 1]
+
+    job_folder = tmp_path / "reports" / "test-staff"
+    page = job_folder / "index.html"
+    lines = page_lines(page)
+    assert [line["cells"][1:7] for line in lines] == [
+        ["staff_mar.csv Staff", "4 of 6 rows imported; 2 need attention", "6", "4", "2", "1"],
+        ["staff_feb.csv Staff", "5 of 5 rows imported", "5", "5", "0", "0"],
+        ["staff_jan.csv Staff", "2 of 3 rows imported; 1 needs attention", "3", "2", "1", "1"],
+    ]
+    runs = run_folders(job_folder)
+    assert [line["run"] for line in lines] == runs
+    assert [line["href"] for line in lines] == [f"{run}/report.html" for run in runs]
+    assert all((job_folder / line["href"]).is_file() for line in lines)
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    # the page shows counts and verdicts, never a row's value or a person's name
+    text = page.read_text(encoding="utf-8")
+    assert "leak-me-not" not in text and "also-not-an-email" not in text and "Person " not in text
+
+
+def test_the_page_draws_a_bar_per_run_of_rows_read_and_rows_needing_attention_in_chromium(
+        tmp_path: Path, sandbox: Any) -> None:
+    import_staff(tmp_path, sandbox, "staff_jan.csv", [person(n) for n in range(1, 4)])
+    import_staff(tmp_path, sandbox, "staff_feb.csv", [person(n) for n in range(1, 5)])
+    import_staff(tmp_path, sandbox, "staff_mar.csv",
+                 [*(person(n) for n in range(1, 9)), person(9, Email="nope"), person(10, Email="nope")])
+
+    dom = _run_chromium(tmp_path / "reports" / "test-staff" / "index.html", tmp_path, "--dump-dom")
+
+    assert re.findall(r"<h3>([^<]*)</h3>", dom) == ["Staff: rows read", "Staff: rows needing attention"]
+    read = re.findall(r'<rect class="read( newest)?"[^>]*><title>[\d-]+ [\d:]+: (\d+) rows read</title>', dom)
+    assert read == [("", "3"), ("", "4"), (" newest", "10")]  # oldest to newest, the newest marked
+    attention = re.findall(r'<rect class="attention[^"]*"[^>]*><title>[^:]+:\d\d: (\d+) rows needing', dom)
+    assert attention == ["0", "0", "2"]
+    assert "usual 3.5" in dom  # the median of the runs before the newest, drawn as a line
+    assert "Newest run: 10 rows read; usually 3.5 (the median of the 2 runs before)." in dom
+
+
+def test_a_run_whose_summary_is_missing_or_unreadable_is_listed_as_such(tmp_path: Path, sandbox: Any) -> None:
+    import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2)])
+    job_folder = tmp_path / "reports" / "test-staff"
+    [good] = run_folders(job_folder)
+    broken = {"2000-01-01_000000": None, "2000-02-01_000000": b"{\"job\": ", "2000-03-01_000000": b"[1, 2]",
+              "2000-04-01_000000": b'{"job": "test-staff"}'}
+    for name, content in broken.items():
+        shutil.copytree(job_folder / good, job_folder / name)
+        if content is None:
+            (job_folder / name / "summary.json").unlink()
+        else:
+            (job_folder / name / "summary.json").write_bytes(content)
+
+    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2)])
+
+    assert result.exit_code == 0, result.stderr
+    lines = page_lines(job_folder / "index.html")
+    assert [(line["run"], line["cells"][2], line["href"]) for line in lines[2:]] == [
+        ("2000-04-01_000000", "summary.json cannot be read: it is not a run's summary",
+         "2000-04-01_000000/report.html"),
+        ("2000-03-01_000000", "summary.json cannot be read: it is not a JSON object",
+         "2000-03-01_000000/report.html"),
+        ("2000-02-01_000000", "summary.json cannot be read: it is not JSON", "2000-02-01_000000/report.html"),
+        ("2000-01-01_000000", "summary.json is missing", "2000-01-01_000000/report.html"),
+    ]
+    assert [line["cells"][3:7] for line in lines[2:]] == [["–", "–", "–", "–"]] * 4
+    assert run_cli("runs", str(job_folder)).exit_code == 0
+
+
+def test_a_history_page_that_cannot_be_written_is_a_warning_not_a_failed_import(tmp_path: Path,
+                                                                                sandbox: Any) -> None:
+    (tmp_path / "reports" / "test-staff" / "index.html").mkdir(parents=True)  # in the way of the page
+
+    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Email="bad")])
+
+    assert result.exit_code == 1  # the rows' exit code, not an error
+    assert re.search(r"hrimport: the history page .*index\.html could not be written: Is a directory",
+                     result.stderr)
+    assert "1 of 2 rows imported; 1 needs attention." in result.stdout
+
+
+def test_retention_removes_old_runs_from_the_page_too(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "keep", sandbox, retention=2)
+    for month, count in (("2024-05", 2), ("2024-06", 3), ("2024-07", 4)):
+        job.export(month, job.people(count))
+        assert run_cli("run", str(job.job)).exit_code == 0
+
+    job_folder = job.root / "reports" / "monthly"
+    kept = run_folders(job_folder)
+    lines = page_lines(job_folder / "index.html")
+    assert len(kept) == 2
+    assert [(line["run"], line["cells"][1], line["cells"][3]) for line in lines] == [
+        (kept[0], "staff_2024-07.csv staff", "4"), (kept[1], "staff_2024-06.csv staff", "3")]
+    assert [line["href"] for line in lines] == [f"{run}/staff/report.html" for run in kept]
+    assert "staff_2024-05.csv" not in (job_folder / "index.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------- hrimport runs
+
+
+def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.export("2024-05", job.people(3))
+    job.leave("2024-05", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    assert run_cli("run", str(job.job)).exit_code == 0  # the same files: both steps already imported
+    job_folder = job.root / "reports" / "monthly"
+    unreadable = job_folder / "2000-01-01_000000"  # an import's folder whose summary was cut short
+    unreadable.mkdir()
+    (unreadable / "summary.json").write_text('{"rows_read": ')
+    second, first = run_folders(job_folder)[:2]
+    run_json = json.loads((job_folder / second / "run.json").read_text())
+    staff, leave = (json.loads((job_folder / first / step / "summary.json").read_text())
+                    for step in ("staff", "timeoff"))
+
+    result = run_cli("runs", str(job.job), "--json")
+
+    assert result.exit_code == 0, result.stderr
+    nothing = {"rows_read": None, "imported": None, "need_attention": None, "report": None}
+    assert json.loads(result.stdout) == {"folder": str(job_folder), "runs": [
+        {"run": second, "started_at": run_json["started_at"], "step": "staff", "kind": "staff",
+         "file": "staff_2024-05.csv", "dry_run": False, "verdict": run_json["steps"][0]["message"], **nothing,
+         "exit_code": 0, "problem": ""},
+        {"run": second, "started_at": run_json["started_at"], "step": "timeoff", "kind": "timeoff",
+         "file": "leave_2024-05.csv", "dry_run": False, "verdict": run_json["steps"][1]["message"], **nothing,
+         "exit_code": 0, "problem": ""},
+        {"run": first, "started_at": staff["started_at"], "step": "staff", "kind": "staff",
+         "file": "staff_2024-05.csv", "dry_run": False, "verdict": "3 of 3 rows imported", "rows_read": 3,
+         "imported": 3, "need_attention": 0, "exit_code": 0, "report": f"{first}/staff/report.html",
+         "problem": ""},
+        {"run": first, "started_at": leave["started_at"], "step": "timeoff", "kind": "timeoff",
+         "file": "leave_2024-05.csv", "dry_run": False, "verdict": "2 of 2 rows imported", "rows_read": 2,
+         "imported": 2, "need_attention": 0, "exit_code": 0, "report": f"{first}/timeoff/report.html",
+         "problem": ""},
+        {"run": "2000-01-01_000000", "started_at": "2000-01-01T00:00:00", "step": "", "kind": "", "file": "",
+         "dry_run": False, "verdict": "", **nothing, "exit_code": None,
+         "problem": "summary.json cannot be read: it is not JSON"},
+    ]}
+    assert run_json["steps"][0]["message"].startswith(
+        "already imported: staff_2024-05.csv is the file imported on")
+
+    table = run_cli("runs", str(job_folder)).stdout.splitlines()
+    assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT",
+                                "VERDICT"]
+    assert table[5].split()[2:] == ["timeoff:", "leave_2024-05.csv", "2", "2", "0", "0",
+                                    f"{first}/timeoff/report.html", "2", "of", "2", "rows", "imported"]
+    assert table[6].split()[2:8] == ["-"] * 6
+    assert table[6].endswith("  summary.json cannot be read: it is not JSON")
+
+
+def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: Path, sandbox: Any) -> None:
+    import_staff(tmp_path, sandbox, "staff.csv", [person(1)])
+
+    missing = run_cli("runs", str(tmp_path / "nowhere"))
+    parent = run_cli("runs", str(tmp_path / "reports"))
+
+    assert missing.exit_code == parent.exit_code == 2
+    assert missing.stderr == (f"Error: {tmp_path / 'nowhere'} is neither a job file nor a folder: give a job "
+                              "file (JOB.toml) or a job's report folder (reports/<job>)\n")
+    assert parent.stderr == (f"Error: {tmp_path / 'reports'} holds no runs itself but the folders of jobs "
+                             f"test-staff: give one of them, e.g. {tmp_path / 'reports' / 'test-staff'}\n")
+
+
+# ---------------------------------------------------------------------------------------- --json
+
+
+def test_import_json_prints_the_summary_json_it_wrote_and_the_human_lines_on_stderr(tmp_path: Path,
+                                                                                    sandbox: Any) -> None:
+    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Email="bad")], "--json")
+
+    assert result.exit_code == 1
+    [summary] = (tmp_path / "reports").glob("*/*/summary.json")
+    assert result.stdout == summary.read_text(encoding="utf-8")
+    assert json.loads(result.stdout)["counts"]["added"] == 1
+    assert "1 of 2 rows imported; 1 needs attention." in result.stderr
+    assert f"Report: {summary.parent / 'report.html'}" in result.stderr
+
+
+def test_validate_json_prints_the_summary_an_import_would_write_without_writing_files(tmp_path: Path,
+                                                                                     sandbox: Any) -> None:
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    source = write_csv(tmp_path / "staff.csv", [person(1), person(2, Email="bad")])
+    dry = run_cli("staff", "import", str(config), str(source), "--dry-run", "--report-dir",
+                  str(tmp_path / "r"))
+    [written] = (tmp_path / "r").glob("*/*/summary.json")
+
+    result = run_cli("staff", "validate", str(config), str(source), "--json")
+
+    assert (dry.exit_code, result.exit_code) == (1, 1)
+    printed, summary = json.loads(result.stdout), json.loads(written.read_text())
+    assert printed.keys() == summary.keys()
+    varies = {"started_at", "finished_at", "duration_s", "timings", "files", "target", "service_host"}
+    assert {k: v for k, v in printed.items() if k not in varies} == {
+        k: v for k, v in summary.items() if k not in varies}
+    assert printed["verdict"] == "1 of 2 rows checked; 1 needs attention"
+    assert (printed["files"], printed["target"]) == ({}, None)
+    assert "Row 3, column 'Email'" in result.stderr and "Row 3" not in result.stdout
+    assert not (tmp_path / "reports").exists()  # a validate writes nothing
+
+
+def test_timeoff_import_and_validate_print_their_summary_as_json(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    config = write_leave_config(tmp_path)
+    rows = [["000101", "Annual Leave", "04/03/2024", "05/03/2024", "", "", "MY", "", ""],
+            ["000101", "Holiday Leave", "11/03/2024", "12/03/2024", "", "", "MY", "", ""]]
+    source = write_csv(tmp_path / "leave.csv", [dict(zip(LEAVE_HEADER, row)) for row in rows], LEAVE_HEADER)
+    env = {"HRIMPORT_BASE_URL": sandbox.base_url}
+
+    checked = run_cli("timeoff", "validate", str(config), str(source), "--json", env=env)
+    imported = run_cli("timeoff", "import", str(config), str(source), "--json", "--report-dir",
+                       str(tmp_path / "reports"), env=env)
+
+    [summary] = (tmp_path / "reports").glob("*/*/summary.json")
+    assert imported.stdout == summary.read_text(encoding="utf-8")
+    assert (json.loads(checked.stdout)["verdict"], json.loads(imported.stdout)["verdict"]) == (
+        "1 of 2 rows checked; 1 needs attention", "1 of 2 rows imported; 1 needs attention")
+    assert "'Holiday Leave' is not a leave type" in checked.stderr + imported.stderr
+
+
+# ---------------------------------------------------------------------------------------- the terminal
+
+
+def test_a_terminal_sees_a_line_per_stage_before_the_bar_of_rows_done_and_a_pipe_sees_none(
+        tmp_path: Path, sandbox: Any) -> None:
+    config = write_config(tmp_path / "staff.toml")
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
+    args = ["staff", "import", str(config), str(source), "--batch-size", "10", "--report-dir",
+            str(tmp_path / "r"), "--base-url", sandbox.base_url]
+
+    terminal = _run_on_a_terminal(args, {"HRIMPORT_TOKEN": TOKEN})
+    checking = _run_on_a_terminal(["staff", "validate", str(config), str(source)], {})
+    piped = run_cli(*args)
+
+    assert "Reading staff.csv...\r\nValidating 40 rows...\r\nSending 40 rows...\r\n" in terminal
+    assert terminal.index("Sending 40 rows...") < terminal.index("40/40")  # the bar: rows done / total
+    assert "Reading staff.csv...\r\nValidating 40 rows...\r\n" in checking and "Sending" not in checking
+    assert piped.exit_code == 0
+    assert not re.search(r"Reading|Validating|Sending|40/40", piped.stderr + piped.stdout)
