@@ -15,7 +15,9 @@ from typing import Any
 import openpyxl
 import pytest
 from openpyxl.cell.cell import Cell
+from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
+from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.hyperlink import Hyperlink
 
 from hrimport.outcomes import Outcome, Problem, RowOutcome, read_outcomes
@@ -33,7 +35,8 @@ WIDTHS = {"A": 14.0, "B": 24.0, "C": 30.0, "F": 13.5}
 def styled_export(path: Path, rows: list[dict[str, str]]) -> Path:
     """An export as HR systems write them: a merged bold title and a run date above a coloured header on
     row 3, ids as numbers shown ``000000``, hire dates as date cells shown ``dd/mm/yyyy``, set widths,
-    e-mail addresses as mailto links. A cell given as text (``"31/02/2024"``) stays text."""
+    e-mail addresses as mailto links, a country dropdown, a filter that hides the 4th person, a taller
+    2nd row with a note on its e-mail. A cell given as text (``"31/02/2024"``) stays text."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Staff"
@@ -55,6 +58,15 @@ def styled_export(path: Path, rows: list[dict[str, str]]) -> Path:
         ws.cell(line, 3).hyperlink = Hyperlink(ref="", target=f"mailto:{row['Email']}")
     for letter, width in WIDTHS.items():
         ws.column_dimensions[letter].width = width
+    countries = DataValidation(type="list", formula1='"MY,SG,CN"')
+    countries.add("D4:D1000")
+    ws.add_data_validation(countries)
+    ws.auto_filter.ref = f"A3:P{ws.max_row}"
+    ws.auto_filter.add_filter_column(3, ["MY", "SG"])
+    if ws.max_row >= 7:
+        ws.row_dimensions[7].hidden = True  # filtered out: not MY or SG
+    ws.row_dimensions[5].height = 30
+    ws["C5"].comment = Comment("Checked with payroll", "HRIS")
     wb.save(path)
     return path
 
@@ -114,6 +126,11 @@ def test_to_fix_xlsx_is_the_source_workbook_with_only_the_rows_to_fix(tmp_path: 
     assert ws["F6"].value == "31/02/2024" and not ws["F6"].is_date
     # a link still opens its own address, from the cell it moved to
     assert ws["C5"].hyperlink.target == "mailto:person4@acme.example" and ws["C5"].hyperlink.ref == "C5"
+    # the row the filter hid is shown, a row keeps its height, the dropdown is still there
+    assert not any(ws.row_dimensions[r].hidden for r in range(4, 8))
+    assert ws.auto_filter.ref == "A3:P9" and not ws.auto_filter.filterColumn
+    assert ws.row_dimensions[4].height == 30
+    assert [dv.formula1 for dv in ws.data_validations.dataValidation] == ['"MY,SG,CN"']
 
     problems = [ws.cell(r, len(HEADER) + 1).value for r in range(4, 8)]
     assert [p.split(":")[0] for p in problems] == [f"Original row {n}" for n in (5, 7, 8, 9)]
@@ -127,6 +144,7 @@ def test_each_bad_cell_is_red_with_its_problem_in_a_comment(tmp_path: Path, sand
     assert set(marked) == {"C4", "D5", "F6"}  # e-mail of original row 5, country of 7, hire date of 8
     assert marked["C4"].startswith("'nope' is not an e-mail address")
     assert "How to fix: Correct the address" in marked["C4"]
+    assert marked["C4"].endswith("\n\nChecked with payroll")  # the file's own note stays, under ours
     assert marked["D5"].startswith("'Atlantis' is not a country")
     assert marked["F6"].startswith("'31/02/2024' is not a real date")
     # the row the service refused names no cell: only its Problem column says why
@@ -158,6 +176,25 @@ def test_hr_fixes_the_red_cells_and_the_same_import_sends_the_rows(tmp_path: Pat
     # the Problem column is not sent, and the plan knows this file holds only the rows that needed fixing
     assert "Problem" not in result.output
     assert read_outcomes(latest_run(tmp_path).parent / "outcomes.jsonl").info.plan["partial"] is True
+
+
+def test_a_to_fix_imported_with_a_row_still_wrong_gives_a_to_fix_with_one_problem_column(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    folder = first_month(tmp_path, sandbox)
+    wb = openpyxl.load_workbook(folder / "to_fix.xlsx")
+    wb["Staff"]["C4"] = "person2@acme.example"  # the rest left as they were
+    wb.save(tmp_path / "half_fixed.xlsx")
+
+    result, _ = run_import(tmp_path, sandbox, tmp_path / "half_fixed.xlsx", config=refusing_config(tmp_path))
+
+    assert result.exit_code == 1, result.output
+    ws = openpyxl.load_workbook(latest_run(tmp_path).parent / "to_fix.xlsx")["Staff"]
+    assert [c.value for c in ws[3]] == [*HEADER, "Problem"]
+    assert [ws.cell(r, 1).value for r in range(4, ws.max_row + 1)] == [4, 5, 6]
+    # rows 5 to 7 of the file just imported
+    assert [ws.cell(r, 17).value.split(":")[0] for r in range(4, 7)] == [f"Original row {n}" for n in (5, 6, 7)]
+    assert {c.coordinate for row in ws.iter_rows() for c in row if is_red(c)} == {"D4", "F5"}
 
 
 def test_a_csv_source_gets_to_fix_xlsx_of_exact_text_beside_to_fix_csv(tmp_path: Path, sandbox: Any) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import xlsxwriter
+from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
 from hrimport.private_files import open_private
@@ -112,11 +113,14 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     headers, preamble = _layout(source, rows)
     with open_private(path, "wb") as fh:
         wb = xlsxwriter.Workbook(fh, {"constant_memory": True, "strings_to_numbers": False})
-        # a cell is plain or marked bad, and quoted (formula-like text) or not: one format per pair
-        formats = {
-            (bad, quoted): wb.add_format({"quote_prefix": quoted, **({"bg_color": f"#{BAD_CELL_FILL}"} if bad else {})})
-            for bad in (False, True)
-            for quoted in (False, True)
+        # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
+        # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
+        red = {"bg_color": f"#{BAD_CELL_FILL}"}
+        formats: dict[tuple[bool, bool], Format | None] = {
+            (False, False): None,
+            (False, True): wb.add_format({"quote_prefix": True}),
+            (True, False): wb.add_format(red),
+            (True, True): wb.add_format({**red, "quote_prefix": True}),
         }
         bold = wb.add_format({"bold": True})
         problem = wb.add_format({"bg_color": f"#{PROBLEM_FILL}", "font_color": f"#{PROBLEM_FONT}"})

@@ -10,6 +10,7 @@ only its ``Problem`` text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -28,7 +29,7 @@ PROBLEM_FONT = "8E1420"
 
 # Messages name their row the way the stages write it: "Row 7: ...", "Row 7, column 'Country': ...",
 # "Row 7, columns 'Start' and 'End': ...". to_fix says it once, as the original row.
-_ROW_PREFIX = r"Row {row}(?::\s*|,\s*)"
+_ROW_PREFIX = re.compile(r"Row (\d+)(?::\s*|,\s*)")
 _CELL_PREFIX = re.compile(r"Row \d+(?:, columns? '[^']*'(?: and '[^']*')?)?:\s*")
 # Characters XML 1.0 cannot hold (a value quoted in a message may carry them): shown as U+FFFD in to_fix's
 # own texts, which openpyxl would refuse and xlsxwriter would write into an invalid comment.
@@ -53,11 +54,16 @@ def problem_text(row: RowOutcome) -> str:
     >>> problem_text(RowOutcome(7, "E1", "Ada", Outcome.INVALID, (Problem("x", "Row 7, column 'Country': 'Atlantis' is not a country."),)))
     "Original row 7: Column 'Country': 'Atlantis' is not a country."
     """
-    prefix = re.compile(_ROW_PREFIX.format(row=row.row))
-    messages = [_capitalized(prefix.sub("", p.message, count=1)) for p in row.problems]
+    messages = [_capitalized(_without_row(p.message, row.row)) for p in row.problems]
     if not messages:
         messages = [row.message or row.outcome.label]
     return _NOT_XML.sub("\ufffd", f"Original row {row.row}: " + "; ".join(dict.fromkeys(messages)))
+
+
+def _without_row(message: str, row: int) -> str:
+    """``message`` without its lead naming ``row`` (another row's number is left, it says something)."""
+    lead = _ROW_PREFIX.match(message)
+    return message[lead.end():] if lead and int(lead[1]) == row else message
 
 
 def bad_cells(row: RowOutcome, headers: Sequence[str]) -> dict[str, str]:
@@ -66,7 +72,7 @@ def bad_cells(row: RowOutcome, headers: Sequence[str]) -> dict[str, str]:
     Warnings do not stop a row, so they mark no cell. A problem whose column is no header of the file
     (a config constant, a field the config fills) marks nothing: the ``Problem`` column still says it.
     """
-    by_key = {header_key(h): h for h in headers}
+    by_key = _by_key(tuple(headers))
     comments: dict[str, list[str]] = {}
     for problem in row.problems:
         if problem.is_warning or not problem.column:
@@ -76,6 +82,11 @@ def bad_cells(row: RowOutcome, headers: Sequence[str]) -> dict[str, str]:
             if header is not None:
                 comments.setdefault(header, []).append(_comment(problem))
     return {header: "\n\n".join(dict.fromkeys(texts)) for header, texts in comments.items()}
+
+
+@functools.lru_cache(maxsize=4)  # the same headers for every row of a file
+def _by_key(headers: tuple[str, ...]) -> dict[str, str]:
+    return {header_key(h): h for h in headers}
 
 
 def _comment(problem: Problem) -> str:

@@ -12,11 +12,12 @@ A cell keeps the value it showed, which is what the import read: a formula cell 
 (``data_only``), since its references would not survive the rows moving anyway. Filters are cleared and
 every kept row shown, so no row to fix is hidden; a protected sheet is unprotected, so it can be fixed.
 
-openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on (measured on this
-project's 2-core machine: 80,000 cells, 2.5 to 3.2 MB of sheet XML, took 1.3 to 2.0 s of CPU; 0.5 to 0.6 s
-per MB). So a workbook whose sheets and shared strings unpack to more than ``MAX_SHEET_XML`` (4 MB, about
-150,000 cells: 5,000 rows x 30 columns, ~2.5 s) takes the fast path (``fix_file.write_fix_xlsx``), as does
-a source that is gone or changed since the run.
+openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on, measured on this
+project's 2-core machine (``write_fix_from_workbook`` end to end, 1 in 100 rows to fix): 1,000 rows x 30
+columns (1.2 MB of sheet XML) 0.6 s of CPU; 4,500 x 30 (4.8 MB) 2.3 s; 5,000 x 30 (5.3 MB) 3.2 s. So a
+workbook whose sheets and shared strings unpack to more than ``MAX_SHEET_XML`` (5 MB: about 135,000 cells,
+~3 s) takes the fast path (``fix_file.write_fix_xlsx``, ~10 us a cell of the rows to fix only), as does a
+source that is gone or changed since the run.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ __all__ = ["MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_fr
 #: Source formats openpyxl reads (XLS and ODS take the fast path).
 WORKBOOK_FORMATS = frozenset({"xlsx", "xlsm"})
 #: Bytes of sheet XML (worksheets and shared strings, unpacked) up to which to_fix is made with openpyxl.
-MAX_SHEET_XML = 4_000_000
+MAX_SHEET_XML = 5_000_000
 _MAX_WIDTH = 80
 _UNNAMED = "Column "  # the reader's name for a column with data but no header: "Column D"
 
