@@ -50,7 +50,8 @@ def styled_export(path: Path, rows: list[dict[str, str]]) -> Path:
         cell.fill = PatternFill(fill_type="solid", fgColor="DDEBF7")
     for row in rows:
         hired = HIRED if row["Hire Date"] == HIRED.date().isoformat() else row["Hire Date"]
-        ws.append([int(row["Employee ID"]), *(row[h] for h in HEADER[1:5]), hired, *(row[h] for h in HEADER[6:])])
+        ws.append([int(row["Employee ID"]), *(row[h] for h in HEADER[1:5]), hired,
+                   *(row[h] for h in HEADER[6:])])
         line = ws.max_row
         ws.cell(line, 1).number_format = "000000"
         if isinstance(hired, dt.datetime):
@@ -75,8 +76,8 @@ def refusing_config(tmp_path: Path) -> Path:
     """The tests' staff config, also sending "Shoe Size", a data type the sandbox's company 99 does not have:
     a row with a shoe size is refused by the service (a problem about the row, not a cell)."""
     config = write_config(tmp_path / "staff.toml")
-    text = config.read_text().replace('"Cost Centre" = "Cost Center"', '"Cost Centre" = "Cost Center"\n"Shoe Size" = "Shoe Size"')
-    config.write_text(text)
+    custom = '"Cost Centre" = "Cost Center"'
+    config.write_text(config.read_text().replace(custom, f'{custom}\n"Shoe Size" = "Shoe Size"'))
     return config
 
 
@@ -98,7 +99,7 @@ def first_month(tmp_path: Path, sandbox: Any) -> Path:
 
 
 def is_red(cell: Cell) -> bool:
-    return cell.fill.fill_type == "solid" and str(cell.fill.fgColor.rgb).endswith("FFC7CE")  # Excel's light red
+    return cell.fill.fill_type == "solid" and str(cell.fill.fgColor.rgb).endswith("FFC7CE")  # Excel's red
 
 
 def test_to_fix_xlsx_is_the_source_workbook_with_only_the_rows_to_fix(tmp_path: Path, sandbox: Any) -> None:
@@ -193,15 +194,16 @@ def test_a_to_fix_imported_with_a_row_still_wrong_gives_a_to_fix_with_one_proble
     assert [c.value for c in ws[3]] == [*HEADER, "Problem"]
     assert [ws.cell(r, 1).value for r in range(4, ws.max_row + 1)] == [4, 5, 6]
     # rows 5 to 7 of the file just imported
-    assert [ws.cell(r, 17).value.split(":")[0] for r in range(4, 7)] == [f"Original row {n}" for n in (5, 6, 7)]
+    problems = [ws.cell(r, 17).value.split(":")[0] for r in range(4, 7)]
+    assert problems == [f"Original row {n}" for n in (5, 6, 7)]
     assert {c.coordinate for row in ws.iter_rows() for c in row if is_red(c)} == {"D4", "F5"}
 
 
 def test_a_csv_source_gets_to_fix_xlsx_of_exact_text_beside_to_fix_csv(tmp_path: Path, sandbox: Any) -> None:
     config = phone_config(tmp_path)
     rows = [person(1, Phone="+65 8123 4567"), person(123, Phone="+65 8123 4567", Email="nope")]
-    result, summary = run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows, [*HEADER, "Phone"]),
-                                 config=config)
+    export = write_csv(tmp_path / "staff.csv", rows, [*HEADER, "Phone"])
+    result, summary = run_import(tmp_path, sandbox, export, config=config)
     assert result.exit_code == 1, result.output
     folder = latest_run(tmp_path).parent
     assert {"to_fix.xlsx", "to_fix.csv"} <= set(summary["files"])
@@ -244,8 +246,8 @@ def test_the_to_fix_xlsx_of_a_csv_source_imports_with_the_csv_config(tmp_path: P
 
 def phone_config(tmp_path: Path) -> Path:
     config = write_config(tmp_path / "staff.toml")
-    config.write_text(config.read_text().replace('"Move Date" = "new_country_effective_date"',
-                                                 '"Move Date" = "new_country_effective_date"\n"Phone" = "phone"'))
+    mapped = '"Move Date" = "new_country_effective_date"'
+    config.write_text(config.read_text().replace(mapped, f'{mapped}\n"Phone" = "phone"'))
     return config
 
 
@@ -290,9 +292,11 @@ def fast_path_layout(ws: Any) -> None:
          "Original row 7: Column 'Country': 'Atlantis' is not a country."),
         (["Row 7: Start date '31/02/2024' is not a date", "Row 7: Country 'Atlantis' is not a country code"],
          "Original row 7: Start date '31/02/2024' is not a date; Country 'Atlantis' is not a country code"),
-        (["Row 7: the service rejected 'Ada': too long"], "Original row 7: The service rejected 'Ada': too long"),
+        (["Row 7: the service rejected 'Ada': too long"],
+         "Original row 7: The service rejected 'Ada': too long"),
         ([], "Original row 7: Permission denied"),  # no problem: the outcome says it
-        (["Row 7, column 'Name': 'A\x01da' is not valid."], "Original row 7: Column 'Name': 'A\ufffdda' is not valid."),
+        (["Row 7, column 'Name': 'A\x01da' is not valid."],  # a control character XML cannot hold
+         "Original row 7: Column 'Name': 'A\ufffdda' is not valid."),
     ],
 )
 def test_the_problem_column_names_the_original_row_once(messages: list[str], text: str) -> None:
@@ -302,7 +306,8 @@ def test_the_problem_column_names_the_original_row_once(messages: list[str], tex
 
 def test_a_joined_field_marks_each_of_its_columns_and_a_warning_marks_none() -> None:
     problems = (
-        Problem("missing-value", "Row 4, column 'First + Last': a value is required.", 4, "First + Last", "name"),
+        Problem("missing-value", "Row 4, column 'First + Last': a value is required.", 4, "First + Last",
+                "name"),
         Problem("ambiguous-country", "Row 4, column 'Country': 'Georgia' could be GE or US-GA.", 4, "Country",
                 "country", "Georgia", severity="warning"),
         Problem("unknown-country", "Row 4: from the config.", 4, "(config constant country)", "country"),

@@ -65,13 +65,8 @@ class FixFiles:
 
 
 def fix_csv_name(source: SourceInfo) -> str | None:
-    """``to_fix.csv`` when a run of ``source`` writes it beside ``to_fix.xlsx`` (a CSV/TSV source), else None."""
+    """``to_fix.csv`` when a run of ``source`` writes it beside ``to_fix.xlsx`` (a CSV or TSV source)."""
     return FIX_CSV if source.format.lower() in CSV_FORMATS else None
-
-
-def _cells(row: RowOutcome, headers: list[str]) -> list[str]:
-    source = row.source or {}
-    return [source.get(h, "") or "" for h in headers] + [problem_text(row)]
 
 
 def _layout(source: SourceInfo, rows: Sequence[RowOutcome]) -> tuple[list[str], list[list[str]]]:
@@ -91,6 +86,11 @@ def _layout(source: SourceInfo, rows: Sequence[RowOutcome]) -> tuple[list[str], 
     while len(preamble) < source.header_row - 1:
         preamble.append([])
     return headers, preamble
+
+
+def _cells(row: RowOutcome, headers: list[str]) -> list[str]:
+    source = row.source or {}
+    return [source.get(h, "") or "" for h in headers] + [problem_text(row)]
 
 
 def write_fix_csv(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
@@ -172,7 +172,7 @@ def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path
     if workbook is not None:
         try:
             return FixFiles(write_fix_from_workbook(workbook, source, rows, xlsx))
-        except Exception:  # whatever openpyxl cannot take in a file the reader could: the fast path still works
+        except Exception:  # whatever openpyxl cannot take in a file the reader took: the fast path works
             log.debug("to_fix from %s with openpyxl failed; writing it from the run's cells", source.path,
                       exc_info=True)
     return FixFiles(write_fix_xlsx(source, rows, xlsx))

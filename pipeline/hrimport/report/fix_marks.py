@@ -18,7 +18,8 @@ from hrimport.outcomes import Problem, RowOutcome
 from hrimport.report.explain import explain
 
 __all__ = [
-    "BAD_CELL_FILL", "PROBLEM_FILL", "PROBLEM_FONT", "bad_cells", "comment_size", "header_key", "problem_text",
+    "BAD_CELL_FILL", "PROBLEM_FILL", "PROBLEM_FONT",
+    "bad_cells", "comment_size", "header_key", "problem_text",
 ]
 
 #: Excel's own "Light Red Fill" (its conditional-format preset): the bad cells.
@@ -51,7 +52,8 @@ def problem_text(row: RowOutcome) -> str:
     """The ``Problem`` column of ``row``: "Original row 7: " and its problems, else its own message.
 
     >>> from hrimport.outcomes import Outcome
-    >>> problem_text(RowOutcome(7, "E1", "Ada", Outcome.INVALID, (Problem("x", "Row 7, column 'Country': 'Atlantis' is not a country."),)))
+    >>> bad = Problem("unknown-country", "Row 7, column 'Country': 'Atlantis' is not a country.")
+    >>> problem_text(RowOutcome(7, "E1", "Ada", Outcome.INVALID, (bad,)))
     "Original row 7: Column 'Country': 'Atlantis' is not a country."
     """
     messages = [_capitalized(_without_row(p.message, row.row)) for p in row.problems]

@@ -157,7 +157,8 @@ def _keep_rows(ws: Worksheet, header_row: int, keep: list[int]) -> None:
         for cell in line:
             if cell.hyperlink is not None:
                 cell.hyperlink = cell.hyperlink  # a link names its cell: name the one it moved to
-            if cell.data_type == "s" and isinstance(cell.value, str) and cell.value.startswith(FORMULA_TRIGGERS):
+            text = cell.value
+            if cell.data_type == "s" and isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
                 cell.quotePrefix = True  # text, never a formula, even after someone edits the cell
 
 

@@ -124,7 +124,7 @@ def render_html(
     fix_csv_name: str | None = None,
     template_dir: Path | None = None,
 ) -> str:
-    """Render the report page of ``result`` as a string; ``fix_csv_name`` names the CSV copy of to_fix, if any."""
+    """Render the report page of ``result`` as a string; ``fix_csv_name``: the CSV copy of to_fix, if any."""
     masking = masking or RowMasking(result)
     info = result.info
     limit = max(info.html_row_limit, 0)

@@ -57,7 +57,8 @@ class ReportFiles:
 
     def paths(self) -> list[Path]:
         """Every file written, in the order a person would open them."""
-        found = [self.html, self.xlsx, self.to_fix, self.to_fix_csv, self.summary, self.outcomes, self.payloads]
+        found = [self.html, self.xlsx, self.to_fix, self.to_fix_csv, self.summary, self.outcomes,
+                 self.payloads]
         return [p for p in found if p is not None]
 
 
@@ -147,8 +148,8 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
         if fix_job is not None:
             fix_job.close()
     payloads = _write_payloads(result, folder)
-    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes, to_fix.xlsx if to_fix else None,
-                        timings, payloads, to_fix.csv if to_fix else None)
+    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes,
+                        to_fix.xlsx if to_fix else None, timings, payloads, to_fix.csv if to_fix else None)
     write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
     lap("summary.json")
     return files
