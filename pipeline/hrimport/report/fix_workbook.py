@@ -63,7 +63,7 @@ def source_workbook(source: SourceInfo) -> bytes | None:
     """The bytes of the workbook the run read, when ``to_fix`` can be made from it: an XLSX/XLSM still at
     its path with the same SHA-256, whose sheets openpyxl can load in a few seconds."""
     if source.format.lower() not in WORKBOOK_FORMATS or source.size > MAX_SHEET_XML:
-        return None  # packed bytes never exceed what they unpack to here: no need to read it
+        return None  # sheets unpack to more than they pack: bigger packed is over the limit (pictures aside)
     try:
         data = Path(source.path).read_bytes()
         if hashlib.sha256(data).hexdigest() != source.sha256:
