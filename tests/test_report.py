@@ -287,10 +287,25 @@ def test_to_fix_xlsx_repeats_the_source_layout_with_only_rows_not_imported(repor
         assert written[-1]
     assert (
         data[0][-1]
-        == "Row 7: Start date '31/02/2024' is not a date; Row 7: Country 'Atlantis' is not a country code"
+        == "Original row 7: Start date '31/02/2024' is not a date; Country 'Atlantis' is not a country code"
     )
-    assert data[5][-1] == "The import account may not change staff in department Finance"
+    assert data[5][-1] == "Original row 12: The import account may not change staff in department Finance"
     assert wb["Staff"].freeze_panes == "A4"
+
+
+def test_to_fix_from_the_kept_cells_marks_each_bad_cell_red_with_its_problem(report: ReportFiles) -> None:
+    # the sample's export is not on this machine: to_fix is written from the cells the run kept
+    assert report.to_fix is not None
+    ws = openpyxl.load_workbook(report.to_fix)["Staff"]
+    comments = {c.coordinate: c.comment.text for row in ws.iter_rows() for c in row if c.comment}
+    red = {c.coordinate for row in ws.iter_rows() for c in row if c.fill.fgColor.rgb == "FFFFC7CE"}
+    # original row 7 (now 4): start date and country; row 8 (now 5): the e-mail; row 9 (now 6): the passport
+    assert red == set(comments) == {"F4", "E4", "D5", "G6"}
+    assert comments["F4"] == (
+        "Start date '31/02/2024' is not a date\nHow to fix: Write the date as YYYY-MM-DD (for example "
+        "2024-03-31) or use a real Excel date cell."
+    )
+    assert ws["D5"].value == FORMULA and ws["D5"].quotePrefix  # marked and still never a formula
 
 
 @pytest.mark.parametrize(("fmt", "delimiter", "expected"), [("csv", ";", ";"), ("tsv", None, "\t")])
@@ -298,10 +313,11 @@ def test_to_fix_csv_keeps_the_delimiter_and_opens_in_excel_as_utf8(
     tmp_path: Path, fmt: str, delimiter: str | None, expected: str
 ) -> None:
     files = write_report(sample_result(fmt=fmt, delimiter=delimiter), tmp_path / "r")
-    assert files.to_fix is not None and files.to_fix.name == "to_fix.csv"
-    raw = files.to_fix.read_bytes()
+    assert files.to_fix is not None and files.to_fix.name == "to_fix.xlsx"  # the file to open in Excel
+    assert files.to_fix_csv is not None and files.to_fix_csv.name == "to_fix.csv"
+    raw = files.to_fix_csv.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")  # the BOM tells Excel it is UTF-8
-    with open(files.to_fix, encoding="utf-8-sig", newline="") as fh:
+    with open(files.to_fix_csv, encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.reader(fh, delimiter=expected))
     assert rows[2] == [*HEADERS, "Problem"]
     cells = {c for row in rows for c in row}
@@ -462,6 +478,17 @@ EMITTED_CODES = [
 @pytest.mark.parametrize("code", EMITTED_CODES)
 def test_every_problem_code_the_pipeline_emits_is_explained_in_plain_words(code: str) -> None:
     assert not explain(code).title.startswith("Other problem"), code
+
+
+def test_report_xlsx_rows_sheet_prints_one_page_wide_with_messages_wrapped(report: ReportFiles) -> None:
+    rows = openpyxl.load_workbook(report.xlsx)["Rows"]
+    assert rows.page_setup.orientation == "landscape"
+    assert rows.sheet_properties.pageSetUpPr.fitToPage
+    assert rows.page_setup.fitToWidth in (None, 1) and rows.page_setup.fitToHeight in (0, "0")
+    messages = [rows.cell(r, 6) for r in range(2, rows.max_row + 1) if rows.cell(r, 6).value]
+    assert messages and all(c.alignment.wrap_text for c in messages)
+    longest = max(len(c.value) for c in messages)
+    assert rows.column_dimensions["F"].width < longest  # wrapped in a readable width, not as wide as the text
 
 
 def test_report_xlsx_prints_landscape_with_the_header_on_every_page(report: ReportFiles) -> None:

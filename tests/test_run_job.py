@@ -494,7 +494,7 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
     assert "staff: 3 of 4 rows imported; 1 needs attention (staff_2024-05.csv)" in body
     assert "Exit code 1: some rows need attention" in body
     attachments = {p.get_filename(): p for p in msg.iter_attachments()}
-    assert set(attachments) == {"report.html", "to_fix.csv"}
+    assert set(attachments) == {"report.html", "to_fix.xlsx"}  # the to_fix to open in Excel
     html = (job.runs()[-1] / "staff" / "report.html").read_text(encoding="utf-8")
     # the same page, line endings aside (SMTP carries text with CRLF)
     assert attachments["report.html"].get_content().replace("\r\n", "\n").strip() == html.strip()

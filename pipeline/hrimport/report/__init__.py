@@ -1,11 +1,13 @@
 """The reporter stage: render a run's ``RunResult`` as files HR staff read, forward and act on (issue 4).
 
-``write_report(result, folder)`` writes ``report.html``, ``report.xlsx``, ``to_fix.xlsx``/``.csv``,
-``summary.json`` and ``outcomes.jsonl``; ``default_report_folder`` names the folder of a run. One module per
-file kind (``html``, ``excel``, ``fix_file``, ``summary``), with ``explain`` (problem codes in plain words),
-``view`` (shared display shaping) and ``cells`` (masking). A job's folder also holds ``index.html``, every
-run at a glance: ``history`` reads the run folders, ``history_page`` writes the page. Private files and
-folder names are ``hrimport.private_files``; the to_fix round trip's contract is ``hrimport.to_fix_format``.
+``write_report(result, folder)`` writes ``report.html``, ``report.xlsx``, ``to_fix.xlsx`` (and ``to_fix.csv``
+for a CSV source), ``summary.json`` and ``outcomes.jsonl``; ``default_report_folder`` names the folder of a
+run. One module per file kind (``html``, ``excel``, ``fix_file``, ``summary``; ``fix_workbook`` makes
+``to_fix.xlsx`` from the source workbook, ``fix_marks`` says what it marks), with ``explain`` (problem codes
+in plain words), ``view`` (shared display shaping) and ``cells`` (masking). A job's folder also holds
+``index.html``, every run at a glance: ``history`` reads the run folders, ``history_page`` writes the page.
+Private files and folder names are ``hrimport.private_files``; the to_fix round trip's contract is
+``hrimport.to_fix_format``.
 
 The writers' names load on first use: a command that only prints a run (``staff validate``) or never writes
 a report (``leave-days``) does not import jinja2 and xlsxwriter.

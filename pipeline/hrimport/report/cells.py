@@ -7,6 +7,8 @@ may be run as a formula by a spreadsheet program. We defend in two ways, by file
   ``write_string``, never ``write``), and such cells also get Excel's *quote prefix* style, the stored form
   of typing ``'`` before a value: Excel and LibreOffice keep the cell text even when someone edits it, yet
   the cell's value stays exactly the original text, so re-importing ``to_fix.xlsx`` reads what was there.
+  A ``to_fix.xlsx`` made from the source workbook keeps its cells' own types, and its text cells that start
+  with a trigger get the quote prefix too (``fix_workbook``).
 * CSV (``to_fix.csv``): a leading ``'`` (``hrimport.to_fix_format.csv_safe``), which the mapper drops
   when the file is imported again.
 

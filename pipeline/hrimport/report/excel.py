@@ -22,6 +22,7 @@ from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detai
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 _MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet
+_MESSAGE_WIDTH = 60  # characters: the Rows sheet's message column, wrapped, so the sheet prints one page wide
 _FONT = {"font_name": "Calibri", "font_size": 11}
 
 
@@ -56,7 +57,8 @@ class _Formats:
 
 def _printable(ws: Worksheet, *, repeat_header: bool) -> Worksheet:
     """Landscape, the header row on every printed page (the report gets forwarded and printed); the
-    Summary also one page wide. Long messages spill past the sheet, so the row sheets keep their size."""
+    Summary also one page wide (the Rows sheet sets its own fit). Long messages spill past the Problems
+    sheet, so it keeps its size."""
     ws.set_landscape()
     if repeat_header:
         ws.repeat_rows(0)
@@ -130,6 +132,10 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
     keys = detail_keys(rows)
     headers = ["Row", "External id", "Name", "Outcome", "Problem codes", "Message", *map(detail_label, keys)]
     ws = _printable(wb.add_worksheet("Rows"), repeat_header=True)
+    # Printed for a sign-off: one page wide, as many pages tall as it takes, the message column wrapped
+    # within a fixed width instead of running off the page.
+    ws.fit_to_pages(1, 0)
+    wrapped = {q: wb.add_format({**_FONT, "text_wrap": True, "quote_prefix": q}) for q in (False, True)}
     widths = _Widths(headers)
     for col, h in enumerate(headers):
         ws.write_string(0, col, h, fmt.header)
@@ -148,8 +154,8 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
         write_string(r, 3, labels[row.outcome], outcome_fmt[row.outcome])
         if row.problems:
             _put(ws, fmt, r, 4, ", ".join(row.problem_codes), widths)
-        if row.message or row.problems:
-            _put(ws, fmt, r, 5, masking.message(row), widths)
+        if (row.message or row.problems) and (message := masking.message(row)):
+            write_string(r, 5, message, wrapped[message.startswith(FORMULA_TRIGGERS)])
         if row.details:
             for col, value in enumerate(masking.details(row, keys), start=6):
                 _put(ws, fmt, r, col, value, widths)
@@ -158,6 +164,7 @@ def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, maski
     w[1] = max(w[1], max((len(r.external_id) for r in rows), default=0))
     w[2] = max(w[2], max((len(r.name) for r in rows), default=0))
     w[3] = max(len(label) for label in labels.values()) + 4
+    w[5] = _MESSAGE_WIDTH  # wrapped: as wide as a readable line, whatever the longest message
     widths.apply(ws)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(len(rows), 1), len(headers) - 1)

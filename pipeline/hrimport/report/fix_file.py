@@ -1,11 +1,22 @@
-"""``to_fix.xlsx`` / ``to_fix.csv``: the rows not imported, in the source's own layout, ready to correct.
+"""``to_fix.xlsx`` (and ``to_fix.csv``): the rows not imported, in the source's own layout, ready to correct.
 
 Issue 4: HR staff correct these rows in place and re-run the same import command, with the same config, on
 this file. So the file repeats the source's layout: its title rows (preamble) above the header, the header
 on the same row number, the source headers in their order, each row's original cells, and one ``Problem``
-column appended (``FIX_COLUMN``, which the mapper ignores on re-import). An Excel source gives an xlsx with
-the same sheet name; a CSV or TSV source gives a CSV with the same delimiter, UTF-8 with a BOM so Excel
-reads it as UTF-8.
+column appended (``FIX_COLUMN``, which the mapper ignores on re-import) that names each row's original row.
+Issue 16: each cell a problem names is filled red with a comment holding the problem (``fix_marks``).
+
+Which file, by source:
+
+* an XLSX/XLSM source still there, unchanged, and small enough: ``to_fix.xlsx`` made from the workbook
+  itself (``fix_workbook``): date cells stay dates, number formats, widths and styles stay;
+* a larger workbook, or one that is gone or changed since the run (``hrimport report`` later), or an XLS or
+  ODS source: ``to_fix.xlsx`` written here from the cells the run kept, every cell a string cell, on a
+  sheet named like the source's (xlsxwriter: ~10 us a cell);
+* a CSV or TSV source: ``to_fix.xlsx`` written here (the file to open in Excel: its cells are typed text,
+  so ``+65 8123 4567`` and ``000123`` show exactly, where Excel opening a CSV turns the first into a
+  formula and the second into 123) and ``to_fix.csv`` beside it, for systems that need CSV: the source's
+  delimiter, UTF-8 with a BOM so Excel reads it as UTF-8.
 
 Values are kept in full (no masking: the file is for re-import). Formula-like cells stay their exact text
 in xlsx (string cells with the quote-prefix style) and get a leading ``'`` in CSV: the round trip's
@@ -15,30 +26,47 @@ contract (``FIX_COLUMN``, the formula triggers) is ``hrimport.to_fix_format``, s
 from __future__ import annotations
 
 import csv
+import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import xlsxwriter
+from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
 from hrimport.private_files import open_private
+from hrimport.report.fix_marks import (
+    BAD_CELL_FILL,
+    PROBLEM_FILL,
+    PROBLEM_FONT,
+    bad_cells,
+    comment_size,
+    problem_text,
+)
+from hrimport.report.fix_workbook import source_workbook, write_fix_from_workbook
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
 
+log = logging.getLogger(__name__)
+
 CSV_FORMATS = frozenset({"csv", "tsv", "txt"})
+FIX_XLSX = "to_fix.xlsx"
+FIX_CSV = "to_fix.csv"
 _MAX_WIDTH = 60
 
 
-def fix_file_name(source: SourceInfo) -> str:
-    """``to_fix.csv`` for a CSV/TSV source, else ``to_fix.xlsx``."""
-    return "to_fix.csv" if source.format.lower() in CSV_FORMATS else "to_fix.xlsx"
+@dataclass(frozen=True)
+class FixFiles:
+    """The ``to_fix`` files of a run: ``xlsx``, the one HR opens in Excel, and for a CSV/TSV source ``csv``,
+    the same rows for systems that need CSV."""
+
+    xlsx: Path
+    csv: Path | None = None
 
 
-def problem_text(row: RowOutcome) -> str:
-    """What goes in the ``Problem`` column: the row's problem messages, else its own message."""
-    messages = list(dict.fromkeys(p.message for p in row.problems))
-    if not messages:
-        messages = [row.message or row.outcome.label]
-    return "; ".join(messages)
+def fix_csv_name(source: SourceInfo) -> str | None:
+    """``to_fix.csv`` when a run of ``source`` writes it beside ``to_fix.xlsx`` (a CSV or TSV source)."""
+    return FIX_CSV if source.format.lower() in CSV_FORMATS else None
 
 
 def _layout(source: SourceInfo, rows: Sequence[RowOutcome]) -> tuple[list[str], list[list[str]]]:
@@ -80,21 +108,30 @@ def write_fix_csv(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) ->
 
 
 def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
-    """Write the rows as xlsx on a sheet named like the source's, every cell a string cell, mode 0600."""
+    """Write the rows as xlsx on a sheet named like the source's, every cell a string cell, each bad cell
+    red with its problem in a comment; mode 0600."""
     headers, preamble = _layout(source, rows)
     with open_private(path, "wb") as fh:
         wb = xlsxwriter.Workbook(fh, {"constant_memory": True, "strings_to_numbers": False})
-        quoted = wb.add_format({"quote_prefix": True})
+        # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
+        # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
+        red = {"bg_color": f"#{BAD_CELL_FILL}"}
+        formats: dict[tuple[bool, bool], Format | None] = {
+            (False, False): None,
+            (False, True): wb.add_format({"quote_prefix": True}),
+            (True, False): wb.add_format(red),
+            (True, True): wb.add_format({**red, "quote_prefix": True}),
+        }
         bold = wb.add_format({"bold": True})
-        problem = wb.add_format({"bg_color": "#FBE2DE", "font_color": "#8E1420", "text_wrap": False})
-        problem_head = wb.add_format({"bold": True, "bg_color": "#F9D7D9", "font_color": "#8E1420"})
+        problem = wb.add_format({"bg_color": f"#{PROBLEM_FILL}", "font_color": f"#{PROBLEM_FONT}"})
+        problem_head = wb.add_format({"bold": True, "bg_color": "#F9D7D9", "font_color": f"#{PROBLEM_FONT}"})
         ws = wb.add_worksheet(source.sheet or "Sheet1")
         widths = [len(h) + 2 for h in headers] + [len(FIX_COLUMN) + 2]
+        column_of = {h: c for c, h in enumerate(headers)}
 
-        def put(r: int, c: int, text: str, fmt: object = None) -> None:
-            if not text:
-                return
-            ws.write_string(r, c, text, quoted if text.startswith(FORMULA_TRIGGERS) else fmt)
+        def put(r: int, c: int, text: str, *, bad: bool = False) -> None:
+            if text or bad:
+                ws.write_string(r, c, text, formats[bad, text.startswith(FORMULA_TRIGGERS)])
 
         r = 0
         for line in preamble:
@@ -103,17 +140,20 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
             r += 1
         header_at = r
         for c, text in enumerate(headers):
-            put(r, c, text, bold)
+            ws.write_string(r, c, text, formats[False, True] if text.startswith(FORMULA_TRIGGERS) else bold)
         ws.write_string(r, len(headers), FIX_COLUMN, problem_head)
         last = len(headers)
         for row in rows:
             r += 1
             cells = _cells(row, headers)
+            marked = {column_of[h]: comment for h, comment in bad_cells(row, headers).items()}
             for c, text in enumerate(cells[:last]):
-                if text:
-                    put(r, c, text)
-                    widths[c] = max(widths[c], len(text))
-            put(r, last, cells[last], problem)
+                put(r, c, text, bad=c in marked)
+                widths[c] = max(widths[c], len(text))
+            for c, comment in marked.items():
+                width, height = comment_size(comment)
+                ws.write_comment(r, c, comment, {"author": "hrimport", "width": width, "height": height})
+            ws.write_string(r, last, cells[last], problem)
             widths[last] = max(widths[last], len(cells[last]))
         for c, width in enumerate(widths):
             ws.set_column(c, c, min(width + 1, _MAX_WIDTH))
@@ -122,9 +162,17 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     return path
 
 
-def write_fix_file(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> Path:
-    """Write ``to_fix.csv`` or ``to_fix.xlsx`` into ``folder`` and return its path."""
-    path = folder / fix_file_name(source)
-    if path.suffix == ".csv":
-        return write_fix_csv(source, rows, path)
-    return write_fix_xlsx(source, rows, path)
+def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> FixFiles:
+    """Write ``to_fix.xlsx`` (and ``to_fix.csv`` for a CSV/TSV source) into ``folder``."""
+    xlsx = folder / FIX_XLSX
+    csv_name = fix_csv_name(source)
+    if csv_name is not None:
+        return FixFiles(write_fix_xlsx(source, rows, xlsx), write_fix_csv(source, rows, folder / csv_name))
+    workbook = source_workbook(source)
+    if workbook is not None:
+        try:
+            return FixFiles(write_fix_from_workbook(workbook, source, rows, xlsx))
+        except Exception:  # whatever openpyxl cannot take in a file the reader took: the fast path works
+            log.debug("to_fix from %s with openpyxl failed; writing it from the run's cells", source.path,
+                      exc_info=True)
+    return FixFiles(write_fix_xlsx(source, rows, xlsx))

@@ -121,9 +121,10 @@ def render_html(
     *,
     masking: RowMasking | None = None,
     fix_file_name: str = "to_fix.xlsx",
+    fix_csv_name: str | None = None,
     template_dir: Path | None = None,
 ) -> str:
-    """Render the report page of ``result`` as a string."""
+    """Render the report page of ``result`` as a string; ``fix_csv_name``: the CSV copy of to_fix, if any."""
     masking = masking or RowMasking(result)
     info = result.info
     limit = max(info.html_row_limit, 0)
@@ -155,6 +156,7 @@ def render_html(
             hidden_rows=len(result.rows) - len(shown),
             detail_headers=[detail_label(k) for k in keys],
             fix_file_name=fix_file_name,
+            fix_csv_name=fix_csv_name,
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},
@@ -163,10 +165,15 @@ def render_html(
 
 
 def write_html(
-    result: RunResult, path: Path, *, masking: RowMasking | None = None, fix_file_name: str = "to_fix.xlsx"
+    result: RunResult,
+    path: Path,
+    *,
+    masking: RowMasking | None = None,
+    fix_file_name: str = "to_fix.xlsx",
+    fix_csv_name: str | None = None,
 ) -> Path:
     """Write ``report.html`` (mode 0600) and return its path."""
-    text = render_html(result, masking=masking, fix_file_name=fix_file_name)
+    text = render_html(result, masking=masking, fix_file_name=fix_file_name, fix_csv_name=fix_csv_name)
     with open_private(path, "w") as fh:
         fh.write(text)
     return path

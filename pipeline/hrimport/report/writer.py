@@ -6,7 +6,8 @@ import itself. A run's folder holds::
     reports/<job>/<YYYY-MM-DD_HHMMSS>/     (0700)
         report.html      the page to read and forward        (0600, like every file here)
         report.xlsx      Summary, Rows and Problems sheets
-        to_fix.xlsx      rows not imported, in the source's layout (to_fix.csv for a CSV source)
+        to_fix.xlsx      rows not imported, in the source's layout, bad cells marked
+        to_fix.csv       a CSV source only: the same rows as CSV, for systems that need CSV
         summary.json     counts, exit status, file facts, timings
         outcomes.jsonl   the run itself, so ``hrimport report outcomes.jsonl`` can render it again
         payloads.jsonl   a staff dry run only: the request bodies that would be sent, one batch a line
@@ -26,7 +27,7 @@ from pathlib import Path
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report.excel import write_report_xlsx
-from hrimport.report.fix_file import fix_file_name, write_fix_file
+from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
 from hrimport.report.history import is_run_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
@@ -42,7 +43,8 @@ PARALLEL_FIX_CELLS = 50_000
 
 @dataclass(frozen=True)
 class ReportFiles:
-    """The files ``write_report`` wrote; ``to_fix`` is None when every row was imported."""
+    """The files ``write_report`` wrote; ``to_fix`` (``to_fix.xlsx``) is None when every row was imported,
+    ``to_fix_csv`` unless the source was a CSV/TSV file."""
 
     folder: Path
     html: Path
@@ -52,10 +54,12 @@ class ReportFiles:
     to_fix: Path | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)  # seconds per file
     payloads: Path | None = None  # a staff dry run's request bodies
+    to_fix_csv: Path | None = None  # the rows of to_fix as CSV, for systems that need CSV
 
     def paths(self) -> list[Path]:
         """Every file written, in the order a person would open them."""
-        found = [self.html, self.xlsx, self.to_fix, self.summary, self.outcomes, self.payloads]
+        found = [self.html, self.xlsx, self.to_fix, self.to_fix_csv, self.summary, self.outcomes,
+                 self.payloads]
         return [p for p in found if p is not None]
 
 
@@ -94,25 +98,25 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 class _FixFileJob:
-    """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its path."""
+    """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its files."""
 
     def __init__(self, source: SourceInfo, rows: list[RowOutcome], folder: Path) -> None:
         self.args = (source, rows, folder)
         self.pool: ProcessPoolExecutor | None = None
-        self.future: Future[Path] | None = None
+        self.future: Future[FixFiles] | None = None
         if len(rows) * (len(source.headers) + 1) >= PARALLEL_FIX_CELLS:
             try:
                 # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
                 self.pool = ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn")
                 )
-                self.future = self.pool.submit(write_fix_file, *self.args)
+                self.future = self.pool.submit(write_fix_files, *self.args)
             except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
                 self.close()
 
-    def result(self) -> Path:
+    def result(self) -> FixFiles:
         try:
-            return self.future.result() if self.future is not None else write_fix_file(*self.args)
+            return self.future.result() if self.future is not None else write_fix_files(*self.args)
         finally:
             self.close()
 
@@ -149,19 +153,21 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
             lap(OUTCOMES_FILE)
         masking = RowMasking(result)
         html = write_html(
-            result, folder / "report.html", masking=masking, fix_file_name=fix_file_name(source)
+            result, folder / "report.html", masking=masking, fix_file_name=FIX_XLSX,
+            fix_csv_name=fix_csv_name(source),
         )
         lap("report.html")
         xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking)
         lap("report.xlsx")
         to_fix = fix_job.result() if fix_job is not None else None
         if to_fix is not None:
-            lap(to_fix.name)
+            lap(to_fix.xlsx.name)
     finally:
         if fix_job is not None:
             fix_job.close()
     payloads = _write_payloads(result, folder)
-    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes, to_fix, timings, payloads)
+    files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes,
+                        to_fix.xlsx if to_fix else None, timings, payloads, to_fix.csv if to_fix else None)
     write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
     lap("summary.json")
     return files

@@ -1,0 +1,176 @@
+"""``to_fix.xlsx`` made from the source workbook itself (issue 16): the rows to fix in the file's own layout.
+
+openpyxl loads the workbook the run read (the very same bytes: its SHA-256 is checked) and the read sheet
+is cut down to its title rows, its header and the rows needing attention, moved up under the header in
+their order. Everything else stays as the file had it: cell types (a date cell stays a date), number
+formats, fonts and fills, column widths, row heights, merged title cells, dropdowns (data validation) and
+the other sheets, so the same config reads it, a ``sheet`` setting included. Then each bad cell is filled
+red with a comment holding its problem (``fix_marks``), and the ``Problem`` column goes after the last
+header (a fix file's own ``Problem`` column is reused).
+
+A cell keeps the value it showed, which is what the import read: a formula cell becomes its last value
+(``data_only``), since its references would not survive the rows moving anyway. Filters are cleared and
+every kept row shown, so no row to fix is hidden; a protected sheet is unprotected, so it can be fixed.
+
+openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on, measured on this
+project's 2-core machine (``write_fix_from_workbook`` end to end, 1 in 100 rows to fix): 1,000 rows x 30
+columns (1.2 MB of sheet XML) 0.6 s of CPU; 4,500 x 30 (4.8 MB) 2.3 s; 5,000 x 30 (5.3 MB) 3.2 s. So a
+workbook whose sheets and shared strings unpack to more than ``MAX_SHEET_XML`` (5 MB: about 135,000 cells,
+~3 s) takes the fast path (``fix_file.write_fix_xlsx``, ~10 us a cell of the rows to fix only), as does a
+source that is gone or changed since the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import warnings
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import openpyxl
+from openpyxl.cell.cell import Cell
+from openpyxl.comments import Comment
+from openpyxl.styles import Font, PatternFill
+from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from hrimport.outcomes import RowOutcome, SourceInfo
+from hrimport.private_files import open_private
+from hrimport.report.fix_marks import (
+    BAD_CELL_FILL,
+    PROBLEM_FILL,
+    PROBLEM_FONT,
+    bad_cells,
+    comment_size,
+    header_key,
+    problem_text,
+)
+from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
+
+__all__ = ["MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
+
+#: Source formats openpyxl reads (XLS and ODS take the fast path).
+WORKBOOK_FORMATS = frozenset({"xlsx", "xlsm"})
+#: Bytes of sheet XML (worksheets and shared strings, unpacked) up to which to_fix is made with openpyxl.
+MAX_SHEET_XML = 5_000_000
+_MAX_WIDTH = 80
+_UNNAMED = "Column "  # the reader's name for a column with data but no header: "Column D"
+
+
+def source_workbook(source: SourceInfo) -> bytes | None:
+    """The bytes of the workbook the run read, when ``to_fix`` can be made from it: an XLSX/XLSM still at
+    its path with the same SHA-256, whose sheets openpyxl can load in a few seconds."""
+    if source.format.lower() not in WORKBOOK_FORMATS or source.size > MAX_SHEET_XML:
+        return None  # sheets unpack to more than they pack: bigger packed is over the limit (pictures aside)
+    try:
+        data = Path(source.path).read_bytes()
+        if hashlib.sha256(data).hexdigest() != source.sha256:
+            return None
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(i.file_size for i in archive.infolist() if _is_sheet_xml(i.filename))
+    except (OSError, zipfile.BadZipFile):
+        return None
+    return data if unpacked <= MAX_SHEET_XML else None
+
+
+def _is_sheet_xml(name: str) -> bool:
+    return name.startswith("xl/worksheets/") or name == "xl/sharedStrings.xml"
+
+
+def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
+    """Write ``to_fix.xlsx`` from the source workbook ``data`` (``source_workbook``); mode 0600."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # openpyxl warns about the parts it cannot keep (extensions...)
+        wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+    ws = wb[source.sheet] if source.sheet in wb.sheetnames else wb.worksheets[0]
+    header_row = source.header_row
+    columns = _header_columns(ws, header_row, source.headers)
+    problem_column = columns.pop(FIX_COLUMN, None) or max(columns.values(), default=ws.max_column) + 1
+    ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
+    _keep_rows(ws, header_row, [r.row for r in ordered])
+
+    _problem_cell(ws.cell(header_row, problem_column), FIX_COLUMN, bold=True)
+    width = len(FIX_COLUMN) + 2
+    for at, outcome in enumerate(ordered, start=header_row + 1):
+        for header, comment in bad_cells(outcome, list(columns)).items():
+            _mark_bad(ws.cell(at, columns[header]), comment)
+        text = problem_text(outcome)
+        _problem_cell(ws.cell(at, problem_column), text)
+        width = max(width, len(text) + 1)
+    ws.column_dimensions[get_column_letter(problem_column)].width = min(width, _MAX_WIDTH)
+
+    if ws.freeze_panes is None:
+        ws.freeze_panes = ws.cell(header_row + 1, 1)
+    ws.auto_filter.filterColumn = []  # a filter saved in the source must not hide a row to fix
+    ws.auto_filter.sortState = None
+    ws.protection.sheet = False  # the file is for correcting: a protected export could not be
+    wb.active = ws
+    for sheet in wb.worksheets:
+        sheet.sheet_view.tabSelected = sheet is ws
+    with open_private(path, "wb") as fh:
+        wb.save(fh)
+    return path
+
+
+def _header_columns(ws: Worksheet, header_row: int, headers: Sequence[str]) -> dict[str, int]:
+    """Each of the reader's ``headers`` -> its column number in ``ws``, found by the header row's text
+    (or the letter of a column the reader named "Column D"); a ``Problem`` column comes as ``FIX_COLUMN``."""
+    by_key: dict[str, int] = {}
+    for cell in ws[header_row]:
+        if cell.value is not None and str(cell.value).strip():
+            by_key.setdefault(header_key(str(cell.value)), cell.column)
+    found: dict[str, int] = {}
+    for name in headers:
+        column = by_key.get(header_key(name))
+        if column is None and name.startswith(_UNNAMED) and name[len(_UNNAMED):].isalpha():
+            column = column_index_from_string(name[len(_UNNAMED):])
+        if column is not None:
+            found[FIX_COLUMN if header_key(name) == header_key(FIX_COLUMN) else name] = column
+    return found
+
+
+def _keep_rows(ws: Worksheet, header_row: int, keep: list[int]) -> None:
+    """Move rows ``keep`` (ascending Excel row numbers below the header) up under the header, in order,
+    and delete every other row below it, with the rows' heights and styles."""
+    for merged in list(ws.merged_cells.ranges):  # merges below the header would not survive the move
+        if merged.max_row > header_row:
+            ws.unmerge_cells(merged.coord)
+    last_column = get_column_letter(max(ws.max_column, 1))
+    heights = ws.row_dimensions
+    kept_heights = {}
+    for at, row in enumerate(keep, start=header_row + 1):
+        if row in heights:
+            kept_heights[at] = heights[row]
+        if row != at:
+            ws.move_range(f"A{row}:{last_column}{row}", rows=at - row)
+    last = header_row + len(keep)
+    if ws.max_row > last:
+        ws.delete_rows(last + 1, ws.max_row - last)
+    for row in [r for r in heights if r > header_row]:
+        del heights[row]
+    for at, dimension in kept_heights.items():
+        dimension.index, dimension.hidden = at, False
+        heights[at] = dimension
+    for line in ws.iter_rows(min_row=header_row + 1, max_row=last):
+        for cell in line:
+            if cell.hyperlink is not None:
+                cell.hyperlink = cell.hyperlink  # a link names its cell: name the one it moved to
+            text = cell.value
+            if cell.data_type == "s" and isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
+                cell.quotePrefix = True  # text, never a formula, even after someone edits the cell
+
+
+def _mark_bad(cell: Cell, comment: str) -> None:
+    cell.fill = PatternFill(fill_type="solid", fgColor=BAD_CELL_FILL)
+    if cell.comment is not None:  # the file's own note stays, under ours
+        comment = f"{comment}\n\n{cell.comment.text}"
+    width, height = comment_size(comment)
+    cell.comment = Comment(comment, "hrimport", width=width, height=height)
+
+
+def _problem_cell(cell: Cell, text: str, *, bold: bool = False) -> None:
+    cell.value = text  # never formula-like: it starts with "Original row" (or is the header)
+    cell.font = Font(bold=bold, color=PROBLEM_FONT)
+    cell.fill = PatternFill(fill_type="solid", fgColor=PROBLEM_FILL)
