@@ -231,17 +231,18 @@ def write_outcomes(path: Path, result: RunResult) -> None:
         raise
 
 
-#: ``on_outcomes(rows)``: an import hands on each group of rows as they get their outcome (a batch the
-#: service answered, a time-off record posted, the rows found invalid before sending).
+#: ``on_outcomes(rows)``: an import hands on the rows it sent as the service answers them (a staff batch, a
+#: time-off record). Rows settled before sending (invalid, unchanged...) are not journaled: the next run finds
+#: them the same way, while what the service did is known only from its answers.
 OutcomesDone = Callable[[list[RowOutcome]], None]
 
 
 class OutcomeJournal:
     """A run's outcomes, appended to its report folder's ``outcomes.jsonl`` as rows finish (flushed).
 
-    A run killed half way (SIGKILL, a power cut) leaves in its report folder what happened to every row
-    that finished: a ``journal`` line naming the run, then one ``row`` line per outcome, in the order they
-    came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. Writing the journal
+    A run killed half way (SIGKILL, a power cut) leaves in its report folder what the service did with
+    every row sent: a ``journal`` line naming the run, then one ``row`` line per row sent, in the order the
+    answers came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. Writing the journal
     never stops the run: if the disk fills up, it stops writing (``error`` says why) and the run goes on; the
     report that follows then fails in its own words (exit 6) and keeps the outcomes in the state folder.
     """
@@ -318,8 +319,8 @@ def read_outcomes(path: Path) -> RunResult:
                 journal = True
     if info is None:
         if journal:
-            raise ValueError(f"it is the journal of a run stopped before it finished: {len(rows):,} rows were "
-                             "recorded as they finished, and no report can be made of it; run the import again: "
+            raise ValueError(f"it is the journal of a run stopped before it finished: {len(rows):,} rows sent were "
+                             "recorded as the service answered, and no report can be made of it; run the import again: "
                              "nothing is sent twice")
         raise ValueError(f"{path} holds no run record")
     return RunResult(info, rows)

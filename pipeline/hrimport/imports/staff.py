@@ -57,6 +57,7 @@ def import_staff(
     target: Target,
     *,
     dry_run: bool = False,
+    validate_only: bool = False,
     batch_size: int | None = None,
     state: AcceptedPayloads | None = None,
     full: bool = False,
@@ -68,8 +69,11 @@ def import_staff(
 
     With a ``state`` (what the platform last accepted), the run has a plan (``hrimport.changes.plan``) and
     the drift guard: a file that trips it is held (nothing sent, exit 5) unless ``accept_drift``.
-    ``on_outcomes`` gets the rows as they get their outcome: those settled before sending, then each batch.
+    ``on_outcomes`` gets the rows sent as the service answers them, batch by batch.
+    ``validate_only`` checks the rows and nothing more: no plan, no request bodies (``hrimport staff
+    validate``).
     """
+    dry_run = dry_run or validate_only
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
     table, mapped, problems, timings = prepare_staff(config, path)
@@ -85,17 +89,18 @@ def import_staff(
                                        " ".join(p.message for p in found)))
         else:
             valid.append(pos)
-    records = [
-        StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
-        for pos, payload in zip(valid, build_payloads(mapped, valid))
-    ]
+    # the request bodies: only for rows that a plan compares or that are sent
+    payloads = build_payloads(mapped, valid) if not validate_only else [{}] * len(valid)
+    records = [StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
+               for pos, payload in zip(valid, payloads)]
 
     plan: Plan | None = None
     held: list[str] = []
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
     # state folder cannot tell, and has no plan)
-    accepted = state.records(target.customer_id) if state is not None else ({} if dry_run else None)
+    accepted = (state.records(target.customer_id) if state is not None else
+                {} if dry_run and not validate_only else None)
     if accepted is not None:
         t = time.perf_counter()
         payload_of = {r.row: r.payload for r in records}
@@ -119,7 +124,8 @@ def import_staff(
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    payloads = bulk_bodies(target.customer_id, records, batch_size or config.batch_size) if dry_run else None
+    bodies = (bulk_bodies(target.customer_id, records, batch_size or config.batch_size)
+              if dry_run and not validate_only else None)
     if held:
         why = "; ".join(held)
         outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.NOT_SENT,
@@ -130,8 +136,6 @@ def import_staff(
     elif dry_run:
         outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message="Valid; not sent (dry run).")
                      for r in records]
-    if on_outcomes is not None:
-        on_outcomes(outcomes)
     if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
@@ -151,7 +155,7 @@ def import_staff(
     result = finish_run("staff", config, target, table, mapped, outcomes, started=started, t0=t0,
                         timings=timings, dry_run=dry_run, notes=notes)
     result.info.held = held
-    result.payloads = payloads
+    result.payloads = bodies
     if plan is not None:
         result.info.plan = plan.summary()
         planned = {r.row: r for r in plan.rows}

@@ -89,8 +89,7 @@ def import_timeoff(
     ``target.client`` None means no network: totals are neither filled nor checked and nothing is sent
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
-    skips it. ``on_outcomes`` gets the rows as they get their outcome: those settled before posting, then
-    each record posted.
+    skips it. ``on_outcomes`` gets each record posted as the service answers it.
     """
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
@@ -213,8 +212,6 @@ def import_timeoff(
                 outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID, tuple(r.warnings),
                                              message=f"Valid; would be sent with total_days {r.total_days} "
                                                      "(dry run).", details=r.details())
-        if on_outcomes is not None:
-            on_outcomes(list(outcomes.values()))
         if pending and not dry_run:
             assert client is not None  # rows are only pending here when totals were settled online
             announce(f"Sending {len(pending):,} rows")

@@ -57,23 +57,28 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
     """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
     specs = by_name(mapped.fields)
     wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
-    rows = mapped.frame.iloc[positions][wanted].to_dict("records")
-    custom_rows = mapped.custom.iloc[positions].to_dict("records") if len(mapped.custom.columns) else None
-    payloads = []
-    for i, row in enumerate(rows):
-        payload: dict[str, Any] = {}
-        for name, value in row.items():
-            if value == "":
-                continue
-            payload[name] = value == "true" if specs[name].type == "boolean" else value
+    frame = mapped.frame.iloc[positions]
+    # Column by column, then one dict per row: DataFrame.to_dict("records") boxes every cell one by one,
+    # 6 s of a 100,000-row import's 16.
+    columns = []
+    for name in wanted:
+        values = frame[name].tolist()
+        if specs[name].type == "boolean":
+            values = ["" if v == "" else v == "true" for v in values]
+        columns.append(values)
+    payloads = [{name: value for name, value in zip(wanted, row) if value != ""} for row in zip(*columns)]
+    if not wanted:
+        payloads = [{} for _ in positions]
+    custom = mapped.custom.iloc[positions] if len(mapped.custom.columns) else None
+    custom_columns = [(name, custom[name].tolist()) for name in custom.columns] if custom is not None else []
+    for i, payload in enumerate(payloads):
         if payload.get("is_intern") is True and "is_employee" not in payload:
             # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
             payload["is_employee"] = False
-        if custom_rows is not None:
-            entries = [{"name": k, "value": v} for k, v in custom_rows[i].items() if v != ""]
+        if custom_columns:
+            entries = [{"name": name, "value": values[i]} for name, values in custom_columns if values[i] != ""]
             if entries:
                 payload["customer_data_type"] = entries
-        payloads.append(payload)
     return payloads
 
 
