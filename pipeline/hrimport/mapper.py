@@ -137,7 +137,8 @@ def map_records(
             columns[name], read[name] = values, source[actual]
         else:  # two columns mapped to one field: the first non-empty value wins, left to right
             taken = columns[name] != ""
-            columns[name], read[name] = columns[name].where(taken, values), read[name].where(taken, source[actual])
+            columns[name] = columns[name].where(taken, values)
+            read[name] = read[name].where(taken, source[actual])
     for name, (join_cols, separator) in mapping.joins.items():
         parts = [cells_of(name, resolve(c), c) for c in join_cols]
         columns[name] = read[name] = _join(parts, separator)
@@ -157,7 +158,8 @@ def map_records(
             trail.compare(name, sources.get(name, name), given, columns[name], "default",
                           f"the config's default for {name}: the cell is empty")
         else:
-            trail.constant(name, sources.get(name, name), "default", f"the config's default for {name}", value, n)
+            trail.constant(name, sources.get(name, name), "default", f"the config's default for {name}", value,
+                           n)
     for name, value in mapping.constants.items():
         columns[name] = pd.Series([value] * n, dtype="str")
         read.pop(name, None)  # not from the file: no row's detail shows it

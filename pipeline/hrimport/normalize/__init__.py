@@ -109,7 +109,9 @@ TRIM_RULE = "spaces before and after a value are never sent"
 _SERIAL_DATE = re.compile(r"\d{5}(?:\.\d+)?")
 
 
-def change_kinds(field: Field, dates: Mapping[str, str] | None = None) -> Callable[[list[str], list[str]], list[str]]:
+def change_kinds(
+    field: Field, dates: Mapping[str, str] | None = None
+) -> Callable[[list[str], list[str]], list[str]]:
     """What ``normalize_for_field`` did to each distinct value it changed, as a ``hrimport.provenance.KINDS``
     code, from the values before and after (``hrimport.normalize.trail.ValueTrail.compare``). ``dates``: a
     date column's day/month values (``read_date_column``)."""

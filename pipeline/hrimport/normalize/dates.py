@@ -253,7 +253,8 @@ def decide_date_order(
             f"column '{column}' holds {proven} dates ({examples}) but {setting}; set date_order = "
             f'"{proven}" in [source] if the whole column is {proven}, or correct those dates'
         )
-    proof = "" if proven is None else (evidence.month_first if proven == "month-first" else evidence.day_first)[0]
+    proofs = evidence.month_first if proven == "month-first" else evidence.day_first
+    proof = proofs[0] if proven is not None else ""
     if configured:
         return ColumnDateOrder(column, order, "config", proof=proof)
     if proven is not None:

@@ -97,7 +97,9 @@ def formula_like_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
             yield int(position), value
 
 
-def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT, trail: ValueTrail | None = None) -> None:
+def guard_formula_text(
+    mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT, trail: ValueTrail | None = None
+) -> None:
     """Flag (``reject``) or strip (``strip``) every formula-like value about to be sent: mapped fields and
     custom data, after normalisation; each value stripped is recorded in ``trail``."""
     for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),

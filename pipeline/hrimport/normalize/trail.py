@@ -87,8 +87,9 @@ class ValueTrail:
         first[codes[::-1]] = positions[::-1]
         examples = []
         for j, p in enumerate(first[:EXAMPLES].tolist()):
-            held = read.held[int(np.searchsorted(read.positions, p))] if read.held is not None else str(uniques[j])
-            examples.append(ValueExample(self.row_numbers[p], held, str(uniques[j]), int(counts[j])))
+            value = str(uniques[j])
+            held = read.held[int(np.searchsorted(read.positions, p))] if read.held is not None else value
+            examples.append(ValueExample(self.row_numbers[p], held, value, int(counts[j])))
         self._merge(ValueChange(field, column, read.kind, read.rule, len(positions), examples))
 
     def constant(self, field: str, column: str, kind: str, rule: str, value: str, rows: int) -> None:
@@ -102,8 +103,11 @@ class ValueTrail:
         order = {name: i for i, name in enumerate(field_order)}
         kinds = {kind: i for i, kind in enumerate(KINDS)}
         met = {key[:2]: i for i, key in reversed(list(enumerate(self._changes)))}
-        return sorted(self._changes.values(), key=lambda c: (order.get(c.field, len(order)),
-                                                             met[(c.field, c.column)], kinds.get(c.kind, len(kinds))))
+
+        def place(c: ValueChange) -> tuple[int, int, int]:
+            return order.get(c.field, len(order)), met[(c.field, c.column)], kinds.get(c.kind, len(kinds))
+
+        return sorted(self._changes.values(), key=place)
 
     def _add(self, field: str, column: str, kind: str, rule: str, values: list[str], counts: np.ndarray,
              first: np.ndarray, after: pd.Series) -> None:
@@ -151,4 +155,5 @@ def keep_changed_values(rows: list[RowOutcome], mapped: MappedTable, mask: Itera
     for position, cells in enumerate(changed):
         row = rows[position] if position < len(rows) else None
         if cells and row is not None and row.row == mapped.row_numbers[position]:
-            row.changed_values = {name: cell for name, cell in cells.items() if not is_masked(mask, name, cell[0])}
+            row.changed_values = {name: cell for name, cell in cells.items()
+                                  if not is_masked(mask, name, cell[0])}

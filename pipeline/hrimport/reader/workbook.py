@@ -133,8 +133,8 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     info.sheet, info.sheet_note = chosen.name, layout.choice.note
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
-        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings,
-                                formulas=True)
+        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True,
+                                shared_strings=layout.shared_strings, formulas=True)
         if chosen.part
         else SheetScan()
     )
@@ -203,7 +203,9 @@ def _stored_text(stored: str) -> str:
     return stored if stored.isdigit() else number_text(float(stored))
 
 
-def _add_formulas(cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int) -> None:
+def _add_formulas(
+    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int
+) -> None:
     """The cells holding a formula (``SheetScan.formulas``, sorted by row), by column."""
     by_column: dict[int, list[tuple[int, str]]] = {}
     for row, column, formula in formulas:
@@ -211,7 +213,8 @@ def _add_formulas(cells_read: dict[int, list[CellsRead]], formulas: list[tuple[i
     for j, cells in by_column.items():
         cells.sort()
         rows = np.array([row for row, _ in cells], dtype=np.int64)
-        cells_read.setdefault(j, []).append(CellsRead("formula-value", FORMULA_RULE, rows, tuple(f for _, f in cells)))
+        held = tuple(formula for _, formula in cells)
+        cells_read.setdefault(j, []).append(CellsRead("formula-value", FORMULA_RULE, rows, held))
 
 
 def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
@@ -338,4 +341,5 @@ def _build_from_workbook(
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
     preamble = grid.iloc[:index].to_numpy().tolist()
-    return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble, cells_read=cells_read)
+    return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
+                               cells_read=cells_read)

@@ -72,10 +72,10 @@ def change_lines(result: RunResult, masking: RowMasking) -> list[ChangeLine]:
 def provenance_view(result: RunResult, masking: RowMasking) -> ProvenanceView:
     """The changes per column, and the changed values of the rows report.html lists."""
     masker = masking.masker
-    rows = {
-        o.row: [(column, shown_value(read), shown_value(sent)) for name, (column, read, sent) in o.changed_values.items()
-                if not masker.applies(name, column)]
-        for o in result.rows[: max(result.info.html_row_limit, 0)]
-        if o.changed_values
-    }
-    return ProvenanceView(change_lines(result, masking), {row: cells for row, cells in rows.items() if cells})
+    rows: dict[int, list[tuple[str, str, str]]] = {}
+    for o in result.rows[: max(result.info.html_row_limit, 0)]:
+        cells = [(column, shown_value(read), shown_value(sent))
+                 for name, (column, read, sent) in o.changed_values.items() if not masker.applies(name, column)]
+        if cells:
+            rows[o.row] = cells
+    return ProvenanceView(change_lines(result, masking), rows)
