@@ -123,7 +123,7 @@ def test_every_way_a_value_was_read_is_in_the_summary_the_outcomes_and_both_repo
             "staff_type": ["Staff Type", "full-time", "Payroll"]},
     }
 
-    values = list(load_workbook(folder / "report.xlsx", read_only=True)["Values"].iter_rows(values_only=True))
+    values = list(load_workbook(folder / "report.xlsx")["Values"].iter_rows(values_only=True))
     assert values[0] == ("Column", "Field", "What was done", "Rows", "Examples", "Why")
     assert values[1:] == [
         ("Employee ID", "customer_system_id", "Number format applied", 2,
@@ -155,8 +155,28 @@ def test_every_way_a_value_was_read_is_in_the_summary_the_outcomes_and_both_repo
     assert first_row is not None
     assert _texts(r"<li>(.*?)</li>", first_row.group(0)) == [
         "Country: Malaysia → MY", "Hire Date: 01/06/2020 → 2020-01-06", "Staff Type: Full-Time → Payroll"]
-    for file in ("report.html", "report.xlsx", "summary.json"):
-        assert PASSPORT.encode() not in (folder / file).read_bytes(), file
+    assert PASSPORT not in _report_text(folder)
+
+
+def _report_text(folder: Path) -> str:
+    """Everything a person reads in a run's report: report.html, summary.json and every cell of report.xlsx."""
+    workbook = load_workbook(folder / "report.xlsx")
+    cells = [str(v) for ws in workbook.worksheets for row in ws.iter_rows(values_only=True) for v in row]
+    return "\n".join([(folder / "report.html").read_text(), (folder / "summary.json").read_text(), *cells])
+
+
+def test_a_masked_date_column_shows_how_it_was_read_but_never_a_date(tmp_path: Path, sandbox) -> None:
+    config = write_config(tmp_path / "staff.toml", date_order="month-first")
+    config.write_text(config.read_text().replace('job = "test-staff"', 'job = "test-staff"\nmask = ["birthdate"]'))
+    rows = [person(1, **{"Birth Date": "01/06/1990"}), person(2, **{"Birth Date": "07/15/1991"})]
+    folder, summary = _import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows), config)
+    assert [c for c in summary["values_read"] if c["field"] == "birthdate"] == [
+        _change("Birth Date", "birthdate", "date-day-month",
+                "month-first, proven by the value on row 3, as the config's date_order says", 2)]
+    text = _report_text(folder)
+    assert "Birth Date" in text and "proven by the value on row 3" in text
+    for date in ("01/06/1990", "07/15/1991", "1990-01-06", "1991-07-15"):
+        assert date not in text, date
 
 
 def _texts(pattern: str, html: str) -> list[str]:
@@ -169,7 +189,7 @@ def test_the_values_read_survive_rendering_the_report_again(tmp_path: Path, sand
     again = hrimport("report", str(folder / "outcomes.jsonl"), "--output", str(tmp_path / "again"))
     assert again.exit_code == 0, again.output
     assert json.loads((tmp_path / "again" / "summary.json").read_text())["values_read"] == summary["values_read"]
-    sheets = [list(load_workbook(f / "report.xlsx", read_only=True)["Values"].iter_rows(values_only=True))
+    sheets = [list(load_workbook(f / "report.xlsx")["Values"].iter_rows(values_only=True))
               for f in (folder, tmp_path / "again")]
     assert sheets[0] == sheets[1] and len(sheets[1]) == 1 + len(EXPECTED)
     page = (tmp_path / "again" / "report.html").read_text()

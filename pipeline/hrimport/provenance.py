@@ -9,12 +9,14 @@ and every report shows them. Plain data only: no pandas here, since ``hrimport.o
 
 Example, as ``report.xlsx``'s ``Values`` sheet shows one::
 
-    ValueChange(field="country", column="Country", kind="country-name", rule="country name", rows=120,
+    ValueChange(field="country", column="Country", kind="country-name",
+                rule="the name's ISO code (schemas/countries.toml)", rows=120,
                 examples=[ValueExample(row=4, read="Malaysia", sent="MY", rows=80)])
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -89,7 +91,16 @@ def is_masked(mask: Iterable[str], *names: str) -> bool:
     return any(name.strip().casefold() in masked for name in names)
 
 
+# The one value a rule quotes: the date that proves a column's order (``ColumnDateOrder.rule``).
+_QUOTED_PROOF = re.compile(r"proven by .+?(?= on row \d|,|$)")
+
+
 def without_masked(changes: Iterable[ValueChange], mask: Iterable[str]) -> list[ValueChange]:
-    """``changes`` with no example for a masked field: its counts and rules stay, never its values."""
+    """``changes`` with no value of a masked field: no example, and no date quoted in the rule ("proven by
+    the value on row 3"); the counts and rules stay."""
     mask = tuple(mask)
-    return [replace(c, examples=[]) if c.examples and is_masked(mask, c.field, c.column) else c for c in changes]
+    return [
+        replace(c, examples=[], rule=_QUOTED_PROOF.sub("proven by the value", c.rule))
+        if is_masked(mask, c.field, c.column) else c
+        for c in changes
+    ]

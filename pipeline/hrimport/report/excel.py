@@ -187,14 +187,14 @@ def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, m
     ws.autofilter(0, 0, max(r, 1), len(headers) - 1)
 
 
-def _values_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
+def _values_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
     """How the values were read: one line per column and kind of change, with its rows, examples and rule."""
     headers = ["Column", "Field", "What was done", "Rows", "Examples", "Why"]
     ws = _printable(wb.add_worksheet("Values"), repeat_header=True)
     widths = _Widths(headers)
     for col, h in enumerate(headers):
         ws.write_string(0, col, h, fmt.header)
-    lines = change_lines(result, masking)
+    lines = change_lines(result)
     for r, line in enumerate(lines, start=1):
         _put(ws, fmt, r, 0, line.column, widths)
         _put(ws, fmt, r, 1, line.field, widths)
@@ -221,7 +221,7 @@ def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | No
         _summary_sheet(wb, fmt, result)
         _rows_sheet(wb, fmt, result, masking)
         _problems_sheet(wb, fmt, result, masking)
-        _values_sheet(wb, fmt, result, masking)
+        _values_sheet(wb, fmt, result)
         wb.set_properties({"title": f"hrimport report: {result.info.job}", "author": "hrimport"})
         wb.close()
     return path

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hrimport.outcomes import RunResult
-from hrimport.provenance import ValueExample
+from hrimport.provenance import ValueExample, without_masked
 from hrimport.report.view import RowMasking
 
 ARROW = " → "
@@ -59,13 +59,12 @@ def example_text(example: ValueExample) -> str:
     return f"{shown} ({where})"
 
 
-def change_lines(result: RunResult, masking: RowMasking) -> list[ChangeLine]:
-    """Every change the run recorded, in the mapper's order (by field, then in the order values meet them)."""
-    masker = masking.masker
+def change_lines(result: RunResult) -> list[ChangeLine]:
+    """Every change the run recorded, in the mapper's order (by field, then in the order values meet them);
+    a masked field's without its values (``without_masked``)."""
     return [
-        ChangeLine(c.column, c.field, c.kind, c.label, c.rule, c.rows,
-                   [] if masker.applies(c.field, c.column) else [example_text(e) for e in c.examples])
-        for c in result.info.values_read
+        ChangeLine(c.column, c.field, c.kind, c.label, c.rule, c.rows, [example_text(e) for e in c.examples])
+        for c in without_masked(result.info.values_read, result.info.mask_fields)
     ]
 
 
@@ -78,4 +77,4 @@ def provenance_view(result: RunResult, masking: RowMasking) -> ProvenanceView:
                  for name, (column, read, sent) in o.changed_values.items() if not masker.applies(name, column)]
         if cells:
             rows[o.row] = cells
-    return ProvenanceView(change_lines(result, masking), rows)
+    return ProvenanceView(change_lines(result), rows)
