@@ -204,9 +204,9 @@ def test_passport_numbers_are_masked_in_html_and_report_xlsx_but_kept_in_to_fix(
 # --- report.xlsx --------------------------------------------------------------------------------------------
 
 
-def test_report_xlsx_has_summary_rows_and_problems_sheets(report: ReportFiles) -> None:
+def test_report_xlsx_has_summary_rows_problems_and_values_sheets(report: ReportFiles) -> None:
     wb = openpyxl.load_workbook(report.xlsx)
-    assert wb.sheetnames == ["Summary", "Rows", "Problems"]
+    assert wb.sheetnames == ["Summary", "Rows", "Problems", "Values"]
     summary = [c for row in wb["Summary"].iter_rows(values_only=True) for c in row if c is not None]
     assert "4 of 10 rows imported; 6 need attention." in summary
     assert "CUST-0042" in summary

@@ -5,6 +5,8 @@
 expects wherever a value was recognised, and left as written where it was not (the validator then
 says what is wrong with it; nothing is guessed). The JSON bodies the service takes are built from it by
 ``hrimport.service.staff.build_payloads``: their shape is the platform's business, not the mapper's.
+Every change a value meets on the way (the reader's date cells and number formats, trimming, value maps,
+normalising) is recorded per column, for the report's "How values were read" (``hrimport.provenance``).
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 import pandas as pd
 
 from hrimport.config import DEFAULT_FORMULA_TEXT, FieldMapping
 from hrimport.errors import InputFileError
 from hrimport.fields import Field, by_name
 from hrimport.listing import quoted
-from hrimport.normalize import normalize_for_field
+from hrimport.normalize import TRIM_RULE, change_kinds, change_rules, normalize_for_field
 from hrimport.normalize.countries import flag_ambiguous_countries
 from hrimport.normalize.dates import (
     ColumnDateOrder,
@@ -28,7 +31,9 @@ from hrimport.normalize.dates import (
     read_date_column,
 )
 from hrimport.normalize.formulas import guard_formula_text
+from hrimport.normalize.trail import ValueTrail
 from hrimport.outcomes import Problem
+from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
@@ -53,6 +58,11 @@ class MappedTable:
     # the mapping's carried columns (``FieldMapping.carried``): key -> each row's cell, stripped
     carried: dict[str, list[str]] = field(default_factory=dict)
     carried_sources: dict[str, str] = field(default_factory=dict)  # key -> the column's header in the file
+    # how the values were read and changed on their way (``hrimport.provenance``), per field and kind
+    values_read: list[ValueChange] = field(default_factory=list)
+    # field -> each row's value as the file gave it (before trimming, value maps, normalising), for the
+    # fields read from columns: what ``hrimport.normalize.trail.changed_cells`` compares with ``frame``
+    read: dict[str, pd.Series] = field(default_factory=dict)
 
     def add_problem(self, position: int, problem: Problem) -> None:
         target = self.warnings if problem.is_warning else self.problems
@@ -107,31 +117,59 @@ def map_records(
         carried[key] = _clean(source[actual]).tolist()
         carried_sources[key] = actual
 
+    trail = ValueTrail(table.row_numbers)
+
+    def cells_of(name: str, actual: str, label: str) -> pd.Series:
+        """The cells of column ``actual``, cleaned, with what the reader and the cleaning did recorded for
+        the field ``name`` under ``label`` (the column as the config names it)."""
+        for how in table.cells_read.get(actual, ()):
+            trail.cells(name, label, source[actual], how)
+        return _clean(source[actual], trail, name, label)
+
     n = len(source)
     empty = pd.Series([""] * n, dtype="str")
     columns: dict[str, pd.Series] = {}
+    read: dict[str, pd.Series] = {}
     for column, name in mapping.columns.items():
-        values = _clean(source[resolve(column)])
-        # two columns mapped to one field: the first non-empty value wins, left to right
-        columns[name] = values if name not in columns else columns[name].where(columns[name] != "", values)
+        actual = resolve(column)
+        values = cells_of(name, actual, column)
+        if name not in columns:
+            columns[name], read[name] = values, source[actual]
+        else:  # two columns mapped to one field: the first non-empty value wins, left to right
+            taken = columns[name] != ""
+            columns[name] = columns[name].where(taken, values)
+            read[name] = read[name].where(taken, source[actual])
     for name, (join_cols, separator) in mapping.joins.items():
-        parts = [_clean(source[resolve(c)]) for c in join_cols]
-        columns[name] = _join(parts, separator)
+        parts = [cells_of(name, resolve(c), c) for c in join_cols]
+        columns[name] = read[name] = _join(parts, separator)
 
     specs = by_name(mapping.fields)
+    sources = mapping.field_sources()
     for name, value_map in mapping.values.items():
         if name in columns:
-            columns[name] = _apply_value_map(columns[name], value_map)
+            mapped_values = _apply_value_map(columns[name], value_map)
+            trail.compare(name, sources.get(name, name), columns[name], mapped_values, "value-map",
+                          f"the config's value map for {name}, matched ignoring case")
+            columns[name] = mapped_values
     for name, value in mapping.defaults.items():
-        columns[name] = columns.get(name, empty).mask(columns.get(name, empty) == "", value)
+        given = columns.get(name, empty)
+        columns[name] = given.mask(given == "", value)
+        if name in read:
+            trail.compare(name, sources.get(name, name), given, columns[name], "default",
+                          f"the config's default for {name}: the cell is empty")
+        else:
+            trail.constant(name, sources.get(name, name), "default", f"the config's default for {name}", value,
+                           n)
     for name, value in mapping.constants.items():
         columns[name] = pd.Series([value] * n, dtype="str")
-    sources = mapping.field_sources()
+        read.pop(name, None)  # not from the file: no row's detail shows it
+        trail.constant(name, sources.get(name, name), "constant", f"the config's constant for {name}", value, n)
     date_orders: list[ColumnDateOrder] = []
     cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateOrder]] = []
     for name, values in columns.items():
         day_first = True
         dates: dict[str, str] = {}
+        date_rule = ""
         if specs[name].kind == "date":
             try:
                 order, codes, dates = read_date_column(sources.get(name, name), values, date_order)
@@ -139,21 +177,24 @@ def map_records(
                 raise InputFileError(f"{table.info.name}: {exc}") from None
             date_orders.append(order)
             day_first = order.day_first
+            date_rule = order.rule(_first_row(values, order.proof, table.row_numbers))
             if codes:
                 cell_problems.append((name, values, codes, order))
         columns[name] = normalize_for_field(values, specs[name], day_first=day_first, dates=dates)
+        trail.compare(name, sources.get(name, name), values, columns[name], change_kinds(specs[name], dates),
+                      change_rules(specs[name], date_rule))
 
     custom_cols: dict[str, pd.Series] = {}
     custom_sources: dict[str, str] = {}
     for column, type_name in mapping.custom_fields.items():
         actual = resolve(column)
-        custom_cols[type_name] = _clean(source[actual])
+        custom_cols[type_name] = cells_of(type_name, actual, actual)
         custom_sources[type_name] = actual
     fix_key = normalize_header(FIX_COLUMN)
     unmapped = [c for c in source.columns if c not in used and normalize_header(c) != fix_key]
     if mapping.pack_unmapped:
         for column in unmapped:
-            custom_cols[column] = _clean(source[column])
+            custom_cols[column] = cells_of(column, column, column)
             custom_sources[column] = column
         unmapped = []
 
@@ -169,6 +210,7 @@ def map_records(
         fields=mapping.fields,
         carried=carried,
         carried_sources=carried_sources,
+        read=read,
     )
     for name, values, codes, order in cell_problems:
         for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
@@ -187,7 +229,8 @@ def map_records(
                 mapped.add_problem(position[row], problem)
     # values normalisation could not make certain, or that must not be sent as written: row problems
     flag_ambiguous_countries(mapped)
-    guard_formula_text(mapped, formula_text)
+    guard_formula_text(mapped, formula_text, trail)
+    mapped.values_read = trail.changes([f.name for f in mapping.fields])
     return mapped
 
 
@@ -259,12 +302,28 @@ _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "Jul
                 "October", "November", "December")
 
 
-def _clean(values: pd.Series) -> pd.Series:
-    """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone."""
+def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", column: str = "") -> pd.Series:
+    """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone;
+    each change recorded in ``trail`` for the field ``name``."""
     values = values.fillna("").astype("str")
     if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
-        values = values.str.replace(ESCAPED_FORMULA, "", regex=True)
-    return values.str.strip()
+        unguarded = values.str.replace(ESCAPED_FORMULA, "", regex=True)
+        if trail is not None:
+            trail.compare(name, column, values, unguarded, "apostrophe-removed",
+                          "the ' a to_fix.csv puts before a value a spreadsheet would run as a formula")
+        values = unguarded
+    stripped = values.str.strip()
+    if trail is not None:
+        trail.compare(name, column, values, stripped, "trimmed", TRIM_RULE)
+    return stripped
+
+
+def _first_row(values: pd.Series, value: str, row_numbers: list[int]) -> int | None:
+    """The row number of the first cell holding ``value`` (None when none does, or ``value`` is "")."""
+    if not value:
+        return None
+    found = np.flatnonzero((values == value).to_numpy())
+    return row_numbers[int(found[0])] if len(found) else None
 
 
 def _join(parts: list[pd.Series], separator: str) -> pd.Series:

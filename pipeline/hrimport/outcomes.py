@@ -25,6 +25,7 @@ from hrimport.errors import (
     EXIT_SERVICE,
     EXIT_TERMINATED,
 )
+from hrimport.provenance import ValueChange
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -96,6 +97,9 @@ class RowOutcome:
     details: dict[str, str] = field(default_factory=dict)
     # the row's original cells, kept for rows needing attention so ``to_fix`` can be written
     source: dict[str, str] | None = None
+    # field -> [column, value in the file, value sent] for the fields whose value sent differs from the
+    # cell (provenance); kept for the rows report.html lists (``RunInfo.html_row_limit``), masked fields left out
+    changed_values: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def problem_codes(self) -> list[str]:
@@ -150,6 +154,9 @@ class RunInfo:
     plan: dict[str, Any] | None = None
     # the drift guards that held the run (nothing sent): one sentence each; exit 5
     held: list[str] = field(default_factory=list)
+    # how the values were read and changed on their way, per column (``hrimport.provenance``); the examples
+    # of masked fields left out
+    values_read: list[ValueChange] = field(default_factory=list)
 
 
 @dataclass
@@ -310,6 +317,7 @@ def read_outcomes(path: Path) -> RunResult:
             record = data.pop("record")
             if record == "run":
                 data["source"] = SourceInfo(**data["source"])
+                data["values_read"] = [ValueChange.from_dict(c) for c in data.get("values_read", [])]
                 info = RunInfo(**data)
             elif record == "row":
                 data["outcome"] = Outcome(data["outcome"])

@@ -14,7 +14,9 @@ from hrimport import __version__
 from hrimport.config import FieldMapping, ImportConfig
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable, map_records
+from hrimport.normalize.trail import keep_changed_values
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult
+from hrimport.provenance import without_masked
 from hrimport.reader import SourceTable, read_spreadsheet
 from hrimport.service.connection import Target
 from hrimport.stages import announce
@@ -73,7 +75,8 @@ def finish_run(
     notes: list[str] | None = None,
 ) -> RunResult:
     """The run's ``RunResult``: outcomes in source order, the original cells kept on every row needing
-    attention (for ``to_fix``), and a check that no row was lost or counted twice."""
+    attention (for ``to_fix``), how the values were read (the mapper's record, and the values that changed
+    in each row report.html lists), and a check that no row was lost or counted twice."""
     rows = sorted(outcomes, key=lambda o: o.row)
     position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
     headers = list(table.frame.columns)
@@ -118,7 +121,9 @@ def finish_run(
         notes=run_notes,
         service_lost=str(lost) if lost is not None else "",
         interrupted=halted or "",
+        values_read=without_masked(mapped.values_read, config.report.mask),
     )
+    keep_changed_values(rows, mapped, config.report.mask, config.report.html_row_limit)
     result = RunResult(info, rows)
     result.check_accounted(len(mapped))
     return result

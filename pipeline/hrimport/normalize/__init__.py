@@ -18,18 +18,21 @@ Example::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
 from hrimport.fields import Field
-from hrimport.normalize.countries import normalize_country
+from hrimport.normalize.countries import iso_codes, normalize_country
 from hrimport.normalize.dates import normalize_date
-from hrimport.normalize.values import per_value
-from hrimport.normalize.words import normalize_boolean, normalize_gender
+from hrimport.normalize.values import fold, per_value
+from hrimport.normalize.words import normalize_boolean, normalize_gender, value_words
 
 __all__ = [
+    "TRIM_RULE",
+    "change_kinds",
+    "change_rules",
     "normalize_boolean",
     "normalize_country",
     "normalize_date",
@@ -99,3 +102,60 @@ def normalize_for_field(
     if kind in ("integer", "number"):
         return normalize_number(s)
     return s  # text, custom data and leave types: trimmed only (leave types are matched elsewhere)
+
+
+#: Why a value was trimmed, in the report's words (``hrimport.provenance``).
+TRIM_RULE = "spaces before and after a value are never sent"
+_SERIAL_DATE = re.compile(r"\d{5}(?:\.\d+)?")
+
+
+def change_kinds(
+    field: Field, dates: Mapping[str, str] | None = None
+) -> Callable[[list[str], list[str]], list[str]]:
+    """What ``normalize_for_field`` did to each distinct value it changed, as a ``hrimport.provenance.KINDS``
+    code, from the values before and after (``hrimport.normalize.trail.ValueTrail.compare``). ``dates``: a
+    date column's day/month values (``read_date_column``)."""
+    kind, known = field.kind, dates or {}
+
+    def named(old: str, new: str) -> str:
+        if new == old.strip():
+            return "trimmed"
+        text = old.strip()
+        if kind == "date":
+            if old in known or text in known:
+                return "date-day-month"
+            if _SERIAL_DATE.fullmatch(text):
+                return "date-serial"
+            return "date-time-dropped" if ":" in text else "date-written"
+        if kind == "country":
+            code = text.isascii() and text.isalpha() and text.upper() in iso_codes()
+            return "country-code" if code else "country-name"
+        if kind == "enum" and field.name == "gender" and fold(text) in value_words().gender:
+            return "gender-word"
+        return _KIND_CHANGES.get(kind, "trimmed")
+
+    return lambda read, sent: [named(old, new) for old, new in zip(read, sent)]
+
+
+_KIND_CHANGES = {"email": "lower-cased", "boolean": "yes-no-word", "enum": "enum-spelling",
+                 "integer": "number-written", "number": "number-written"}
+
+
+def change_rules(field: Field, date_rule: str = "") -> Callable[[str], str]:
+    """The rule behind each kind of change ``change_kinds`` names, in words for the report. ``date_rule``:
+    the column's order and why (``ColumnDateOrder.rule``)."""
+    rules = {
+        "trimmed": TRIM_RULE,
+        "date-day-month": date_rule,
+        "date-serial": "days counted from 1899-12-30, as Excel counts them",
+        "date-time-dropped": "the platform takes the date alone",
+        "date-written": "ISO, year first, a month name or 年月日: one reading only",
+        "country-name": "the name's ISO code (schemas/countries.toml)",
+        "country-code": "the ISO code's two-letter form",
+        "lower-cased": "e-mail addresses are sent in lower case",
+        "yes-no-word": "a yes/no word (schemas/value_words.toml): true or false",
+        "gender-word": "a gender word (schemas/value_words.toml): Male or Female",
+        "enum-spelling": f"one of {', '.join(field.choices)}, matched ignoring case and spaces",
+        "number-written": "a plain decimal, without redundant zeros",
+    }
+    return lambda kind: rules.get(kind, "")

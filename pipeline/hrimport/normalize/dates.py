@@ -216,10 +216,22 @@ class ColumnDateOrder:
     order: DateOrder
     basis: Literal["config", "values", "default", "unneeded"]
     example: str = ""  # for ``default``: a value that could be read either way
+    proof: str = ""  # a value only this order reads (13/01/2020 day-first), when the column holds one
 
     @property
     def day_first(self) -> bool:
         return self.order == "day-first"
+
+    def rule(self, proof_row: int | None = None) -> str:
+        """Why the column's day/month dates were read in this order, for the report: "month-first, proven
+        by 07/15/2015 on row 12"."""
+        proven = f"proven by {self.proof}" + (f" on row {proof_row}" if proof_row is not None else "")
+        if self.basis == "values":
+            return f"{self.order}, {proven}"
+        if self.basis == "config":
+            return f"{self.order}, {proven}, as the config's date_order says" if self.proof else (
+                f"{self.order}, as the config's date_order says")
+        return f"{self.order}, the default: no value shows the order (set date_order to confirm it)"
 
 
 def decide_date_order(
@@ -241,10 +253,12 @@ def decide_date_order(
             f"column '{column}' holds {proven} dates ({examples}) but {setting}; set date_order = "
             f'"{proven}" in [source] if the whole column is {proven}, or correct those dates'
         )
+    proofs = evidence.month_first if proven == "month-first" else evidence.day_first
+    proof = proofs[0] if proven is not None else ""
     if configured:
-        return ColumnDateOrder(column, order, "config")
+        return ColumnDateOrder(column, order, "config", proof=proof)
     if proven is not None:
-        return ColumnDateOrder(column, order, "values")
+        return ColumnDateOrder(column, order, "values", proof=proof)
     if evidence.either:
         return ColumnDateOrder(column, order, "default", evidence.either[0])
     return ColumnDateOrder(column, order, "unneeded")

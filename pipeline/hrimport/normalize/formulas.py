@@ -29,6 +29,7 @@ from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 if TYPE_CHECKING:
     from hrimport.mapper import MappedTable
+    from hrimport.normalize.trail import ValueTrail
 
 # After a leading + or -: digits with the punctuation of phone numbers and numbers (spaces, brackets, dots,
 # commas, slashes, percent, signs), then an optional exponent (1e-10) or phone extension (x12, ext. 12).
@@ -96,9 +97,11 @@ def formula_like_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
             yield int(position), value
 
 
-def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT) -> None:
+def guard_formula_text(
+    mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT, trail: ValueTrail | None = None
+) -> None:
     """Flag (``reject``) or strip (``strip``) every formula-like value about to be sent: mapped fields and
-    custom data, after normalisation."""
+    custom data, after normalisation; each value stripped is recorded in ``trail``."""
     for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
                                      (mapped.custom, mapped.custom_sources, False)):
         for name in frame.columns:
@@ -125,4 +128,7 @@ def guard_formula_text(mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT) ->
             if stripped:
                 values = frame[name].copy()
                 values.iloc[list(stripped)] = list(stripped.values())
+                if trail is not None:
+                    trail.compare(name, column, frame[name], values, "formula-text-stripped",
+                                  'formula_text = "strip" in the config\'s [source]')
                 frame[name] = values

@@ -29,6 +29,20 @@ class NoDataRowsError(InputFileError):
     """The file has a header row but no data rows under it."""
 
 
+@dataclass(frozen=True)
+class CellsRead:
+    """Cells of one column read in a way the report tells (issue 15, provenance): ``kind`` is a
+    ``hrimport.provenance.KINDS`` code (``excel-date-cell``, ``number-format``, ``formula-value``), ``rule``
+    what decided it (``number format 000000``), ``positions`` their rows, ascending (0-based: grid rows in
+    the format readers, table positions in a ``SourceTable``), and ``held``, when it says more than the text
+    read, what each cell holds (the number stored, the formula)."""
+
+    kind: str
+    rule: str
+    positions: np.ndarray
+    held: tuple[str, ...] | None = None
+
+
 @dataclass
 class SourceTable:
     """A sheet read as text: its facts, one ``str`` column per header, and each row's Excel row number.
@@ -42,6 +56,8 @@ class SourceTable:
     frame: pd.DataFrame
     row_numbers: list[int]
     row_problems: dict[int, list[Problem]] = field(default_factory=dict)
+    # header -> the cells of that column the reader read in a way the report tells (workbooks only)
+    cells_read: dict[str, list[CellsRead]] = field(default_factory=dict)
     _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, wanted: str) -> str | None:
@@ -180,11 +196,13 @@ def _table_below_header(
     preamble: list[list[str]],
     row_problems: dict[int, list[Problem]] | None = None,
     scan_replacements: bool = True,
+    cells_read: dict[int, list[CellsRead]] | None = None,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
     Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
     number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
+    ``cells_read`` (by grid column, at grid rows) become the table's, by header and table position.
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
@@ -222,7 +240,29 @@ def _table_below_header(
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD
         for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
-    return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
+    table = SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
+    if cells_read:
+        table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
+    return table
+
+
+def _cells_in_table(
+    found: dict[int, list[CellsRead]], names: Sequence[str | None], grid_rows: np.ndarray
+) -> dict[str, list[CellsRead]]:
+    """``found`` (grid column -> cells at grid rows) by header, at table positions: cells of the header row,
+    the rows above it and blank rows are left out."""
+    placed: dict[str, list[CellsRead]] = {}
+    for j, reads in found.items():
+        name = names[j] if j < len(names) else None
+        if name is None:
+            continue
+        for read in reads:
+            at = np.searchsorted(grid_rows, read.positions)
+            inside = (at < len(grid_rows)) & (grid_rows[np.minimum(at, len(grid_rows) - 1)] == read.positions)
+            if inside.any():
+                held = tuple(h for h, keep in zip(read.held, inside) if keep) if read.held is not None else None
+                placed.setdefault(name, []).append(CellsRead(read.kind, read.rule, at[inside], held))
+    return placed
 
 
 #: What a decoder puts where the file's bytes were not text in its encoding.

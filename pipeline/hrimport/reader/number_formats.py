@@ -51,6 +51,12 @@ class ZeroPadded:
             whole = int(Decimal(repr(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
         return self.show_whole(whole)
 
+    @property
+    def code(self) -> str:
+        """The format as Excel writes it: ``000000``, ``"EMP"0000`` (for the report)."""
+        prefix, suffix = (f'"{t}"' if t else "" for t in (self.prefix, self.suffix))
+        return f"{prefix}{'0' * self.digits}{suffix}"
+
     def show_whole(self, whole: int) -> str:
         """The text Excel shows for a whole number (one section: the minus goes first)."""
         sign = "-" if whole < 0 else ""
@@ -152,6 +158,7 @@ class SheetNumber:
     column: int  # 0-based: A is 0
     stored: str  # the value as written in the file (``<v>1E-10</v>``)
     text: str
+    format: str = ""  # the zero-padded number format that made ``text`` (``ZeroPadded.code``), if one did
 
 
 _ODS = {
@@ -253,7 +260,7 @@ def _ods_scan(
             if pad is not None and value is not None and element.get(_q("office", "value-type")) == "float":
                 text = pad.show(float(value))
                 if text is not None:
-                    found.extend(SheetNumber(row, col + k, value, text) for k in range(min(repeat, 1024)))
+                    found.extend(SheetNumber(row, col + k, value, text, pad.code) for k in range(min(repeat, 1024)))
             col += repeat
         elif event == "end" and tag == _q("table", "table-row"):
             row += int(element.get(_q("table", "number-rows-repeated"), "1"))
@@ -298,7 +305,7 @@ def xls_sheet_numbers(path: str, sheet: str) -> list[SheetNumber]:
                 value = cells.cell_value(row, col)
                 text = pad.show(value)
                 if text is not None:
-                    found.append(SheetNumber(row, col, repr(value), text))
+                    found.append(SheetNumber(row, col, repr(value), text, pad.code))
         return found
     finally:
         book.release_resources()

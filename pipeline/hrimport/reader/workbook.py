@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import fastexcel
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import python_calamine as calamine
@@ -30,6 +31,7 @@ from hrimport.listing import quoted
 from hrimport.outcomes import SourceInfo
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
+    CellsRead,
     SourceTable,
     _checked_header_index,
     _find_header,
@@ -86,11 +88,19 @@ def _row_text(row: Sequence[object]) -> list[str]:
 
 
 class _Grid(NamedTuple):
-    """A sheet's cells from row 1 as text columns; ``first_column`` is the index of its first column."""
+    """A sheet's cells from row 1 as text columns; ``first_column`` is the index of its first column;
+    ``cells_read``: by column, the cells read in a way the report tells (date cells, number formats,
+    formulas)."""
 
     frame: pd.DataFrame
     first_column: int
     sheet_names: list[str]
+    cells_read: dict[int, list[CellsRead]]
+
+
+#: What decided how the cells ``CellsRead`` names were read, in the report's words.
+DATE_CELL_RULE = "a date cell: read as YYYY-MM-DD, whatever the day/month order"
+FORMULA_RULE = "a formula: the value it last calculated, saved with the file"
 
 
 class _Layout(NamedTuple):
@@ -123,7 +133,8 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     info.sheet, info.sheet_note = chosen.name, layout.choice.note
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
-        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings)
+        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True,
+                                shared_strings=layout.shared_strings, formulas=True)
         if chosen.part
         else SheetScan()
     )
@@ -142,33 +153,68 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     finally:
         scan = scanned.result()  # waits for the thread, and raises what it raised
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
-    _rewrite_numbers(columns, scan.numbers, first_column, nine_decimals)
+    cells_read = _rewrite_numbers(columns, scan.numbers, first_column, nine_decimals)
+    _add_formulas(cells_read, scan.formulas, first_column)
     text_rows: dict[int, list[int]] = {}
     for row, column in scan.look_alike_text:
         text_rows.setdefault(column - first_column, []).append(row)
-    frame = pd.DataFrame({j: _fastexcel_text(values, text_rows.get(j, [])) for j, values in columns.items()})
-    return _Grid(frame, first_column, [s.name for s in layout.sheets])
+    texts = {}
+    for j, values in columns.items():
+        texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
+        if len(dates):
+            cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
+    return _Grid(pd.DataFrame(texts), first_column, [s.name for s in layout.sheets], cells_read)
 
 
 def _rewrite_numbers(
     columns: dict[int, pd.Series], found: list[SheetNumber], first_column: int, rendered: Callable[[float], str]
-) -> None:
+) -> dict[int, list[CellsRead]]:
     """Put Excel's text in the cells ``found`` names, where the library still holds its own rendering of
-    the stored number (a cell it read as a date or text is left alone)."""
+    the stored number (a cell it read as a date or text is left alone). Returns, by column, the cells
+    rewritten through a number format."""
     by_column: dict[int, list[SheetNumber]] = {}
     for number in found:
         by_column.setdefault(number.column - first_column, []).append(number)
+    formatted: dict[int, list[CellsRead]] = {}
     for j, numbers in by_column.items():
         if j not in columns:
             continue
         values = columns[j].to_numpy(dtype=object)
         changed = False
+        by_format: dict[str, list[SheetNumber]] = {}
         for number in numbers:
             if number.row < len(values) and values[number.row] == _library_text(number.stored, rendered):
                 values[number.row] = number.text
                 changed = True
+                if number.format:
+                    by_format.setdefault(number.format, []).append(number)
         if changed:
             columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
+        for code, cells in by_format.items():
+            cells.sort(key=lambda n: n.row)
+            formatted.setdefault(j, []).append(CellsRead(
+                "number-format", f"number format {code}", np.array([n.row for n in cells], dtype=np.int64),
+                tuple(_stored_text(n.stored) for n in cells)))
+    return formatted
+
+
+def _stored_text(stored: str) -> str:
+    """The number a cell stores, as a person writes it (XLS gives ``123.0``)."""
+    return stored if stored.isdigit() else number_text(float(stored))
+
+
+def _add_formulas(
+    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int
+) -> None:
+    """The cells holding a formula (``SheetScan.formulas``, sorted by row), by column."""
+    by_column: dict[int, list[tuple[int, str]]] = {}
+    for row, column, formula in formulas:
+        by_column.setdefault(column - first_column, []).append((row, formula))
+    for j, cells in by_column.items():
+        cells.sort()
+        rows = np.array([row for row, _ in cells], dtype=np.int64)
+        held = tuple(formula for _, formula in cells)
+        cells_read.setdefault(j, []).append(CellsRead("formula-value", FORMULA_RULE, rows, held))
 
 
 def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
@@ -178,16 +224,20 @@ def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
     return rendered(float(stored))
 
 
-def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> pd.Series:
+def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> tuple[pd.Series, np.ndarray]:
     """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them,
-    except in ``text_rows``: text cells that only look like such a rendering keep their text.
+    except in ``text_rows``: text cells that only look like such a rendering keep their text. Also returns
+    the rows of the date cells (dates at midnight: a date-time with a time reads as text does).
 
     Patterns are given as strings so that pyarrow evaluates them; a compiled pattern would make pandas
     loop in Python.
     """
     read = values
+    dates = np.zeros(0, dtype=np.int64)
     if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
-        values = values.where(~values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00"), values.str.slice(0, 10))
+        midnight = values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00")
+        values = values.where(~midnight, values.str.slice(0, 10))
+        dates = np.setdiff1d(np.flatnonzero(midnight.to_numpy()), text_rows)
     if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
         values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.isin(("true", "false")).any():
@@ -196,7 +246,7 @@ def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> pd.Series:
         rows = [r for r in text_rows if r < len(values)]
         values = values.copy()
         values.iloc[rows] = read.iloc[rows].to_numpy()
-    return values
+    return values, dates
 
 
 _SHEET_KINDS = {"ChartSheet": "chart", "DialogSheet": "dialog", "MacroSheet": "macro", "Vba": "macro"}
@@ -235,8 +285,10 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
             rows = workbook.get_sheet_by_name(chosen.name).to_python(skip_empty_area=False)
         except calamine.PasswordError:
             raise password_protected(path) from None
-    if padded and chosen.part:
-        found = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False).numbers
+    formulas: list[tuple[int, int, str]] = []
+    if xlsx and chosen.part:
+        scan = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False, formulas=True)
+        found, formulas = scan.numbers, scan.formulas
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
     elif info.format == "xls":
@@ -244,12 +296,28 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
     columns = list(zip(*rows))
     del rows
     data = {}
+    dates: dict[int, np.ndarray] = {}
     for j in range(len(columns)):
         # pyarrow builds the string column from the list in C: three times faster than pandas' own.
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
+        dates[j] = _date_cells(columns[j], data[j])
         columns[j] = ()  # free each column once converted
-    _rewrite_numbers(data, found, 0, number_text)
-    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets])
+    cells_read = _rewrite_numbers(data, found, 0, number_text)
+    _add_formulas(cells_read, formulas, 0)
+    for j, rows_of_dates in dates.items():
+        if len(rows_of_dates):
+            cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
+
+
+def _date_cells(cells: Sequence[object], text: pd.Series) -> np.ndarray:
+    """The rows of the date cells (dates at midnight, as on fastexcel's path) among a column's cells:
+    only the cells whose text reads as a date are looked at."""
+    if not text.str.len().eq(10).any():
+        return np.zeros(0, dtype=np.int64)
+    candidates = np.flatnonzero(text.str.fullmatch(r"\d{4}-\d\d-\d\d").to_numpy())
+    kinds = (dt.date, dt.datetime)
+    return np.array([i for i in candidates.tolist() if cells[i].__class__ in kinds], dtype=np.int64)
 
 
 def _build_from_workbook(
@@ -259,7 +327,7 @@ def _build_from_workbook(
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
     with paused_gc():
         fast = FAST_XLSX and info.format in ("xlsx", "xlsm")
-        grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
+        grid, first_column, names, cells_read = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
@@ -273,4 +341,5 @@ def _build_from_workbook(
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
     preamble = grid.iloc[:index].to_numpy().tolist()
-    return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble)
+    return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
+                               cells_read=cells_read)

@@ -25,6 +25,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from html import unescape
 from typing import IO
 
 from hrimport.reader.number_formats import SheetNumber, ZeroPadded, number_text
@@ -48,6 +49,9 @@ class SheetScan:
     numbers: list[SheetNumber] = field(default_factory=list)
     # (row, column), 0-based: text cells whose text is one fastexcel also writes for a typed cell
     look_alike_text: set[tuple[int, int]] = field(default_factory=set)
+    # (row, column, formula), 0-based: the cells holding a formula (their value is its last result); the
+    # formula as Excel shows it, or "" for a cell sharing another cell's formula
+    formulas: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def scan_xlsx_sheet(
@@ -57,10 +61,12 @@ def scan_xlsx_sheet(
     *,
     lossy: bool,
     shared_strings: str | None = None,
+    formulas: bool = False,
 ) -> SheetScan:
     """One pass over a sheet part: the numeric cells with a zero-padded style (``padded``), with ``lossy``
     also every number a 9-decimal rendering would change, and the text cells that look like a typed
-    cell's rendering (inline and formula strings, and entries of the ``shared_strings`` part).
+    cell's rendering (inline and formula strings, and entries of the ``shared_strings`` part); with
+    ``formulas``, the cells holding a formula (for the report's provenance).
 
     About 0.5 s of CPU for a 100k x 40 sheet, most of it inflating the archive member and the one
     regular expression for lossy numbers.
@@ -75,8 +81,11 @@ def scan_xlsx_sheet(
             shared_hit = re.compile(rb"<v>(" + b"|".join(str(i).encode() for i in sorted(indexes)) + rb")</v>")
     cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
     texts: list[bytes] = []  # references of look-alike text cells
+    formula_cells: list[tuple[bytes, str]] = []
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for piece in _pieces(stream, b"<c "):
+            if formulas:
+                formula_cells.extend(_formula_cells(piece))
             if style_hit is not None:
                 for m in style_hit.finditer(piece):
                     cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
@@ -94,7 +103,30 @@ def scan_xlsx_sheet(
                     ref = _cell_reference(piece, piece.rfind(b"<c ", 0, m.start()), (b"s",))
                     if ref is not None:
                         texts.append(ref)
-    return SheetScan(_placed(cells, padded), {p for p in map(_position, texts) if p is not None})
+    placed_formulas = [(*p, f) for ref, f in formula_cells if (p := _position(ref)) is not None]
+    return SheetScan(_placed(cells, padded), {p for p in map(_position, texts) if p is not None},
+                     sorted(placed_formulas))
+
+
+def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
+    """(reference, formula) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``; "" for a cell
+    sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas costs two."""
+    for tag in (b"<f>", b"<f "):
+        at = piece.find(tag)
+        while at >= 0:
+            end = piece.find(b">", at)
+            text = ""
+            if end > 0 and piece[end - 1 : end] != b"/":
+                close = piece.find(b"</f>", end)
+                if close > 0:
+                    text = "=" + unescape(piece[end + 1 : close].decode("utf-8", "replace"))
+            start = piece.rfind(b"<c ", 0, at)
+            if start >= 0:
+                tag_end = piece.find(b">", start)
+                ref = piece.find(b' r="', start, tag_end)
+                if ref >= 0:
+                    yield piece[ref + 4 : piece.find(b'"', ref + 4)], text
+            at = piece.find(tag, at + 1)
 
 
 def _look_alike_cells(piece: bytes) -> Iterator[bytes]:
@@ -211,7 +243,8 @@ def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, Zero
                 continue
             text = number_text(value) if style is None else padded[style].show(value)
         if text is not None:
-            found.append(SheetNumber(position[0], position[1], stored, text))
+            code = padded[style].code if style is not None else ""
+            found.append(SheetNumber(position[0], position[1], stored, text, code))
     return found
 
 

@@ -1,4 +1,4 @@
-"""``report.xlsx``: the ``Summary``, ``Rows`` and ``Problems`` sheets of a run (issue 4).
+"""``report.xlsx``: the ``Summary``, ``Rows``, ``Problems`` and ``Values`` sheets of a run (issue 4).
 
 Written with xlsxwriter in ``constant_memory`` mode: rows stream to disk in order, so 100,000 rows stay fast
 and small. That mode cannot ``autofit``, so column widths are measured while writing. The ``Rows`` sheet is
@@ -18,6 +18,7 @@ from xlsxwriter.worksheet import Worksheet
 from hrimport.outcomes import Outcome, RunResult
 from hrimport.private_files import open_private
 from hrimport.report.explain import explain
+from hrimport.report.provenance import change_lines
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detail_label, run_facts
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
@@ -193,6 +194,26 @@ def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, m
     ws.autofilter(0, 0, max(r, 1), len(headers) - 1)
 
 
+def _values_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
+    """How the values were read: one line per column and kind of change, with its rows, examples and rule."""
+    headers = ["Column", "Field", "What was done", "Rows", "Examples", "Why"]
+    ws = _printable(wb.add_worksheet("Values"), repeat_header=True)
+    widths = _Widths(headers)
+    for col, h in enumerate(headers):
+        ws.write_string(0, col, h, fmt.header)
+    lines = change_lines(result)
+    for r, line in enumerate(lines, start=1):
+        _put(ws, fmt, r, 0, line.column, widths)
+        _put(ws, fmt, r, 1, line.field, widths)
+        _put(ws, fmt, r, 2, line.label, widths)
+        ws.write_number(r, 3, line.rows, fmt.number)
+        _put(ws, fmt, r, 4, line.examples_text, widths)
+        _put(ws, fmt, r, 5, line.rule, widths)
+    widths.apply(ws)
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(len(lines), 1), len(headers) - 1)
+
+
 def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | None = None) -> Path:
     """Write ``report.xlsx`` (mode 0600) and return its path."""
     masking = masking or RowMasking(result)
@@ -207,6 +228,7 @@ def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | No
         _summary_sheet(wb, fmt, result)
         _rows_sheet(wb, fmt, result, masking)
         _problems_sheet(wb, fmt, result, masking)
+        _values_sheet(wb, fmt, result)
         wb.set_properties({"title": f"hrimport report: {result.info.job}", "author": "hrimport"})
         wb.close()
     return path

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
 from hrimport.private_files import open_private
+from hrimport.report.provenance import provenance_view
 from hrimport.report.view import (
     OUTCOME_COLOURS,
     RowMasking,
@@ -160,6 +161,7 @@ def render_html(
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},
+            provenance=provenance_view(result, masking),
         )
     )
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from hrimport.outcomes import RunResult
 from hrimport.private_files import open_private
+from hrimport.provenance import without_masked
 from hrimport.report.view import shown_host
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
 
@@ -60,6 +62,8 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
         "tool_version": info.tool_version,
         "ignored_columns": info.ignored_columns,
         "notes": info.notes,
+        # how the values were read: per column, each kind of change with its rule, rows and examples
+        "values_read": [asdict(c) for c in without_masked(info.values_read, info.mask_fields)],
         "files": files or {},
     }
 
