@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -413,3 +414,19 @@ def test_a_state_folder_that_cannot_be_made_still_sends_the_rows_and_says_so(tmp
     note = next(line for line in result.output.splitlines() if line.startswith("Note: What the service accepts"))
     assert "cannot create the state folder" in note and "Set state_dir" in note
     assert any("is not remembered" in n for n in summary["notes"])
+
+
+def test_concurrency_puts_several_batches_in_flight_and_each_person_is_stored_once(tmp_path: Path, sandbox) -> None:
+    sandbox.set_faults(latency=0.2)
+    rows = [person(n) for n in range(1, 61)]
+    result, summary = run_import(tmp_path, sandbox, rows, extra_args=("--batch-size", "5", "--concurrency", "3"))
+    sandbox.clear_faults()
+
+    assert result.exit_code == 0, result.output
+    assert summary["counts"]["added"] == 60
+    stored = Counter(s["customer_system_id"] for s in sandbox.staff(99))
+    assert [stored[p["Employee ID"]] for p in rows] == [1] * 60
+    spans = [(r["time"], r["time"] + r["duration_ms"] / 1000) for r in sandbox.requests()
+             if r["path"].endswith("bulk_add_edit_staff")]
+    assert len(spans) == 12
+    assert max(sum(1 for start, end in spans if start <= t < end) for t, _ in spans) >= 2

@@ -61,6 +61,12 @@ DEFAULT_MAX_UNPACKED_MB = 500
 # of 100 staff records takes well under a second on the sandbox; a real platform behind a gateway may need
 # more, and its limits are not shown, so the setting is the config's.
 DEFAULT_REQUEST_TIMEOUT = 30.0
+# Requests in flight at once. Staff: one batch at a time unless the config says more, since the platform's
+# rate limits are not shown and a batch is already 100 records; at most the client's connection pool.
+# Time off: records are posted one per request, so a few at a time keep the wire busy.
+DEFAULT_STAFF_CONCURRENCY = 1
+MAX_STAFF_CONCURRENCY = 4
+DEFAULT_TIMEOFF_CONCURRENCY = 4
 MAX_REQUEST_TIMEOUT = 600.0
 
 
@@ -163,14 +169,15 @@ class ImportConfig:
     staff: FieldMapping | None = None
     timeoff: FieldMapping | None = None
     batch_size: int = DEFAULT_BATCH_SIZE
-    concurrency: int = 4
+    # requests at once: staff batches ([staff] concurrency) or time-off records ([timeoff] concurrency)
+    concurrency: int = DEFAULT_TIMEOFF_CONCURRENCY
     state_dir: Path = Path(".hrimport")
     guards: GuardSettings = field(default_factory=GuardSettings)
 
 
 _TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir", "guards"}
 _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
-_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size"}
+_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size", "concurrency"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
 _TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name"}
 
@@ -271,9 +278,15 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         staff = replace(staff, expected_columns=expected) if staff else None
         timeoff = replace(timeoff, expected_columns=expected) if timeoff else None
     batch_size = data.get("staff", {}).get("batch_size", DEFAULT_BATCH_SIZE)
-    concurrency = data.get("timeoff", {}).get("concurrency", 4)
+    if staff is not None:
+        concurrency = data["staff"].get("concurrency", DEFAULT_STAFF_CONCURRENCY)
+        if isinstance(concurrency, int) and concurrency > MAX_STAFF_CONCURRENCY:
+            raise ConfigError(f"{where}: [staff] concurrency must be at most {MAX_STAFF_CONCURRENCY} (the "
+                              f"connections the client keeps open), not {concurrency}")
+    else:
+        concurrency = data.get("timeoff", {}).get("concurrency", DEFAULT_TIMEOFF_CONCURRENCY)
     for key, value in (("batch_size", batch_size), ("concurrency", concurrency)):
-        if not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{where}: {key} must be a whole number of at least 1")
     state_dir = Path(data.get("state_dir", ".hrimport"))
     guards = _table(data, "guards", where)

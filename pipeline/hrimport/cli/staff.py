@@ -53,13 +53,15 @@ def validate_command(config: Path, file: Path, as_json: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Read, map and validate, write the report, send nothing.")
 @click.option("--batch-size", type=click.IntRange(1, 10_000), default=None,
               help="Rows per bulk request (default: the config's, else 100).")
+@click.option("--concurrency", type=click.IntRange(1, 4), default=None,
+              help="Bulk requests in flight at once (default: the config's [staff] concurrency, else 1).")
 @click.option("--accept-drift", is_flag=True,
               help="Send even if the drift guard would hold the file (after a person has checked it).")
 @base_url_option
 @report_dir_option
 @json_option
-def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | None, accept_drift: bool,
-                   base_url: str | None, report_dir: Path | None, as_json: bool) -> None:
+def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | None, concurrency: int | None,
+                   accept_drift: bool, base_url: str | None, report_dir: Path | None, as_json: bool) -> None:
     """Import the staff in FILE as CONFIG describes, and write the report.
 
     Exits 0 when every row was added or updated, 1 when any row was not, 2 for a usage, config or
@@ -76,7 +78,8 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
     cfg = load_config(config)
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="staff", dry_run=dry_run, base_url=base_url, batch_size=batch_size,
-                          accept_drift=accept_drift, report_dir=report_dir, progress=progress)
+                          concurrency=concurrency, accept_drift=accept_drift, report_dir=report_dir,
+                          progress=progress)
     echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)
 

@@ -249,7 +249,7 @@ def _run(
                     if state is not None and not validate_only else None)
         return import_staff(config, source, target, dry_run=dry_run, validate_only=validate_only, batch_size=batch_size,
                             state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
-                            on_outcomes=on_outcomes)
+                            concurrency=concurrency, on_outcomes=on_outcomes)
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,

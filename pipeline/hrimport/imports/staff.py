@@ -62,6 +62,7 @@ def import_staff(
     state: AcceptedPayloads | None = None,
     full: bool = False,
     accept_drift: bool = False,
+    concurrency: int | None = None,
     progress: Progress | None = None,
     on_outcomes: OutcomesDone | None = None,
 ) -> RunResult:
@@ -148,7 +149,8 @@ def import_staff(
                                  on_accepted=remember,
                                  on_sending=(lambda batch: state.sending(target.customer_id, batch))
                                  if state is not None else None, on_outcomes=on_outcomes,
-                                 readback=ReadBack(config.report.mask, mapped.field_sources))
+                                 readback=ReadBack(config.report.mask, mapped.field_sources),
+                                 concurrency=concurrency or config.concurrency)
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 

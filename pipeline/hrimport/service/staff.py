@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -143,6 +144,7 @@ def submit_staff(
     on_sending: Callable[[list[StaffRecord]], FirstSends] | None = None,
     on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
     readback: ReadBack | None = None,
+    concurrency: int = 1,
 ) -> SubmitResult:
     """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
 
@@ -151,18 +153,22 @@ def submit_staff(
     service added or updated in it, so state can follow the service batch by batch; ``on_sending`` before
     each batch, to record the intent and say which records are first sends; ``on_outcomes`` with the rows
     that just got their outcome (the run's journal). ``readback`` words the warnings of fields the service
-    stored otherwise than sent (default: ``ReadBack()``, the spec's sensitive fields masked). Raises
-    ``AuthenticationError`` on a 401 and
-    ``ServiceUnavailableError`` when no request could reach the service at all.
+    stored otherwise than sent (default: ``ReadBack()``, the spec's sensitive fields masked).
+    ``concurrency`` batches are in flight at once (default 1: the platform's limits are not shown); the
+    answers are handled one at a time in this thread, so the callbacks and the state need no locks. Raises
+    ``AuthenticationError`` on a 401 and ``ServiceUnavailableError`` when no request could reach the
+    service at all, once the requests in flight have been answered and recorded.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending, readback or ReadBack(),
                on_outcomes)
     started = time.perf_counter()
-    for start in range(0, len(run.records), batch_size):
-        run.batches += 1
-        run.send(list(range(start, min(start + batch_size, len(run.records)))))
+    batches = (list(range(start, min(start + batch_size, len(run.records))))
+               for start in range(0, len(run.records), batch_size))
+    run.send_all(batches, concurrency)
     outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes]
     # rows in = rows out (issue 3, "Outcomes"): a record without an outcome would be a bug here
     if len(outcomes) != len(run.records):
@@ -175,6 +181,17 @@ def submit_staff(
         seconds=round(time.perf_counter() - started, 3),
         notes=run.notes,
     )
+
+
+@dataclass
+class _Sent:
+    """One part as the service answered it: its results, or the error the client raised."""
+
+    part: list[int]
+    first: FirstSends
+    results: list[dict[str, Any]] | None = None
+    error: ServiceError | RequestRejected | None = None
+    resent: bool = False  # the client repeated the request after an attempt the service may have processed
 
 
 class _Run:
@@ -205,42 +222,92 @@ class _Run:
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
         self.notes: list[str] = []
 
-    def send(self, batch: list[int]) -> None:
-        """Send one batch (indices into ``records``), splitting it while the service rejects it whole."""
-        first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
-        pending: deque[list[int]] = deque([batch])
-        while pending:
-            part = pending.popleft()
-            self.requests += 1
-            resent: list[bool] = []
+    def send_all(self, batches: Iterator[list[int]], concurrency: int) -> None:
+        """Send every batch (indices into ``records``), ``concurrency`` requests at a time, splitting a batch
+        while the service rejects it whole (its parts are sent before the next batch)."""
+        waiting: deque[tuple[list[int], FirstSends]] = deque()  # parts of split batches, sent first
+
+        def next_part() -> tuple[list[int], FirstSends] | None:
+            if waiting:
+                return waiting.popleft()
+            batch = next(batches, None)
+            if batch is None:
+                return None
+            self.batches += 1
+            first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
+            return batch, first
+
+        def answered(sent: _Sent) -> None:
+            waiting.extendleft((part, sent.first) for part in reversed(self._answer(sent)))
+
+        if concurrency == 1:
+            while (item := next_part()) is not None:
+                self.requests += 1
+                answered(self._request(*item))
+            return
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-staff") as pool:
+            in_flight: set[Future[_Sent]] = set()
             try:
-                results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part],
-                                                          on_resend=partial(resent.append, True))
-            except AuthenticationError:
-                raise  # a wrong token stops everything at once (issue 3)
-            except RequestRejected as exc:
-                self.reached = True
-                pending.extendleft(reversed(self._split(part, exc)))
-            except RetriesExhausted as exc:
-                if exc.unreachable and not self.reached:
-                    # Nothing has ever reached the service and this batch could not connect through all
-                    # its retries: the service is wholly unreachable. Raise now rather than let every
-                    # other batch wait out the same retries (the CLI exits 4).
-                    raise
-                self.reached = self.reached or not exc.unreachable
-                if exc.code == "not-sent":
-                    self._fail(part, exc.code, f"{exc}.", Outcome.NOT_SENT)
-                else:
-                    self._fail(part, exc.code, f"not imported: {exc}")
-            except ServiceError as exc:  # an answer the spec does not describe
-                self.reached = True
-                self._fail(part, "unexpected-answer", f"not imported: {exc}")
+                while True:
+                    while len(in_flight) < concurrency and (item := next_part()) is not None:
+                        self.requests += 1
+                        in_flight.add(pool.submit(self._request, *item))
+                    if not in_flight:
+                        return
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        answered(future.result())
+            except BaseException:
+                # A 401, or a service wholly unreachable: send nothing more, but record the answers of the
+                # requests already in flight (the service may have stored them) before stopping.
+                for future in in_flight:
+                    try:
+                        self._answer(future.result())
+                    except (ServiceError, RetriesExhausted):
+                        pass
+                raise
+
+    def _request(self, part: list[int], first: FirstSends) -> _Sent:
+        """Send one part; the answer or the service's error, as data. Only the HTTP request: it may run in a
+        worker thread, while the answer is handled in the submitting one (``_answer``)."""
+        resent: list[bool] = []
+        try:
+            results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part],
+                                                      on_resend=partial(resent.append, True))
+        except (ServiceError, RequestRejected) as exc:  # RetriesExhausted and AuthenticationError included
+            return _Sent(part, first, error=exc, resent=bool(resent))
+        return _Sent(part, first, results=results, resent=bool(resent))
+
+    def _answer(self, sent: _Sent) -> list[list[int]]:
+        """Give the rows of one answered part their outcomes; returns the parts still to send (a split)."""
+        part, exc = sent.part, sent.error
+        if isinstance(exc, AuthenticationError):
+            raise exc  # a wrong token stops everything at once (issue 3)
+        if isinstance(exc, RequestRejected):
+            self.reached = True
+            return self._split(part, exc)
+        if isinstance(exc, RetriesExhausted):
+            if exc.unreachable and not self.reached:
+                # Nothing has ever reached the service and this batch could not connect through all
+                # its retries: the service is wholly unreachable. Raise now rather than let every
+                # other batch wait out the same retries (the CLI exits 4).
+                raise exc
+            self.reached = self.reached or not exc.unreachable
+            if exc.code == "not-sent":
+                self._fail(part, exc.code, f"{exc}.", Outcome.NOT_SENT)
             else:
-                self.reached = True
-                # records a lost answer may have created: every first send of a repeated request, and those
-                # an earlier run sent without an answer
-                created = first.never_accepted if resent else first.sent_before
-                self._match(part, results, created)
+                self._fail(part, exc.code, f"not imported: {exc}")
+            return []
+        if exc is not None:  # an answer the spec does not describe
+            self.reached = True
+            self._fail(part, "unexpected-answer", f"not imported: {exc}")
+            return []
+        self.reached = True
+        # records a lost answer may have created: every first send of a repeated request, and those
+        # an earlier run sent without an answer
+        created = sent.first.never_accepted if sent.resent else sent.first.sent_before
+        self._match(part, sent.results or [], created)
+        return []
 
     def _payload(self, index: int) -> dict[str, Any]:
         return _with_id(self.records[index])
