@@ -6,6 +6,11 @@ spreadsheet can carry: a ``<script>`` name, a formula, a passport number to mask
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from openpyxl import load_workbook
+
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 
 #: Would show up in a report only if some stage leaked it: the RunResult never holds it.
@@ -166,3 +171,13 @@ def sample_result(
         RowOutcome(13, "E010", "Hedy Lamarr", Outcome.ADDED, details={"department": "Engineering"}),
     ]
     return RunResult(info, rows)
+
+
+def sheet_lines(report_xlsx: Path, sheet: str) -> list[tuple[Any, ...]]:
+    """One sheet of a report.xlsx, header line first, the workbook closed again (a read-only one keeps its
+    file open until closed, and the warning of a file left open surfaces in whichever test runs next)."""
+    book = load_workbook(report_xlsx, read_only=True)
+    try:
+        return list(book[sheet].iter_rows(values_only=True))
+    finally:
+        book.close()

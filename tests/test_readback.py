@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from openpyxl import load_workbook
 
 from hrimport.cli import main
 from hrimport.fields import staff_fields
 from hrimport.sandbox.alterations import Alterations, droppable_fields
 from hrimport.service.client import open_client
 from hrimport.service.readback import altered_fields
+from tests.report_samples import sheet_lines
 from tests.staff_files import HEADER, person, write_config, write_csv
 from tests.test_staff_import import SAMPLES, latest_run, outcomes_of, run_import, shipped_config
 
@@ -43,6 +43,7 @@ def warnings_of(folder: Path) -> list[tuple[int, str, str]]:
     lines = (folder / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()[1:]
     return [(p["row"], p["field"], p["message"]) for row in map(json.loads, lines) for p in row["problems"]
             if p["severity"] == "warning"]
+
 
 
 def test_values_the_platform_cut_or_did_not_keep_are_warnings_and_the_rows_are_still_imported(
@@ -75,7 +76,7 @@ def test_values_the_platform_cut_or_did_not_keep_are_warnings_and_the_rows_are_s
     html = (folder / "report.html").read_text(encoding="utf-8")
     warnings = html.split('<section id="warnings">')[1].split("</section>")[0]
     assert "Stored differently by the platform" in warnings and warnings.count('data-row="2"') == 2
-    header, *lines = load_workbook(folder / "report.xlsx", read_only=True)["Problems"].iter_rows(values_only=True)
+    header, *lines = sheet_lines(folder / "report.xlsx", "Problems")
     found = {tuple(line[header.index(k)] for k in ("Row", "Column", "Value", "Code")) for line in lines}
     assert found == {(2, "Education", "MSc Accounting", "platform-altered"),
                      (2, "Title", LONG_TITLE, "platform-altered")}
@@ -100,8 +101,7 @@ def test_a_masked_field_the_platform_cut_is_named_without_its_value(tmp_path: Pa
     for text in (result.output, (folder / "report.html").read_text(encoding="utf-8"),
                  (folder / "summary.json").read_text(encoding="utf-8")):
         assert "A1234" not in text
-    problems = load_workbook(folder / "report.xlsx", read_only=True)["Problems"]
-    assert not any("A1234" in str(cell) for line in problems.iter_rows(values_only=True) for cell in line)
+    assert not any("A1234" in str(cell) for line in sheet_lines(folder / "report.xlsx", "Problems") for cell in line)
 
 
 # Every field the output record echoes, filled the way exports write them: codes and enumerated values in

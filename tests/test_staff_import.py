@@ -17,6 +17,7 @@ from openpyxl import Workbook
 from hrimport.cli import main
 from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
+from tests.report_samples import sheet_lines
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -332,7 +333,6 @@ def test_a_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path, sandbox) -> 
 
 
 def test_the_report_of_a_real_run_accounts_for_every_row_and_shows_each_problem(tmp_path: Path, sandbox) -> None:
-    from openpyxl import load_workbook
 
     rows = [person(1), person(2, Email="nope"), person(3, Country="Atlantis", **{"Hire Date": "2021-02-30"}),
             person(4), person(5, Name="")]
@@ -347,12 +347,11 @@ def test_the_report_of_a_real_run_accounts_for_every_row_and_shows_each_problem(
     for code in ("not-an-email", "unknown-country", "not-a-date", "missing-value"):
         assert code in html, code
 
-    header, *lines = load_workbook(folder / "report.xlsx", read_only=True)["Problems"].iter_rows(values_only=True)
+    header, *lines = sheet_lines(folder / "report.xlsx", "Problems")
     row_at, code_at = header.index("Row"), header.index("Code")
     found = {(line[row_at], line[code_at]) for line in lines}
     assert found == {(3, "not-an-email"), (4, "unknown-country"), (4, "not-a-date"), (6, "missing-value")}
-    rows_sheet = load_workbook(folder / "report.xlsx", read_only=True)["Rows"]
-    assert [r[0] for r in rows_sheet.iter_rows(min_row=2, values_only=True)] == [2, 3, 4, 5, 6]
+    assert [r[0] for r in sheet_lines(folder / "report.xlsx", "Rows")[1:]] == [2, 3, 4, 5, 6]
 
 
 def test_a_report_is_rendered_again_from_the_runs_saved_outcomes(tmp_path: Path, sandbox) -> None:
