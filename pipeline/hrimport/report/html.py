@@ -19,11 +19,14 @@ from markupsafe import Markup
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
 from hrimport.private_files import open_private
+from hrimport.report.explain import explain
 from hrimport.report.view import (
     OUTCOME_COLOURS,
     RowMasking,
     detail_keys,
     detail_label,
+    fix_file_rows,
+    plan_view,
     problem_groups,
     run_facts,
     sandbox_notice,
@@ -33,7 +36,7 @@ from hrimport.resources import data_dir
 
 TEMPLATE = "report.html.j2"
 SCRIPT = "report.js"  # the page's one inline script, allowed by its hash in the page's CSP
-_CHART_WIDTH = 320  # px of the longest bar in the counts chart
+_CHART_WIDTH = 220  # px of the longest bar in the counts chart: narrow, so its words stay readable on a phone
 
 
 @dataclass
@@ -57,7 +60,7 @@ class RowLine:
     external_id: str
     name: str
     outcome: Outcome
-    codes: str
+    problems: list[tuple[str, str]]  # (code, plain title), the title shown first
     message: str
     details: list[str]
 
@@ -72,6 +75,7 @@ def _environment(folder: str) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["thousands"] = lambda n: f"{n:,}"
+    env.filters["css_string"] = _css_string
     return env
 
 
@@ -101,6 +105,13 @@ def _bars(result: RunResult) -> list[Bar]:
     return bars
 
 
+def _css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string for the page's ``<style>``: every character but ASCII letters, digits
+    and spaces escaped (``\\3c ``), so a column name can neither end the string nor the style element."""
+    escaped = "".join(c if (c.isascii() and c.isalnum()) or c == " " else f"\\{ord(c):x} " for c in text)
+    return Markup(f'"{escaped}"')
+
+
 def _row_lines(rows: list[RowOutcome], masking: RowMasking, keys: list[str]) -> list[RowLine]:
     return [
         RowLine(
@@ -108,7 +119,7 @@ def _row_lines(rows: list[RowOutcome], masking: RowMasking, keys: list[str]) -> 
             r.external_id,
             r.name,
             r.outcome,
-            ", ".join(r.problem_codes),
+            [(code, explain(code).title) for code in r.problem_codes],
             masking.message(r),
             masking.details(r, keys),
         )
@@ -153,8 +164,11 @@ def render_html(
             warnings=warning_groups(result, masking),
             rows=_row_lines(shown, masking, keys),
             hidden_rows=len(result.rows) - len(shown),
+            linked_rows={r.row for r in shown},  # a problem links to its line in "All rows" when it is there
             detail_headers=[detail_label(k) for k in keys],
             fix_file_name=fix_file_name,
+            fix_rows=fix_file_rows(result),
+            plan=plan_view(info.plan),
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},
