@@ -271,9 +271,13 @@ def test_on_a_phone_every_row_is_a_card_and_nothing_sticks_out(kind: str, tmp_pa
     cards = tab.evaluate("Array.from(document.querySelectorAll('#all-rows tbody tr'),"
                          " tr => getComputedStyle(tr).display)")
     assert set(cards) == {"block"}
-    # each value is led by its column's name
-    label = tab.evaluate("getComputedStyle(document.querySelector('#all-rows td.id'), '::before').content")
-    assert label == '"External id"'
+    # each value is led by its column's name, in every table
+    for table in tab.evaluate("Array.from(document.querySelectorAll('main table'), (t, i) => i)"):
+        headers, labels = tab.evaluate(f"""(() => {{ const t = document.querySelectorAll('main table')[{table}];
+            return [Array.from(t.tHead.rows[0].cells, th => th.textContent.trim()),
+                    Array.from(t.tBodies[0].rows[0].cells,
+                               td => getComputedStyle(td, '::before').content.slice(1, -1))]; }})()""")
+        assert labels == headers
 
 
 @pytest.mark.parametrize("kind", REPORTS)

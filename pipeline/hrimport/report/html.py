@@ -65,6 +65,13 @@ class RowLine:
     details: list[str]
 
 
+def _css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string for the page's ``<style>``: every character but ASCII letters, digits
+    and spaces escaped (``\\3c ``), so a column name can neither end the string nor the style element."""
+    escaped = "".join(c if (c.isascii() and c.isalnum()) or c == " " else f"\\{ord(c):x} " for c in text)
+    return Markup(f'"{escaped}"')
+
+
 @cache
 def _environment(folder: str) -> jinja2.Environment:
     env = jinja2.Environment(
@@ -105,13 +112,6 @@ def _bars(result: RunResult) -> list[Bar]:
     return bars
 
 
-def _css_string(text: str) -> Markup:
-    """``text`` as a quoted CSS string for the page's ``<style>``: every character but ASCII letters, digits
-    and spaces escaped (``\\3c ``), so a column name can neither end the string nor the style element."""
-    escaped = "".join(c if (c.isascii() and c.isalnum()) or c == " " else f"\\{ord(c):x} " for c in text)
-    return Markup(f'"{escaped}"')
-
-
 def _row_lines(rows: list[RowOutcome], masking: RowMasking, keys: list[str]) -> list[RowLine]:
     return [
         RowLine(
@@ -125,6 +125,22 @@ def _row_lines(rows: list[RowOutcome], masking: RowMasking, keys: list[str]) -> 
         )
         for r in rows
     ]
+
+
+def _row_cells(result: RunResult, linked: set[int]) -> dict[int, Markup]:
+    """The "Row" cell of each row with a problem or warning: its number in the file, a link to its line in
+    "All rows" when listed there, and its row in ``to_fix`` when it is in that file.
+
+    Made here once per row, not in the template: a run can list 100,000 problem lines, and this cell is the
+    template's costliest per line. Only integers go in, so nothing needs escaping.
+    """
+    fix_rows = fix_file_rows(result)
+    cells: dict[int, Markup] = {}
+    for row in (r.row for r in result.rows if r.problems or not r.outcome.is_success):
+        number = f'<a class="row-link" href="#row-{row}">{row}</a>' if row in linked else str(row)
+        in_fix = f'<span class="fix-row">to_fix row {fix_rows[row]}</span>' if row in fix_rows else ""
+        cells[row] = Markup(number + in_fix)
+    return cells
 
 
 def render_html(
@@ -145,6 +161,7 @@ def render_html(
     script, script_hash = _script(folder)
     facts = run_facts(info)
     bars = _bars(result)
+    linked = {r.row for r in shown}  # a problem links to its line in "All rows" when that line is there
     return (
         _environment(folder)
         .get_template(TEMPLATE)
@@ -164,10 +181,10 @@ def render_html(
             warnings=warning_groups(result, masking),
             rows=_row_lines(shown, masking, keys),
             hidden_rows=len(result.rows) - len(shown),
-            linked_rows={r.row for r in shown},  # a problem links to its line in "All rows" when it is there
+            linked_rows=linked,
             detail_headers=[detail_label(k) for k in keys],
             fix_file_name=fix_file_name,
-            fix_rows=fix_file_rows(result),
+            row_cells=_row_cells(result, linked),
             plan=plan_view(info.plan),
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
