@@ -4,7 +4,8 @@ The command line (``run_chromium``) dumps a page's DOM or takes a screenshot. ``
 Chrome DevTools Protocol over ``--remote-debugging-pipe`` (JSON messages ending in a NUL byte, on file
 descriptors 3 and 4 of the browser), which needs nothing but the standard library: it sets the viewport
 width, runs a measurement in the page (the page's CSP does not apply to DevTools) and prints to PDF on a
-given paper size.
+given paper size. ``pdf_page_count`` and ``pdf_text_bottoms`` read that PDF (page tree, and where the text
+of each page ends, from its content stream), with the standard library too.
 
 Debian's ``chromium`` is needed (``make chromium`` installs it). Without it a test fails with the install
 command, unless ``HRIMPORT_SKIP_BROWSER=1`` says to skip it on purpose.
@@ -17,6 +18,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -28,7 +30,7 @@ import pytest
 
 #: Paper sizes in inches (DevTools' printToPDF unit).
 PAPER = {"A4": (8.27, 11.69), "Letter": (8.5, 11.0)}
-_TIMEOUT = 60.0
+_TIMEOUT = 60.0  # seconds to wait for any one answer from the browser
 
 
 def chromium_path() -> str:
@@ -69,12 +71,9 @@ def run_chromium(page: Path, tmp_path: Path, *args: str) -> str:
     return done.stdout
 
 
-def pdf_page_count(pdf: bytes) -> int:
-    """Pages in a PDF Chromium printed: its page objects (Skia writes them uncompressed)."""
-    return len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf))
-
-
-_START = "import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); os.execv(sys.argv[3], sys.argv[3:])"
+#: Run by a fresh Python: put the two pipes on fds 3 and 4, then become Chromium.
+_START = ("import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); "
+          "os.execv(sys.argv[3], sys.argv[3:])")
 
 
 def _above_nine(fd: int) -> int:
@@ -121,7 +120,8 @@ class ChromiumPage:
             self.send("Runtime.enable")
         except (OSError, AssertionError) as exc:
             self.close()
-            raise AssertionError(f"Chromium did not start: {self._log.read_text(errors='replace')[-2000:]}") from exc
+            said = self._log.read_text(errors="replace")[-2000:]
+            raise AssertionError(f"Chromium did not start: {said}") from exc
 
     def __enter__(self) -> Self:
         return self
@@ -147,6 +147,8 @@ class ChromiumPage:
 
     def _message(self) -> dict[str, Any]:
         while b"\0" not in self._buffer:
+            readable, _, _ = select.select([self._from_browser], [], [], _TIMEOUT)
+            assert readable, f"Chromium did not answer in {_TIMEOUT:.0f} s"
             chunk = os.read(self._from_browser, 1 << 16)
             assert chunk, "Chromium closed the DevTools pipe"
             self._buffer += chunk
@@ -208,16 +210,6 @@ class ChromiumPage:
                                                 "printBackground": True, "preferCSSPageSize": False})
         return base64.b64decode(answer["data"])
 
-    def screenshot(self, path: Path, *, full_page: bool = True) -> Path:
-        """A PNG of the page (its whole height when ``full_page``)."""
-        params: dict[str, Any] = {"format": "png"}
-        if full_page:
-            size = self.send("Page.getLayoutMetrics")["cssContentSize"]
-            params.update(captureBeyondViewport=True,
-                          clip={"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1})
-        path.write_bytes(base64.b64decode(self.send("Page.captureScreenshot", params)["data"]))
-        return path
-
 
 # --- where the text sits on each page of a PDF Chromium printed --------------------------------------------
 
@@ -237,6 +229,11 @@ def _times(m: Matrix, n: Matrix) -> Matrix:
     return (a * p + b * r, a * q + b * s, c * p + d * r, c * q + d * s, e * p + f * r + t, e * q + f * s + u)
 
 
+def _matrix(values: list[float]) -> Matrix:
+    a, b, c, d, e, f = values
+    return (a, b, c, d, e, f)
+
+
 def _objects(pdf: bytes) -> dict[int, tuple[bytes, bytes]]:
     """Object number -> (dictionary text, stream bytes or b"")."""
     found: dict[int, tuple[bytes, bytes]] = {}
@@ -254,7 +251,6 @@ def _objects(pdf: bytes) -> dict[int, tuple[bytes, bytes]]:
             data = pdf[data_at:data_at + int(length.group(1))]
         else:
             data = pdf[data_at:pdf.find(b"endstream", data_at)].rstrip(b"\r\n")
-        end = pdf.find(b"endobj", data_at + len(data))
         found[int(m.group(1))] = (head, zlib.decompress(data) if b"/FlateDecode" in head else data)
     return found
 
@@ -282,11 +278,11 @@ def _text_heights(content: bytes) -> list[float]:
         elif token == b"Q":
             ctm = stack.pop() if stack else _IDENTITY
         elif token == b"cm" and len(operands) >= 6:
-            ctm = _times(tuple(operands[-6:]), ctm)  # type: ignore[arg-type]
+            ctm = _times(_matrix(operands[-6:]), ctm)
         elif token == b"BT":
             tlm = _IDENTITY
         elif token == b"Tm" and len(operands) >= 6:
-            tlm = tuple(operands[-6:])  # type: ignore[assignment]
+            tlm = _matrix(operands[-6:])
         elif token in (b"Td", b"TD") and len(operands) >= 2:
             tlm = _times((1.0, 0.0, 0.0, 1.0, operands[-2], operands[-1]), tlm)
         elif token in (b"Tj", b"TJ", b"'", b'"'):
@@ -296,20 +292,29 @@ def _text_heights(content: bytes) -> list[float]:
     return ys
 
 
-def pdf_text_extent(pdf: bytes) -> list[tuple[float, float]]:
-    """For each page, in order: how far down the page its first and its last line of text sit, as shares
-    of the page's height (0 top, 1 bottom); (0, 0) for a page without text."""
+def _page_list(pdf: bytes) -> tuple[dict[int, tuple[bytes, bytes]], list[int]]:
     objects = _objects(pdf)
-    root = next(n for n, (head, _) in objects.items() if re.search(rb"/Type\s*/Pages\b", head)
-                and b"/Parent" not in head)
-    extents = []
-    for page in _pages(objects, root):
+    root = next(n for n, (head, _) in objects.items()
+                if re.search(rb"/Type\s*/Pages\b", head) and b"/Parent" not in head)
+    return objects, _pages(objects, root)
+
+
+def pdf_page_count(pdf: bytes) -> int:
+    """Pages in a PDF Chromium printed."""
+    return len(_page_list(pdf)[1])
+
+
+def pdf_text_bottoms(pdf: bytes) -> list[float]:
+    """For each page, in order: how far down it its last line of text sits, as a share of the page's height
+    (0 top, 1 bottom; 0 for a page without text). A first page whose text stops halfway is mostly empty."""
+    objects, pages = _page_list(pdf)
+    bottoms = []
+    for page in pages:
         head = objects[page][0]
         box = re.search(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]", head)
-        assert box is not None
-        height = float(box.group(4)) - float(box.group(2))
         contents = re.search(rb"/Contents\s*(\[[^\]]*\]|\d+ 0 R)", head)
-        assert contents is not None
+        assert box is not None and contents is not None
+        height = float(box.group(4)) - float(box.group(2))
         ys = [y for n in re.findall(rb"(\d+) 0 R", contents.group(1)) for y in _text_heights(objects[int(n)][1])]
-        extents.append((1 - max(ys) / height, 1 - min(ys) / height) if ys else (0.0, 0.0))
-    return extents
+        bottoms.append(1 - min(ys) / height if ys else 0.0)
+    return bottoms

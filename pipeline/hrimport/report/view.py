@@ -288,7 +288,7 @@ def fix_file_rows(result: RunResult) -> dict[int, int]:
     return {row: header + position for position, row in enumerate(attention, 1)}
 
 
-# --- the plan: what the file changes (hrimport.changes.plan ``Plan.summary()``) ------------------------------
+# --- the plan: what the file changes (hrimport.changes.plan ``Plan.summary()``) ---------------------------
 
 _PLAN_COUNTS = (
     ("new", "new"),
