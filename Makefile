@@ -51,7 +51,7 @@ lint: install ## ruff and mypy
 	$(VENV)/bin/ruff check pipeline tests
 	$(VENV)/bin/mypy pipeline/hrimport
 
-docs: install ## regenerate the README's field tables from schemas/
+docs: install chromium ## regenerate the README's field tables (schemas/) and report screenshots (docs/, from the demo)
 	$(PY) -m hrimport.docs README.md
 
 lock: install ## pin the newest versions pyproject.toml allows into requirements.lock (then run make test)

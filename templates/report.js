@@ -1,9 +1,18 @@
-// Filter by outcome and text search for report.html's row list. It reads the page only: no data is ever
-// put into this script, and the page stays complete and readable without it.
+// Filter by outcome and text search for report.html's row list; a link to a row shows it even when the filter
+// hid it; printing opens the folded run details. It reads the page only: no data is ever put into this
+// script, and the page stays complete and readable without it.
 (function () {
   "use strict";
   var doc = document;
   doc.documentElement.setAttribute("data-js", "on");
+  var details = doc.querySelector("details.facts");
+  var wasOpen = false;
+  window.addEventListener("beforeprint", function () {
+    if (details) { wasOpen = details.open; details.open = true; }
+  });
+  window.addEventListener("afterprint", function () {
+    if (details) { details.open = wasOpen; }
+  });
   var controls = doc.getElementById("row-controls");
   var table = doc.getElementById("all-rows");
   if (!controls || !table) { return; }
@@ -25,7 +34,20 @@
     }
     status.textContent = shown.toLocaleString("en") + " of " + rows.length.toLocaleString("en") + " rows shown";
   }
+  // A problem's link to its row (#row-12): if the filter hides that row, clear the filter first.
+  function showTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var row = id ? doc.getElementById(id) : null;
+    if (row && row.hidden && row.parentNode === table.tBodies[0]) {
+      select.value = "";
+      search.value = "";
+      apply();
+      row.scrollIntoView();
+    }
+  }
   select.addEventListener("change", apply);
   search.addEventListener("input", apply);
+  window.addEventListener("hashchange", showTarget);
   apply();
+  showTarget();
 })();

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests.headless_chromium import run_chromium
 from tests.staff_files import person, write_config, write_csv
-from tests.test_report_browser import _run_chromium
 from tests.test_run_job import JobFolder, run_cli
 from tests.test_staff_import import _run_on_a_terminal
 from tests.test_timeoff_import import HEADER as LEAVE_HEADER
@@ -125,7 +125,7 @@ def test_the_page_draws_a_bar_per_run_of_rows_read_and_rows_needing_attention_in
     import_staff(tmp_path, sandbox, "staff_mar.csv",
                  [*(person(n) for n in range(1, 9)), person(9, Email="nope"), person(10, Email="nope")])
 
-    dom = _run_chromium(tmp_path / "reports" / "test-staff" / "index.html", tmp_path, "--dump-dom")
+    dom = run_chromium(tmp_path / "reports" / "test-staff" / "index.html", tmp_path, "--dump-dom")
 
     assert re.findall(r"<h3>([^<]*)</h3>", dom) == ["Staff: rows read", "Staff: rows needing attention"]
     read = re.findall(r'<rect class="read( newest)?"[^>]*><title>[\d-]+ [\d:]+: (\d+) rows read</title>', dom)

@@ -22,8 +22,8 @@ from openpyxl import Workbook, load_workbook
 from hrimport.config import load_config
 from hrimport.mapper import map_records
 from hrimport.reader import read_spreadsheet
+from tests.headless_chromium import run_chromium
 from tests.staff_files import HEADER, person, write_config, write_csv
-from tests.test_report_browser import _run_chromium
 from tests.test_staff_import import hrimport, latest_run
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -146,12 +146,12 @@ def test_every_way_a_value_was_read_is_in_the_summary_the_outcomes_and_both_repo
          "spaces before and after a value are never sent"),
     ]
 
-    dom = _run_chromium(folder / "report.html", tmp_path, "--dump-dom")
+    dom = run_chromium(folder / "report.html", tmp_path, "--dump-dom")
     assert "<h2>How values were read</h2>" in dom
     lines = [_texts(r"<td\b[^>]*>(.*?)</td>", tr)
              for tr in re.findall(r'<tr class="value-change".*?</tr>', dom, re.DOTALL)]
     assert [tuple(line) for line in lines] == [(*v[:3], str(v[3]), *v[4:]) for v in values[1:]]
-    first_row = re.search(r'<tr data-outcome="added"><td class="num">2</td>.*?</tr>', dom, re.DOTALL)
+    first_row = re.search(r'<tr data-outcome="added" id="row-2"><td class="num">2</td>.*?</tr>', dom, re.DOTALL)
     assert first_row is not None
     assert _texts(r"<li>(.*?)</li>", first_row.group(0)) == [
         "Country: Malaysia → MY", "Hire Date: 01/06/2020 → 2020-01-06", "Staff Type: Full-Time → Payroll"]

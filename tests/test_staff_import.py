@@ -333,7 +333,6 @@ def test_a_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path, sandbox) -> 
 
 
 def test_the_report_of_a_real_run_accounts_for_every_row_and_shows_each_problem(tmp_path: Path, sandbox) -> None:
-
     rows = [person(1), person(2, Email="nope"), person(3, Country="Atlantis", **{"Hire Date": "2021-02-30"}),
             person(4), person(5, Name="")]
     result, summary = run_import(tmp_path, sandbox, rows)

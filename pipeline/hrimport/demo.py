@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,7 +33,9 @@ class DemoStep:
     report: ReportFiles
 
 
-def run_demo(output: Path, *, port: int = 0, on_url: Callable[[str], None] | None = None) -> Iterator[DemoStep]:
+def run_demo(
+    output: Path, *, port: int = 0, on_url: Callable[[str], None] | None = None
+) -> Generator[DemoStep, None, None]:
     """Start the sandbox on a fresh database in ``output``, import each sample, write its report."""
     output.mkdir(parents=True, exist_ok=True)
     db = output / "sandbox.db"

@@ -19,12 +19,15 @@ from markupsafe import Markup
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
 from hrimport.private_files import open_private
+from hrimport.report.explain import explain
 from hrimport.report.provenance import provenance_view
 from hrimport.report.view import (
     OUTCOME_COLOURS,
     RowMasking,
     detail_keys,
     detail_label,
+    fix_file_rows,
+    plan_view,
     problem_groups,
     run_facts,
     sandbox_notice,
@@ -34,7 +37,7 @@ from hrimport.resources import data_dir
 
 TEMPLATE = "report.html.j2"
 SCRIPT = "report.js"  # the page's one inline script, allowed by its hash in the page's CSP
-_CHART_WIDTH = 320  # px of the longest bar in the counts chart
+_CHART_WIDTH = 220  # px of the longest bar in the counts chart: narrow, so its words stay readable on a phone
 
 
 @dataclass
@@ -58,9 +61,16 @@ class RowLine:
     external_id: str
     name: str
     outcome: Outcome
-    codes: str
+    problems: list[tuple[str, str]]  # (code, plain title), the title shown first
     message: str
     details: list[str]
+
+
+def _css_string(text: str) -> Markup:
+    """``text`` as a quoted CSS string for the page's ``<style>``: every character but ASCII letters, digits
+    and spaces escaped (``\\3c ``), so a column name can neither end the string nor the style element."""
+    escaped = "".join(c if (c.isascii() and c.isalnum()) or c == " " else f"\\{ord(c):x} " for c in text)
+    return Markup(f'"{escaped}"')
 
 
 @cache
@@ -73,6 +83,7 @@ def _environment(folder: str) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["thousands"] = lambda n: f"{n:,}"
+    env.filters["css_string"] = _css_string
     return env
 
 
@@ -109,12 +120,28 @@ def _row_lines(rows: list[RowOutcome], masking: RowMasking, keys: list[str]) -> 
             r.external_id,
             r.name,
             r.outcome,
-            ", ".join(r.problem_codes),
+            [(code, explain(code).title) for code in r.problem_codes],
             masking.message(r),
             masking.details(r, keys),
         )
         for r in rows
     ]
+
+
+def _row_cells(result: RunResult, linked: set[int]) -> dict[int, Markup]:
+    """The "Row" cell of each row with a problem or warning: its number in the file, a link to its line in
+    "All rows" when listed there, and its row in ``to_fix`` when it is in that file.
+
+    Made here once per row, not in the template: a run can list 100,000 problem lines, and this cell is the
+    template's costliest per line. Only integers go in, so nothing needs escaping.
+    """
+    fix_rows = fix_file_rows(result)
+    cells: dict[int, Markup] = {}
+    for row in (r.row for r in result.rows if r.problems or not r.outcome.is_success):
+        number = f'<a class="row-link" href="#row-{row}">{row}</a>' if row in linked else str(row)
+        in_fix = f'<span class="fix-row">to_fix row {fix_rows[row]}</span>' if row in fix_rows else ""
+        cells[row] = Markup(number + in_fix)
+    return cells
 
 
 def render_html(
@@ -136,6 +163,7 @@ def render_html(
     script, script_hash = _script(folder)
     facts = run_facts(info)
     bars = _bars(result)
+    linked = {r.row for r in shown}  # a problem links to its line in "All rows" when that line is there
     return (
         _environment(folder)
         .get_template(TEMPLATE)
@@ -155,9 +183,12 @@ def render_html(
             warnings=warning_groups(result, masking),
             rows=_row_lines(shown, masking, keys),
             hidden_rows=len(result.rows) - len(shown),
+            linked_rows=linked,
             detail_headers=[detail_label(k) for k in keys],
             fix_file_name=fix_file_name,
             fix_csv_name=fix_csv_name,
+            row_cells=_row_cells(result, linked),
+            plan=plan_view(info.plan),
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},

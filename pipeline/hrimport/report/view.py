@@ -6,9 +6,10 @@ formats what the stages recorded, so ``report.html``, ``report.xlsx`` and ``summ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
@@ -82,6 +83,11 @@ def format_duration(seconds: float) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s"
 
 
+def format_timings(timings: Mapping[str, float]) -> str:
+    """Seconds per stage in one line: ``read 0.2 s, validate 0.1 s, submit 41.8 s``."""
+    return ", ".join(f"{stage} {format_duration(seconds)}" for stage, seconds in timings.items())
+
+
 def format_time(iso: str) -> str:
     """An ISO 8601 timestamp as people read it: ``2024-05-01 14:03:22 (+02:00)``."""
     if not iso:
@@ -146,6 +152,7 @@ def run_facts(info: RunInfo) -> list[tuple[str, str]]:
         ("Started", format_time(info.started_at)),
         ("Finished", format_time(info.finished_at)),
         ("Duration", format_duration(info.duration_s)),
+        ("Timings", format_timings(info.timings) or "not recorded"),
         ("Service", shown_host(info.service_url)),
         ("Target", describe_target(info.service_url) or "none (checked only)"),
         ("Customer id", info.customer_id),
@@ -273,3 +280,99 @@ def _grouped(problems: Iterable[tuple[RowOutcome, Problem]], masking: RowMasking
             ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
         )
     return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))
+
+
+def fix_file_rows(result: RunResult) -> dict[int, int]:
+    """Each row needing attention's row number in ``to_fix`` (source row -> to_fix row), so a report can say
+    where to find it there as well as in the original file.
+
+    Computed from the run, not asked of the writer: it assumes the layout ``report.fix_file`` writes, in
+    xlsx and CSV alike: the source's title rows, padded with blank rows down to the source's own header row,
+    then the header, then the rows needing attention, one line each, in source order. If that layout
+    changes, this must change with it (tests/test_report_browser.py opens both and compares).
+    """
+    source = result.info.source
+    header = max(len(source.preamble), source.header_row - 1) + 1
+    attention = sorted(r.row for r in result.need_attention)
+    return {row: header + position for position, row in enumerate(attention, 1)}
+
+
+# --- the plan: what the file changes (hrimport.changes.plan ``Plan.summary()``) ---------------------------
+
+_PLAN_COUNTS = (
+    ("new", "new"),
+    ("changed", "changed"),
+    ("unchanged", "unchanged"),
+    ("invalid", "invalid, not planned"),
+    ("missing", "missing from the file"),
+)
+
+
+@dataclass
+class PlanExample:
+    """One person a plan highlight names: their row (None for someone missing from the file)."""
+
+    row: int | None
+    external_id: str
+    name: str
+    text: str  # the changes (``job_title: Analyst -> Lead``), or when a missing person was last accepted
+
+
+@dataclass
+class PlanHighlight:
+    """What payroll looks at first (new hires, leavers...): how many, and the first few by name."""
+
+    key: str
+    title: str
+    count: int
+    examples: list[PlanExample]
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.examples)
+
+
+@dataclass
+class PlanView:
+    """A run's plan as the report shows it: counts, highlights with examples, people per changed field."""
+
+    counts: list[tuple[str, str, int]]  # (key, label, count)
+    first_run: bool
+    partial: bool
+    accepted_before: int
+    highlights: list[PlanHighlight]
+    fields: list[tuple[str, str, int]]  # (label, field name, people)
+
+
+def plan_view(plan: Mapping[str, Any] | None) -> PlanView | None:
+    """``RunInfo.plan`` (``Plan.summary()``) shaped for the report; None for a run without a plan.
+
+    Only highlights with people are kept; on a first run everyone is new, so the new hires are not listed
+    one by one (the counts say it). The missing people are a highlight too, last.
+    """
+    if plan is None:
+        return None
+    counts = plan.get("counts", {})
+    first_run = bool(plan.get("first_run"))
+    highlights = [
+        PlanHighlight(key, entry["title"], entry["count"],
+                      [PlanExample(e["row"], e["external_id"], e["name"], e.get("changes", ""))
+                       for e in entry.get("examples", [])])
+        for key, entry in plan.get("highlights", {}).items()
+        if entry.get("count") and not (first_run and key == "new_hires")
+    ]
+    missing = plan.get("missing", {})
+    if missing.get("count"):
+        highlights.append(PlanHighlight(
+            "missing", "Missing (accepted before, not in this file)", missing["count"],
+            [PlanExample(None, m["external_id"], m["name"],
+                         f"last accepted {m['accepted_at'][:10]}" if m.get("accepted_at") else "")
+             for m in missing.get("examples", [])]))
+    return PlanView(
+        counts=[(key, label, int(counts.get(key, 0))) for key, label in _PLAN_COUNTS],
+        first_run=first_run,
+        partial=bool(plan.get("partial")),
+        accepted_before=int(plan.get("accepted_before", 0)),
+        highlights=highlights,
+        fields=[(detail_label(name), name, people) for name, people in plan.get("fields", {}).items()],
+    )
