@@ -31,21 +31,26 @@ def month(tmp_path: Path, sandbox: Any, rows: list[dict[str, str]], name: str, *
 
 
 def test_a_second_month_plans_exactly_its_hires_leavers_and_changes(tmp_path: Path, sandbox: Any) -> None:
-    october = [person(n) for n in range(1, 13)]
+    config = write_config(tmp_path / "staff.toml")  # with a last working day column, for leavers
+    mapping = '"Move Date" = "new_country_effective_date"\n'
+    config.write_text(config.read_text().replace(mapping, mapping + '"Last Day" = "last_working_day"\n'))
+    october = [person(n, **{"Last Day": ""}) for n in range(1, 13)]
     assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
 
     november = [dict(p) for p in october]
     november[0]["Title"] = "Senior Analyst"
     november[1]["Country"] = "SG"
     november[2]["Email"] = "new.address3@acme.example"
-    november += [person(13), person(14)]
+    november[3]["Last Day"] = "2024-11-29"  # a leaver
+    november += [person(13, **{"Last Day": ""}), person(14, **{"Last Day": ""})]
     result = month(tmp_path, sandbox, november, "november.csv", "plan", "--json")
 
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
-    assert plan["counts"] == {"new": 2, "changed": 3, "unchanged": 9, "invalid": 0, "missing": 0}
-    assert plan["fields"] == {"job_title": 1, "country": 1, "system_email": 1}
+    assert plan["counts"] == {"new": 2, "changed": 4, "unchanged": 8, "invalid": 0, "missing": 0}
+    assert plan["fields"] == {"job_title": 1, "country": 1, "system_email": 1, "last_working_day": 1}
     assert [e["external_id"] for e in plan["highlights"]["new_hires"]["examples"]] == ["000013", "000014"]
+    assert [e["external_id"] for e in plan["highlights"]["leavers"]["examples"]] == ["000004"]
     assert plan["highlights"]["job_changes"]["examples"][0]["changes"] == "job_title: Analyst -> Senior Analyst"
     assert plan["highlights"]["country_changes"]["count"] == 1
     assert plan["highlights"]["email_changes"]["examples"][0]["changes"] == (
