@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from hrimport.imports import FileImport
+from hrimport.listing import quoted
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report import reading_summary
 from hrimport.report.view import sandbox_notice
@@ -64,7 +65,8 @@ def echo_run(result: RunResult) -> None:
         if notice:
             click.echo(notice)
     if result.info.ignored_columns:
-        cols = ", ".join(repr(c) for c in result.info.ignored_columns)
+        # a few names and a count: a sheet of 10,000 columns must not print a line of 200 KB
+        cols = quoted(result.info.ignored_columns)
         click.echo(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
 
 

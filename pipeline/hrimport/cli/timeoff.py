@@ -16,6 +16,8 @@ from hrimport.config import load_config
 from hrimport.imports import import_file
 
 _file = click.Path(path_type=Path, dir_okay=False)
+# The export: the reader refuses a folder, a device or a pipe in one line, as any other file it cannot read.
+_source = click.Path(path_type=Path)
 
 
 
@@ -26,7 +28,7 @@ def timeoff() -> None:
 
 @timeoff.command("validate")
 @click.argument("config", type=_file)
-@click.argument("file", type=_file)
+@click.argument("file", type=_source)
 def validate_command(config: Path, file: Path) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
@@ -46,7 +48,7 @@ def validate_command(config: Path, file: Path) -> None:
 
 @timeoff.command("import")
 @click.argument("config", type=_file)
-@click.argument("file", type=_file)
+@click.argument("file", type=_source)
 @click.option("--dry-run", is_flag=True,
               help="Check everything, totals included (the calculation endpoint only reads), write the "
                    "report, add nothing.")

@@ -179,12 +179,13 @@ def _table_below_header(
     first_column: int,
     preamble: list[list[str]],
     row_problems: dict[int, list[Problem]] | None = None,
-    scan_replacements: bool = True,
+    scan_not_text: bool = True,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
     Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
-    number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
+    number) are the format reader's own findings; cells holding U+FFFD or a NUL are added here for every
+    format (``scan_not_text`` False: the reader knows no cell does).
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
@@ -219,33 +220,39 @@ def _table_below_header(
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
     row_numbers = numbers.tolist()
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
-    if scan_replacements:  # False when the reader knows no cell holds U+FFFD
-        for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
+    if scan_not_text:
+        for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
 
 
 #: What a decoder puts where the file's bytes were not text in its encoding.
 REPLACEMENT_CHARACTER = "\ufffd"
+#: A zero byte: no text holds one (a damaged export, or fields padded with zeros), and no platform stores it.
+NUL = "\x00"
 
 
-def _undecodable_cells(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
-    """A ``bad-encoding`` problem for every cell holding U+FFFD: bytes that were not text in the file's
-    encoding (a row pasted from another program), or a workbook that already stored the broken text.
-    The cell is never sent as it is: nobody can tell what it said."""
+def _cells_not_text(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
+    """A ``bad-encoding`` problem for every cell holding U+FFFD (bytes that were not text in the file's
+    encoding: a row pasted from another program, or a workbook that already stored the broken text) or a
+    NUL (a zero byte). The cell is never sent as it is: nobody can tell what it said."""
     found: dict[int, list[Problem]] = {}
     where = f"{encoding} text" if encoding else "text"
     for column in frame.columns:
-        hits = frame[column].str.contains(REPLACEMENT_CHARACTER, regex=False)
+        cells = frame[column]
+        hits = cells.str.contains(REPLACEMENT_CHARACTER, regex=False) | cells.str.contains(NUL, regex=False)
         if not hits.any():
             continue
         for pos in hits.to_numpy().nonzero()[0].tolist():
             row = row_numbers[pos]
             value = str(frame[column].iat[pos])
+            if REPLACEMENT_CHARACTER in value:
+                what = f"holds bytes that are not {where} (shown as \ufffd: '{_shorten(value)}')"
+            else:
+                what = f"holds a zero byte (NUL), which is not text ('{_shorten(value.replace(NUL, '<NUL>'))}')"
             found.setdefault(row, []).append(Problem(
                 "bad-encoding",
-                f"Row {row}, column '{column}': holds bytes that are not {where} (shown as \ufffd: "
-                f"'{_shorten(value)}'); retype the value in the HR system or the file.",
+                f"Row {row}, column '{column}': {what}; retype the value in the HR system or the file.",
                 row, str(column), None, value,
             ))
     return found

@@ -156,14 +156,15 @@ def _build_from_text(
         body = grid.raw[len(text[:offset].encode("utf-8")) :]
     else:
         body = text[offset:].encode("utf-8")
-    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) has cells to flag.
-    replaced = "\ufffd" in text
+    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) or a NUL has
+    # cells to flag.
+    not_text = "\ufffd" in text or "\x00" in text
     del grid.text, grid.raw, text
     body = _without_blank_tail(body, grid.delimiter)
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
-                               scan_replacements=replaced)
+                               scan_not_text=not_text)
 
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")

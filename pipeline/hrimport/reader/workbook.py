@@ -13,9 +13,11 @@ Library errors are not caught here: ``read_spreadsheet`` turns them into one lin
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,6 +30,16 @@ from hrimport.errors import InputFileError
 from hrimport.gc_pause import paused_gc
 from hrimport.listing import quoted
 from hrimport.outcomes import SourceInfo
+from hrimport.reader.extent import (
+    MAX_SPARSE_CELLS,
+    SheetExtent,
+    check_blank_tail,
+    check_extent,
+    column_letters,
+    ods_sheet_extents,
+    trimmed_xlsx,
+    xlsx_sheet_extent,
+)
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
     SourceTable,
@@ -109,7 +121,7 @@ def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_padded_styles(archive), xlsx_shared_strings(archive))
 
 
-def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
     """The sheet's cells through fastexcel (python-calamine's engine, with the cells turned to Arrow
     strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
 
@@ -117,19 +129,19 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     fastexcel parses (it releases the GIL): numbers it rounds to nine decimals or shows without their
     zero-padded format are rewritten as Excel shows them, and its spelling of booleans, dates and times
     becomes the calamine path's everywhere except in the text cells that merely look like it.
+
+    ``source`` is the file read: ``path`` itself, or a copy without the sheet's blank tail.
     """
-    layout = _xlsx_layout(path, sheet)
     chosen = layout.sheets[layout.choice.index]
-    info.sheet, info.sheet_note = chosen.name, layout.choice.note
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
-        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings)
+        lambda: scan_xlsx_sheet(str(source), chosen.part, layout.padded, lossy=True, shared_strings=layout.shared_strings)
         if chosen.part
         else SheetScan()
     )
     background.shutdown(wait=False)
     try:
-        reader = fastexcel.read_excel(path)
+        reader = fastexcel.read_excel(source)
         # header_row=None and skip_rows=0: every row from row 1, blank ones included, so that a frame
         # position is an Excel row number.
         loaded = reader.load_sheet(chosen.name, header_row=None, skip_rows=0, dtypes="string")
@@ -213,30 +225,36 @@ def _calamine_sheets(workbook: calamine.CalamineWorkbook) -> list[Sheet]:
     ]
 
 
-def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int | None,
+                   layout: _Layout | None) -> _Grid:
     """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
-    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed."""
+    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
+    (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
     found: list[SheetNumber] = []
-    xlsx = info.format in ("xlsx", "xlsm")
-    if xlsx:
-        sheets, choice, padded, _ = _xlsx_layout(path, sheet)
+    if info.format == "ods":
+        for name, extent in ods_sheet_extents(path).items():  # calamine lays out every sheet on opening
+            check_extent(path, name, extent)
+            check_blank_tail(path, name, extent)
     try:
-        workbook = calamine.CalamineWorkbook.from_path(str(path))
+        workbook = calamine.CalamineWorkbook.from_path(str(source))
     except calamine.PasswordError:
         raise password_protected(path) from None
     with workbook:
-        if not xlsx:
+        if layout is not None:
+            sheets, choice, padded = layout.sheets, layout.choice, layout.padded
+        else:
             sheets = _calamine_sheets(workbook)
             choice, padded = choose_sheet(path, sheets, sheet), {}
         chosen = sheets[choice.index]
         info.sheet, info.sheet_note = chosen.name, choice.note
         try:
+            cells = workbook.get_sheet_by_name(chosen.name)
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
-            rows = workbook.get_sheet_by_name(chosen.name).to_python(skip_empty_area=False)
+            rows = cells.to_python(skip_empty_area=False, nrows=_xls_rows_to_read(path, chosen.name, cells))
         except calamine.PasswordError:
             raise password_protected(path) from None
     if padded and chosen.part:
-        found = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False).numbers
+        found = scan_xlsx_sheet(str(source), chosen.part, padded, lossy=False).numbers
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
     elif info.format == "xls":
@@ -252,14 +270,58 @@ def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Gr
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets])
 
 
+def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> int | None:
+    """How many rows of a big grid to turn into Python objects: up to the last row holding a value that
+    is not blank; a grid mostly empty (a stray value far from the table) is refused. An .xls grid is at
+    most 65,536 x 256 cells, laid out by calamine already; this keeps it from becoming Python objects."""
+    if cells.height * cells.width <= MAX_SPARSE_CELLS:
+        return None
+    extent = SheetExtent()
+    for number, row in enumerate(cells.iter_rows(), start=1):
+        shown = [j for j, value in enumerate(row, start=1) if value is not None and str(value).strip()]
+        if shown:
+            extent.last_row, extent.last_cell = number, f"{column_letters(shown[-1])}{number}"
+            extent.values += len(shown)
+            if shown[-1] > extent.last_column:
+                extent.last_column, extent.far_cell = shown[-1], f"{column_letters(shown[-1])}{number}"
+    check_extent(path, name, extent)
+    return extent.last_row
+
+
+def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
+    """The file to read for an XLSX: ``path``, or a copy in a temporary folder whose sheet ends with its
+    last row holding a value that is not blank. A sheet mostly empty is refused (see ``extent``)."""
+    chosen = layout.sheets[layout.choice.index]
+    if not chosen.part:
+        return path
+    try:
+        extent = xlsx_sheet_extent(path, chosen.part, layout.shared_strings)
+    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
+        return path
+    check_extent(path, chosen.name, extent)
+    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+        return path
+    folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="hrimport-")))
+    return trimmed_xlsx(path, chosen.part, extent, folder / path.name)
+
+
 def _build_from_workbook(
     path: Path, info: SourceInfo, sheet: str | int | None, header_row: int | None, expected: Iterable[str]
 ) -> SourceTable:
     # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
-    with paused_gc():
-        fast = FAST_XLSX and info.format in ("xlsx", "xlsm")
-        grid, first_column, names = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
+    with paused_gc(), ExitStack() as scratch:
+        if info.format in ("xlsx", "xlsm"):
+            layout = _xlsx_layout(path, sheet)
+            chosen = layout.sheets[layout.choice.index]
+            info.sheet, info.sheet_note = chosen.name, layout.choice.note
+            source = _bounded_xlsx(path, layout, scratch)
+            if FAST_XLSX:
+                grid, first_column, names = _fastexcel_grid(path, source, info, layout)
+            else:
+                grid, first_column, names = _calamine_grid(path, source, info, sheet, layout)
+        else:
+            grid, first_column, names = _calamine_grid(path, path, info, sheet, None)
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
