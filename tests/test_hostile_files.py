@@ -32,8 +32,8 @@ from msoffcrypto.format.ooxml import OOXMLFile
 from odf.opendocument import OpenDocumentSpreadsheet
 from odf.table import Table, TableCell, TableRow
 from odf.text import P
+from openpyxl.utils import get_column_letter
 
-from hrimport.reader.extent import column_letters
 from tests.child_process import Finished, run_hrimport
 from tests.staff_files import HEADER, person, write_config, write_csv
 
@@ -336,7 +336,7 @@ def sheet_rows(rows: list[list[str]], first_row: int = 1) -> tuple[bytes, list[s
     strings: dict[str, int] = {}
     xml = []
     for r, row in enumerate(rows, start=first_row):
-        cells = "".join(f'<c r="{column_letters(j + 1)}{r}" t="s"><v>{strings.setdefault(value, len(strings))}</v></c>'
+        cells = "".join(f'<c r="{get_column_letter(j + 1)}{r}" t="s"><v>{strings.setdefault(value, len(strings))}</v></c>'
                         for j, value in enumerate(row) if value)
         xml.append(f'<row r="{r}">{cells}</row>')
     return "".join(xml).encode(), list(strings)

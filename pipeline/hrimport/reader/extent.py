@@ -28,7 +28,8 @@ from typing import IO
 from xml.etree import ElementTree
 
 from hrimport.errors import InputFileError
-from hrimport.reader.xlsx_cells import count_entries, pieces
+from hrimport.reader.grid import _column_letter
+from hrimport.reader.xlsx_cells import column_index, count_entries, pieces
 
 #: A grid of more cells than this that is mostly empty is refused. A real 100,000 x 40 export is 4,000,000
 #: cells, all of them filled; a grid four times bigger than its values is a stray cell, not a table.
@@ -42,7 +43,10 @@ _CHUNK = 1 << 22  # bytes read at a time: the sheet part is streamed, never held
 _ROW_END = b"</row>"
 _ROWS_END = b"</sheetData>"
 _TAGS = re.compile(rb"<[^>]*>")
-_BLANK_SHARED_STRING = re.compile(rb"<si>\s*(?:<t[^>]*/>|<t[^>]*>\s*</t>)\s*</si>")
+# Text a person sees as blank, in UTF-8: spaces, tabs and line ends, and the Unicode spaces (no-break,
+# ideographic...) that the reader's blank-row test strips too.
+_SPACES = rb"(?:\s|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80)*"
+_BLANK_SHARED_STRING = re.compile(rb"<si>\s*(?:<t[^>]*/>|<t[^>]*>" + _SPACES + rb"</t>)\s*</si>")
 
 
 @dataclass
@@ -118,15 +122,15 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
                 end = len(piece) if end < 0 else end + len(_ROW_END)
                 table.update(tail)
                 tail = {}
-                _last_value_columns(piece[:end], table, inline)
-                _last_value_columns(piece[end:], tail, inline)
+                _last_value_columns(piece, 0, end, table, inline)
+                _last_value_columns(piece, end, len(piece), tail, inline)
                 extent.last_row, ref = _row_and_cell(piece, shown, rows)
                 extent.last_cell = ref.decode("ascii", "replace")
                 below = piece.count(b"</v>", end) + (piece.count(b"</is>", end) if inline else 0)
                 extent.values = values + in_piece - below
                 extent.tail_start = offset + end
             else:
-                _last_value_columns(piece, tail, inline)
+                _last_value_columns(piece, 0, len(piece), tail, inline)
             last_value = max(piece.rfind(b"</v>"), piece.rfind(b"</is>") if inline else -1)
             if last_value >= 0:
                 extent.grid_rows, _ = _row_and_cell(piece, piece.rfind(b"<c ", 0, last_value), rows)
@@ -164,29 +168,34 @@ def _row_pieces(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
         yield offset, carry
 
 
-def _last_value_columns(piece: bytes, into: dict[bytes, bytes], inline: bool) -> None:
-    """Add the column letters of each row's last value cell in ``piece`` (first cell seen for each);
-    ``inline``: whether ``piece`` holds inline strings."""
-    for row in piece.split(_ROW_END):
-        value_end = max(row.rfind(b"</v>"), row.rfind(b"</is>")) if inline else row.rfind(b"</v>")
-        if value_end < 0:
-            continue
-        start = row.rfind(b"<c ", 0, value_end)
-        ref_at = row.find(b' r="', start, row.find(b">", start))
-        if ref_at < 0:  # a writer that leaves out references: cells follow one another from column A
-            letters = column_letters(row.count(b"<c ", 0, start + 1)).encode()
-            into.setdefault(letters, letters)
-            continue
-        ref = row[ref_at + 4 : row.find(b'"', ref_at + 4)]
-        into.setdefault(ref.rstrip(b"0123456789"), ref)
+def _last_value_columns(piece: bytes, start: int, end: int, into: dict[bytes, bytes], inline: bool) -> None:
+    """Add the column letters of each row's last value cell in ``piece[start:end]`` (the first cell seen
+    for each); ``inline``: whether ``piece`` holds inline strings. Positions, not slices: no copy."""
+    while start < end:
+        row_end = piece.find(_ROW_END, start, end)
+        if row_end < 0:
+            row_end = end
+        value_end = piece.rfind(b"</v>", start, row_end)
+        if inline:
+            value_end = max(value_end, piece.rfind(b"</is>", start, row_end))
+        if value_end >= 0:
+            cell = piece.rfind(b"<c ", start, value_end)
+            ref_at = piece.find(b' r="', cell, piece.find(b">", cell))
+            if ref_at >= 0:
+                ref = piece[ref_at + 4 : piece.find(b'"', ref_at + 4)]
+                into.setdefault(ref.rstrip(b"0123456789"), ref)
+            else:  # a writer that leaves out references: cells follow one another from column A
+                letters = column_letters(piece.count(b"<c ", piece.rfind(b"<row", start, cell), cell + 3)).encode()
+                into.setdefault(letters, letters)
+        start = row_end + len(_ROW_END)
 
 
 def _farthest(columns: dict[bytes, bytes]) -> tuple[int, str]:
     """The farthest column among ``columns`` (letters -> a cell in it), as a number, and that cell."""
     if not columns:
         return 0, ""
-    letters = max(columns, key=lambda c: (len(c), c))
-    return _column_number(letters.decode("ascii", "replace").upper()), columns[letters].decode("ascii", "replace")
+    letters = max(columns, key=lambda c: (len(c), c.upper()))
+    return column_index(letters) + 1, columns[letters].decode("ascii", "replace")
 
 
 def _row_and_cell(piece: bytes, start: int, rows_before: int) -> tuple[int, bytes]:
@@ -200,24 +209,13 @@ def _row_and_cell(piece: bytes, start: int, rows_before: int) -> tuple[int, byte
     # No reference: the row is counted among the row elements, the column among the row's cells.
     row_start = piece.rfind(b"<row", 0, start)
     number = rows_before + piece.count(b"<row", 0, start)
-    column = piece.count(b"<c ", row_start, start + 1)
+    column = piece.count(b"<c ", row_start, start + 3)
     return number, f"{column_letters(column)}{number}".encode()
-
-
-def _column_number(letters: str) -> int:
-    number = 0
-    for letter in letters:
-        number = number * 26 + ord(letter) - 64
-    return number
 
 
 def column_letters(number: int) -> str:
     """Excel's letters for a column number counted from 1 (1 -> A, 27 -> AA)."""
-    letters = ""
-    while number:
-        number, rest = divmod(number - 1, 26)
-        letters = chr(65 + rest) + letters
-    return letters
+    return _column_letter(number - 1)
 
 
 def _last_shown(piece: bytes, end: int, blank_strings: set[int]) -> int:
@@ -251,11 +249,12 @@ def _holds_text(row: bytes, start: int, value_end: int, blank_strings: set[int])
     kind_at = tag.find(b' t="')
     kind = tag[kind_at + 4 : tag.find(b'"', kind_at + 4)] if kind_at >= 0 else b"n"
     if row.startswith(b"</is>", value_end):
-        return bool(_TAGS.sub(b"", row[tag_end + 1 : value_end]).strip())
-    value = row[row.rfind(b">", 0, value_end) + 1 : value_end].strip()
-    if kind == b"s":
-        return value.isdigit() and int(value) not in blank_strings
-    return bool(value)
+        value = _TAGS.sub(b"", row[tag_end + 1 : value_end])
+    else:
+        value = row[row.rfind(b">", 0, value_end) + 1 : value_end]
+        if kind == b"s":
+            return value.strip().isdigit() and int(value) not in blank_strings
+    return bool(value.decode("utf-8", "replace").strip())
 
 
 def _blank_shared_strings(archive_path: Path, part: str) -> set[int]:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, shorten, some
@@ -237,6 +239,10 @@ def _cells_not_text(frame: pd.DataFrame, row_numbers: list[int], encoding: str |
     encoding: a row pasted from another program, or a workbook that already stored the broken text) or a
     NUL (a zero byte). The cell is never sent as it is: nobody can tell what it said."""
     found: dict[int, list[Problem]] = {}
+    everything = pa.chunked_array([pa.array(frame[column], type=pa.large_string()) for column in frame.columns],
+                                  type=pa.large_string())
+    if not any(pc.any(pc.match_substring(everything, char)).as_py() for char in (REPLACEMENT_CHARACTER, NUL)):
+        return found  # one look at all the columns at once: nearly every file has none
     where = f"{encoding} text" if encoding else "text"
     for column in frame.columns:
         cells = frame[column]

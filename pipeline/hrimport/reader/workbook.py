@@ -24,6 +24,7 @@ from typing import NamedTuple
 import fastexcel
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import python_calamine as calamine
 
 from hrimport.errors import InputFileError
@@ -158,8 +159,18 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     text_rows: dict[int, list[int]] = {}
     for row, column in scan.look_alike_text:
         text_rows.setdefault(column - first_column, []).append(row)
-    frame = pd.DataFrame({j: _fastexcel_text(values, text_rows.get(j, [])) for j, values in columns.items()})
-    return _Grid(frame, first_column, [s.name for s in layout.sheets])
+    if _holds_renderings(table):
+        columns = {j: _fastexcel_text(values, text_rows.get(j, [])) for j, values in columns.items()}
+    return _Grid(pd.DataFrame(columns), first_column, [s.name for s in layout.sheets])
+
+
+def _holds_renderings(table: pa.RecordBatch) -> bool:
+    """Whether any cell holds a text fastexcel writes for a date, a time or a boolean: one look at all the
+    columns at once, so that a sheet of 10,000 columns is not looked at 10,000 times for nothing."""
+    cells = pa.chunked_array([column.cast(pa.string()) for column in table.columns], type=pa.string())
+    found = (pc.ends_with(cells, " 00:00:00"), pc.starts_with(cells, "1899-12-3"),
+             pc.is_in(cells, value_set=pa.array(["true", "false"])))
+    return any(pc.any(hits).as_py() for hits in found)
 
 
 def _rewrite_numbers(

@@ -221,11 +221,11 @@ def _position(ref: bytes) -> tuple[int, int] | None:
     digits = ref[len(letters) :]
     if not letters or not digits or not letters.isalpha():
         return None
-    return int(digits) - 1, _column_index(letters)
+    return int(digits) - 1, column_index(letters)
 
 
 @cache
-def _column_index(letters: bytes) -> int:
+def column_index(letters: bytes) -> int:
     index = 0
     for letter in letters.upper():
         index = index * 26 + letter - 64
