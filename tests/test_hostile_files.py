@@ -19,10 +19,11 @@ import os
 import random
 import re
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -54,7 +55,10 @@ ROWS = [person(1), person(2)]
 
 
 def write_bytes(data: bytes) -> Callable[[Path], None]:
-    return lambda path: path.write_bytes(data) and None
+    def write(path: Path) -> None:
+        path.write_bytes(data)
+
+    return write
 
 
 def csv_text(rows: list[dict[str, str]] = ROWS, header: list[str] = HEADER) -> str:
@@ -66,33 +70,28 @@ def csv_text(rows: list[dict[str, str]] = ROWS, header: list[str] = HEADER) -> s
 
 
 def write_text(text: str, encoding: str = "utf-8") -> Callable[[Path], None]:
-    return lambda path: path.write_bytes(text.encode(encoding)) and None
+    return write_bytes(text.encode(encoding))
 
 
-def xlsx_bytes(rows: list[dict[str, str]] = ROWS) -> bytes:
+def xlsx_bytes(build: Callable[[xlsxwriter.Workbook, Any], None] | None = None,
+               rows: list[dict[str, str]] = ROWS) -> bytes:
+    """A staff workbook by xlsxwriter; ``build(workbook, sheet)`` adds to it before it is closed."""
     buffer = io.BytesIO()
     workbook = xlsxwriter.Workbook(buffer, {"in_memory": True})
     sheet = workbook.add_worksheet("Staff")
     sheet.write_row(0, 0, HEADER, workbook.add_format({"bold": True}))  # cell style 1, used by styled_tail
     for r, row in enumerate(rows, start=1):
         sheet.write_row(r, 0, [row[h] for h in HEADER])
+    if build is not None:
+        build(workbook, sheet)
     workbook.close()
     return buffer.getvalue()
 
 
-def write_xlsx(build: Callable[[xlsxwriter.Workbook, object], None] | None = None,
+def write_xlsx(build: Callable[[xlsxwriter.Workbook, Any], None] | None = None,
                rows: list[dict[str, str]] = ROWS) -> Callable[[Path], None]:
-    """A staff workbook by xlsxwriter; ``build(workbook, sheet)`` adds to it before it is closed."""
-
     def write(path: Path) -> None:
-        workbook = xlsxwriter.Workbook(str(path))
-        sheet = workbook.add_worksheet("Staff")
-        sheet.write_row(0, 0, HEADER)
-        for r, row in enumerate(rows, start=1):
-            sheet.write_row(r, 0, [row[h] for h in HEADER])
-        if build is not None:
-            build(workbook, sheet)
-        workbook.close()
+        path.write_bytes(xlsx_bytes(build, rows))
 
     return write
 
@@ -169,11 +168,9 @@ def write_external_links(path: Path) -> None:
     """A workbook whose names come from another workbook, as Excel saves it: the formula refers to
     external book [1], whose part (and the cached values) are in ``xl/externalLinks``."""
 
-    def build(workbook: xlsxwriter.Workbook, sheet: object) -> None:
-        sheet.write_formula("B2", "='C:\\HR\\[names.xlsx]Sheet1'!$A$1", None, "Person 1")  # type: ignore[attr-defined]
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_formula("B2", "='C:\\HR\\[names.xlsx]Sheet1'!$A$1", None, "Person 1")
 
-    xlsx = path.with_name("plain.xlsx")
-    write_xlsx(build)(xlsx)
     link = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
             b'<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
             b'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
@@ -185,7 +182,7 @@ def write_external_links(path: Path) -> None:
                  b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
                  b'relationships/externalLinkPath" Target="file:///C:/HR/names.xlsx" TargetMode="External"/>'
                  b"</Relationships>")
-    path.write_bytes(with_parts(xlsx.read_bytes(), {
+    path.write_bytes(with_parts(xlsx_bytes(build), {
         "xl/externalLinks/externalLink1.xml": link,
         "xl/externalLinks/_rels/externalLink1.xml.rels": link_rels,
         "xl/workbook.xml": lambda xml: xml.replace(
@@ -231,7 +228,10 @@ STAFF_ODS_ROWS = [HEADER, *([row[h] for h in HEADER] for row in ROWS)]
 
 
 def write_ods(tail: Callable[[Table], None] | None = None) -> Callable[[Path], None]:
-    return lambda path: path.write_bytes(ods_bytes(STAFF_ODS_ROWS, tail)) and None
+    def write(path: Path) -> None:
+        path.write_bytes(ods_bytes(STAFF_ODS_ROWS, tail))
+
+    return write
 
 
 def repeated_rows(times: int, cells: int, text: str | None = None) -> Callable[[Table], None]:
@@ -261,22 +261,20 @@ def stray_ods_cell(rows_down: int, columns_right: int) -> Callable[[Table], None
     return add
 
 
-def xls_bytes(path: Path, stray: tuple[int, int] | None = None) -> bytes:
-    workbook = xlwt.Workbook()
-    sheet = workbook.add_sheet("Staff")
-    for j, name in enumerate(HEADER):
-        sheet.write(0, j, name)
-    for i, row in enumerate(ROWS, start=1):
-        for j, name in enumerate(HEADER):
-            sheet.write(i, j, row[name])
-    if stray is not None:
-        sheet.write(*stray, "x")
-    workbook.save(str(path))
-    return path.read_bytes()
-
-
 def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
-    return lambda path: xls_bytes(path, stray) and None
+    """The staff export as an Excel 97-2003 workbook (xlwt), with a stray ``x`` at (row, column) if given."""
+
+    def write(path: Path) -> None:
+        workbook = xlwt.Workbook()
+        sheet = workbook.add_sheet("Staff")
+        for i, row in enumerate([dict(zip(HEADER, HEADER)), *ROWS]):
+            for j, name in enumerate(HEADER):
+                sheet.write(i, j, row[name])
+        if stray is not None:
+            sheet.write(*stray, "x")
+        workbook.save(str(path))  # whatever the name says
+
+    return write
 
 
 def write_zip_bomb(path: Path, unpacked_mb: int = 600) -> None:
@@ -348,7 +346,7 @@ def shared_strings_part(strings: list[str]) -> bytes:
             f'spreadsheetml/2006/main" count="{len(strings)}" uniqueCount="{len(strings)}">{entries}</sst>').encode()
 
 
-def staff_sheet(rows: list[dict[str, str]], tail: bytes = b"", strings: list[str] = ()) -> Callable[[Path], None]:
+def staff_sheet(rows: list[dict[str, str]], tail: bytes = b"", strings: Sequence[str] = ()) -> Callable[[Path], None]:
     """The staff workbook with ``rows`` written straight into its XML, then the rows ``tail`` (whose
     shared strings ``strings`` come after the table's)."""
 
@@ -393,8 +391,8 @@ def write_wide(columns: int, data: bool) -> Callable[[Path], None]:
 
 
 def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
-    def build(workbook: xlsxwriter.Workbook, sheet: object) -> None:
-        sheet.write_string(row, column, text)  # type: ignore[attr-defined]
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_string(row, column, text)
 
     return write_xlsx(build)
 
@@ -411,14 +409,14 @@ def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path]
 
 
 def write_huge_cell_csv(path: Path) -> None:
-    write_csv(path, [person(1, Title="Analyst " * 2_500_000), person(2)])
+    write_csv(path, [person(1, Title="Analyst " * 1_250_000), person(2)])
 
 
 def write_huge_cell_xlsx(path: Path) -> None:
-    """A 20 MB text cell: more than Excel allows (32,767 characters), as a broken writer may produce."""
+    """A 10 MB text cell: more than Excel allows (32,767 characters), as a broken writer may produce."""
     path.write_bytes(with_parts(xlsx_bytes(), {
         SHEET: lambda xml: re.sub(rb'<c r="E2"[^>]*>.*?</c>',
-                                  b'<c r="E2" t="inlineStr"><is><t>' + b"Analyst " * 2_500_000 + b"</t></is></c>",
+                                  b'<c r="E2" t="inlineStr"><is><t>' + b"Analyst " * 1_250_000 + b"</t></is></c>",
                                   xml, count=1)}))
 
 
@@ -448,24 +446,29 @@ def write_garbage(path: Path) -> None:
 
 
 def write_out_of_range_date(path: Path) -> None:
-    def build(workbook: xlsxwriter.Workbook, sheet: object) -> None:
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
         date = workbook.add_format({"num_format": "yyyy-mm-dd"})
-        sheet.write_number(1, 5, 1e10, date)  # type: ignore[attr-defined]  # a hire date 27 million years on
-        sheet.write_number(2, 5, -5, date)  # type: ignore[attr-defined]  # before Excel's day 0
+        sheet.write_number(1, 5, 1e10, date)  # a hire date 27 million years on
+        sheet.write_number(2, 5, -5, date)  # before Excel's day 0
 
     write_xlsx(build)(path)
 
 
 def write_error_cells(path: Path) -> None:
-    def build(workbook: xlsxwriter.Workbook, sheet: object) -> None:
-        sheet.write_formula(1, 1, "=1/0", None, "#DIV/0!")  # type: ignore[attr-defined]
-        sheet.write_formula(2, 4, "=#REF!", None, "#REF!")  # type: ignore[attr-defined]
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_formula(1, 1, "=1/0", None, "#DIV/0!")
+        sheet.write_formula(2, 4, "=#REF!", None, "#REF!")
 
     write_xlsx(build)(path)
 
 
 def write_one_id(rows: int) -> Callable[[Path], None]:
-    return lambda path: write_csv(path, [person(1, Name=f"Person {i}") for i in range(rows)]) and None
+    """``rows`` people sharing one external id: the wrong column mapped as the id."""
+
+    def write(path: Path) -> None:
+        write_csv(path, [person(1, Name=f"Person {i}") for i in range(rows)])
+
+    return write
 
 
 def make_pipe(path: Path) -> None:
@@ -520,7 +523,6 @@ def the_duplicate_line_counts_the_others(done: Finished) -> None:
 KINDS = [
     # ------------------------------------------------------------------------------ nothing to read
     refused("empty-csv", "staff.csv", write_bytes(b""), "staff.csv is empty; export the data again"),
-    refused("blank-lines-only-csv", "staff.csv", write_bytes(b"\r\n \n\t\n"), "is empty"),
     refused("empty-xlsx", "staff.xlsx", write_bytes(b""), "staff.xlsx is empty"),
     refused("header-only-csv", "staff.csv", write_text(csv_text([])), "has a header row (row 1) but no data rows"),
     refused("header-only-xlsx", "staff.xlsx", write_xlsx(rows=[]), "has a header row (row 1) but no data rows"),
@@ -536,20 +538,14 @@ KINDS = [
     refused("ods-named-xlsx", "staff.xlsx", write_bytes(ods_bytes(STAFF_ODS_ROWS)), "rename it to .ods"),
     refused("xlsx-named-ods", "staff.ods", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
     refused("xlsx-named-xls", "staff.xls", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
-    refused("xls-named-xlsx", "staff.xlsx", lambda p: p.write_bytes(xls_bytes(p.with_name("real.xls"))) and None,
-            "rename it to .xls"),
+    refused("xls-named-xlsx", "staff.xlsx", write_xls(), "rename it to .xls"),
     refused("pdf-named-xlsx", "staff.xlsx", write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"),
             "a PDF document"),
     refused("zip-named-xlsx", "staff.xlsx", write_zip_of_text, "a ZIP archive without a workbook"),
     refused("web-page-named-xls", "staff.xls",
             write_text("<html><body><table><tr><td>Employee ID</td></tr></table></body></html>"), "a web page"),
-    refused("xml-spreadsheet-2003-named-xls", "staff.xls", write_text(
-        '<?xml version="1.0"?><Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"></Workbook>'),
-        "an XML Spreadsheet 2003 file"),
-    refused("pdf-named-pdf", "staff.pdf", write_bytes(b"%PDF-1.7\n"), "unsupported file type '.pdf'"),
     # ----------------------------------------------------------------------- damaged or locked
     refused("truncated-xlsx", "staff.xlsx", write_truncated(write_xlsx(), 0.5), "is damaged or incomplete"),
-    refused("truncated-xlsx-end", "staff.xlsx", write_truncated(write_xlsx(), 0.97), "is damaged or incomplete"),
     refused("truncated-ods", "staff.ods", write_truncated(write_ods(), 0.6), "is damaged or incomplete"),
     refused("truncated-xls", "staff.xls", write_truncated(write_xls(), 0.5), "is damaged or incomplete"),
     refused("broken-sheet-xml", "staff.xlsx",
@@ -593,8 +589,8 @@ KINDS = [
     refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
-    refused("stray-cell-far-corner-xls", "staff.xls", write_xls((65_535, 255)),
-            "sheet 'Staff' has cells far outside its table (at IV65536)", ceiling_mb=1300),
+    refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
+            "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
     refused("blank-text-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 40, " ")),
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome
@@ -607,9 +603,9 @@ KINDS = [
          "Row 2, column 'Name': holds a zero byte (NUL), which is not text ('Person<NUL> with a NUL')"),
     Kind("nul-byte-in-a-cell-further-down", "staff.csv", write_nul_bytes(300), 1,
          "Row 300, column 'Name': holds a zero byte (NUL)"),
-    # 20 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
-    Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=600),
-    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=600),
+    # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
+    Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),

@@ -17,9 +17,8 @@ from hrimport.cli.common import (
 from hrimport.config import load_config
 from hrimport.imports import import_file
 
-_file = click.Path(path_type=Path, dir_okay=False)
-# The export: the reader refuses a folder, a device or a pipe in one line, as any other file it cannot read.
-_source = click.Path(path_type=Path)
+# A folder given as the config or the export is refused by load_config or the reader in one line.
+_file = click.Path(path_type=Path)
 
 
 @click.group()
@@ -29,7 +28,7 @@ def staff() -> None:
 
 @staff.command("validate")
 @click.argument("config", type=_file)
-@click.argument("file", type=_source)
+@click.argument("file", type=_file)
 def validate_command(config: Path, file: Path) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
@@ -46,7 +45,7 @@ def validate_command(config: Path, file: Path) -> None:
 
 @staff.command("import")
 @click.argument("config", type=_file)
-@click.argument("file", type=_source)
+@click.argument("file", type=_file)
 @click.option("--dry-run", is_flag=True, help="Read, map and validate, write the report, send nothing.")
 @click.option("--batch-size", type=click.IntRange(1, 10_000), default=None,
               help="Rows per bulk request (default: the config's, else 100).")
@@ -77,7 +76,7 @@ def import_command(config: Path, file: Path, dry_run: bool, batch_size: int | No
 
 @staff.command("plan")
 @click.argument("config", type=_file)
-@click.argument("file", type=_source)
+@click.argument("file", type=_file)
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @base_url_option
 @report_dir_option

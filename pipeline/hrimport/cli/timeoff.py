@@ -15,9 +15,8 @@ from hrimport.cli.common import (
 from hrimport.config import load_config
 from hrimport.imports import import_file
 
-_file = click.Path(path_type=Path, dir_okay=False)
-# The export: the reader refuses a folder, a device or a pipe in one line, as any other file it cannot read.
-_source = click.Path(path_type=Path)
+# A folder given as the config or the export is refused by load_config or the reader in one line.
+_file = click.Path(path_type=Path)
 
 
 
@@ -28,7 +27,7 @@ def timeoff() -> None:
 
 @timeoff.command("validate")
 @click.argument("config", type=_file)
-@click.argument("file", type=_source)
+@click.argument("file", type=_file)
 def validate_command(config: Path, file: Path) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
@@ -48,7 +47,7 @@ def validate_command(config: Path, file: Path) -> None:
 
 @timeoff.command("import")
 @click.argument("config", type=_file)
-@click.argument("file", type=_source)
+@click.argument("file", type=_file)
 @click.option("--dry-run", is_flag=True,
               help="Check everything, totals included (the calculation endpoint only reads), write the "
                    "report, add nothing.")

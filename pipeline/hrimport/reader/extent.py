@@ -29,7 +29,7 @@ from xml.etree import ElementTree
 
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import _column_letter
-from hrimport.reader.xlsx_cells import column_index, count_entries, pieces
+from hrimport.reader.xlsx_cells import _column_index, _count_entries, _pieces
 
 #: A grid of more cells than this that is mostly empty is refused. A real 100,000 x 40 export is 4,000,000
 #: cells, all of them filled; a grid four times bigger than its values is a stray cell, not a table.
@@ -195,7 +195,7 @@ def _farthest(columns: dict[bytes, bytes]) -> tuple[int, str]:
     if not columns:
         return 0, ""
     letters = max(columns, key=lambda c: (len(c), c.upper()))
-    return column_index(letters) + 1, columns[letters].decode("ascii", "replace")
+    return _column_index(letters) + 1, columns[letters].decode("ascii", "replace")
 
 
 def _row_and_cell(piece: bytes, start: int, rows_before: int) -> tuple[int, bytes]:
@@ -265,10 +265,10 @@ def _blank_shared_strings(archive_path: Path, part: str) -> set[int]:
             return found
         with archive.open(part) as stream:
             before = 0
-            for piece in pieces(stream, b"<si"):
+            for piece in _pieces(stream, b"<si"):
                 for match in _BLANK_SHARED_STRING.finditer(piece):
-                    found.add(before + count_entries(piece, 0, match.start()))
-                before += count_entries(piece, 0, len(piece))
+                    found.add(before + _count_entries(piece, 0, match.start()))
+                before += _count_entries(piece, 0, len(piece))
     return found
 
 

@@ -181,13 +181,12 @@ def _table_below_header(
     first_column: int,
     preamble: list[list[str]],
     row_problems: dict[int, list[Problem]] | None = None,
-    scan_not_text: bool = True,
+    scan_replacements: bool = True,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
     Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
-    number) are the format reader's own findings; cells holding U+FFFD or a NUL are added here for every
-    format (``scan_not_text`` False: the reader knows no cell does).
+    number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
@@ -222,7 +221,7 @@ def _table_below_header(
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
     row_numbers = numbers.tolist()
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
-    if scan_not_text:
+    if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)

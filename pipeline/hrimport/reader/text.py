@@ -164,7 +164,7 @@ def _build_from_text(
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
-                               scan_not_text=not_text)
+                               scan_replacements=not_text)
 
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")

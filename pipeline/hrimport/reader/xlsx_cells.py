@@ -76,7 +76,7 @@ def scan_xlsx_sheet(
     cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
     texts: list[bytes] = []  # references of look-alike text cells
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
-        for piece in pieces(stream, b"<c "):
+        for piece in _pieces(stream, b"<c "):
             if style_hit is not None:
                 for m in style_hit.finditer(piece):
                     cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
@@ -123,7 +123,7 @@ def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
             return found
         with archive.open(part) as stream:
             before = 0
-            for piece in pieces(stream, b"<si"):
+            for piece in _pieces(stream, b"<si"):
                 for anchor in _LOOK_ALIKE_ANCHORS:
                     at = piece.find(anchor)
                     while at >= 0:
@@ -132,17 +132,17 @@ def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
                         if start >= 0 and end >= 0:
                             text = re.sub(rb"<rPh\b.*?</rPh>|<[^>]*>", b"", piece[start:end], flags=re.DOTALL)
                             if LOOK_ALIKE.fullmatch(text.decode("utf-8", "replace")):
-                                found.add(before + count_entries(piece, 0, start))
+                                found.add(before + _count_entries(piece, 0, start))
                         at = piece.find(anchor, at + 1)
-                before += count_entries(piece, 0, len(piece))
+                before += _count_entries(piece, 0, len(piece))
     return found
 
 
-def count_entries(piece: bytes, start: int, end: int) -> int:
+def _count_entries(piece: bytes, start: int, end: int) -> int:
     return piece.count(b"<si>", start, end) + piece.count(b"<si ", start, end)
 
 
-def pieces(stream: IO[bytes], tag: bytes) -> Iterator[bytes]:
+def _pieces(stream: IO[bytes], tag: bytes) -> Iterator[bytes]:
     """The XML in pieces that each end before a ``tag`` (``<c ``: a cell), so no element is cut in two."""
     carry = b""
     while chunk := stream.read(_CHUNK):
@@ -221,11 +221,11 @@ def _position(ref: bytes) -> tuple[int, int] | None:
     digits = ref[len(letters) :]
     if not letters or not digits or not letters.isalpha():
         return None
-    return int(digits) - 1, column_index(letters)
+    return int(digits) - 1, _column_index(letters)
 
 
 @cache
-def column_index(letters: bytes) -> int:
+def _column_index(letters: bytes) -> int:
     index = 0
     for letter in letters.upper():
         index = index * 26 + letter - 64
