@@ -96,6 +96,22 @@ def write_xlsx(build: Callable[[xlsxwriter.Workbook, Any], None] | None = None,
     return write
 
 
+def write_openpyxl(rows: list[dict[str, str]]) -> Callable[[Path], None]:
+    """The staff export by openpyxl, the other writer HR scripts use."""
+
+    def write(path: Path) -> None:
+        workbook = openpyxl.Workbook()
+        sheet = workbook.active
+        assert sheet is not None
+        sheet.title = "Staff"
+        sheet.append(HEADER)
+        for row in rows:
+            sheet.append([row[h] for h in HEADER])
+        workbook.save(path)
+
+    return write
+
+
 def with_parts(base: bytes, changes: dict[str, Callable[[bytes], bytes] | bytes | None]) -> bytes:
     """The workbook ``base`` with archive members replaced or added (bytes), changed (a function of the
     old bytes) or removed (None)."""
@@ -318,14 +334,8 @@ def write_truncated(full: Callable[[Path], None], keep: float) -> Callable[[Path
     return write
 
 
-def write_only_hidden_sheets(path: Path) -> None:
-    """Every sheet hidden (Excel will not save that, but a script can): workbook.xml says so."""
-    path.write_bytes(with_parts(xlsx_bytes(), {
-        "xl/workbook.xml": lambda xml: xml.replace(b'<sheet name="Staff"', b'<sheet name="Staff" state="hidden"')}))
 
 
-def write_empty_workbook(path: Path) -> None:
-    openpyxl.Workbook().save(path)
 
 
 def sheet_rows(rows: list[list[str]], first_row: int = 1) -> tuple[bytes, list[str]]:
@@ -525,29 +535,22 @@ KINDS = [
     refused("empty-csv", "staff.csv", write_bytes(b""), "staff.csv is empty; export the data again"),
     refused("empty-xlsx", "staff.xlsx", write_bytes(b""), "staff.xlsx is empty"),
     refused("header-only-csv", "staff.csv", write_text(csv_text([])), "has a header row (row 1) but no data rows"),
-    refused("header-only-xlsx", "staff.xlsx", write_xlsx(rows=[]), "has a header row (row 1) but no data rows"),
+    refused("header-only-xlsx", "staff.xlsx", write_openpyxl([]), "has a header row (row 1) but no data rows"),
     refused("header-only-then-blank-lines-csv", "staff.csv", write_blank_csv_tail([]),
             "has a header row (row 1) but no data rows"),
-    refused("workbook-without-cells", "staff.xlsx", write_empty_workbook, "has no cells"),
-    refused("only-hidden-sheets", "staff.xlsx", write_only_hidden_sheets, "has no visible sheet of cells"),
     # -------------------------------------------------------------------- not what the name says
     refused("binary-garbage-csv", "staff.csv", write_garbage, "a binary file that is not a spreadsheet"),
     refused("binary-garbage-xlsx", "staff.xlsx", write_garbage, "is not really an XLSX workbook"),
     refused("xlsx-named-csv", "staff.csv", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
     refused("csv-named-xlsx", "staff.xlsx", write_text(csv_text()), "rename it to .csv"),
     refused("ods-named-xlsx", "staff.xlsx", write_bytes(ods_bytes(STAFF_ODS_ROWS)), "rename it to .ods"),
-    refused("xlsx-named-ods", "staff.ods", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
-    refused("xlsx-named-xls", "staff.xls", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
     refused("xls-named-xlsx", "staff.xlsx", write_xls(), "rename it to .xls"),
     refused("pdf-named-xlsx", "staff.xlsx", write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"),
             "a PDF document"),
     refused("zip-named-xlsx", "staff.xlsx", write_zip_of_text, "a ZIP archive without a workbook"),
-    refused("web-page-named-xls", "staff.xls",
-            write_text("<html><body><table><tr><td>Employee ID</td></tr></table></body></html>"), "a web page"),
     # ----------------------------------------------------------------------- damaged or locked
     refused("truncated-xlsx", "staff.xlsx", write_truncated(write_xlsx(), 0.5), "is damaged or incomplete"),
     refused("truncated-ods", "staff.ods", write_truncated(write_ods(), 0.6), "is damaged or incomplete"),
-    refused("truncated-xls", "staff.xls", write_truncated(write_xls(), 0.5), "is damaged or incomplete"),
     refused("broken-sheet-xml", "staff.xlsx",
             write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b"</sheetData>", b"")})),
             "is damaged or incomplete"),
@@ -564,7 +567,6 @@ KINDS = [
     refused("xxe-in-workbook-part", "staff.xlsx", write_xxe_in_workbook_part, "is damaged or incomplete",
             check=never_echoes_the_secret),
     # ------------------------------------------------------------------------- not a regular file
-    refused("missing-file", "staff.csv", lambda path: None, "staff.csv: file not found"),
     refused("folder", "staff.csv", make_folder, "staff.csv is a folder, not a file"),
     refused("link-to-dev-zero", "staff.csv", make_dev_zero_link, "staff.csv links to /dev/zero, a device"),
     refused("named-pipe", "staff.csv", make_pipe, "staff.csv is a named pipe; it must be a regular file"),
@@ -580,8 +582,6 @@ KINDS = [
             write_text(",".join(HEADER + [f"Extra {j % 20}" for j in range(10_000)]) + "\n"
                        + ",".join(person(1).values()) + "\n"),
             "'Extra 0' (columns Q, AK, BE, BY, CS and 495 more); "),
-    refused("values-only-beyond-the-header", "staff.csv",
-            write_text(csv_text() + ",,,,,,,,,,,,,,,,oops\r\n"), "has values only beyond the header's last column"),
     # --------------------------------------------------------------------------- resource bombs
     refused("zip-bomb", "staff.xlsx", write_zip_bomb,
             "staff.xlsx would unpack to 600 MB, more than the limit of 500 MB (a damaged or hostile file?); "
@@ -609,9 +609,10 @@ KINDS = [
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),
+    # six texts of each row its own (id, name, e-mail, title, cost centre, shoe size): 400,016 shared strings
     Kind("400000-shared-strings", "staff.xlsx",
-         staff_sheet([person(n, Title=f"Title {n}") for n in range(1, 133_335)]), 0,
-         "133,334 of 133,334 rows checked.", ceiling_mb=900),
+         staff_sheet([person(n, Title=f"Title {n}", **{"Cost Centre": f"CC-{n}", "Shoe Size": f"S{n}"})
+                      for n in range(1, 66_667)]), 0, "66,666 of 66,666 rows checked.", ceiling_mb=700),
     Kind("100000-rows-one-external-id", "staff.csv", write_one_id(100_000), 1, "99,998 other rows",
          ceiling_mb=800, timeout=90, check=the_duplicate_line_counts_the_others),
     Kind("blank-lines-under-the-data-csv", "staff.csv", write_blank_csv_tail([person(1)]), 0, "1 of 1 rows checked."),

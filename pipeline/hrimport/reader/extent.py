@@ -104,10 +104,12 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
     """The extent of the sheet in archive member ``part``, streamed in pieces that each end with a row.
 
     Per piece, the last cell showing something is found from the end back (at once, unless the piece is
-    a blank tail); per row, its last value's column letters, with a few ``bytes`` calls. About as long as
-    inflating the part: a third of a second for a 100,000 x 40 sheet.
+    a blank tail); per row of the table, its last value's column letters, with a few ``bytes`` calls;
+    the pieces of a blank tail by regular expressions. About 0.7 s for a 100,000 x 40 sheet, 0.5 s for a
+    tail of a million blank rows.
     """
     blank_strings = _blank_shared_strings(archive_path, shared_strings) if shared_strings else set()
+    blank_cells = _blank_cells(blank_strings)
     extent = SheetExtent()
     table: dict[bytes, bytes] = {}  # column letters of a row's last value -> its cell, rows up to last_row
     tail: dict[bytes, bytes] = {}  # the same for the rows below
@@ -116,7 +118,7 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
         for offset, piece in _row_pieces(stream):
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
             in_piece = piece.count(b"</v>") + (piece.count(b"</is>") if inline else 0)
-            shown = _last_shown(piece, len(piece), blank_strings)
+            shown = _last_shown(piece, blank_cells, blank_strings)
             if shown >= 0:
                 end = piece.find(_ROW_END, shown)
                 end = len(piece) if end < 0 else end + len(_ROW_END)
@@ -129,8 +131,10 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
                 below = piece.count(b"</v>", end) + (piece.count(b"</is>", end) if inline else 0)
                 extent.values = values + in_piece - below
                 extent.tail_start = offset + end
-            else:
+            elif rows:  # cells without references: only their order places them
                 _last_value_columns(piece, 0, len(piece), tail, inline)
+            else:
+                _value_columns(piece, tail)
             last_value = max(piece.rfind(b"</v>"), piece.rfind(b"</is>") if inline else -1)
             if last_value >= 0:
                 extent.grid_rows, _ = _row_and_cell(piece, piece.rfind(b"<c ", 0, last_value), rows)
@@ -218,13 +222,16 @@ def column_letters(number: int) -> str:
     return _column_letter(number - 1)
 
 
-def _last_shown(piece: bytes, end: int, blank_strings: set[int]) -> int:
-    """Where the last cell before ``end`` showing something (not blank text) starts, or -1.
+def _last_shown(piece: bytes, blank_cells: re.Pattern[bytes], blank_strings: set[int]) -> int:
+    """Where the last cell of ``piece`` showing something (not blank text) starts, or -1.
 
-    Each closing tag is searched for once: a value found before the cell just looked at is still the last
-    one before the next, so a tail of a million blank cells is walked in one pass, not a million.
+    Usually the last value of the piece shows something. Else the piece's blank cells are removed at
+    once (``blank_cells``) to see whether any value is left: none in a blank tail. Only the piece where
+    the table ends is walked back, value by value; each closing tag is searched for once on the way.
     """
-    number_end, inline_end = piece.rfind(b"</v>", 0, end), piece.rfind(b"</is>", 0, end)
+    end = len(piece)
+    number_end, inline_end = piece.rfind(b"</v>"), piece.rfind(b"</is>")
+    first = True
     while end > 0:
         if number_end >= end:
             number_end = piece.rfind(b"</v>", 0, end)
@@ -238,8 +245,36 @@ def _last_shown(piece: bytes, end: int, blank_strings: set[int]) -> int:
             return -1
         if _holds_text(piece, start, value_end, blank_strings):
             return start
+        if first:
+            left = blank_cells.sub(b"", piece)
+            if b"</v>" not in left and b"</is>" not in left:
+                return -1
+            first = False
         end = start
     return -1
+
+
+def _blank_cells(blank_strings: set[int]) -> re.Pattern[bytes]:
+    """Cells whose value is blank text: empty or spaces, inline or a blank shared string."""
+    forms = [rb"<c [^>]*><v>" + _SPACES + rb"</v></c>",
+             rb'<c [^>]*t="inlineStr"[^>]*><is>(?:<t[^>]*/>|<t[^>]*>' + _SPACES + rb"</t>)</is></c>"]
+    if blank_strings:
+        indexes = b"|".join(str(i).encode() for i in sorted(blank_strings))
+        forms.append(rb'<c [^>]*t="s"[^>]*><v>(?:' + indexes + rb")</v></c>")
+    return re.compile(b"|".join(forms))
+
+
+# A cell holding a value (maybe after its formula): its column letters.
+_VALUE_CELL_COLUMN = re.compile(rb'<c r="([A-Za-z]+)[0-9]+"[^>]*>(?:<f[^>]*/>|<f[^>]*>[^<]*</f>)?<(?:v|is)>')
+
+
+def _value_columns(piece: bytes, into: dict[bytes, bytes]) -> None:
+    """Add the column letters of every value cell in ``piece`` (a blank tail: a regular expression does in
+    C what the per-row loop would do in Python for a million short rows)."""
+    for letters in set(_VALUE_CELL_COLUMN.findall(piece)):
+        if letters not in into:
+            cell = re.search(rb'<c r="(' + letters + rb'[0-9]+)"', piece)
+            into[letters] = cell.group(1) if cell else letters
 
 
 def _holds_text(row: bytes, start: int, value_end: int, blank_strings: set[int]) -> bool:
