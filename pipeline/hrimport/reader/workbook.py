@@ -7,6 +7,10 @@ as ``HH:MM:SS``, booleans as ``TRUE``/``FALSE``. fastexcel is the fast path for 
 reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX too when ``FAST_XLSX`` is off
 (the tests do, to hold both paths to the same text for every cell).
 
+Before a library lays a sheet out as a grid, ``extent`` looks through it (XLSX, ODS) or through the grid
+(XLS): a blank tail under the table is cut off an XLSX, and a value far outside the table is refused in
+one line rather than laid out in gigabytes.
+
 Library errors are not caught here: ``read_spreadsheet`` turns them into one line.
 """
 
@@ -261,7 +265,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         try:
             cells = workbook.get_sheet_by_name(chosen.name)
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
-            rows = cells.to_python(skip_empty_area=False, nrows=_xls_rows_to_read(path, chosen.name, cells))
+            rows = cells.to_python(skip_empty_area=False,
+                                   nrows=_xls_rows_to_read(path, chosen.name, cells) if info.format == "xls" else None)
         except calamine.PasswordError:
             raise password_protected(path) from None
     if padded and chosen.part:
@@ -282,9 +287,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
 
 
 def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> int | None:
-    """How many rows of a big grid to turn into Python objects: up to the last row holding a value that
-    is not blank; a grid mostly empty (a stray value far from the table) is refused. An .xls grid is at
-    most 65,536 x 256 cells, laid out by calamine already; this keeps it from becoming Python objects."""
+    """How many rows of a big .xls grid to turn into Python objects: up to the last row holding a value that
+    is not blank; a grid mostly empty (a stray value far from the table) is refused. The binary format is
+    not looked through before calamine lays it out, as XLSX and ODS are: it bounds the grid at 65,536 x
+    256 cells, but as Python objects those would take gigabytes."""
     if cells.height * cells.width <= MAX_SPARSE_CELLS:
         return None
     extent = SheetExtent()
@@ -312,6 +318,7 @@ def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
     check_extent(path, chosen.name, extent)
     if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
         return path
+    # a folder only its owner can open (the copy holds HR data), removed once the sheet is read
     folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="hrimport-")))
     return trimmed_xlsx(path, chosen.part, extent, folder / path.name)
 
