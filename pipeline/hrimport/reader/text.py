@@ -240,14 +240,14 @@ def _extra_cells(
     if _is_blank(record[:header_width]):
         # nothing left on the row to flag it on: it would vanish as a blank row
         raise InputFileError(
-            f"{path}: row {row} has values only beyond the header's last column ({len(record)} cells, the "
+            f"{path}: row {row} has values only beyond the header's last column ({len(record):,} cells, the "
             f"header has {header_width}); put quotes around values that contain {shown}"
         )
     cells = len(record) - next(i for i, cell in enumerate(reversed(record)) if cell.strip())
     values = ", ".join(f"'{cell}'" for cell in extra[:3]) + (", ..." if len(extra) > 3 else "")
     return Problem(
         "extra-cells",
-        f"Row {row} has {cells} cells but the header row has {header_width} ({values} beyond the last "
+        f"Row {row} has {cells:,} cells but the header row has {header_width:,} ({values} beyond the last "
         f"column): a value holding {shown} without quotes shifts the row's values; put quotes around it.",
         row,
         None,
