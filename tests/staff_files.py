@@ -69,6 +69,19 @@ def write_csv(path: Path, rows: list[dict[str, str]], header: list[str] | None =
     return path
 
 
+def write_workbook(path: Path, rows: list[dict[str, str]]) -> Path:
+    """The same export as a workbook, by xlsxwriter: sheet "Staff", the header on row 1."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    workbook = xlsxwriter.Workbook(str(path))
+    sheet = workbook.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate(rows, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    workbook.close()
+    return path
+
+
 def write_config(path: Path, *, customer_id: int = 99, date_order: str | None = "day-first", extra: str = "",
                  base_url: str | None = None) -> Path:
     """The staff config of these tests; ``date_order=None`` leaves the setting out (each column decides)."""

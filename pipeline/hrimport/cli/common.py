@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from hrimport.listing import quoted
 from hrimport.report.summary import summary_json
 from hrimport.report.view import reading_summary, sandbox_notice
 from hrimport.service.urls import describe_target
@@ -82,7 +83,8 @@ def echo_run(result: RunResult, *, err: bool = False) -> None:
         if notice:
             say(notice)
     if result.info.ignored_columns:
-        cols = ", ".join(repr(c) for c in result.info.ignored_columns)
+        # a few names and a count: a sheet of 10,000 columns must not print a line of 200 KB
+        cols = quoted(result.info.ignored_columns)
         say(f"Ignored columns (neither mapped nor packed as custom data): {cols}")
 
 

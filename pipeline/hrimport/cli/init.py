@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 @click.command("init")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("file", type=click.Path(path_type=Path))  # the reader refuses a folder in one line
 @click.option("--kind", type=click.Choice(["staff", "timeoff"]), default=None,
               help="What the export holds (default: time off when its headers name a leave type and dates).")
 @click.option("--sheet", default=None, help="The workbook sheet to read (default: the first visible one).")

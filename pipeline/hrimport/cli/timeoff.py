@@ -16,7 +16,8 @@ from hrimport.cli.common import (
 )
 from hrimport.config import load_config
 
-_file = click.Path(path_type=Path, dir_okay=False)
+# A folder given as the config or the export is refused by load_config or the reader in one line.
+_file = click.Path(path_type=Path)
 
 
 

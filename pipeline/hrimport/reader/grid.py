@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, shorten, some
@@ -237,8 +239,8 @@ def _table_below_header(
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
     row_numbers = numbers.tolist()
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
-    if scan_replacements:  # False when the reader knows no cell holds U+FFFD
-        for row, found in _undecodable_cells(frame, row_numbers, info.encoding).items():
+    if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
+        for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
     table = SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
     if cells_read:
@@ -267,25 +269,35 @@ def _cells_in_table(
 
 #: What a decoder puts where the file's bytes were not text in its encoding.
 REPLACEMENT_CHARACTER = "\ufffd"
+#: A zero byte: no text holds one (a damaged export, or fields padded with zeros), and no platform stores it.
+NUL = "\x00"
 
 
-def _undecodable_cells(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
-    """A ``bad-encoding`` problem for every cell holding U+FFFD: bytes that were not text in the file's
-    encoding (a row pasted from another program), or a workbook that already stored the broken text.
-    The cell is never sent as it is: nobody can tell what it said."""
+def _cells_not_text(frame: pd.DataFrame, row_numbers: list[int], encoding: str | None) -> dict[int, list[Problem]]:
+    """A ``bad-encoding`` problem for every cell holding U+FFFD (bytes that were not text in the file's
+    encoding: a row pasted from another program, or a workbook that already stored the broken text) or a
+    NUL (a zero byte). The cell is never sent as it is: nobody can tell what it said."""
     found: dict[int, list[Problem]] = {}
+    everything = pa.chunked_array([pa.array(frame[column], type=pa.large_string()) for column in frame.columns],
+                                  type=pa.large_string())
+    if not any(pc.any(pc.match_substring(everything, char)).as_py() for char in (REPLACEMENT_CHARACTER, NUL)):
+        return found  # one look at all the columns at once: nearly every file has none
     where = f"{encoding} text" if encoding else "text"
     for column in frame.columns:
-        hits = frame[column].str.contains(REPLACEMENT_CHARACTER, regex=False)
+        cells = frame[column]
+        hits = cells.str.contains(REPLACEMENT_CHARACTER, regex=False) | cells.str.contains(NUL, regex=False)
         if not hits.any():
             continue
         for pos in hits.to_numpy().nonzero()[0].tolist():
             row = row_numbers[pos]
             value = str(frame[column].iat[pos])
+            if REPLACEMENT_CHARACTER in value:
+                what = f"holds bytes that are not {where} (shown as \ufffd: '{_shorten(value)}')"
+            else:
+                what = f"holds a zero byte (NUL), which is not text ('{_shorten(value.replace(NUL, '<NUL>'))}')"
             found.setdefault(row, []).append(Problem(
                 "bad-encoding",
-                f"Row {row}, column '{column}': holds bytes that are not {where} (shown as \ufffd: "
-                f"'{_shorten(value)}'); retype the value in the HR system or the file.",
+                f"Row {row}, column '{column}': {what}; retype the value in the HR system or the file.",
                 row, str(column), None, value,
             ))
     return found

@@ -156,14 +156,15 @@ def _build_from_text(
         body = grid.raw[len(text[:offset].encode("utf-8")) :]
     else:
         body = text[offset:].encode("utf-8")
-    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) has cells to flag.
-    replaced = "\ufffd" in text
+    # Only a text holding U+FFFD (bytes the decoder could not read, or the character itself) or a NUL has
+    # cells to flag.
+    not_text = "\ufffd" in text or "\x00" in text
     del grid.text, grid.raw, text
     body = _without_blank_tail(body, grid.delimiter)
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
-                               scan_replacements=replaced)
+                               scan_replacements=not_text)
 
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
@@ -239,14 +240,14 @@ def _extra_cells(
     if _is_blank(record[:header_width]):
         # nothing left on the row to flag it on: it would vanish as a blank row
         raise InputFileError(
-            f"{path}: row {row} has values only beyond the header's last column ({len(record)} cells, the "
+            f"{path}: row {row} has values only beyond the header's last column ({len(record):,} cells, the "
             f"header has {header_width}); put quotes around values that contain {shown}"
         )
     cells = len(record) - next(i for i, cell in enumerate(reversed(record)) if cell.strip())
     values = ", ".join(f"'{cell}'" for cell in extra[:3]) + (", ..." if len(extra) > 3 else "")
     return Problem(
         "extra-cells",
-        f"Row {row} has {cells} cells but the header row has {header_width} ({values} beyond the last "
+        f"Row {row} has {cells:,} cells but the header row has {header_width:,} ({values} beyond the last "
         f"column): a value holding {shown} without quotes shifts the row's values; put quotes around it.",
         row,
         None,

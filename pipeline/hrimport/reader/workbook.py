@@ -7,15 +7,21 @@ as ``HH:MM:SS``, booleans as ``TRUE``/``FALSE``. fastexcel is the fast path for 
 reads XLS and ODS (whose times and exact numbers fastexcel loses), and XLSX too when ``FAST_XLSX`` is off
 (the tests do, to hold both paths to the same text for every cell).
 
+Before a library lays a sheet out as a grid, ``extent`` looks through it (XLSX, ODS) or through the grid
+(XLS): a blank tail under the table is cut off an XLSX, and a value far outside the table is refused in
+one line rather than laid out in gigabytes.
+
 Library errors are not caught here: ``read_spreadsheet`` turns them into one line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,12 +29,23 @@ import fastexcel
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import python_calamine as calamine
 
 from hrimport.errors import InputFileError
 from hrimport.gc_pause import paused_gc
 from hrimport.listing import quoted
 from hrimport.outcomes import SourceInfo
+from hrimport.reader.extent import (
+    MAX_SPARSE_CELLS,
+    SheetExtent,
+    check_blank_tail,
+    check_extent,
+    column_letters,
+    ods_sheet_extents,
+    trimmed_xlsx,
+    xlsx_sheet_extent,
+)
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
     CellsRead,
@@ -119,7 +136,7 @@ def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_padded_styles(archive), xlsx_shared_strings(archive))
 
 
-def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
     """The sheet's cells through fastexcel (python-calamine's engine, with the cells turned to Arrow
     strings in Rust): about half the time python-calamine's Python objects take on a 100k x 40 sheet.
 
@@ -127,20 +144,20 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     fastexcel parses (it releases the GIL): numbers it rounds to nine decimals or shows without their
     zero-padded format are rewritten as Excel shows them, and its spelling of booleans, dates and times
     becomes the calamine path's everywhere except in the text cells that merely look like it.
+
+    ``source`` is the file read: ``path`` itself, or a copy without the sheet's blank tail.
     """
-    layout = _xlsx_layout(path, sheet)
     chosen = layout.sheets[layout.choice.index]
-    info.sheet, info.sheet_note = chosen.name, layout.choice.note
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
-        lambda: scan_xlsx_sheet(str(path), chosen.part, layout.padded, lossy=True,
+        lambda: scan_xlsx_sheet(str(source), chosen.part, layout.padded, lossy=True,
                                 shared_strings=layout.shared_strings, formulas=True)
         if chosen.part
         else SheetScan()
     )
     background.shutdown(wait=False)
     try:
-        reader = fastexcel.read_excel(path)
+        reader = fastexcel.read_excel(source)
         # header_row=None and skip_rows=0: every row from row 1, blank ones included, so that a frame
         # position is an Excel row number.
         loaded = reader.load_sheet(chosen.name, header_row=None, skip_rows=0, dtypes="string")
@@ -158,12 +175,23 @@ def _fastexcel_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _G
     text_rows: dict[int, list[int]] = {}
     for row, column in scan.look_alike_text:
         text_rows.setdefault(column - first_column, []).append(row)
-    texts = {}
-    for j, values in columns.items():
-        texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
-        if len(dates):
-            cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
+    texts = columns
+    if _holds_renderings(table):
+        texts = {}
+        for j, values in columns.items():
+            texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
+            if len(dates):
+                cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
     return _Grid(pd.DataFrame(texts), first_column, [s.name for s in layout.sheets], cells_read)
+
+
+def _holds_renderings(table: pa.RecordBatch) -> bool:
+    """Whether any cell holds a text fastexcel writes for a date, a time or a boolean: one look at all the
+    columns at once, so that a sheet of 10,000 columns is not looked at 10,000 times for nothing."""
+    cells = pa.chunked_array([column.cast(pa.string()) for column in table.columns], type=pa.string())
+    found = (pc.ends_with(cells, " 00:00:00"), pc.starts_with(cells, "1899-12-3"),
+             pc.is_in(cells, value_set=pa.array(["true", "false"])))
+    return any(pc.any(hits).as_py() for hits in found)
 
 
 def _rewrite_numbers(
@@ -263,31 +291,38 @@ def _calamine_sheets(workbook: calamine.CalamineWorkbook) -> list[Sheet]:
     ]
 
 
-def _calamine_grid(path: Path, info: SourceInfo, sheet: str | int | None) -> _Grid:
+def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int | None,
+                   layout: _Layout | None) -> _Grid:
     """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
-    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed."""
+    numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
+    (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
     found: list[SheetNumber] = []
-    xlsx = info.format in ("xlsx", "xlsm")
-    if xlsx:
-        sheets, choice, padded, _ = _xlsx_layout(path, sheet)
+    if info.format == "ods":
+        for name, extent in ods_sheet_extents(path).items():  # calamine lays out every sheet on opening
+            check_extent(path, name, extent)
+            check_blank_tail(path, name, extent)
     try:
-        workbook = calamine.CalamineWorkbook.from_path(str(path))
+        workbook = calamine.CalamineWorkbook.from_path(str(source))
     except calamine.PasswordError:
         raise password_protected(path) from None
     with workbook:
-        if not xlsx:
+        if layout is not None:
+            sheets, choice, padded = layout.sheets, layout.choice, layout.padded
+        else:
             sheets = _calamine_sheets(workbook)
             choice, padded = choose_sheet(path, sheets, sheet), {}
         chosen = sheets[choice.index]
         info.sheet, info.sheet_note = chosen.name, choice.note
         try:
+            cells = workbook.get_sheet_by_name(chosen.name)
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
-            rows = workbook.get_sheet_by_name(chosen.name).to_python(skip_empty_area=False)
+            rows = cells.to_python(skip_empty_area=False,
+                                   nrows=_xls_rows_to_read(path, chosen.name, cells) if info.format == "xls" else None)
         except calamine.PasswordError:
             raise password_protected(path) from None
     formulas: list[tuple[int, int, str]] = []
-    if xlsx and chosen.part:
-        scan = scan_xlsx_sheet(str(path), chosen.part, padded, lossy=False, formulas=True)
+    if layout is not None and chosen.part:
+        scan = scan_xlsx_sheet(str(source), chosen.part, padded, lossy=False, formulas=True)
         found, formulas = scan.numbers, scan.formulas
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
@@ -320,14 +355,60 @@ def _date_cells(cells: Sequence[object], text: pd.Series) -> np.ndarray:
     return np.array([i for i in candidates.tolist() if cells[i].__class__ in kinds], dtype=np.int64)
 
 
+def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> int | None:
+    """How many rows of a big .xls grid to turn into Python objects: up to the last row holding a value that
+    is not blank; a grid mostly empty (a stray value far from the table) is refused. The binary format is
+    not looked through before calamine lays it out, as XLSX and ODS are: it bounds the grid at 65,536 x
+    256 cells, but as Python objects those would take gigabytes."""
+    if cells.height * cells.width <= MAX_SPARSE_CELLS:
+        return None
+    extent = SheetExtent()
+    for number, row in enumerate(cells.iter_rows(), start=1):
+        shown = [j for j, value in enumerate(row, start=1) if value is not None and str(value).strip()]
+        if shown:
+            extent.last_row, extent.last_cell = number, f"{column_letters(shown[-1])}{number}"
+            extent.values += len(shown)
+            if shown[-1] > extent.last_column:
+                extent.last_column, extent.far_cell = shown[-1], f"{column_letters(shown[-1])}{number}"
+    check_extent(path, name, extent)
+    return extent.last_row
+
+
+def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
+    """The file to read for an XLSX: ``path``, or a copy in a temporary folder whose sheet ends with its
+    last row holding a value that is not blank. A sheet mostly empty is refused (see ``extent``)."""
+    chosen = layout.sheets[layout.choice.index]
+    if not chosen.part:
+        return path
+    try:
+        extent = xlsx_sheet_extent(path, chosen.part, layout.shared_strings)
+    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
+        return path
+    check_extent(path, chosen.name, extent)
+    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+        return path
+    # a folder only its owner can open (the copy holds HR data), removed once the sheet is read
+    folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="hrimport-")))
+    return trimmed_xlsx(path, chosen.part, extent, folder / path.name)
+
+
 def _build_from_workbook(
     path: Path, info: SourceInfo, sheet: str | int | None, header_row: int | None, expected: Iterable[str]
 ) -> SourceTable:
     # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
-    with paused_gc():
-        fast = FAST_XLSX and info.format in ("xlsx", "xlsm")
-        grid, first_column, names, cells_read = (_fastexcel_grid if fast else _calamine_grid)(path, info, sheet)
+    with paused_gc(), ExitStack() as scratch:
+        if info.format in ("xlsx", "xlsm"):
+            layout = _xlsx_layout(path, sheet)
+            chosen = layout.sheets[layout.choice.index]
+            info.sheet, info.sheet_note = chosen.name, layout.choice.note
+            source = _bounded_xlsx(path, layout, scratch)
+            if FAST_XLSX:
+                grid, first_column, names, cells_read = _fastexcel_grid(path, source, info, layout)
+            else:
+                grid, first_column, names, cells_read = _calamine_grid(path, source, info, sheet, layout)
+        else:
+            grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:

@@ -1,0 +1,684 @@
+"""Hostile files: every kind of file an unattended monthly run may be handed, through the real command.
+
+Each kind is a real file, written here by a real writer (csv, xlsxwriter, openpyxl, odfpy, xlwt,
+msoffcrypto's encryption, zipfile) or as real bytes, and checked with ``hrimport staff validate CONFIG
+FILE`` run as a user runs it, in a child process whose peak memory is measured (``tests.child_process``).
+A file that cannot be read as asked is refused with exactly one line on stderr naming the problem and how
+to fix it, exit 2; a file that can be read gives each row its outcome. Never a traceback, never a line
+longer than a person reads, and memory under a ceiling whatever the file.
+
+The exact wording of each refusal is pinned by the reader's own tests (``test_reader*.py``); here every
+kind is held to the contract. The children run a few at a time: about a minute on an idle 2-core machine,
+most of it each child importing hrimport.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import random
+import re
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+import xlsxwriter
+import xlwt
+from msoffcrypto.format.ooxml import OOXMLFile
+from odf.opendocument import OpenDocumentSpreadsheet
+from odf.table import Table, TableCell, TableRow
+from odf.text import P
+from openpyxl.utils import get_column_letter
+
+from tests.child_process import Finished, run_hrimport
+from tests.staff_files import HEADER, person, write_config, write_csv
+
+# The first test waits for every kind's child: the whole suite's time, bounded here.
+pytestmark = [pytest.mark.hostile, pytest.mark.timeout(600)]
+
+#: A run reading a small file peaks at ~200 MB (pandas, pyarrow and the readers imported).
+SMALL_RUN_MB = 400
+#: The longest line a person should have to read in a terminal or a cron mail.
+LONGEST_LINE = 500
+#: Children at a time: the machine has two cores, and each child spends its first second importing.
+PARALLEL = 3
+
+ROWS = [person(1), person(2)]
+
+
+# ------------------------------------------------------------------------------------------ file builders
+
+
+def write_bytes(data: bytes) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        path.write_bytes(data)
+
+    return write
+
+
+def csv_text(rows: list[dict[str, str]] = ROWS, header: list[str] = HEADER) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=header, extrasaction="ignore", lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def write_text(text: str, encoding: str = "utf-8") -> Callable[[Path], None]:
+    return write_bytes(text.encode(encoding))
+
+
+def xlsx_bytes(build: Callable[[xlsxwriter.Workbook, Any], None] | None = None,
+               rows: list[dict[str, str]] = ROWS) -> bytes:
+    """A staff workbook by xlsxwriter; ``build(workbook, sheet)`` adds to it before it is closed."""
+    buffer = io.BytesIO()
+    workbook = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    sheet = workbook.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER, workbook.add_format({"bold": True}))  # cell style 1, used by styled_tail
+    for r, row in enumerate(rows, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    if build is not None:
+        build(workbook, sheet)
+    workbook.close()
+    return buffer.getvalue()
+
+
+def write_xlsx(build: Callable[[xlsxwriter.Workbook, Any], None] | None = None,
+               rows: list[dict[str, str]] = ROWS) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        path.write_bytes(xlsx_bytes(build, rows))
+
+    return write
+
+
+def write_openpyxl(rows: list[dict[str, str]]) -> Callable[[Path], None]:
+    """The staff export by openpyxl, the other writer HR scripts use."""
+
+    def write(path: Path) -> None:
+        workbook = openpyxl.Workbook()
+        sheet = workbook.active
+        assert sheet is not None
+        sheet.title = "Staff"
+        sheet.append(HEADER)
+        for row in rows:
+            sheet.append([row[h] for h in HEADER])
+        workbook.save(path)
+
+    return write
+
+
+def with_parts(base: bytes, changes: dict[str, Callable[[bytes], bytes] | bytes | None]) -> bytes:
+    """The workbook ``base`` with archive members replaced or added (bytes), changed (a function of the
+    old bytes) or removed (None)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(base)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            change = changes.get(name, source.read(name))
+            if callable(change):
+                change = change(source.read(name))
+            if change is not None:
+                target.writestr(name, change)
+        for name, change in changes.items():
+            if isinstance(change, bytes) and name not in source.namelist():
+                target.writestr(name, change)
+    return out.getvalue()
+
+
+SHEET = "xl/worksheets/sheet1.xml"
+
+
+def sheet_with_doctype(doctype: bytes, cell_text: bytes) -> Callable[[bytes], bytes]:
+    """A sheet part with a DOCTYPE declaring entities, and a cell B2 (the name) holding ``cell_text``."""
+
+    def change(xml: bytes) -> bytes:
+        head, body = xml.split(b"?>", 1)
+        body = re.sub(rb'<c r="B2"[^>]*>.*?</c>', b'<c r="B2" t="inlineStr"><is><t>' + cell_text + b"</t></is></c>",
+                      body, count=1)
+        return head + b"?>" + doctype + body
+
+    return change
+
+
+LAUGHS = b"".join(
+    b'<!ENTITY l%d "%s">' % (i, b"ha" * 10 if i == 0 else b"&l%d;" % (i - 1) * 10) for i in range(10)
+)
+
+
+def billion_laughs(root: bytes) -> bytes:
+    return b"<!DOCTYPE " + root + b" [" + LAUGHS + b"]>"
+
+
+def write_xxe(path: Path) -> None:
+    secret = path.with_name("secret.txt")
+    secret.write_text("SECRET-FROM-XXE")
+    doctype = b'<!DOCTYPE worksheet [<!ENTITY xxe SYSTEM "' + secret.as_uri().encode() + b'">]>'
+    path.write_bytes(with_parts(xlsx_bytes(), {SHEET: sheet_with_doctype(doctype, b"&xxe;")}))
+
+
+def write_xxe_in_workbook_part(path: Path) -> None:
+    secret = path.with_name("secret.txt")
+    secret.write_text("SECRET-FROM-XXE")
+    doctype = b'<!DOCTYPE workbook [<!ENTITY xxe SYSTEM "' + secret.as_uri().encode() + b'">]>'
+
+    def change(xml: bytes) -> bytes:
+        head, body = xml.split(b"?>", 1)
+        return head + b"?>" + doctype + body.replace(b'name="Staff"', b'name="&xxe;"')
+
+    path.write_bytes(with_parts(xlsx_bytes(), {"xl/workbook.xml": change}))
+
+
+def write_billion_laughs_in_shared_strings(path: Path) -> None:
+    def change(xml: bytes) -> bytes:
+        head, body = xml.split(b"?>", 1)
+        return head + b"?>" + billion_laughs(b"sst") + body.replace(b"<t>Person 1</t>", b"<t>&l9;</t>", 1)
+
+    path.write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": change}))
+
+
+def write_external_links(path: Path) -> None:
+    """A workbook whose names come from another workbook, as Excel saves it: the formula refers to
+    external book [1], whose part (and the cached values) are in ``xl/externalLinks``."""
+
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_formula("B2", "='C:\\HR\\[names.xlsx]Sheet1'!$A$1", None, "Person 1")
+
+    link = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+            b'<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+            b'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+            b'<externalBook r:id="rId1"><sheetNames><sheetName val="Sheet1"/></sheetNames><sheetDataSet>'
+            b'<sheetData sheetId="0"><row r="1"><cell r="A1" t="str"><v>Person 1</v></cell></row></sheetData>'
+            b"</sheetDataSet></externalBook></externalLink>")
+    link_rels = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+                 b'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                 b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                 b'relationships/externalLinkPath" Target="file:///C:/HR/names.xlsx" TargetMode="External"/>'
+                 b"</Relationships>")
+    path.write_bytes(with_parts(xlsx_bytes(build), {
+        "xl/externalLinks/externalLink1.xml": link,
+        "xl/externalLinks/_rels/externalLink1.xml.rels": link_rels,
+        "xl/workbook.xml": lambda xml: xml.replace(
+            b"</sheets>", b'</sheets><externalReferences><externalReference r:id="rId99"/></externalReferences>'),
+        "xl/_rels/workbook.xml.rels": lambda xml: xml.replace(
+            b"</Relationships>",
+            b'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            b'externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>'),
+        "[Content_Types].xml": lambda xml: xml.replace(
+            b"</Types>",
+            b'<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/'
+            b'vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>'),
+        SHEET: lambda xml: xml.replace(b"<f>'C:\\HR\\[names.xlsx]Sheet1'!$A$1</f>", b"<f>[1]Sheet1!$A$1</f>"),
+    }))
+
+
+def write_encrypted(path: Path) -> None:
+    plain = path.with_name("plain.xlsx")
+    plain.write_bytes(xlsx_bytes())
+    with open(plain, "rb") as source, open(path, "wb") as target:
+        OOXMLFile(source).encrypt("secret", target)
+
+
+def ods_bytes(rows: list[list[str]], tail: Callable[[Table], None] | None = None) -> bytes:
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for values in rows:
+        row = TableRow()
+        for value in values:
+            cell = TableCell(valuetype="string")
+            cell.addElement(P(text=value))
+            row.addElement(cell)
+        table.addElement(row)
+    if tail is not None:
+        tail(table)
+    doc.spreadsheet.addElement(table)
+    buffer = io.BytesIO()
+    doc.save(buffer)
+    return buffer.getvalue()
+
+
+STAFF_ODS_ROWS = [HEADER, *([row[h] for h in HEADER] for row in ROWS)]
+
+
+def write_ods(tail: Callable[[Table], None] | None = None) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        path.write_bytes(ods_bytes(STAFF_ODS_ROWS, tail))
+
+    return write
+
+
+def repeated_rows(times: int, cells: int, text: str | None = None) -> Callable[[Table], None]:
+    """What LibreOffice writes under a formatted or filled area: one row element repeated ``times``."""
+
+    def add(table: Table) -> None:
+        row = TableRow(numberrowsrepeated=times)
+        cell = TableCell(numbercolumnsrepeated=cells, **({"valuetype": "string"} if text is not None else {}))
+        if text is not None:
+            cell.addElement(P(text=text))
+        row.addElement(cell)
+        table.addElement(row)
+
+    return add
+
+
+def stray_ods_cell(rows_down: int, columns_right: int) -> Callable[[Table], None]:
+    def add(table: Table) -> None:
+        table.addElement(TableRow(numberrowsrepeated=rows_down))
+        row = TableRow()
+        row.addElement(TableCell(numbercolumnsrepeated=columns_right))
+        cell = TableCell(valuetype="string")
+        cell.addElement(P(text="x"))
+        row.addElement(cell)
+        table.addElement(row)
+
+    return add
+
+
+def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
+    """The staff export as an Excel 97-2003 workbook (xlwt), with a stray ``x`` at (row, column) if given."""
+
+    def write(path: Path) -> None:
+        workbook = xlwt.Workbook()
+        sheet = workbook.add_sheet("Staff")
+        for i, row in enumerate([dict(zip(HEADER, HEADER)), *ROWS]):
+            for j, name in enumerate(HEADER):
+                sheet.write(i, j, row[name])
+        if stray is not None:
+            sheet.write(*stray, "x")
+        workbook.save(str(path))  # whatever the name says
+
+    return write
+
+
+def write_zip_bomb(path: Path, unpacked_mb: int = 600) -> None:
+    """A real workbook whose sheet holds ``unpacked_mb`` MB of spaces between its rows (XML allows them):
+    it packs into about 1/1000 of that, as a ZIP bomb does."""
+    with zipfile.ZipFile(io.BytesIO(xlsx_bytes())) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename != SHEET:
+                bomb.writestr(info.filename, data)
+                continue
+            head, tail = data.split(b"<sheetData>")
+            with bomb.open(info.filename, "w", force_zip64=True) as part:
+                part.write(head + b"<sheetData>")
+                spaces = b" " * 1_000_000
+                for _ in range(unpacked_mb):
+                    part.write(spaces)
+                part.write(tail)
+
+
+def write_blank_csv_tail(rows: list[dict[str, str]]) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        write_csv(path, rows)
+        with open(path, "a", newline="") as fh:
+            fh.write("\r\n" * 1_000_000 + ",,, ,\n" * 1000 + "\n" * 1_000_000)
+
+    return write
+
+
+def write_zip_of_text(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("staff.csv", csv_text())
+
+
+def write_truncated(full: Callable[[Path], None], keep: float) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        full(path)
+        data = path.read_bytes()
+        path.write_bytes(data[: int(len(data) * keep)])
+
+    return write
+
+
+
+
+
+
+def sheet_rows(rows: list[list[str]], first_row: int = 1) -> tuple[bytes, list[str]]:
+    """Rows of text cells as a sheet's XML, and the shared strings table they index (xlsxwriter is too
+    slow to write a million cells in a test)."""
+    strings: dict[str, int] = {}
+    xml = []
+    for r, row in enumerate(rows, start=first_row):
+        cells = "".join(f'<c r="{get_column_letter(j + 1)}{r}" t="s"><v>{strings.setdefault(value, len(strings))}</v></c>'
+                        for j, value in enumerate(row) if value)
+        xml.append(f'<row r="{r}">{cells}</row>')
+    return "".join(xml).encode(), list(strings)
+
+
+def shared_strings_part(strings: list[str]) -> bytes:
+    entries = "".join(f"<si><t>{text}</t></si>" for text in strings)
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="http://schemas.openxmlformats.org/'
+            f'spreadsheetml/2006/main" count="{len(strings)}" uniqueCount="{len(strings)}">{entries}</sst>').encode()
+
+
+def staff_sheet(rows: list[dict[str, str]], tail: bytes = b"", strings: Sequence[str] = ()) -> Callable[[Path], None]:
+    """The staff workbook with ``rows`` written straight into its XML, then the rows ``tail`` (whose
+    shared strings ``strings`` come after the table's)."""
+
+    def write(path: Path) -> None:
+        body, table_strings = sheet_rows([HEADER, *([row[h] for h in HEADER] for row in rows)])
+        path.write_bytes(with_parts(xlsx_bytes(), {
+            SHEET: lambda xml: re.sub(rb"<sheetData>.*</sheetData>", lambda _: b"<sheetData>" + body
+                                      + tail.replace(b"{base}", str(len(table_strings)).encode()) + b"</sheetData>",
+                                      xml, flags=re.DOTALL),
+            "xl/sharedStrings.xml": shared_strings_part([*table_strings, *strings]),
+        }))
+
+    return write
+
+
+def text_tail(rows_to: int, column: str = "A", text: str = "") -> tuple[bytes, list[str]]:
+    """Cells holding ``text`` (empty by default) in ``column`` from row 4 down to row ``rows_to``: an
+    export that 'clears' a column by writing "" all the way down."""
+    rows = b"".join(b'<row r="%d"><c r="%s%d" t="s"><v>{base}</v></c></row>' % (r, column.encode(), r)
+                    for r in range(4, rows_to + 1))
+    return rows, [text]
+
+
+def styled_tail(rows_to: int) -> bytes:
+    """Formatted empty cells in column AN down to row ``rows_to`` (a format dragged down a column)."""
+    return b"".join(b'<row r="%d"><c r="AN%d" s="1"/></row>' % (r, r) for r in range(4, rows_to + 1))
+
+
+def write_wide(columns: int, data: bool) -> Callable[[Path], None]:
+    """The staff columns, then ``columns`` more (named, with a value on each row when ``data``)."""
+
+    def write(path: Path) -> None:
+        workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True})
+        sheet = workbook.add_worksheet("Staff")
+        extra = [f"Extra column {j}" for j in range(columns)]
+        sheet.write_row(0, 0, HEADER + extra)
+        for r, row in enumerate(ROWS, start=1):
+            sheet.write_row(r, 0, [row[h] for h in HEADER] + (["x"] * columns if data else []))
+        workbook.close()
+
+    return write
+
+
+def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_string(row, column, text)
+
+    return write_xlsx(build)
+
+
+def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path], None]:
+    """The workbook ``write`` makes, its sheet declaring the dimension ``ref`` (e.g. A1:AN1048576)."""
+
+    def write_declared(path: Path) -> None:
+        write(path)
+        path.write_bytes(with_parts(path.read_bytes(), {
+            SHEET: lambda xml: re.sub(rb'<dimension ref="[^"]*"/>', b'<dimension ref="' + ref + b'"/>', xml)}))
+
+    return write_declared
+
+
+def write_huge_cell_csv(path: Path) -> None:
+    write_csv(path, [person(1, Title="Analyst " * 1_250_000), person(2)])
+
+
+def write_huge_cell_xlsx(path: Path) -> None:
+    """A 10 MB text cell: more than Excel allows (32,767 characters), as a broken writer may produce."""
+    path.write_bytes(with_parts(xlsx_bytes(), {
+        SHEET: lambda xml: re.sub(rb'<c r="E2"[^>]*>.*?</c>',
+                                  b'<c r="E2" t="inlineStr"><is><t>' + b"Analyst " * 1_250_000 + b"</t></is></c>",
+                                  xml, count=1)}))
+
+
+def write_ragged(path: Path) -> None:
+    text = csv_text([person(1), person(2), person(3)])
+    lines = text.split("\r\n")
+    lines[2] = lines[2].replace("Analyst", "Analyst, Senior")  # a comma without quotes: one cell too many
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+
+
+def write_nul_bytes(at_row: int) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        rows = [person(n) for n in range(1, at_row + 2)]
+        rows[at_row - 2]["Name"] = "Person\x00 with a NUL"
+        write_csv(path, rows)
+
+    return write
+
+
+def write_unclosed_quote(path: Path) -> None:
+    text = csv_text([person(1), person(2), person(3)])
+    path.write_text(text.replace("Person 2", '"Person 2', 1), encoding="utf-8")
+
+
+def write_garbage(path: Path) -> None:
+    path.write_bytes(random.Random(13).randbytes(64 * 1024))
+
+
+def write_out_of_range_date(path: Path) -> None:
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        date = workbook.add_format({"num_format": "yyyy-mm-dd"})
+        sheet.write_number(1, 5, 1e10, date)  # a hire date 27 million years on
+        sheet.write_number(2, 5, -5, date)  # before Excel's day 0
+
+    write_xlsx(build)(path)
+
+
+def write_error_cells(path: Path) -> None:
+    def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
+        sheet.write_formula(1, 1, "=1/0", None, "#DIV/0!")
+        sheet.write_formula(2, 4, "=#REF!", None, "#REF!")
+
+    write_xlsx(build)(path)
+
+
+def write_one_id(rows: int) -> Callable[[Path], None]:
+    """``rows`` people sharing one external id: the wrong column mapped as the id."""
+
+    def write(path: Path) -> None:
+        write_csv(path, [person(1, Name=f"Person {i}") for i in range(rows)])
+
+    return write
+
+
+def make_pipe(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def make_dev_zero_link(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def make_folder(path: Path) -> None:
+    path.mkdir()
+
+
+# --------------------------------------------------------------------------------------------- the kinds
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One hostile file: how it is written, what the command must end with, and what it may cost.
+
+    ``says`` is a piece of the one error line (exit 2) or of the output (a file that is read)."""
+
+    id: str
+    name: str
+    write: Callable[[Path], None]
+    exit_code: int
+    says: str
+    ceiling_mb: int = SMALL_RUN_MB
+    timeout: float = 60
+    check: Callable[[Finished], None] | None = None
+
+
+def refused(id: str, name: str, write: Callable[[Path], None], says: str, **more: object) -> Kind:
+    return Kind(id, name, write, 2, says, **more)  # type: ignore[arg-type]
+
+
+def never_echoes_the_secret(done: Finished) -> None:
+    assert "SECRET-FROM-XXE" not in done.stdout + done.stderr
+
+
+def counts_the_other_names(done: Finished) -> None:
+    assert done.stderr.rstrip().endswith("and 9,995 more)")
+
+
+def the_duplicate_line_counts_the_others(done: Finished) -> None:
+    assert done.lines[0] == ("Row 2, column 'Employee ID': external id '000001' appears more than once in this "
+                             "file (also on row 3 and 99,998 other rows); each person must appear once.")
+    assert "0 of 100,000 rows checked; 100,000 need attention." in done.stdout
+
+
+KINDS = [
+    # ------------------------------------------------------------------------------ nothing to read
+    refused("empty-csv", "staff.csv", write_bytes(b""), "staff.csv is empty; export the data again"),
+    refused("empty-xlsx", "staff.xlsx", write_bytes(b""), "staff.xlsx is empty"),
+    refused("header-only-csv", "staff.csv", write_text(csv_text([])), "has a header row (row 1) but no data rows"),
+    refused("header-only-xlsx", "staff.xlsx", write_openpyxl([]), "has a header row (row 1) but no data rows"),
+    refused("header-only-then-blank-lines-csv", "staff.csv", write_blank_csv_tail([]),
+            "has a header row (row 1) but no data rows"),
+    # -------------------------------------------------------------------- not what the name says
+    refused("binary-garbage-csv", "staff.csv", write_garbage, "a binary file that is not a spreadsheet"),
+    refused("binary-garbage-xlsx", "staff.xlsx", write_garbage, "is not really an XLSX workbook"),
+    refused("xlsx-named-csv", "staff.csv", write_bytes(xlsx_bytes()), "rename it to .xlsx"),
+    refused("csv-named-xlsx", "staff.xlsx", write_text(csv_text()), "rename it to .csv"),
+    refused("ods-named-xlsx", "staff.xlsx", write_bytes(ods_bytes(STAFF_ODS_ROWS)), "rename it to .ods"),
+    refused("xls-named-xlsx", "staff.xlsx", write_xls(), "rename it to .xls"),
+    refused("pdf-named-xlsx", "staff.xlsx", write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"),
+            "a PDF document"),
+    refused("zip-named-xlsx", "staff.xlsx", write_zip_of_text, "a ZIP archive without a workbook"),
+    # ----------------------------------------------------------------------- damaged or locked
+    refused("truncated-xlsx", "staff.xlsx", write_truncated(write_xlsx(), 0.5), "is damaged or incomplete"),
+    refused("truncated-ods", "staff.ods", write_truncated(write_ods(), 0.6), "is damaged or incomplete"),
+    refused("broken-sheet-xml", "staff.xlsx",
+            write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b"</sheetData>", b"")})),
+            "is damaged or incomplete"),
+    refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
+            "is damaged or incomplete"),
+    refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),
+    # ------------------------------------------------------------------ hostile XML inside a workbook
+    refused("billion-laughs-in-sheet", "staff.xlsx",
+            write_bytes(with_parts(xlsx_bytes(), {SHEET: sheet_with_doctype(billion_laughs(b"worksheet"), b"&l9;")})),
+            "is damaged or incomplete"),
+    refused("billion-laughs-in-shared-strings", "staff.xlsx", write_billion_laughs_in_shared_strings,
+            "is damaged or incomplete"),
+    refused("xxe-in-sheet", "staff.xlsx", write_xxe, "is damaged or incomplete", check=never_echoes_the_secret),
+    refused("xxe-in-workbook-part", "staff.xlsx", write_xxe_in_workbook_part, "is damaged or incomplete",
+            check=never_echoes_the_secret),
+    # ------------------------------------------------------------------------- not a regular file
+    refused("folder", "staff.csv", make_folder, "staff.csv is a folder, not a file"),
+    refused("link-to-dev-zero", "staff.csv", make_dev_zero_link, "staff.csv links to /dev/zero, a device"),
+    refused("named-pipe", "staff.csv", make_pipe, "staff.csv is a named pipe; it must be a regular file"),
+    # ----------------------------------------------------------------------------- a bad header
+    refused("duplicate-headers", "staff.csv", write_text(csv_text(header=[*HEADER[:-1], "Name"])),
+            "has duplicate column names: 'Name' (columns B and P)"),
+    refused("header-of-10000-names", "staff.csv",
+            write_text(",".join(f"Column number {j} of a very wide export" for j in range(10_000)) + "\nx\n"),
+            "staff.csv: column(s) 'Employee ID', 'Name', 'Email', 'Country', 'Title' and 10 more named in the "
+            "config are not in the file (header row 1 has 'Column number 0 of a very wide export'",
+            check=counts_the_other_names),
+    refused("one-name-across-10000-columns", "staff.csv",
+            write_text(",".join(HEADER + [f"Extra {j % 20}" for j in range(10_000)]) + "\n"
+                       + ",".join(person(1).values()) + "\n"),
+            "'Extra 0' (columns Q, AK, BE, BY, CS and 495 more); "),
+    # --------------------------------------------------------------------------- resource bombs
+    refused("zip-bomb", "staff.xlsx", write_zip_bomb,
+            "staff.xlsx would unpack to 600 MB, more than the limit of 500 MB (a damaged or hostile file?); "
+            "if the workbook really is that big, raise max_unpacked_mb in the config's [source] section"),
+    refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
+    refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
+            "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
+    refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
+            "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
+    refused("blank-text-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 40, " ")),
+            "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
+    # ---------------------------------------------------------------- read, each row its outcome
+    Kind("old-xls", "staff.xls", write_xls(), 0, "2 of 2 rows checked."),
+    Kind("utf16-without-bom", "staff.csv", write_text(csv_text(), "utf-16-le"), 0, "2 of 2 rows checked."),
+    Kind("external-links", "staff.xlsx", write_external_links, 0, "2 of 2 rows checked."),
+    Kind("ragged-rows", "staff.csv", write_ragged, 1, "Row 3 has 17 cells but the header row has 16"),
+    Kind("unclosed-quote", "staff.csv", write_unclosed_quote, 1, "Row 3"),
+    Kind("a-million-cells-in-one-row", "staff.csv",
+         write_text(csv_text([person(1), person(2), person(3)]).rstrip() + ",x" * 1_000_000 + "\r\n"), 1,
+         "Row 4 has 1,000,016 cells but the header row has 16 ('x', 'x', 'x', ... beyond the last column)"),
+    Kind("nul-byte-in-a-cell-near-the-top", "staff.csv", write_nul_bytes(2), 1,
+         "Row 2, column 'Name': holds a zero byte (NUL), which is not text ('Person<NUL> with a NUL')"),
+    Kind("nul-byte-in-a-cell-further-down", "staff.csv", write_nul_bytes(300), 1,
+         "Row 300, column 'Name': holds a zero byte (NUL)"),
+    # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
+    Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
+    Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
+    Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),
+    # six texts of each row its own (id, name, e-mail, title, cost centre, shoe size): 400,016 shared strings
+    Kind("400000-shared-strings", "staff.xlsx",
+         staff_sheet([person(n, Title=f"Title {n}", **{"Cost Centre": f"CC-{n}", "Shoe Size": f"S{n}"})
+                      for n in range(1, 66_667)]), 0, "66,666 of 66,666 rows checked.", ceiling_mb=700),
+    Kind("100000-rows-one-external-id", "staff.csv", write_one_id(100_000), 1, "99,998 other rows",
+         ceiling_mb=800, timeout=90, check=the_duplicate_line_counts_the_others),
+    Kind("blank-lines-under-the-data-csv", "staff.csv", write_blank_csv_tail([person(1)]), 0, "1 of 1 rows checked."),
+    Kind("styled-blank-tail-xlsx", "staff.xlsx",
+         with_dimension(staff_sheet(ROWS, styled_tail(1_048_576)), b"A1:AN1048576"), 0, "2 of 2 rows checked."),
+    Kind("empty-text-tail-xlsx", "staff.xlsx", staff_sheet(ROWS, *text_tail(1_000_000)), 0, "2 of 2 rows checked."),
+    Kind("space-tail-in-40-columns-xlsx", "staff.xlsx", staff_sheet(ROWS, *text_tail(100_000, "AN", " ")), 0,
+         "2 of 2 rows checked."),
+    Kind("blank-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, " "), 0,
+         "2 of 2 rows checked."),
+    Kind("empty-rows-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 1024)), 0, "2 of 2 rows checked."),
+]
+
+
+# ------------------------------------------------------------------------------------------ running them
+
+
+def run_kind(kind: Kind, folder: Path) -> Finished | AssertionError:
+    folder.mkdir()
+    write_config(folder / "staff.toml")
+    kind.write(folder / kind.name)
+    try:
+        return run_hrimport("staff", "validate", "staff.toml", kind.name, cwd=folder, ceiling_mb=kind.ceiling_mb,
+                            timeout=kind.timeout)
+    except AssertionError as failure:  # killed past its ceiling or deadline: the kind's test reports it
+        return failure
+
+
+@pytest.fixture(scope="module")
+def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    """Every selected kind run once, a few children at a time; each kind's test then reads its outcome."""
+    selected = {item.callspec.params["kind"].id for item in request.session.items
+                if hasattr(item, "callspec") and isinstance(item.callspec.params.get("kind"), Kind)}
+    root = tmp_path_factory.mktemp("hostile")
+    kinds = [kind for kind in KINDS if kind.id in selected]
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        futures = {kind.id: pool.submit(run_kind, kind, root / kind.id) for kind in kinds}
+        yield {kind_id: future.result() for kind_id, future in futures.items()}
+
+
+def test_there_are_about_fifty_kinds_each_named_once() -> None:
+    assert len(KINDS) >= 48
+    assert len({kind.id for kind in KINDS}) == len(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[kind.id for kind in KINDS])
+def test_a_hostile_file_ends_as_documented(kind: Kind, outcomes: dict[str, object]) -> None:
+    done = outcomes[kind.id]
+    if isinstance(done, AssertionError):
+        raise done
+    assert isinstance(done, Finished)
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output and "panicked" not in output, output[-2000:]
+    assert done.exit_code == kind.exit_code, output[-2000:]
+    assert all(len(line) <= LONGEST_LINE for line in done.lines), max(done.lines, key=len)[:1000]
+    if kind.exit_code == 2:
+        assert done.stdout == ""
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(f"Error: {kind.name}")
+        assert kind.says in line
+    else:
+        assert kind.says in done.stdout
+        assert done.stderr == ""
+    if kind.check is not None:
+        kind.check(done)
