@@ -89,7 +89,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     columns = _header_columns(ws, header_row, source.headers)
     problem_column = columns.pop(FIX_COLUMN, None) or max(columns.values(), default=ws.max_column) + 1
     ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
-    _keep_rows(ws, header_row, [r.row for r in ordered])
+    _keep_rows(ws, header_row, [r.row for r in ordered], max(problem_column, *columns.values()))
 
     _problem_cell(ws.cell(header_row, problem_column), FIX_COLUMN, bold=True)
     width = len(FIX_COLUMN) + 2
@@ -131,20 +131,22 @@ def _header_columns(ws: Worksheet, header_row: int, headers: Sequence[str]) -> d
     return found
 
 
-def _keep_rows(ws: Worksheet, header_row: int, keep: list[int]) -> None:
+def _keep_rows(ws: Worksheet, header_row: int, keep: list[int], last_column: int) -> None:
     """Move rows ``keep`` (ascending Excel row numbers below the header) up under the header, in order,
-    and delete every other row below it, with the rows' heights and styles."""
+    and delete every other row below it, with the rows' heights and styles. Cells are moved up to
+    ``last_column``, the table's last: ``ws.max_column`` may be 16,384 for one blank cell far to the right,
+    and ``move_range`` visits every cell of the range."""
     for merged in list(ws.merged_cells.ranges):  # merges below the header would not survive the move
         if merged.max_row > header_row:
             ws.unmerge_cells(merged.coord)
-    last_column = get_column_letter(max(ws.max_column, 1))
+    last_letter = get_column_letter(max(last_column, 1))
     heights = ws.row_dimensions
     kept_heights = {}
     for at, row in enumerate(keep, start=header_row + 1):
         if row in heights:
             kept_heights[at] = heights[row]
         if row != at:
-            ws.move_range(f"A{row}:{last_column}{row}", rows=at - row)
+            ws.move_range(f"A{row}:{last_letter}{row}", rows=at - row)
     last = header_row + len(keep)
     if ws.max_row > last:
         ws.delete_rows(last + 1, ws.max_row - last)
