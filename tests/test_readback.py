@@ -45,7 +45,6 @@ def warnings_of(folder: Path) -> list[tuple[int, str, str]]:
             if p["severity"] == "warning"]
 
 
-
 def test_values_the_platform_cut_or_did_not_keep_are_warnings_and_the_rows_are_still_imported(
     tmp_path: Path, sandbox: Any
 ) -> None:
@@ -57,7 +56,7 @@ def test_values_the_platform_cut_or_did_not_keep_are_warnings_and_the_rows_are_s
     result, summary = run_import(tmp_path, sandbox, data, config=config)
 
     assert result.exit_code == 0, result.output
-    assert "3 of 3 rows imported." in result.output
+    assert "3 of 3 rows imported (1 with warnings)." in result.output
     assert summary["counts"]["added"] == 3 and summary["warnings"] == {"platform-altered": 2}
     folder = latest_run(tmp_path).parent
     assert outcomes_of(latest_run(tmp_path)) == {"000001": "added", "000002": "added", "000003": "added"}

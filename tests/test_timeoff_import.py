@@ -147,7 +147,7 @@ def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(
     result, run = run_import(tmp_path, staffed, source)
 
     assert result.exit_code == 0, result.output
-    assert "9 of 9 rows imported." in result.stdout
+    assert "9 of 9 rows imported (1 with warnings)." in result.stdout
     assert run.info.kind == "timeoff"
     assert {o.outcome.value for o in run.rows} == {"added"}
     rows = by_row(run)

@@ -193,13 +193,17 @@ class RunResult:
         return EXIT_OK if all(r.outcome.is_success for r in self.rows) else EXIT_ROWS_NEED_ATTENTION
 
     def verdict(self) -> str:
-        """One sentence: '1,204 of 1,230 rows imported; 26 need attention'."""
+        """One sentence: '1,204 of 1,230 rows imported (3 with warnings); 26 need attention'."""
         total = len(self.rows)
         attention = total - self.imported
         verb = "checked" if self.info.dry_run else "imported"
         if total == 0:
             return "No data rows were found in the file."
         text = f"{self.imported:,} of {total:,} rows {verb}"
+        warned = sum(1 for r in self.rows if r.outcome.is_success and any(p.is_warning for p in r.problems))
+        if warned:
+            # sent, but with something doubtful HR should look at (the report groups the warnings)
+            text += f" ({warned:,} with warnings)"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
         if self.info.held:
