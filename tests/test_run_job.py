@@ -245,6 +245,17 @@ def test_three_changed_of_many_sends_three(job: JobFolder) -> None:
     assert titles[job.ext(7)] == "Senior Analyst"
 
 
+def test_a_clean_run_with_warnings_says_so_in_its_verdict(job: JobFolder) -> None:
+    job.sandbox.set_alterations(truncate_text=12)  # the platform cuts long text: a platform-altered warning
+    job.export("2024-05", job.people(3, **{"2": {"Title": "Senior Payroll Analyst"}}))
+
+    result = run_cli("run", str(job.job))
+    job.sandbox.clear_alterations()
+
+    assert result.exit_code == 0, result.stderr
+    assert job.last_run()["verdict"] == "everything imported (1 row with warnings to look at)"
+
+
 def test_full_sends_unchanged_rows_too(job: JobFolder) -> None:
     rows = job.people(6)
     job.export("2024-05", rows)

@@ -102,6 +102,10 @@ class JobResult:
             return "already imported: the source files are the ones imported last time"
         code = self.exit_code
         if code == EXIT_OK:
+            warned = sum(1 for s in self.steps if s.result is not None for r in s.result.rows
+                         if r.outcome.is_success and any(p.is_warning for p in r.problems))
+            if warned:
+                return f"everything imported ({warned:,} row{'s' if warned != 1 else ''} with warnings to look at)"
             return "everything imported"
         if code == EXIT_ROWS_NEED_ATTENTION:
             rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
