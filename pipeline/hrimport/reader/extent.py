@@ -29,7 +29,7 @@ from xml.etree import ElementTree
 
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import _column_letter
-from hrimport.reader.xlsx_cells import _column_index, _count_entries, _pieces
+from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
 
 #: A grid of more cells than this that is mostly empty is refused. A real 100,000 x 40 export is 4,000,000
 #: cells, all of them filled; a grid four times bigger than its values is a stray cell, not a table.
@@ -294,17 +294,8 @@ def _holds_text(row: bytes, start: int, value_end: int, blank_strings: set[int])
 
 def _blank_shared_strings(archive_path: Path, part: str) -> set[int]:
     """Positions of the shared strings that are empty or only spaces (usually none, or one)."""
-    found: set[int] = set()
-    with zipfile.ZipFile(archive_path) as archive:
-        if part not in archive.namelist():
-            return found
-        with archive.open(part) as stream:
-            before = 0
-            for piece in _pieces(stream, b"<si"):
-                for match in _BLANK_SHARED_STRING.finditer(piece):
-                    found.add(before + _count_entries(piece, 0, match.start()))
-                before += _count_entries(piece, 0, len(piece))
-    return found
+    return shared_string_positions(archive_path, part,
+                                   lambda piece: (m.start() for m in _BLANK_SHARED_STRING.finditer(piece)))
 
 
 def trimmed_xlsx(source: Path, part: str, extent: SheetExtent, target: Path) -> Path:

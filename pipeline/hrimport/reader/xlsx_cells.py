@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from html import unescape
+from pathlib import Path
 from typing import IO
 
 from hrimport.reader.number_formats import SheetNumber, ZeroPadded, number_text
@@ -143,12 +144,11 @@ def _look_alike_cells(piece: bytes) -> Iterator[bytes]:
             at = piece.find(anchor, at + 1)
 
 
-def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
-    """Positions of the shared strings whose whole text looks like a typed cell's rendering.
-
-    The table is streamed in pieces cut before an ``<si>`` element; an entry's position is the number of
-    ``<si>`` elements before it. Phonetic guides (``<rPh>``) are not part of the text a cell shows.
-    """
+def shared_string_positions(archive_path: str | Path, part: str,
+                            starts: Callable[[bytes], Iterable[int]]) -> set[int]:
+    """Positions of the shared strings that ``starts`` picks: the table is streamed in pieces cut before an
+    ``<si>`` element, ``starts(piece)`` gives the offsets in the piece of the entries it picks, and an
+    entry's position is the number of ``<si>`` elements before it. Empty when the archive has no ``part``."""
     found: set[int] = set()
     with zipfile.ZipFile(archive_path) as archive:
         if part not in archive.namelist():
@@ -156,18 +156,28 @@ def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
         with archive.open(part) as stream:
             before = 0
             for piece in _pieces(stream, b"<si"):
-                for anchor in _LOOK_ALIKE_ANCHORS:
-                    at = piece.find(anchor)
-                    while at >= 0:
-                        start = piece.rfind(b"<si", 0, at)
-                        end = piece.find(b"</si>", at)
-                        if start >= 0 and end >= 0:
-                            text = re.sub(rb"<rPh\b.*?</rPh>|<[^>]*>", b"", piece[start:end], flags=re.DOTALL)
-                            if LOOK_ALIKE.fullmatch(text.decode("utf-8", "replace")):
-                                found.add(before + _count_entries(piece, 0, start))
-                        at = piece.find(anchor, at + 1)
+                found.update(before + _count_entries(piece, 0, start) for start in starts(piece))
                 before += _count_entries(piece, 0, len(piece))
     return found
+
+
+def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
+    """Positions of the shared strings whose whole text looks like a typed cell's rendering. Phonetic
+    guides (``<rPh>``) are not part of the text a cell shows."""
+    return shared_string_positions(archive_path, part, _look_alike_starts)
+
+
+def _look_alike_starts(piece: bytes) -> Iterator[int]:
+    for anchor in _LOOK_ALIKE_ANCHORS:
+        at = piece.find(anchor)
+        while at >= 0:
+            start = piece.rfind(b"<si", 0, at)
+            end = piece.find(b"</si>", at)
+            if start >= 0 and end >= 0:
+                text = re.sub(rb"<rPh\b.*?</rPh>|<[^>]*>", b"", piece[start:end], flags=re.DOTALL)
+                if LOOK_ALIKE.fullmatch(text.decode("utf-8", "replace")):
+                    yield start
+            at = piece.find(anchor, at + 1)
 
 
 def _count_entries(piece: bytes, start: int, end: int) -> int:
