@@ -179,6 +179,11 @@ class RunResult:
         return sum(1 for r in self.rows if r.outcome.is_success)
 
     @property
+    def with_warnings(self) -> int:
+        """Rows imported (or found valid) with a warning: sent, but with something doubtful to look at."""
+        return sum(1 for r in self.rows if r.outcome.is_success and any(p.is_warning for p in r.problems))
+
+    @property
     def need_attention(self) -> list[RowOutcome]:
         return [r for r in self.rows if not r.outcome.is_success]
 
@@ -200,7 +205,7 @@ class RunResult:
         if total == 0:
             return "No data rows were found in the file."
         text = f"{self.imported:,} of {total:,} rows {verb}"
-        warned = sum(1 for r in self.rows if r.outcome.is_success and any(p.is_warning for p in r.problems))
+        warned = self.with_warnings
         if warned:
             # sent, but with something doubtful HR should look at (the report groups the warnings)
             text += f" ({warned:,} with warnings)"

@@ -102,8 +102,7 @@ class JobResult:
             return "already imported: the source files are the ones imported last time"
         code = self.exit_code
         if code == EXIT_OK:
-            warned = sum(1 for s in self.steps if s.result is not None for r in s.result.rows
-                         if r.outcome.is_success and any(p.is_warning for p in r.problems))
+            warned = sum(s.result.with_warnings for s in self.steps if s.result is not None)
             if warned:
                 return f"everything imported ({warned:,} row{'s' if warned != 1 else ''} with warnings to look at)"
             return "everything imported"

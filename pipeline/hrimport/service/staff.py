@@ -240,7 +240,7 @@ class _Run:
         def answered(sent: _Sent) -> None:
             waiting.extendleft((part, sent.first) for part in reversed(self._answer(sent)))
 
-        if concurrency == 1:
+        if concurrency == 1:  # the default: no worker thread at all
             while (item := next_part()) is not None:
                 self.requests += 1
                 answered(self._request(*item))
