@@ -26,13 +26,13 @@ from hrimport.normalize import TRIM_RULE, change_kinds, change_rules, normalize_
 from hrimport.normalize.countries import flag_ambiguous_countries
 from hrimport.normalize.dates import (
     ColumnDateOrder,
+    ColumnDateReading,
     DateOrder,
     DateOrderConflict,
-    read_date_column,
 )
 from hrimport.normalize.formulas import guard_formula_text
 from hrimport.normalize.trail import ValueTrail
-from hrimport.outcomes import Problem
+from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
@@ -72,12 +72,53 @@ class MappedTable:
         return len(self.frame)
 
 
+class MappingState:
+    """What mapping a file chunk by chunk (issue 17) carries from one chunk to the next, so the chunks
+    together say what one whole-file mapping says: how the values were read (one ``ValueTrail``), each
+    date column's order (``ColumnDateReading``: decided from all its values, whatever chunk they are in).
+    ``finish`` closes the file: its notes, its record of values read, or the ``InputFileError`` of a date
+    column that proves the other order."""
+
+    def __init__(self, date_order: DateOrder | None = None) -> None:
+        self.date_order = date_order
+        self.trail = ValueTrail([])
+        self.dates: dict[str, ColumnDateReading] = {}  # field -> its column's reading so far
+        self.info: SourceInfo | None = None
+
+    def date_reading(self, name: str, column: str) -> ColumnDateReading:
+        if name not in self.dates:
+            self.dates[name] = ColumnDateReading(column, self.date_order)
+        return self.dates[name]
+
+    def finish(self, mapping: FieldMapping) -> tuple[list[str], list[ValueChange]]:
+        """The file's notes and how its values were read, once every chunk is mapped."""
+        assert self.info is not None, "finish() after the first chunk"
+        try:
+            orders = {name: reading.order() for name, reading in self.dates.items()}
+        except DateOrderConflict as exc:
+            raise InputFileError(f"{self.info.name}: {exc}") from None
+        rules = {_date_rule_key(name): order.rule(self.dates[name].proof_row if order.proof else None)
+                 for name, order in orders.items()}
+        changes = [replace(c, rule=rules.get(c.rule, c.rule)) for c in
+                   self.trail.changes([f.name for f in mapping.fields])]
+        notes = _date_order_notes(list(orders.values()))
+        notes.extend(_export_change_notes(self.info.headers, mapping.expected_columns))
+        return notes, changes
+
+
+def _date_rule_key(name: str) -> str:
+    """What the trail records as the rule of a date field's day/month dates until the column's order is
+    known (``MappingState.finish`` writes the rule in its place)."""
+    return f"\x00date order of {name}"
+
+
 def map_records(
     table: SourceTable,
     mapping: FieldMapping,
     *,
     date_order: DateOrder | None = None,
     formula_text: str = DEFAULT_FORMULA_TEXT,
+    state: MappingState | None = None,
 ) -> MappedTable:
     """Rename, join, fill and normalise the source columns into platform fields.
 
@@ -86,7 +127,15 @@ def map_records(
     stops the import with an ``InputFileError``. ``formula_text`` ("reject" or "strip", the config's
     ``[source] formula_text``) says what becomes of values a spreadsheet would run as formulas
     (``hrimport.normalize.formulas``).
+
+    ``state``: the file is mapped chunk by chunk (``table`` is one chunk of it); the caller calls
+    ``state.finish`` after the last chunk for the notes and ``values_read`` (else the table is the whole
+    file, and the returned table holds them).
     """
+    whole = state is None
+    if state is None:
+        state = MappingState(date_order)
+    state.info = table.info
     source = table.frame
     carried_columns = set(mapping.carried.values())  # a missing one is named with its setting, below
     missing = [c for c in mapping.source_columns if c not in carried_columns and table.column(c) is None]
@@ -117,7 +166,8 @@ def map_records(
         carried[key] = _clean(source[actual]).tolist()
         carried_sources[key] = actual
 
-    trail = ValueTrail(table.row_numbers)
+    trail = state.trail
+    trail.row_numbers = table.row_numbers
 
     def cells_of(name: str, actual: str, label: str) -> pd.Series:
         """The cells of column ``actual``, cleaned, with what the reader and the cleaning did recorded for
@@ -164,23 +214,19 @@ def map_records(
         columns[name] = pd.Series([value] * n, dtype="str")
         read.pop(name, None)  # not from the file: no row's detail shows it
         trail.constant(name, sources.get(name, name), "constant", f"the config's constant for {name}", value, n)
-    date_orders: list[ColumnDateOrder] = []
-    cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateOrder]] = []
+    cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateReading]] = []
     for name, values in columns.items():
-        day_first = True
         dates: dict[str, str] = {}
         date_rule = ""
+        reading = None
         if specs[name].kind == "date":
-            try:
-                order, codes, dates = read_date_column(sources.get(name, name), values, date_order)
-            except DateOrderConflict as exc:
-                raise InputFileError(f"{table.info.name}: {exc}") from None
-            date_orders.append(order)
-            day_first = order.day_first
-            date_rule = order.rule(_first_row(values, order.proof, table.row_numbers))
+            reading = state.date_reading(name, sources.get(name, name))
+            codes, dates = reading.read(values, table.row_numbers)
+            date_rule = _date_rule_key(name)
             if codes:
-                cell_problems.append((name, values, codes, order))
-        columns[name] = normalize_for_field(values, specs[name], day_first=day_first, dates=dates)
+                cell_problems.append((name, values, codes, reading))
+        columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
+                                            dates=dates)
         trail.compare(name, sources.get(name, name), values, columns[name], change_kinds(specs[name], dates),
                       change_rules(specs[name], date_rule))
 
@@ -212,12 +258,10 @@ def map_records(
         carried_sources=carried_sources,
         read=read,
     )
-    for name, values, codes, order in cell_problems:
+    for name, values, codes, reading in cell_problems:
         for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
             mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
-                                                  order, name, values.iat[pos]))
-    mapped.notes.extend(_date_order_notes(date_orders))
-    mapped.notes.extend(_export_change_notes(table, mapping.expected_columns))
+                                                  reading, name, values.iat[pos]))
     if table.row_problems:
         sent = used | set(custom_sources.values())
         position = {row: pos for pos, row in enumerate(table.row_numbers)}
@@ -230,7 +274,8 @@ def map_records(
     # values normalisation could not make certain, or that must not be sent as written: row problems
     flag_ambiguous_countries(mapped)
     guard_formula_text(mapped, formula_text, trail)
-    mapped.values_read = trail.changes([f.name for f in mapping.fields])
+    if whole:
+        mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
 
 
@@ -249,14 +294,14 @@ def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str
     return ""
 
 
-def _export_change_notes(table: SourceTable, expected: tuple[str, ...]) -> list[str]:
+def _export_change_notes(headers: list[str], expected: tuple[str, ...]) -> list[str]:
     """A note when the file's headers differ from the config's ``[source] expected_columns``."""
     if not expected:
         return []
-    have = {normalize_header(h) for h in table.info.headers}
+    have = {normalize_header(h) for h in headers}
     want = {normalize_header(h) for h in expected}
     gone = [h for h in expected if normalize_header(h) not in have]
-    new = [h for h in table.info.headers if normalize_header(h) not in want]
+    new = [h for h in headers if normalize_header(h) not in want]
     if not gone and not new:
         return []
     parts = []
@@ -268,17 +313,19 @@ def _export_change_notes(table: SourceTable, expected: tuple[str, ...]) -> list[
             "[source] expected_columns); check the mapping and update expected_columns.")]
 
 
-def _date_problem(code: str, row: int, order: ColumnDateOrder, field_name: str, value: str) -> Problem:
-    where = f"Row {row}, column '{order.column}'"
+def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: str, value: str) -> Problem:
+    where = f"Row {row}, column '{reading.column}'"
     if code == "two-digit-year":
         message = (f"{where}: '{value}' has a two-digit year, so its century is not known; "
                    "write the year in full (such as 2020).")
     else:
-        why = {"config": "as the config's date_order says", "values": "as its other values show",
-               "default": "the default"}.get(order.basis, "")
-        message = (f"{where}: '{value}' cannot be a date read {order.order}, the order of this column's dates "
+        # A cell that does not fit the order is itself evidence of the other order, so the column's values
+        # never prove the order it is read in: the order is the config's, or the default.
+        why = "as the config's date_order says" if reading.configured else "the default"
+        order = "day-first" if reading.day_first else "month-first"
+        message = (f"{where}: '{value}' cannot be a date read {order}, the order of this column's dates "
                    f"({why}); correct it, or write it as YYYY-MM-DD.")
-    return Problem(code, message, row, order.column, field_name, value)
+    return Problem(code, message, row, reading.column, field_name, value)
 
 
 def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
+import pyarrow as arrow
+import pyarrow.compute as pc
 
 from hrimport.fields import Field, by_name
 from hrimport.mapper import MappedTable
@@ -73,27 +76,29 @@ def _rule_checks(columns: set[str]) -> list[pa.Check]:
     return checks
 
 
-def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSchema:
-    """The pandera schema for the fields of one record kind that this file provides."""
+def build_schema(fields: tuple[Field, ...], present: set[str], *, duplicates: bool = True) -> pa.DataFrameSchema:
+    """The pandera schema for the fields of one record kind that this file provides; ``duplicates=False``
+    leaves the key's duplicates to ``KeyIds`` (a file validated chunk by chunk)."""
     columns = {}
     for f in fields:
         if f.envelope or f.kind == "custom_data" or f.name not in present:
             continue
         checks = _kind_checks(f)
-        if f.key:
+        if f.key and duplicates:
             checks.append(pa.Check(lambda s: ~s.duplicated(keep=False), error="duplicate-id"))
         columns[f.name] = pa.Column(nullable=not f.is_required, checks=checks, required=False)
     return pa.DataFrameSchema(columns, checks=_rule_checks(present))
 
 
-def validate_records(mapped: MappedTable) -> dict[int, list[Problem]]:
+def validate_records(mapped: MappedTable, *, duplicates: bool = True) -> dict[int, list[Problem]]:
     """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid).
 
     The problems the reader and the mapper already found (``mapped.problems``) come first; a cell they
     flagged is not reported again by the schema (a two-digit year is not also "not a date").
+    ``duplicates=False``: ``mapped`` is one chunk of a file, whose duplicate ids ``KeyIds`` finds.
     """
     frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
-    schema = build_schema(mapped.fields, set(frame.columns))
+    schema = build_schema(mapped.fields, set(frame.columns), duplicates=duplicates)
     problems = {pos: list(found) for pos, found in mapped.problems.items()}
     try:
         schema.validate(frame, lazy=True)
@@ -141,6 +146,51 @@ def _problems_from(
 
 
 _ROW_RULES = {"intern-with-other-role", "country-change-incomplete"}
+
+
+class KeyIds:
+    """The external ids of a file validated chunk by chunk (issue 17), and the rows that share one.
+
+    The ids are kept as Arrow arrays (about 20 bytes a row rather than a Python string each), and the
+    duplicates are found once the last chunk is in: every row of an id on more than one row gets the
+    ``duplicate-id`` problem a whole-file validation gives it, naming the other rows."""
+
+    def __init__(self, fields: tuple[Field, ...]) -> None:
+        self.key = next((f.name for f in fields if f.key), None)
+        self._ids: list[arrow.Array] = []
+        self._rows: list[np.ndarray] = []
+
+    def add(self, mapped: MappedTable, problems: dict[int, list[Problem]]) -> None:
+        """Take one chunk's ids: the non-empty ones on rows whose id no earlier check flagged."""
+        if self.key is None or self.key not in mapped.frame:
+            return
+        ids = mapped.frame[self.key]
+        keep = (ids != "").to_numpy()
+        for pos, found in problems.items():
+            if any(p.field == self.key for p in found):
+                keep[pos] = False  # a cell already flagged is not reported again (as in validate_records)
+        self._ids.append(arrow.array(ids[keep], type=arrow.large_string()))
+        self._rows.append(np.asarray(mapped.row_numbers, dtype=np.int64)[keep])
+
+    def problems(self, mapped: MappedTable) -> dict[int, Problem]:
+        """Row number -> its ``duplicate-id`` problem, for every row whose id another row has too."""
+        if not self._ids or self.key is None:
+            return {}
+        ids = arrow.chunked_array(self._ids, type=arrow.large_string())
+        counts = pc.value_counts(ids)
+        doubled = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+        if not len(doubled):
+            return {}
+        hit = pc.is_in(ids, value_set=doubled).to_numpy(zero_copy_only=False)
+        rows = np.concatenate(self._rows)[hit].tolist()
+        values = pc.filter(ids, hit).to_pylist()
+        rows_of: dict[str, list[int]] = defaultdict(list)
+        for row, value in zip(rows, values):
+            rows_of[value].append(row)
+        column = mapped.field_sources.get(self.key, self.key)
+        return {row: Problem("duplicate-id", _duplicate(row=row, column=column, value=value, dup_rows=rows_of[value]),
+                             row, column, self.key, value)
+                for row, value in zip(rows, values)}
 
 
 def _where(row: int, column: str | None) -> str:
@@ -235,5 +285,5 @@ _MESSAGES: dict[str, Callable[..., str]] = {
     "country-change-incomplete": _country_change,
 }
 
-__all__ = ["EMAIL_PATTERN", "alpha2_codes", "build_schema", "validate_records"]
+__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "validate_records"]
 

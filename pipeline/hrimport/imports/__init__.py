@@ -74,6 +74,7 @@ def import_file(
     report_dir: Path | None = None,
     report_folder: Path | None = None,
     progress: Progress | None = None,
+    chunk_rows: int | None = None,
 ) -> FileImport:
     """Import ``source`` as ``config`` describes and write the report; never raises for a bad row.
 
@@ -91,6 +92,8 @@ def import_file(
       a row the platform last accepted exactly as it is now is not sent again.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
+    - ``chunk_rows``: a staff file is read, mapped and validated this many rows at a time (default
+      ``hrimport.imports.runs.CHUNK_ROWS``); the outcome is the same whatever it is.
 
     Raises ``HrimportError`` subclasses for what stops the whole file: a bad config or file (exit 2),
     the time-off ledger held by another import (3), a service that cannot be used (4).
@@ -151,7 +154,7 @@ def import_file(
                     stack.enter_context(stop_sending_on_signals(target.client))
             result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
-                          concurrency=concurrency, progress=progress,
+                          concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
                           on_outcomes=journal.add if journal is not None else None)
     except BaseException:
         if journal is not None:
@@ -240,16 +243,17 @@ def _kind_of(config: ImportConfig) -> ImportKind:
 def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
     state: StateStore | None, skip_unchanged: bool, accept_drift: bool, batch_size: int | None,
-    concurrency: int | None, progress: Progress | None, on_outcomes: OutcomesDone | None,
+    concurrency: int | None, progress: Progress | None, on_outcomes: OutcomesDone | None, chunk_rows: int | None,
 ) -> RunResult:
     if kind == "staff":
+        from hrimport.imports.runs import CHUNK_ROWS
         from hrimport.imports.staff import import_staff
 
         accepted = (state.accepted(target.service_key, config.report.job)
                     if state is not None and not validate_only else None)
         return import_staff(config, source, target, dry_run=dry_run, validate_only=validate_only, batch_size=batch_size,
                             state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
-                            concurrency=concurrency, on_outcomes=on_outcomes)
+                            concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS)
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,

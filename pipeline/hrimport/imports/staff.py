@@ -6,19 +6,41 @@ Every source row ends with exactly one outcome, whatever happens (``RunResult.ch
 
 from __future__ import annotations
 
+import bisect
 import time
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+import pyarrow as pa
 
 from hrimport.changes.guards import check_drift, filled_shares
 from hrimport.changes.plan import Plan, PlanInput, make_plan
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
-from hrimport.imports.runs import finish_run, read_map_validate
+from hrimport.imports.runs import (
+    CHUNK_ROWS,
+    FileChunk,
+    StagedFile,
+    attach_chunk,
+    close_run,
+    read_map_validate,
+)
 from hrimport.mapper import MappedTable
-from hrimport.outcomes import Outcome, OutcomesDone, Problem, Progress, RowOutcome, RunResult
-from hrimport.reader import SourceTable
+from hrimport.outcomes import (
+    Outcome,
+    OutcomeRows,
+    OutcomesDone,
+    PlainRows,
+    Problem,
+    Progress,
+    RowOutcome,
+    RunResult,
+)
+from hrimport.reader import SourceTable, StreamBroken
 from hrimport.service.connection import Target
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
@@ -65,6 +87,7 @@ def import_staff(
     concurrency: int | None = None,
     progress: Progress | None = None,
     on_outcomes: OutcomesDone | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> RunResult:
     """Import one staff export; returns one outcome per source row (never raises for a bad row).
 
@@ -72,45 +95,54 @@ def import_staff(
     the drift guard: a file that trips it is held (nothing sent, exit 5) unless ``accept_drift``.
     ``on_outcomes`` gets the rows sent as the service answers them, batch by batch.
     ``validate_only`` checks the rows and nothing more: no plan, no request bodies (``hrimport staff
-    validate``).
+    validate``), and only the rows with something to say are kept as objects, so memory stays flat
+    whatever the number of rows. The file is read, mapped and validated ``chunk_rows`` rows at a time.
     """
+    mapping = config.staff
+    if mapping is None:
+        raise ConfigError(f"{config.path.name} has no [staff] section: it describes a time-off import")
     dry_run = dry_run or validate_only
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
-    table, mapped, problems, timings = prepare_staff(config, path)
-
-    ids = mapped.frame["customer_system_id"].tolist() if "customer_system_id" in mapped.frame else [""] * len(mapped)
-    names = mapped.frame["name"].tolist() if "name" in mapped.frame else [""] * len(mapped)
-    outcomes: list[RowOutcome] = []
-    valid: list[int] = []
-    for pos, row in enumerate(mapped.row_numbers):
-        if pos in problems:
-            found = problems[pos]
-            outcomes.append(RowOutcome(row, ids[pos], names[pos], Outcome.INVALID, tuple(found),
-                                       " ".join(p.message for p in found)))
-        else:
-            valid.append(pos)
-    # the request bodies: only for rows that a plan compares or that are sent
-    payloads = build_payloads(mapped, valid) if not validate_only else [{}] * len(valid)
-    records = [StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
-               for pos, payload in zip(valid, payloads)]
+    try:
+        staged, gathered = _gather(StagedFile(config, path, mapping, chunk_rows), config, validate_only)
+    except StreamBroken:
+        # a big text file that turned out to need the whole read (a ragged row, another encoding): again,
+        # from the start, read whole; nothing has been sent
+        staged, gathered = _gather(StagedFile(config, path, mapping, chunk_rows, stream=False), config,
+                                   validate_only)
+    checked, kept, settled, records, people, filled = (
+        gathered.checked, gathered.kept, gathered.settled, gathered.records, gathered.people, gathered.filled)
+    facts = staged.finish()
+    timings = staged.timings
+    if validate_only:
+        checked = _with_duplicates(checked, facts.duplicates)
+        result = close_run("staff", config, target, facts.info, checked, notes=facts.notes,
+                           ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started,
+                           t0=t0, timings=timings, dry_run=True, rows_read=facts.rows)
+        return result
+    if facts.duplicates:
+        settled = [_add_problem(o, facts.duplicates[o.row]) if o.row in facts.duplicates else o for o in settled]
+        settled += [RowOutcome(r.row, r.external_id, r.name, Outcome.INVALID, (facts.duplicates[r.row],),
+                               facts.duplicates[r.row].message) for r in records if r.row in facts.duplicates]
+        records = [r for r in records if r.row not in facts.duplicates]
+    outcomes: list[RowOutcome] = list(settled)
 
     plan: Plan | None = None
     held: list[str] = []
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
     # state folder cannot tell, and has no plan)
-    accepted = (state.records(target.customer_id) if state is not None else
-                {} if dry_run and not validate_only else None)
+    accepted = state.records(target.customer_id) if state is not None else {} if dry_run else None
     if accepted is not None:
         t = time.perf_counter()
         payload_of = {r.row: r.payload for r in records}
-        plan = make_plan((PlanInput(row, ids[pos], names[pos], payload_of.get(row))
-                          for pos, row in enumerate(mapped.row_numbers)), accepted, config.report.job,
-                         masked=config.report.mask, partial=FIX_COLUMN in table.info.headers)
+        plan = make_plan((PlanInput(row, external_id, name, payload_of.get(row)) for row, external_id, name in people),
+                         accepted, config.report.job, masked=config.report.mask,
+                         partial=FIX_COLUMN in facts.info.headers)
         ours = [r.payload for r in accepted.values() if r.job == config.report.job]
-        filled_now = {name: float((mapped.frame[name] != "").mean()) for name in mapped.frame.columns}
-        tripped = check_drift(plan, filled_now, filled_shares(ours), config.guards, mapped.field_sources)
+        filled_now = {name: count / facts.rows for name, count in filled.items()}
+        tripped = check_drift(plan, filled_now, filled_shares(ours), config.guards, facts.field_sources)
         if tripped and accept_drift:
             notes.append("The drift guard tripped and was released with --accept-drift: "
                          + " ".join(f"{t.message}." for t in tripped))
@@ -125,8 +157,7 @@ def import_staff(
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    bodies = (bulk_bodies(target.customer_id, records, batch_size or config.batch_size)
-              if dry_run and not validate_only else None)
+    bodies = bulk_bodies(target.customer_id, records, batch_size or config.batch_size) if dry_run else None
     if held:
         why = "; ".join(held)
         outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.NOT_SENT,
@@ -135,7 +166,7 @@ def import_staff(
                                 "Not sent: the run is held for review by the drift guard.")
                      for r in records]
     elif dry_run:
-        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message="Valid; not sent (dry run).")
+        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message=VALID_MESSAGE)
                      for r in records]
     if records and not held and not dry_run:
         if target.client is None:
@@ -149,19 +180,117 @@ def import_staff(
                                  on_accepted=remember,
                                  on_sending=(lambda batch: state.sending(target.customer_id, batch))
                                  if state is not None else None, on_outcomes=on_outcomes,
-                                 readback=ReadBack(config.report.mask, mapped.field_sources),
+                                 readback=ReadBack(config.report.mask, facts.field_sources),
                                  concurrency=concurrency or config.concurrency)
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 
-    result = finish_run("staff", config, target, table, mapped, outcomes, started=started, t0=t0,
-                        timings=timings, dry_run=dry_run, notes=notes)
+    rows = _by_chunk(outcomes, kept, config, plan)
+    result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
+                       ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
+                       timings=timings, dry_run=dry_run, rows_read=facts.rows)
     result.info.held = held
     result.payloads = bodies
     if plan is not None:
         result.info.plan = plan.summary()
-        planned = {r.row: r for r in plan.rows}
-        for o in result.rows:
-            entry = planned[o.row]
-            o.details = {"plan": entry.status, "changes": entry.describe()}
     return result
+
+
+VALID_MESSAGE = "Valid; not sent (dry run)."
+
+
+@dataclass
+class _Gathered:
+    """What the chunks of a staff file leave for the rest of the import."""
+
+    checked: OutcomeRows = field(default_factory=OutcomeRows)  # validate only: every row's outcome
+    kept: list[FileChunk] = field(default_factory=list)  # otherwise: the chunks, for the cells of rows
+    settled: list[RowOutcome] = field(default_factory=list)  # rows whose outcome is known before sending
+    records: list[StaffRecord] = field(default_factory=list)  # the valid rows' request bodies
+    people: list[tuple[int, str, str]] = field(default_factory=list)  # every row: number, id, name (the plan)
+    filled: Counter[str] = field(default_factory=Counter)  # field -> rows holding a value (the drift guard)
+
+
+def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tuple[StagedFile, _Gathered]:
+    """Read, map and validate ``staged`` chunk by chunk, keeping of each chunk only what the import needs:
+    for a validation, the rows with something to say as objects and the others counted (``PlainRows``)."""
+    got = _Gathered()
+    for chunk in staged:
+        mapped, problems = chunk.mapped, chunk.problems
+        ids = mapped.frame["customer_system_id"].tolist() if "customer_system_id" in mapped.frame else [""] * len(mapped)
+        names = mapped.frame["name"].tolist() if "name" in mapped.frame else [""] * len(mapped)
+        invalid = [RowOutcome(mapped.row_numbers[pos], ids[pos], names[pos], Outcome.INVALID, tuple(found),
+                              " ".join(p.message for p in found)) for pos, found in sorted(problems.items())]
+        valid = [pos for pos in range(len(mapped)) if pos not in problems]
+        if validate_only:
+            # the valid rows with a warning are listed with it; the others are only counted
+            warned = [pos for pos in valid if pos in mapped.warnings]
+            listed = invalid + [RowOutcome(mapped.row_numbers[pos], ids[pos], names[pos], Outcome.VALID,
+                                           message=VALID_MESSAGE) for pos in warned]
+            attach_chunk(listed, chunk.table, mapped, config.report.mask, 0, cells=False)
+            plain = [pos for pos in valid if pos not in mapped.warnings]
+            got.checked.add(listed, PlainRows(array("q", (mapped.row_numbers[pos] for pos in plain)),
+                                              pa.array([ids[pos] for pos in plain], type=pa.string()),
+                                              pa.array([names[pos] for pos in plain], type=pa.string()),
+                                              Outcome.VALID, VALID_MESSAGE))
+            continue
+        got.settled += invalid
+        # the request bodies: only for rows that a plan compares or that are sent
+        got.records += [StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
+                        for pos, payload in zip(valid, build_payloads(mapped, valid))]
+        got.people += zip(mapped.row_numbers, ids, names)
+        for name in mapped.frame.columns:
+            got.filled[name] += int((mapped.frame[name] != "").sum())
+        got.kept.append(chunk)
+    return staged, got
+
+
+def _by_chunk(outcomes: list[RowOutcome], chunks: list[FileChunk], config: ImportConfig,
+              plan: Plan | None) -> OutcomeRows:
+    """Every row's outcome, in source order, given what its chunk knows of it (``attach_chunk``) and its
+    line of the plan."""
+    outcomes.sort(key=lambda o: o.row)
+    planned = {r.row: r for r in plan.rows} if plan is not None else {}
+    rows = OutcomeRows()
+    start = offset = 0
+    for chunk in chunks:
+        last = chunk.mapped.row_numbers[-1]
+        stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
+        mine = outcomes[start:stop]
+        attach_chunk(mine, chunk.table, chunk.mapped, config.report.mask, config.report.html_row_limit, offset)
+        for o in mine:
+            entry = planned.get(o.row)
+            if entry is not None:
+                o.details = {"plan": entry.status, "changes": entry.describe()}
+        rows.add(mine)
+        start, offset = stop, offset + len(chunk.mapped)
+    return rows
+
+
+def _add_problem(outcome: RowOutcome, problem: Problem) -> RowOutcome:
+    """``outcome`` with ``problem`` after its other errors (and before its warnings)."""
+    errors = tuple(p for p in outcome.problems if not p.is_warning)
+    outcome.problems = (*errors, problem, *(p for p in outcome.problems if p.is_warning))
+    outcome.message = " ".join(p.message for p in (*errors, problem))
+    return outcome
+
+
+def _with_duplicates(rows: OutcomeRows, duplicates: dict[int, Problem]) -> OutcomeRows:
+    """``rows`` with the ``duplicate-id`` problems found once the whole file was read: a valid row
+    becomes invalid."""
+    if not duplicates:
+        return rows
+    out = OutcomeRows()
+    for listed, plain in rows.segments():
+        for o in listed:
+            if o.row in duplicates:
+                _add_problem(o, duplicates[o.row])
+                if o.outcome.is_success:
+                    o.outcome = Outcome.INVALID
+        if plain is not None:
+            plain, taken = plain.split(duplicates)
+            for o in taken:
+                o.outcome, o.problems, o.message = Outcome.INVALID, (duplicates[o.row],), duplicates[o.row].message
+            listed = listed + taken
+        out.add(listed, plain)
+    return out

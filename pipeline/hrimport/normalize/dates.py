@@ -235,13 +235,13 @@ class ColumnDateOrder:
 
 
 def decide_date_order(
-    column: str, values: pd.Series | _NumericDates, configured: DateOrder | None
+    column: str, values: pd.Series | _NumericDates | DateOrderEvidence, configured: DateOrder | None
 ) -> ColumnDateOrder:
     """The order to read ``column`` in; raises ``DateOrderConflict`` (one line) when its values prove the
     other order than ``configured`` (or the default when nothing is configured). A column whose values
     prove both orders is read in the configured or default order, and the cells that do not fit it are
     problems on their rows."""
-    evidence = date_order_evidence(values)
+    evidence = values if isinstance(values, DateOrderEvidence) else date_order_evidence(values)
     order = configured or DEFAULT_DATE_ORDER
     proven = evidence.proves()
     if proven is not None and proven != order:
@@ -272,6 +272,47 @@ def read_date_column(
     numeric = _NumericDates.of(values)
     order = decide_date_order(column, numeric, configured)
     return order, date_cell_problems(values, order.day_first, numeric), numeric.iso_dates(order.day_first)
+
+
+class ColumnDateReading:
+    """One date column read chunk by chunk (issue 17), as exactly as ``read_date_column`` reads it whole.
+
+    Every chunk is read in the configured order, or the default: no value ever changes the order, it can
+    only prove it or contradict it. So each chunk's dates and cell problems are final as soon as it is
+    read, and only the column's verdict waits for its last chunk: ``order()`` merges what the chunks'
+    distinct values showed (in the order they were met, as a whole-column read meets them) and raises
+    ``DateOrderConflict`` when the whole column proves the other order.
+    """
+
+    def __init__(self, column: str, configured: DateOrder | None) -> None:
+        self.column = column
+        self.configured = configured
+        self.day_first = (configured or DEFAULT_DATE_ORDER) == "day-first"
+        # up to two values of each kind, first met first: the conflict names two, the order one
+        self._seen: dict[str, list[str]] = {"day-first": [], "month-first": [], "either": []}
+        self.proof_row: int | None = None  # the row of the first value proving the order read
+
+    def read(self, values: pd.Series, row_numbers: list[int]) -> tuple[dict[str, str], dict[str, str]]:
+        """One chunk's cell problems (``date_cell_problems``) and its day/month/year values as ISO dates."""
+        numeric = _NumericDates.of(values)
+        evidence = date_order_evidence(numeric)
+        order = (self.configured or DEFAULT_DATE_ORDER)
+        for kind, found in (("day-first", evidence.day_first), ("month-first", evidence.month_first),
+                            ("either", evidence.either)):
+            kept = self._seen[kind]
+            if len(kept) < 2:
+                if kind == order and not kept and found:
+                    hits = np.flatnonzero((values.str.strip() == found[0]).to_numpy())
+                    self.proof_row = row_numbers[int(hits[0])] if len(hits) else None
+                kept.extend(v for v in found if v not in kept)
+                del kept[2:]
+        return date_cell_problems(values, self.day_first, numeric), numeric.iso_dates(self.day_first)
+
+    def order(self) -> ColumnDateOrder:
+        """The column's order and why, once every chunk is read; ``DateOrderConflict`` as
+        ``decide_date_order`` raises it."""
+        evidence = DateOrderEvidence(*(tuple(self._seen[k]) for k in ("day-first", "month-first", "either")))
+        return decide_date_order(self.column, evidence, self.configured)
 
 
 def date_cell_problems(values: pd.Series, day_first: bool, numeric: _NumericDates | None = None) -> dict[str, str]:

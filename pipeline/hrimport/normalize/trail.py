@@ -90,13 +90,15 @@ class ValueTrail:
             value = str(uniques[j])
             held = read.held[int(np.searchsorted(read.positions, p))] if read.held is not None else value
             examples.append(ValueExample(self.row_numbers[p], held, value, int(counts[j])))
-        self._merge(ValueChange(field, column, read.kind, read.rule, len(positions), examples))
+        self._merge(ValueChange(field, column, read.kind, read.rule, len(positions), examples),
+                    _counter(uniques.tolist(), counts), by_sent=True)
 
     def constant(self, field: str, column: str, kind: str, rule: str, value: str, rows: int) -> None:
         """Record a value the config gives every one of ``rows`` rows."""
         if rows:
             self._merge(ValueChange(field, column, kind, rule, rows,
-                                    [ValueExample(self.row_numbers[0], "", value, rows)]))
+                                    [ValueExample(self.row_numbers[0], "", value, rows)]),
+                        lambda sent: rows if sent == value else 0, by_sent=True)
 
     def changes(self, field_order: Sequence[str] = ()) -> list[ValueChange]:
         """Every change, by field (``field_order`` first, then as met), then in the order of ``KINDS``."""
@@ -115,16 +117,42 @@ class ValueTrail:
         sent = after.iloc[shown].tolist()
         examples = [ValueExample(self.row_numbers[int(p)], values[i], str(sent[i]), int(counts[i]))
                     for i, p in enumerate(shown.tolist())]
-        self._merge(ValueChange(field, column, kind, rule, int(counts.sum()), examples))
+        self._merge(ValueChange(field, column, kind, rule, int(counts.sum()), examples), _counter(values, counts))
 
-    def _merge(self, change: ValueChange) -> None:
+    def _merge(self, change: ValueChange, count_of: Callable[[str], int], by_sent: bool = False) -> None:
+        """Add ``change`` to the change of the same key met before (an earlier chunk of the file, or other
+        cells of this one): rows added up, and each example value shown counted in full, as one whole-file
+        pass counts it (``count_of``: how many of the rows ``change`` covers hold a value; a value is the
+        example's ``sent`` with ``by_sent``, else its ``read``)."""
         key = (change.field, change.column, change.kind, change.rule)
         known = self._changes.get(key)
         if known is None:
             self._changes[key] = change
             return
         known.rows += change.rows
-        known.examples = sorted([*known.examples, *change.examples], key=lambda e: e.row)[:EXAMPLES]
+
+        def value(e: ValueExample) -> str:
+            return e.sent if by_sent else e.read
+
+        shown = {value(e) for e in known.examples}
+        for e in known.examples:
+            e.rows += count_of(value(e))
+        fresh = [e for e in change.examples if value(e) not in shown]
+        known.examples = sorted([*known.examples, *fresh], key=lambda e: e.row)[:EXAMPLES]
+
+
+def _counter(values: list[str], counts: np.ndarray) -> Callable[[str], int]:
+    """How many rows hold a value, from a step's distinct values and their counts (looked up lazily: only a
+    change met before asks)."""
+    index: dict[str, int] = {}
+
+    def count_of(value: str) -> int:
+        if not index:
+            index.update((str(v), i) for i, v in enumerate(values))
+        i = index.get(value)
+        return int(counts[i]) if i is not None else 0
+
+    return count_of
 
 
 def changed_cells(

@@ -20,20 +20,21 @@ from __future__ import annotations
 import hashlib
 import logging
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import HrimportError, InputFileError
 from hrimport.outcomes import SourceInfo
-from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header
+from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, table_chunks
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
-from hrimport.reader.text import _build_from_text, _TextGrid
+from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
 from hrimport.reader.workbook import _build_from_workbook
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "NoDataRowsError", "SourceTable", "normalize_header", "read_spreadsheet"]
+__all__ = ["FORMATS", "NoDataRowsError", "SourceTable", "StreamBroken", "normalize_header", "read_spreadsheet",
+           "read_spreadsheet_chunks"]
 
 #: File name extension -> format reported in ``SourceInfo.format`` (".txt" is read as delimited text).
 FORMATS = {
@@ -68,18 +69,7 @@ def read_spreadsheet(
     before any part is unpacked.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputFileError(f"{path}: file not found; check the path and the file name")
-    if path.is_dir():
-        raise InputFileError(f"{path} is a folder, not a file; give the path of the spreadsheet itself")
-    _check_regular_file(path)
-    suffix = path.suffix.lower()
-    fmt = FORMATS.get(suffix)
-    if fmt is None:
-        raise InputFileError(
-            f"{path}: unsupported file type '{suffix or path.name}'; save it as "
-            ".csv, .tsv, .txt, .xlsx, .xlsm, .xls or .ods"
-        )
+    fmt = _format_of(path)
     data = path.read_bytes()
     if not data or data.isspace():  # isspace stops at the first visible byte: no copy of a big file
         raise InputFileError(f"{path} is empty; export the data again")
@@ -106,6 +96,58 @@ def read_spreadsheet(
     except Exception as exc:  # the one place any workbook library's failure becomes one line
         log.debug("reading %s failed", path, exc_info=True)  # --debug shows what the library said
         raise _unreadable(path, exc) from exc
+
+
+def read_spreadsheet_chunks(
+    path: str | Path,
+    *,
+    chunk_rows: int,
+    stream: bool = True,
+    sheet: str | int | None = None,
+    header_row: int | None = None,
+    expected_headers: Iterable[str] = (),
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB,
+) -> tuple[Iterator[SourceTable], bool]:
+    """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (issue 17), all sharing one
+    ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether they are streamed.
+
+    A UTF-8 text file above ``STREAM_BYTES`` is read a chunk at a time (``stream_text``), so memory holds
+    one chunk; anything else is read whole here and cut in chunks. While streaming, ``StreamBroken`` says
+    the file needs the whole read after all: read it again with ``stream=False``."""
+    path = Path(path)
+    fmt = _format_of(path)
+    if stream and fmt in _TEXT_FORMATS and path.stat().st_size > STREAM_BYTES:
+        with open(path, "rb") as fh:
+            head = fh.read(64 * 1024)
+            _check_content(path, fmt, head, max_unpacked_mb)
+            fh.seek(0)
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        info = SourceInfo(path=str(path), name=path.name, format=fmt, size=path.stat().st_size, sha256=digest)
+        chunks = stream_text(path, info, chunk_rows, header_row, expected_headers, encoding, delimiter)
+        if chunks is not None:
+            return chunks, True
+    table = read_spreadsheet(path, sheet=sheet, header_row=header_row, expected_headers=expected_headers,
+                             encoding=encoding, delimiter=delimiter, max_unpacked_mb=max_unpacked_mb)
+    return table_chunks(table, chunk_rows), False
+
+
+def _format_of(path: Path) -> str:
+    """The format of the file at ``path`` by its name, once it is known to be a regular file."""
+    if not path.exists():
+        raise InputFileError(f"{path}: file not found; check the path and the file name")
+    if path.is_dir():
+        raise InputFileError(f"{path} is a folder, not a file; give the path of the spreadsheet itself")
+    _check_regular_file(path)
+    suffix = path.suffix.lower()
+    fmt = FORMATS.get(suffix)
+    if fmt is None:
+        raise InputFileError(
+            f"{path}: unsupported file type '{suffix or path.name}'; save it as "
+            ".csv, .tsv, .txt, .xlsx, .xlsm, .xls or .ods"
+        )
+    return fmt
 
 
 _FILE_KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",

@@ -8,7 +8,7 @@ is read the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,6 +208,26 @@ def _table_below_header(
     """
     header_cells = [str(c) for c in grid.iloc[0].tolist()]
     body = grid.iloc[1:]
+    filled, nonempty = _filled_rows(body)
+    numbers = np.flatnonzero(filled) + index + 2
+    has_data = [bool((has_text & filled).any()) for has_text in nonempty]
+    names = _header_names(path, header_cells, index + 1, has_data, first_column)
+    headers = [n for n in names if n is not None]
+    info.header_row = index + 1
+    info.headers = headers
+    info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
+    info.rows_read = len(numbers)
+    if not len(numbers):
+        raise _no_data(path, index + 1)
+    table = _rows_of(info, body[filled], names, numbers, row_problems, scan_replacements)
+    if cells_read:
+        table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
+    return table
+
+
+def _filled_rows(body: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Which rows of ``body`` hold something, and, per column, which cells are not "" (a cell of spaces
+    alone does not make a row hold something)."""
     nonempty = [(body[col] != "").to_numpy() for col in body.columns]
     # A row is blank when every cell is empty or whitespace. Cheap test first (any cell not ""), then
     # the whitespace test only for rows not yet shown to hold something: after the first column or two
@@ -222,30 +242,51 @@ def _table_below_header(
             undecided[real] = False
             if not undecided.any():
                 break
-    numbers = np.flatnonzero(filled) + index + 2
-    has_data = [bool((has_text & filled).any()) for has_text in nonempty]
-    body = body[filled]
-    names = _header_names(path, header_cells, index + 1, has_data, first_column)
-    data = {
-        name: body[col].reset_index(drop=True) for name, col in zip(names, body.columns) if name is not None
-    }
+    return filled, nonempty
+
+
+def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], numbers: np.ndarray,
+             row_problems: dict[int, list[Problem]] | None, scan_replacements: bool) -> SourceTable:
+    """The ``SourceTable`` of rows that hold something (``body``, one column per header cell; ``names``
+    None for a column dropped) at Excel rows ``numbers``."""
     headers = [n for n in names if n is not None]
-    info.header_row = index + 1
-    info.headers = headers
-    info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
-    info.rows_read = len(numbers)
-    if not len(numbers):
-        raise _no_data(path, index + 1)
+    data = {name: body[col].reset_index(drop=True) for name, col in zip(names, body.columns) if name is not None}
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
     row_numbers = numbers.tolist()
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
-    table = SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
-    if cells_read:
-        table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
-    return table
+    return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
+
+
+def table_chunks(table: SourceTable, rows: int) -> Iterator[SourceTable]:
+    """``table`` in pieces of ``rows`` rows, each a ``SourceTable`` of its own (positions from 0, the rows'
+    problems and the cells read that fall in it); the table itself when it fits in one."""
+    total = len(table.frame)
+    if total <= rows:
+        yield table
+        return
+    for start in range(0, total, rows):
+        stop = min(start + rows, total)
+        numbers = table.row_numbers[start:stop]
+        first, last = numbers[0], numbers[-1]
+        cells_read: dict[str, list[CellsRead]] = {}
+        for header, reads in table.cells_read.items():
+            for read in reads:
+                inside = (read.positions >= start) & (read.positions < stop)
+                if inside.any():
+                    held = (tuple(h for h, keep in zip(read.held, inside) if keep)
+                            if read.held is not None else None)
+                    cells_read.setdefault(header, []).append(
+                        CellsRead(read.kind, read.rule, read.positions[inside] - start, held))
+        yield SourceTable(
+            info=table.info,
+            frame=table.frame.iloc[start:stop].reset_index(drop=True),
+            row_numbers=numbers,
+            row_problems={row: found for row, found in table.row_problems.items() if first <= row <= last},
+            cells_read=cells_read,
+        )
 
 
 def _cells_in_table(

@@ -18,18 +18,24 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from hrimport.errors import InputFileError
 from hrimport.outcomes import Problem, SourceInfo
-from hrimport.reader.encoding import decode_text
+from hrimport.reader.encoding import decode_text, unicode_bom, unicode_without_bom
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
     SourceTable,
     _checked_header_index,
+    _filled_rows,
     _find_header,
+    _header_names,
     _is_blank,
+    _no_data,
+    _rows_of,
     _table_below_header,
+    _trim_trailing,
     normalize_header,
 )
 
@@ -254,3 +260,127 @@ def _extra_cells(
         None,
         extra[0],
     )
+
+
+#: Text files larger than this are read in chunks (``stream_text``) when they can be read so exactly.
+STREAM_BYTES = 8 * 1024 * 1024
+#: The top of a streamed file read at once: its encoding checked, its delimiter and header found.
+STREAM_PREFIX = 1024 * 1024
+
+
+class StreamBroken(Exception):
+    """A text file being read in chunks turned out to hold what only a whole read handles the way users
+    know (a row with more or fewer cells than the header, bytes that are not UTF-8): read it whole."""
+
+
+def stream_text(
+    path: Path, info: SourceInfo, chunk_rows: int, header_row: int | None, expected: Iterable[str],
+    encoding: str | None, delimiter: str | None,
+) -> Iterator[SourceTable] | None:
+    """The table of a UTF-8 text file in chunks of ``chunk_rows`` rows, read by pyarrow's streaming CSV
+    reader, so memory holds one chunk whatever the file's size (issue 17); None when the top of the file
+    shows it needs the whole read (``_build_from_text``): another encoding, a BOM other than UTF-8's, a
+    header with an empty cell, a top the first megabyte does not hold. The chunks are what the whole read
+    gives, cut in pieces; a file that turns out to need the whole read after all raises ``StreamBroken``
+    while it is iterated (the caller starts again from the whole read)."""
+    if encoding is not None and encoding.replace("_", "-").lower() not in _UTF8:
+        return None
+    with open(path, "rb") as fh:
+        head = fh.read(STREAM_PREFIX)
+        whole = not fh.read(1)
+    bom = codecs.BOM_UTF8 if head.startswith(codecs.BOM_UTF8) else b""
+    if (not bom and unicode_bom(head)) or unicode_without_bom(head[:4096]) is not None:
+        return None
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(head[len(bom):], final=whole)
+    except UnicodeDecodeError:
+        return None
+    if "\ufffd" in text or "\x00" in text or not text.strip():
+        return None
+    info.encoding = "utf-8-sig" if bom else "utf-8"
+    delimiter = delimiter or _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if info.format == "tsv" else ",")
+    info.delimiter = delimiter
+    if delimiter == "\t" and info.format == "csv":
+        info.format = "tsv"
+    top: list[list[str]] = []
+    record_ends: list[int] = []
+    line_ends: list[int] = []
+    reader = csv.reader(_lines(text, line_ends), delimiter=delimiter)
+    scan = max(HEADER_SCAN_ROWS, header_row or 0)
+    with _long_fields():
+        try:
+            for record in reader:
+                top.append(record)
+                record_ends.append(line_ends[reader.line_num - 1])
+                if len(top) > scan + 1:
+                    break
+        except csv.Error:
+            return None
+    if not whole and len(top) <= scan + 1:
+        return None  # the first megabyte does not hold the top of the table: records of huge cells
+    more = len(top) > scan
+    top = top[:scan]
+    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected})
+    if index is None or any(not cell.strip() for cell in top[index]):
+        return None  # a column without a header is kept only if it holds data somewhere: a whole-file question
+    start = len(bom) + len(text[: record_ends[index - 1] if index else 0].encode("utf-8"))
+    return _streamed_chunks(path, info, start, index, len(top[index]), top[:index], delimiter, chunk_rows)
+
+
+def _streamed_chunks(
+    path: Path, info: SourceInfo, start: int, index: int, width: int, preamble: list[list[str]], delimiter: str,
+    chunk_rows: int,
+) -> Iterator[SourceTable]:
+    import pyarrow as pa
+    import pyarrow.csv as pv
+
+    # The options ``pd.read_csv(engine="pyarrow", dtype=str, keep_default_na=False, skip_blank_lines=False)``
+    # gives pyarrow in ``_parse_csv``: the same cells, a chunk at a time.
+    read = pv.ReadOptions(autogenerate_column_names=True, block_size=4 * 1024 * 1024)
+    parse = pv.ParseOptions(delimiter=delimiter, ignore_empty_lines=False)
+    convert = pv.ConvertOptions(column_types={f"f{j}": pa.string() for j in range(width)},
+                                strings_can_be_null=False, quoted_strings_can_be_null=False)
+    names: list[str | None] | None = None
+    consumed = 0  # records of the body (the header's included) before the pending ones
+    rows = 0
+    pending: list[pa.RecordBatch] = []
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        try:
+            batches = pv.open_csv(fh, read_options=read, parse_options=parse, convert_options=convert)
+            while True:
+                batch = next(batches, None)
+                if batch is not None:
+                    if batch.num_columns != width:
+                        raise StreamBroken(f"{path}: a row has more cells than the header")
+                    pending.append(batch)
+                held = sum(b.num_rows for b in pending)
+                while held and (held >= chunk_rows + (names is None) or batch is None):
+                    table = pa.Table.from_batches(pending)
+                    take = min(held, chunk_rows + (names is None))
+                    grid = table.slice(0, take).to_pandas()
+                    rest = table.slice(take)
+                    pending = rest.to_batches() if rest.num_rows else []
+                    held -= take
+                    if names is None:
+                        names = _header_names(path, [str(c) for c in grid.iloc[0].tolist()], index + 1,
+                                              [True] * width)
+                        info.header_row = index + 1
+                        info.headers = [n for n in names if n is not None]
+                        info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
+                        grid, consumed = grid.iloc[1:], 1
+                    filled, _ = _filled_rows(grid)
+                    numbers = np.flatnonzero(filled) + index + 1 + consumed
+                    consumed += len(grid)
+                    if len(numbers):
+                        rows += len(numbers)
+                        info.rows_read = rows
+                        yield _rows_of(info, grid[filled], names, numbers, None, scan_replacements=True)
+                if batch is None:
+                    break
+        except pa.ArrowInvalid as exc:  # a ragged row, bytes that are not UTF-8: the whole read handles them
+            raise StreamBroken(str(exc)) from None
+    if not rows:
+        raise _no_data(path, index + 1)
