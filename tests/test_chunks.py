@@ -161,12 +161,12 @@ def test_a_to_fix_file_of_a_chunked_run_keeps_every_original_cell(tmp_path: Path
     assert fixed[1]["Hire Date"] == "01/02/20"
 
 
-@pytest.mark.parametrize("late", ["ragged", "not-utf8", "blank-tail"])
+@pytest.mark.parametrize("late", ["ragged", "not-utf8", "blank-tail", "nul"])
 def test_a_streamed_file_that_needs_the_whole_read_after_all_is_read_whole(tmp_path: Path, late: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """What only a whole read handles, found after chunks were already read: a row with a cell too many, a
     byte that is not UTF-8, blank lines at the end. The import starts again from a whole read: the rows
-    come out as a whole read gives them, once each."""
+    come out as a whole read gives them, once each. A zero byte the chunk flags itself."""
     rows = varied_rows()
     source = write_csv(tmp_path / "staff.csv", rows)
     data = source.read_bytes()
@@ -176,8 +176,10 @@ def test_a_streamed_file_that_needs_the_whole_read_after_all_is_read_whole(tmp_p
         for n in (3, 4, 7):
             data = data.replace(f"Person {n},".encode(), f"Zoë {n},".encode())
         data = data.replace(b"Person 58", "Zoë 58".encode("cp1252"))
-    else:
+    elif late == "blank-tail":
         data += b"\r\n\r\n"
+    else:  # a zero byte: text to pyarrow, a cell to flag to us, in whichever chunk it comes
+        data = data.replace(b"Person 58", b"Person\x0058")
     source.write_bytes(data)
     config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
     whole = import_file(config, source, validate_only=True).result
@@ -186,6 +188,7 @@ def test_a_streamed_file_that_needs_the_whole_read_after_all_is_read_whole(tmp_p
     assert list(chunked.rows) == list(whole.rows)
     assert chunked.info.source == whole.info.source
     row = next(r for r in chunked.rows if r.row == 59)
-    assert row.name == {"ragged": "Person 58", "not-utf8": "Zo\ufffd 58", "blank-tail": "Person 58"}[late]
+    assert row.name == {"ragged": "Person 58", "not-utf8": "Zo\ufffd 58", "blank-tail": "Person 58",
+                        "nul": "Person\x0058"}[late]
     assert [p.code for p in row.problems][:1] == {"ragged": ["extra-cells"], "not-utf8": ["bad-encoding"],
-                                                  "blank-tail": []}[late]
+                                                  "blank-tail": [], "nul": ["bad-encoding"]}[late]

@@ -12,9 +12,10 @@ import heapq
 import itertools
 import json
 import os
+from array import array
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -63,7 +64,7 @@ SUCCESS_OUTCOMES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a million-row run keeps tens of thousands of these
 class Problem:
     """One thing wrong with one row, in words an HR person understands.
 
@@ -85,7 +86,7 @@ class Problem:
         return self.severity == "warning"
 
 
-@dataclass
+@dataclass(slots=True)
 class RowOutcome:
     """The outcome of one source row."""
 
@@ -271,10 +272,11 @@ class OutcomeRows(Sequence[RowOutcome]):
             if plain is not None:
                 yield plain
 
-    def row_numbers(self) -> list[int]:
-        numbers = [o.row for o in self.listed()]
+    def row_numbers(self) -> array[int]:
+        """Every row's number, as a compact array (8 bytes a row)."""
+        numbers = array("q", (o.row for o in self.listed()))
         for plain in self.plain():
-            numbers.extend(_as_list(plain.rows))
+            numbers.extend(plain.rows)
         return numbers
 
 
@@ -348,8 +350,10 @@ class RunResult:
 
     def check_accounted(self, rows_read: int) -> None:
         """Raise if any row read has no outcome or one row has two: a row must never be lost."""
-        seen = Counter(self.rows.row_numbers())
-        doubled = [row for row, n in seen.items() if n > 1]
+        import numpy as np  # here: a command that only prints (``--help``) does not load it
+
+        numbers = np.sort(np.frombuffer(self.rows.row_numbers(), dtype=np.int64))
+        doubled = np.unique(numbers[1:][numbers[1:] == numbers[:-1]]).tolist()
         if len(self.rows) != rows_read or doubled:
             raise AssertionError(
                 f"{rows_read} rows read but {len(self.rows)} outcomes (rows with two: {doubled[:5]})"
@@ -433,10 +437,14 @@ class OutcomeJournal:
             self._fh = None
 
 
+_ROW_FIELDS = tuple(f.name for f in fields(RowOutcome))
+_PROBLEM_FIELDS = tuple(f.name for f in fields(Problem))
+
+
 def _row_record(row: RowOutcome) -> dict[str, object]:
     """``{"record": "row", **asdict(row)}`` without asdict's deep copies: 3x faster on 100k rows, same JSON."""
-    record: dict[str, object] = {"record": "row", **row.__dict__}
-    record["problems"] = [p.__dict__ for p in row.problems]
+    record: dict[str, object] = {"record": "row", **{name: getattr(row, name) for name in _ROW_FIELDS}}
+    record["problems"] = [{name: getattr(p, name) for name in _PROBLEM_FIELDS} for p in row.problems]
     return record
 
 

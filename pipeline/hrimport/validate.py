@@ -169,7 +169,10 @@ class KeyIds:
         for pos, found in problems.items():
             if any(p.field == self.key for p in found):
                 keep[pos] = False  # a cell already flagged is not reported again (as in validate_records)
-        self._ids.append(arrow.array(ids[keep], type=arrow.large_string()))
+        # from Python, into malloc's pool: kept to the end, these must neither hold on to the chunk's own
+        # Arrow buffers nor pin the pages of pyarrow's pool that the next chunks reuse
+        self._ids.append(arrow.array(ids[keep].tolist(), type=arrow.large_string(),
+                                     memory_pool=arrow.system_memory_pool()))
         self._rows.append(np.asarray(mapped.row_numbers, dtype=np.int64)[keep])
 
     def problems(self, mapped: MappedTable) -> dict[int, Problem]:

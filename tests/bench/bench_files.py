@@ -37,12 +37,14 @@ assert len(HEADER) == 40
 CUSTOMER_ID, TOKEN = 99, "demo-customer-99"
 
 
-def make_rows(n: int, seed: int = 42) -> Iterator[list[str | dt.date]]:
+def make_rows(n: int, seed: int = 42, bad_share: float = 0.05) -> Iterator[list[str | dt.date]]:
+    """``n`` rows, ``bad_share`` of them with an e-mail address that is not one (and every other such row a
+    country that does not exist)."""
     rng = random.Random(seed)
     countries = ["SG", "MY", "CN", "Malaysia", "SGP", "US", "Singapore"]
     base = dt.date(2010, 1, 1)
     for i in range(n):
-        bad = rng.random() < 0.05
+        bad = rng.random() < bad_share
         hire = base + dt.timedelta(days=rng.randrange(5000))
         row: list[str | dt.date] = [
             f"{i:07d}", f"Person {i}", f"person{i}@acme.example" if not bad else f"person{i}.acme",
@@ -56,11 +58,11 @@ def make_rows(n: int, seed: int = 42) -> Iterator[list[str | dt.date]]:
         yield row
 
 
-def write_csv(path: Path, n: int) -> Path:
+def write_csv(path: Path, n: int, bad_share: float = 0.05) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(HEADER)
-        for row in make_rows(n):
+        for row in make_rows(n, bad_share=bad_share):
             writer.writerow([v.strftime("%d/%m/%Y") if isinstance(v, dt.date) else v for v in row])
     return path
 

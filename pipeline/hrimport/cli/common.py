@@ -152,7 +152,7 @@ def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> 
             if shown < limit:
                 say(f"Row {row.row}: {row.outcome.label}: {row.message}")
             shown += 1
-    for row in result.rows:
+    for row in result.rows.listed():  # the rows with problems (the others are only counted)
         for problem in row.problems:
             if problem.is_warning:
                 if shown < limit:

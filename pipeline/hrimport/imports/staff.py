@@ -229,9 +229,11 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
                                            message=VALID_MESSAGE) for pos in warned]
             attach_chunk(listed, chunk.table, mapped, config.report.mask, 0, cells=False)
             plain = [pos for pos in valid if pos not in mapped.warnings]
+            # kept to the end: in malloc's pool, not pyarrow's, whose pages the next chunks reuse
+            pool = pa.system_memory_pool()
             got.checked.add(listed, PlainRows(array("q", (mapped.row_numbers[pos] for pos in plain)),
-                                              pa.array([ids[pos] for pos in plain], type=pa.string()),
-                                              pa.array([names[pos] for pos in plain], type=pa.string()),
+                                              pa.array([ids[pos] for pos in plain], type=pa.string(), memory_pool=pool),
+                                              pa.array([names[pos] for pos in plain], type=pa.string(), memory_pool=pool),
                                               Outcome.VALID, VALID_MESSAGE))
             continue
         got.settled += invalid

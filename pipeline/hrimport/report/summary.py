@@ -23,9 +23,9 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
     counts = result.counts()
     imported = result.imported
     problem_counts = Counter(
-        p.code for r in result.rows if not r.outcome.is_success for p in r.problems if not p.is_warning
+        p.code for r in result.rows.listed() if not r.outcome.is_success for p in r.problems if not p.is_warning
     )
-    warning_counts = Counter(p.code for r in result.rows for p in r.problems if p.is_warning)
+    warning_counts = Counter(p.code for r in result.rows.listed() for p in r.problems if p.is_warning)
     return {
         "summary_version": SUMMARY_VERSION,
         "job": info.job,
