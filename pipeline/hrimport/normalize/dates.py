@@ -302,10 +302,13 @@ class ColumnDateReading:
             kept = self._seen[kind]
             if len(kept) < 2:
                 if kind == order and not kept and found:
-                    hits = np.flatnonzero((values.str.strip() == found[0]).to_numpy())
+                    hits = np.flatnonzero((values == found[0]).to_numpy())
                     self.proof_row = row_numbers[int(hits[0])] if len(hits) else None
-                kept.extend(v for v in found if v not in kept)
-                del kept[2:]
+                for value in found:
+                    if len(kept) == 2:
+                        break
+                    if value not in kept:
+                        kept.append(value)
         return date_cell_problems(values, self.day_first, numeric), numeric.iso_dates(self.day_first)
 
     def order(self) -> ColumnDateOrder:

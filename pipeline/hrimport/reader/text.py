@@ -369,8 +369,9 @@ def _streamed_chunks(
                     take = min(held, chunk_rows + (names is None))
                     cut = table.slice(0, take)
                     # bytes that are not text: only a chunk holding U+FFFD or a NUL has cells to flag
-                    not_text = any(pc.any(pc.match_substring(column, char)).as_py()
-                                   for column in cut.columns for char in (REPLACEMENT_CHARACTER, NUL))
+                    cells = pa.chunked_array([piece for column in cut.columns for piece in column.chunks],
+                                            type=pa.string())
+                    not_text = any(pc.any(pc.match_substring(cells, char)).as_py() for char in (REPLACEMENT_CHARACTER, NUL))
                     grid = cut.to_pandas()
                     rest = table.slice(take)
                     pending = rest.to_batches() if rest.num_rows else []
