@@ -23,7 +23,7 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import (
     CHUNK_ROWS,
-    FileChunk,
+    ChunkKeep,
     StagedFile,
     attach_chunk,
     close_run,
@@ -185,7 +185,7 @@ def import_staff(
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 
-    rows = _by_chunk(outcomes, kept, config, plan)
+    rows = _by_chunk(outcomes, kept, plan)
     result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
                        ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                        timings=timings, dry_run=dry_run, rows_read=facts.rows)
@@ -204,7 +204,7 @@ class _Gathered:
     """What the chunks of a staff file leave for the rest of the import."""
 
     checked: OutcomeRows = field(default_factory=OutcomeRows)  # validate only: every row's outcome
-    kept: list[FileChunk] = field(default_factory=list)  # otherwise: the chunks, for the cells of rows
+    kept: list[ChunkKeep] = field(default_factory=list)  # otherwise: what each chunk knows of its rows
     settled: list[RowOutcome] = field(default_factory=list)  # rows whose outcome is known before sending
     records: list[StaffRecord] = field(default_factory=list)  # the valid rows' request bodies
     people: list[tuple[int, str, str]] = field(default_factory=list)  # every row: number, id, name (the plan)
@@ -215,6 +215,7 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
     """Read, map and validate ``staged`` chunk by chunk, keeping of each chunk only what the import needs:
     for a validation, the rows with something to say as objects and the others counted (``PlainRows``)."""
     got = _Gathered()
+    offset = 0  # rows of the file before the chunk
     for chunk in staged:
         mapped, problems = chunk.mapped, chunk.problems
         ids = mapped.frame["customer_system_id"].tolist() if "customer_system_id" in mapped.frame else [""] * len(mapped)
@@ -236,6 +237,8 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
                                               pa.array([names[pos] for pos in plain], type=pa.string(), memory_pool=pool),
                                               Outcome.VALID, VALID_MESSAGE))
             continue
+        keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset)
+        offset += len(mapped)
         got.settled += invalid
         # the request bodies: only for rows that a plan compares or that are sent
         got.records += [StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
@@ -243,29 +246,28 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         got.people += zip(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())
-        got.kept.append(chunk)
+        got.kept.append(keep)
     return staged, got
 
 
-def _by_chunk(outcomes: list[RowOutcome], chunks: list[FileChunk], config: ImportConfig,
-              plan: Plan | None) -> OutcomeRows:
+def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``attach_chunk``) and its
     line of the plan."""
     outcomes.sort(key=lambda o: o.row)
     planned = {r.row: r for r in plan.rows} if plan is not None else {}
     rows = OutcomeRows()
-    start = offset = 0
+    start = 0
     for chunk in chunks:
-        last = chunk.mapped.row_numbers[-1]
+        last = chunk.table.row_numbers[-1]
         stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
         mine = outcomes[start:stop]
-        attach_chunk(mine, chunk.table, chunk.mapped, config.report.mask, config.report.html_row_limit, offset)
+        chunk.attach(mine)
         for o in mine:
             entry = planned.get(o.row)
             if entry is not None:
                 o.details = {"plan": entry.status, "changes": entry.describe()}
         rows.add(mine)
-        start, offset = stop, offset + len(chunk.mapped)
+        start = stop
     return rows
 
 
