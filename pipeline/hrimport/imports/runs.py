@@ -5,7 +5,9 @@ has exactly one outcome."""
 from __future__ import annotations
 
 import gc
+import tempfile
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -200,15 +202,15 @@ class ChunkKeep:
     the rows needing attention: ``to_fix``), the mapper's warnings, and the values that changed on the way
     (for the rows report.html lists). The chunk's mapped table is not kept: only what these need."""
 
-    table: SourceTable
+    table: SourceTable | SpilledCells
     warnings: dict[int, list[Problem]]  # by Excel row number
     changed: dict[int, dict[str, list[str]]]  # by Excel row number: field -> [column, read, sent]
 
     @classmethod
     def of(cls, table: SourceTable, mapped: MappedTable, mask: Iterable[str], html_rows: int,
-           offset: int = 0) -> ChunkKeep:
+           offset: int = 0, *, spill: bool = False) -> ChunkKeep:
         """The keep of a chunk starting at row ``offset`` of the file, whose first ``html_rows`` rows
-        report.html lists."""
+        report.html lists; with ``spill`` its cells wait in a temporary file, not in memory."""
         numbers = mapped.row_numbers
         warnings = {numbers[pos]: found for pos, found in mapped.warnings.items()}
         changed: dict[int, dict[str, list[str]]] = {}
@@ -219,20 +221,17 @@ class ChunkKeep:
                 kept = {name: cell for name, cell in cells.items() if not is_masked(mask, name, cell[0])}
                 if kept:
                     changed[numbers[pos]] = kept
-        return cls(table, warnings, changed)
+        return cls(SpilledCells(table) if spill else table, warnings, changed)
 
     def attach(self, rows: list[RowOutcome], *, cells: bool = True) -> None:
         """Give each of ``rows`` (this chunk's, in source order) its warnings, its changed values and, when
         it needs attention and ``cells``, its original cells."""
         needing = [o for o in rows if not o.outcome.is_success] if cells else []
         if needing:
-            # Column by column: a frame row lookup per row costs ~0.2 ms, 20 s for 100,000 rows needing attention.
             position = {row: pos for pos, row in enumerate(self.table.row_numbers)}
-            headers = list(self.table.frame.columns)
-            at = [position[o.row] for o in needing]
-            columns = [self.table.frame[h].iloc[at].tolist() for h in headers]
-            for o, values in zip(needing, zip(*columns)):
-                o.source = dict(zip(headers, values))
+            headers, values = _cells_at(self.table, [position[o.row] for o in needing])
+            for o, row in zip(needing, values):
+                o.source = dict(zip(headers, row))
         for o in rows:
             warnings = self.warnings.get(o.row)
             if warnings:
@@ -240,6 +239,41 @@ class ChunkKeep:
             changed = self.changed.get(o.row)
             if changed:
                 o.changed_values = changed
+
+
+def _cells_at(table: SourceTable | SpilledCells, positions: list[int]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The headers, and the cells of the rows at ``positions``."""
+    if isinstance(table, SpilledCells):
+        return table.headers, table.rows_at(positions)
+    headers = list(table.frame.columns)
+    # Column by column: a frame row lookup per row costs ~0.2 ms, 20 s for 100,000 rows needing attention.
+    columns = [table.frame[h].iloc[positions].tolist() for h in headers]
+    return headers, list(zip(*columns))
+
+
+class SpilledCells:
+    """A chunk's cells as read, in a temporary Arrow file (unlinked when this is dropped, readable by this
+    process's user only) until the rows needing attention are known: a staff import keeps every chunk's
+    cells to the end, for the rows the service refuses (~700 bytes a row in memory: 70 MB of 100,000)."""
+
+    def __init__(self, table: SourceTable) -> None:
+        import pyarrow as pa
+
+        self.headers = [str(h) for h in table.frame.columns]
+        self.row_numbers = table.row_numbers
+        self._file = tempfile.NamedTemporaryFile(suffix=".arrow")  # noqa: SIM115 (closed with this object)
+        weakref.finalize(self, self._file.close)
+        cells = pa.table({h: pa.array(table.frame[h].tolist(), type=pa.string()) for h in self.headers})
+        with pa.ipc.new_file(self._file.name, cells.schema) as writer:
+            writer.write_table(cells)
+
+    def rows_at(self, positions: list[int]) -> list[tuple[str, ...]]:
+        import pyarrow as pa
+
+        with pa.memory_map(self._file.name) as source:
+            taken = pa.ipc.open_file(source).read_all().take(positions)
+            columns = [taken.column(h).to_pylist() for h in self.headers]
+        return list(zip(*columns))
 
 
 def close_run(

@@ -21,6 +21,7 @@ from hrimport.changes.guards import check_drift, filled_shares
 from hrimport.changes.plan import Plan, PlanInput, make_plan
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
+from hrimport.imports.records import PendingRecords, batches_of
 from hrimport.imports.runs import (
     CHUNK_ROWS,
     ChunkKeep,
@@ -123,9 +124,10 @@ def import_staff(
         return result
     if facts.duplicates:
         settled = [_add_problem(o, facts.duplicates[o.row]) if o.row in facts.duplicates else o for o in settled]
-        settled += [RowOutcome(r.row, r.external_id, r.name, Outcome.INVALID, (facts.duplicates[r.row],),
-                               facts.duplicates[r.row].message) for r in records if r.row in facts.duplicates]
-        records = [r for r in records if r.row not in facts.duplicates]
+        settled += [RowOutcome(row, external_id, name, Outcome.INVALID, (facts.duplicates[row],),
+                               facts.duplicates[row].message)
+                    for row, external_id, name in records.heads() if row in facts.duplicates]
+        records = records.keeping(lambda row, _: row not in facts.duplicates)
     outcomes: list[RowOutcome] = list(settled)
 
     plan: Plan | None = None
@@ -136,8 +138,8 @@ def import_staff(
     accepted = state.records(target.customer_id) if state is not None else {} if dry_run else None
     if accepted is not None:
         t = time.perf_counter()
-        payload_of = {r.row: r.payload for r in records}
-        plan = make_plan((PlanInput(row, external_id, name, payload_of.get(row)) for row, external_id, name in people),
+        payload_of = records.payload_of_rows()  # each payload made when the plan reaches its row
+        plan = make_plan((PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
                          accepted, config.report.job, masked=config.report.mask,
                          partial=FIX_COLUMN in facts.info.headers)
         ours = [r.payload for r in accepted.values() if r.job == config.report.job]
@@ -150,24 +152,26 @@ def import_staff(
             held = [t.message for t in tripped]
         if state is not None and not full and records:
             same = {r.external_id for r in plan.rows if r.status == "unchanged"}
-            outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.UNCHANGED,
+            outcomes += [RowOutcome(row, external_id, name, Outcome.UNCHANGED,
                                     message="Same as the last import the service accepted; not sent again.")
-                         for r in records if r.external_id in same]
-            records = [r for r in records if r.external_id not in same]
+                         for row, external_id, name in records.heads() if external_id in same]
+            records = records.keeping(lambda _, external_id: external_id not in same)
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    bodies = bulk_bodies(target.customer_id, records, batch_size or config.batch_size) if dry_run else None
+    # a dry run's request bodies, made batch by batch as the report writes them (payloads.jsonl)
+    bodies = (body for batch in batches_of(records, batch_size or config.batch_size)
+              for body in bulk_bodies(target.customer_id, batch, len(batch))) if dry_run else None
     if held:
         why = "; ".join(held)
-        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.NOT_SENT,
-                                (Problem("held-for-review", f"Row {r.row}: not sent: the run is held for review "
-                                                            f"({why}).", r.row),),
+        outcomes += [RowOutcome(row, external_id, name, Outcome.NOT_SENT,
+                                (Problem("held-for-review", f"Row {row}: not sent: the run is held for review "
+                                                            f"({why}).", row),),
                                 "Not sent: the run is held for review by the drift guard.")
-                     for r in records]
+                     for row, external_id, name in records.heads()]
     elif dry_run:
-        outcomes += [RowOutcome(r.row, r.external_id, r.name, Outcome.VALID, message=VALID_MESSAGE)
-                     for r in records]
+        outcomes += [RowOutcome(row, external_id, name, Outcome.VALID, message=VALID_MESSAGE)
+                     for row, external_id, name in records.heads()]
     if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
@@ -206,7 +210,7 @@ class _Gathered:
     checked: OutcomeRows = field(default_factory=OutcomeRows)  # validate only: every row's outcome
     kept: list[ChunkKeep] = field(default_factory=list)  # otherwise: what each chunk knows of its rows
     settled: list[RowOutcome] = field(default_factory=list)  # rows whose outcome is known before sending
-    records: list[StaffRecord] = field(default_factory=list)  # the valid rows' request bodies
+    records: PendingRecords = field(default_factory=PendingRecords)  # the valid rows' request bodies
     people: list[tuple[int, str, str]] = field(default_factory=list)  # every row: number, id, name (the plan)
     filled: Counter[str] = field(default_factory=Counter)  # field -> rows holding a value (the drift guard)
 
@@ -237,12 +241,12 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
                                               pa.array([names[pos] for pos in plain], type=pa.string(), memory_pool=pool),
                                               Outcome.VALID, VALID_MESSAGE))
             continue
-        keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset)
+        keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset, spill=True)
         offset += len(mapped)
         got.settled += invalid
         # the request bodies: only for rows that a plan compares or that are sent
-        got.records += [StaffRecord(mapped.row_numbers[pos], ids[pos], names[pos], payload)
-                        for pos, payload in zip(valid, build_payloads(mapped, valid))]
+        got.records.extend((mapped.row_numbers[pos] for pos in valid), (ids[pos] for pos in valid),
+                           (names[pos] for pos in valid), build_payloads(mapped, valid))
         got.people += zip(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())

@@ -1,0 +1,130 @@
+"""The valid rows of a staff file waiting to be planned and sent, held out of memory (issue 17).
+
+A row's request body as a Python dict costs ~4.7 KB (40 fields, its custom data a list of small dicts):
+100,000 of them were 470 MB of a dry run's 1 GB, and as JSON text still 170 MB. ``PendingRecords`` writes
+each body's JSON to a temporary file (unlinked from the start, readable by this process only, gone when
+it ends) and makes the ``StaffRecord`` only when it is asked for: a batch being sent, the plan's
+comparison of one row. Text and dict are the same data: the values are strings and booleans, and JSON
+keeps the keys' order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import weakref
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
+
+from hrimport.service.staff import StaffRecord
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_decode = json.JSONDecoder().decode
+
+
+class _Spill:
+    """The temporary file of some records' payloads, shared by the records ``keeping`` selects from them:
+    closed (and so gone) when the last of them is dropped."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
+        weakref.finalize(self, self.file.close)
+
+
+class PendingRecords(Sequence[StaffRecord]):
+    """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
+    ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
+    once (``cache_size``), since sending asks for a record several times."""
+
+    def __init__(self, cache_size: int = 2_000, spill: _Spill | None = None) -> None:
+        self.rows = array("q")
+        self.external_ids: list[str] = []
+        self.names: list[str] = []
+        self._spill = spill  # the temporary file of the payloads' JSON, made with the first ones
+        self._starts = array("q")  # where each payload's JSON starts in it, and its length in bytes
+        self._lengths = array("q")
+        self._cache: dict[int, StaffRecord] = {}
+        self._cache_size = cache_size
+
+    def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
+               payloads: Iterable[dict[str, Any]]) -> None:
+        self.rows.extend(rows)
+        self.external_ids.extend(external_ids)
+        self.names.extend(names)
+        if self._spill is None:
+            self._spill = _Spill()
+        texts = [_encode(p).encode("utf-8") for p in payloads]
+        self._spill.file.seek(0, os.SEEK_END)
+        start = self._spill.file.tell()
+        for text in texts:
+            self._starts.append(start)
+            self._lengths.append(len(text))
+            start += len(text)
+        self._spill.file.write(b"".join(texts))
+        self._spill.file.flush()
+
+    def _payload(self, index: int) -> dict[str, Any]:
+        assert self._spill is not None  # there is a payload to read
+        data = os.pread(self._spill.file.fileno(), self._lengths[index], self._starts[index])
+        payload: dict[str, Any] = _decode(data.decode("utf-8"))
+        return payload
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> StaffRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[StaffRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> StaffRecord | list[StaffRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        record = self._cache.get(index)
+        if record is None:
+            if len(self._cache) >= self._cache_size:
+                self._cache.clear()
+            record = self._cache[index] = StaffRecord(self.rows[index], self.external_ids[index], self.names[index],
+                                                      self._payload(index))
+        return record
+
+    def __iter__(self) -> Iterator[StaffRecord]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def heads(self) -> Iterator[tuple[int, str, str]]:
+        """Each record's row number, external id and name, without its payload."""
+        return zip(self.rows, self.external_ids, self.names)
+
+    def payload_of_rows(self) -> Callable[[int], dict[str, Any] | None]:
+        """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file),
+        made from the text only when asked: the payloads never all exist at once."""
+        where = {row: i for i, row in enumerate(self.rows)}
+
+        def payload(row: int) -> dict[str, Any] | None:
+            i = where.get(row)
+            return self._payload(i) if i is not None else None
+
+        return payload
+
+    def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
+        """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""
+        out = PendingRecords(self._cache_size, self._spill)
+        chosen = [i for i, (row, external_id) in enumerate(zip(self.rows, self.external_ids)) if keep(row, external_id)]
+        out.rows.extend(self.rows[i] for i in chosen)
+        out.external_ids = [self.external_ids[i] for i in chosen]
+        out.names = [self.names[i] for i in chosen]
+        out._starts.extend(self._starts[i] for i in chosen)
+        out._lengths.extend(self._lengths[i] for i in chosen)
+        return out
+
+
+def batches_of(records: Sequence[StaffRecord], size: int) -> Iterator[Sequence[StaffRecord]]:
+    """``records`` ``size`` at a time."""
+    for start in range(0, len(records), size):
+        yield records[start:start + size]
