@@ -10,6 +10,7 @@ keeps the keys' order.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import tempfile
@@ -17,6 +18,8 @@ import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
+
+import pyarrow as pa
 
 from hrimport.service.staff import StaffRecord
 
@@ -33,15 +36,71 @@ class _Spill:
         weakref.finalize(self, self.file.close)
 
 
+class TextColumn(Sequence[str]):
+    """Strings kept to the end of a run (ids, names), as Arrow arrays in malloc's pool rather than one
+    Python object each: kept objects made among a chunk's millions of short-lived ones would pin the
+    allocator's pages they share, and a run's memory would grow with every chunk."""
+
+    def __init__(self) -> None:
+        self._pieces: list[pa.Array] = []
+        self._ends: list[int] = []  # the index after each piece's last string
+
+    def extend(self, values: Iterable[str]) -> None:
+        piece = pa.array(list(values), type=pa.string(), memory_pool=pa.system_memory_pool())
+        if len(piece):
+            self._pieces.append(piece)
+            self._ends.append(len(self) + len(piece))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        k = bisect.bisect_right(self._ends, index)
+        value: str = self._pieces[k][index - (self._ends[k - 1] if k else 0)].as_py()
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        for piece in self._pieces:
+            yield from piece.to_pylist()
+
+
+class RowHeads:
+    """Each row's number, external id and name, kept compactly to the end of a run."""
+
+    def __init__(self) -> None:
+        self.rows = array("q")
+        self.external_ids = TextColumn()
+        self.names = TextColumn()
+
+    def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str]) -> None:
+        self.rows.extend(rows)
+        self.external_ids.extend(external_ids)
+        self.names.extend(names)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[tuple[int, str, str]]:
+        return zip(self.rows, self.external_ids, self.names)
+
+
 class PendingRecords(Sequence[StaffRecord]):
     """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
     ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
     once (``cache_size``), since sending asks for a record several times."""
 
     def __init__(self, cache_size: int = 2_000, spill: _Spill | None = None) -> None:
-        self.rows = array("q")
-        self.external_ids: list[str] = []
-        self.names: list[str] = []
+        self.heads = RowHeads()
         self._spill = spill  # the temporary file of the payloads' JSON, made with the first ones
         self._starts = array("q")  # where each payload's JSON starts in it, and its length in bytes
         self._lengths = array("q")
@@ -50,9 +109,7 @@ class PendingRecords(Sequence[StaffRecord]):
 
     def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
                payloads: Iterable[dict[str, Any]]) -> None:
-        self.rows.extend(rows)
-        self.external_ids.extend(external_ids)
-        self.names.extend(names)
+        self.heads.extend(rows, external_ids, names)
         if self._spill is None:
             self._spill = _Spill()
         texts = [_encode(p).encode("utf-8") for p in payloads]
@@ -89,22 +146,19 @@ class PendingRecords(Sequence[StaffRecord]):
         if record is None:
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
-            record = self._cache[index] = StaffRecord(self.rows[index], self.external_ids[index], self.names[index],
-                                                      self._payload(index))
+            heads = self.heads
+            record = self._cache[index] = StaffRecord(heads.rows[index], heads.external_ids[index],
+                                                      heads.names[index], self._payload(index))
         return record
 
     def __iter__(self) -> Iterator[StaffRecord]:
         for i in range(len(self)):
             yield self[i]
 
-    def heads(self) -> Iterator[tuple[int, str, str]]:
-        """Each record's row number, external id and name, without its payload."""
-        return zip(self.rows, self.external_ids, self.names)
-
     def payload_of_rows(self) -> Callable[[int], dict[str, Any] | None]:
         """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file),
         made from the text only when asked: the payloads never all exist at once."""
-        where = {row: i for i, row in enumerate(self.rows)}
+        where = {row: i for i, row in enumerate(self.heads.rows)}
 
         def payload(row: int) -> dict[str, Any] | None:
             i = where.get(row)
@@ -115,10 +169,9 @@ class PendingRecords(Sequence[StaffRecord]):
     def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
         """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""
         out = PendingRecords(self._cache_size, self._spill)
-        chosen = [i for i, (row, external_id) in enumerate(zip(self.rows, self.external_ids)) if keep(row, external_id)]
-        out.rows.extend(self.rows[i] for i in chosen)
-        out.external_ids = [self.external_ids[i] for i in chosen]
-        out.names = [self.names[i] for i in chosen]
+        heads = list(self.heads)
+        chosen = [i for i, (row, external_id, _) in enumerate(heads) if keep(row, external_id)]
+        out.heads.extend((heads[i][0] for i in chosen), (heads[i][1] for i in chosen), (heads[i][2] for i in chosen))
         out._starts.extend(self._starts[i] for i in chosen)
         out._lengths.extend(self._lengths[i] for i in chosen)
         return out

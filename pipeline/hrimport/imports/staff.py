@@ -21,7 +21,7 @@ from hrimport.changes.guards import check_drift, filled_shares
 from hrimport.changes.plan import Plan, PlanInput, make_plan
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
-from hrimport.imports.records import PendingRecords, batches_of
+from hrimport.imports.records import PendingRecords, RowHeads, batches_of
 from hrimport.imports.runs import (
     CHUNK_ROWS,
     ChunkKeep,
@@ -126,7 +126,7 @@ def import_staff(
         settled = [_add_problem(o, facts.duplicates[o.row]) if o.row in facts.duplicates else o for o in settled]
         settled += [RowOutcome(row, external_id, name, Outcome.INVALID, (facts.duplicates[row],),
                                facts.duplicates[row].message)
-                    for row, external_id, name in records.heads() if row in facts.duplicates]
+                    for row, external_id, name in records.heads if row in facts.duplicates]
         records = records.keeping(lambda row, _: row not in facts.duplicates)
     outcomes: list[RowOutcome] = list(settled)
 
@@ -154,7 +154,7 @@ def import_staff(
             same = {r.external_id for r in plan.rows if r.status == "unchanged"}
             outcomes += [RowOutcome(row, external_id, name, Outcome.UNCHANGED,
                                     message="Same as the last import the service accepted; not sent again.")
-                         for row, external_id, name in records.heads() if external_id in same]
+                         for row, external_id, name in records.heads if external_id in same]
             records = records.keeping(lambda _, external_id: external_id not in same)
         timings["plan"] = time.perf_counter() - t
 
@@ -168,10 +168,10 @@ def import_staff(
                                 (Problem("held-for-review", f"Row {row}: not sent: the run is held for review "
                                                             f"({why}).", row),),
                                 "Not sent: the run is held for review by the drift guard.")
-                     for row, external_id, name in records.heads()]
+                     for row, external_id, name in records.heads]
     elif dry_run:
         outcomes += [RowOutcome(row, external_id, name, Outcome.VALID, message=VALID_MESSAGE)
-                     for row, external_id, name in records.heads()]
+                     for row, external_id, name in records.heads]
     if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
@@ -201,6 +201,8 @@ def import_staff(
 
 
 VALID_MESSAGE = "Valid; not sent (dry run)."
+#: Request bodies made at once from a chunk's valid rows, before they go to the records' file as JSON.
+PAYLOADS_AT_ONCE = 2_000
 
 
 @dataclass
@@ -211,7 +213,7 @@ class _Gathered:
     kept: list[ChunkKeep] = field(default_factory=list)  # otherwise: what each chunk knows of its rows
     settled: list[RowOutcome] = field(default_factory=list)  # rows whose outcome is known before sending
     records: PendingRecords = field(default_factory=PendingRecords)  # the valid rows' request bodies
-    people: list[tuple[int, str, str]] = field(default_factory=list)  # every row: number, id, name (the plan)
+    people: RowHeads = field(default_factory=RowHeads)  # every row: number, external id, name (the plan)
     filled: Counter[str] = field(default_factory=Counter)  # field -> rows holding a value (the drift guard)
 
 
@@ -245,9 +247,12 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         offset += len(mapped)
         got.settled += invalid
         # the request bodies: only for rows that a plan compares or that are sent
-        got.records.extend((mapped.row_numbers[pos] for pos in valid), (ids[pos] for pos in valid),
-                           (names[pos] for pos in valid), build_payloads(mapped, valid))
-        got.people += zip(mapped.row_numbers, ids, names)
+        # a few thousand at a time: a body as a dict is ~4.7 KB, and it is kept only as its JSON
+        for start in range(0, len(valid), PAYLOADS_AT_ONCE):
+            part = valid[start:start + PAYLOADS_AT_ONCE]
+            got.records.extend((mapped.row_numbers[pos] for pos in part), (ids[pos] for pos in part),
+                               (names[pos] for pos in part), build_payloads(mapped, part))
+        got.people.extend(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())
         got.kept.append(keep)
