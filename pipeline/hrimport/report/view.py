@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
-from hrimport.report.cells import Masker
+from hrimport.report.cells import Masker, mask_value
 from hrimport.report.explain import Explanation, explain
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target, service_host
 
@@ -178,13 +178,30 @@ class RowMasking:
         # once, not once per row (100,000 rows needing attention x 40 columns, three times over)
         self.seen_headers: set[str] = set()
         self.secret_headers: set[str] = set()
+        # whether a detail key, or a problem's (field, column), is a masked field: decided once each, not once
+        # per row
+        self.masked_keys: dict[str, bool] = {}
+        self.masked_places: dict[tuple[str | None, str | None], bool] = {}
+
+    def _masked_key(self, key: str) -> bool:
+        masked = self.masked_keys.get(key)
+        if masked is None:
+            masked = self.masked_keys[key] = self.masker.applies(key)
+        return masked
+
+    def _masked_problem(self, problem: Problem) -> bool:
+        place = (problem.field, problem.column)
+        masked = self.masked_places.get(place)
+        if masked is None:
+            masked = self.masked_places[place] = self.masker.applies(*place)
+        return masked
 
     def secrets(self, row: RowOutcome) -> list[str]:
         """The raw sensitive values of ``row``, to hide wherever its texts quote them."""
         if not self.masker:
             return []
-        found = [p.value for p in row.problems if p.value and self.masker.applies(p.field, p.column)]
-        found += [v for k, v in row.details.items() if v and self.masker.applies(k)]
+        found = [p.value for p in row.problems if p.value and self._masked_problem(p)]
+        found += [v for k, v in row.details.items() if v and self._masked_key(k)]
         if row.source:
             source = row.source
             for header in source.keys() - self.seen_headers:
@@ -206,11 +223,13 @@ class RowMasking:
         d = row.details
         if not d:
             return [""] * len(keys)
-        return [self.masker.value(d.get(k, ""), k) for k in keys]
+        masked = self._masked_key
+        return ["" if (v := d.get(k)) is None else mask_value(v) if masked(k) else v for k in keys]
 
     def problem(self, row: RowOutcome, problem: Problem) -> tuple[str, str]:
         """(value, message) of ``problem`` as shown."""
-        value = self.masker.value(problem.value, problem.field, problem.column)
+        value = problem.value
+        value = "" if value is None else mask_value(value) if self._masked_problem(problem) else value
         message = problem.message
         if self.masker:
             message = self.masker.text(message, self.secrets(row))
