@@ -26,6 +26,7 @@ from pathlib import Path
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
+from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
 from hrimport.report.history import is_run_folder, run_order
@@ -143,7 +144,9 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
 
     make_private_folder(folder)
     source = result.info.source
-    attention = result.need_attention
+    # what every file needs of all the rows, in one walk; then each file walks them once more for its lines
+    digest = digest_rows(result)
+    attention = digest.attention
     fix_job = _FixFileJob(source, attention, folder) if attention else None
     try:
         outcomes = folder / OUTCOMES_FILE
@@ -151,13 +154,13 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
             write_outcomes(outcomes, result)
             os.chmod(outcomes, 0o600)  # write_outcomes creates it 0600, but an older file keeps its mode
             lap(OUTCOMES_FILE)
-        masking = RowMasking(result)
+        masking = RowMasking(result, digest)
         html = write_html(
-            result, folder / "report.html", masking=masking, fix_file_name=FIX_XLSX,
+            result, folder / "report.html", masking=masking, digest=digest, fix_file_name=FIX_XLSX,
             fix_csv_name=fix_csv_name(source),
         )
         lap("report.html")
-        xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking)
+        xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking, digest=digest)
         lap("report.xlsx")
         to_fix = fix_job.result() if fix_job is not None else None
         if to_fix is not None:
@@ -168,7 +171,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     payloads = _write_payloads(result, folder)
     files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes,
                         to_fix.xlsx if to_fix else None, timings, payloads, to_fix.csv if to_fix else None)
-    write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
+    write_summary(result, files.summary, files={p.name: p.name for p in files.paths()}, digest=digest)
     lap("summary.json")
     return files
 
