@@ -15,7 +15,6 @@ import itself. A run's folder holds::
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
+from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, encode_json, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
@@ -182,7 +181,7 @@ def _write_payloads(result: RunResult, folder: Path) -> Path | None:
         return None
     path = folder / PAYLOADS_FILE
     with open_private(path, "w") as fh:
-        fh.writelines(json.dumps(body, ensure_ascii=False) + "\n" for body in result.payloads)
+        fh.writelines(encode_json(body) + "\n" for body in result.payloads)
     return path
 
 
