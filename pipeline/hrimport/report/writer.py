@@ -35,10 +35,11 @@ from hrimport.report.view import RowMasking
 
 OUTCOMES_FILE = "outcomes.jsonl"
 PAYLOADS_FILE = "payloads.jsonl"
-# From this many cells, to_fix is written by a second process while this one writes the other files:
-# xlsxwriter costs ~10 us a cell, and a run with many bad rows would otherwise pass the 15 s budget
-# (issue 4) on this 2-core machine. Below it, starting a process costs more than it saves.
-PARALLEL_FIX_CELLS = 50_000
+# From this many cells, to_fix is written by a second process while this one writes the other files, so a run
+# with many bad rows stays within the 15 s budget (issue 4) on this 2-core machine: to_fix costs ~4.5 us of CPU
+# a cell (comments and to_fix.csv included), and starting the process ~0.15 s of CPU and ~0.35 s before it
+# writes. Below it, the process costs more time than it saves.
+PARALLEL_FIX_CELLS = 80_000
 
 
 @dataclass(frozen=True)
