@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
@@ -140,16 +141,16 @@ def _row_line(row: RowOutcome, masking: RowMasking, keys: list[str], read_as: li
     )
 
 
-def _problem_lines(lines: list[ProblemLine], row_class: str, row_cells: dict[int, Markup]) -> Markup:
-    """The ``<tr>`` of each problem line of a group (the template's ``problem_table``)."""
+def _problem_lines(lines: list[ProblemLine], row_class: str, row_cells: dict[int, Markup]) -> Iterator[Markup]:
+    """The ``<tr>`` of each problem line of a group (the template's ``problem_table``), made as it is written."""
     row_class = _text(row_class)
-    return Markup("\n".join(
-        f'        <tr class="{row_class}" data-row="{p.row}"><td class="num">{row_cells[p.row]}</td>'
-        f'<td class="id">{_text(p.external_id)}</td><td class="name">{_text(p.name)}</td>\n'
-        f'          <td>{_PILLS[p.outcome]}</td><td class="col">{_text(p.column)}</td>'
-        f'<td class="value">{_text(p.value)}</td><td class="msg">{_text(p.message)}</td></tr>'
-        for p in lines
-    ))
+    for p in lines:
+        yield Markup(
+            f'        <tr class="{row_class}" data-row="{p.row}"><td class="num">{row_cells[p.row]}</td>'
+            f'<td class="id">{_text(p.external_id)}</td><td class="name">{_text(p.name)}</td>\n'
+            f'          <td>{_PILLS[p.outcome]}</td><td class="col">{_text(p.column)}</td>'
+            f'<td class="value">{_text(p.value)}</td><td class="msg">{_text(p.message)}</td></tr>'
+        )
 
 
 def _row_cells(rows: set[int], linked: set[int], fix_rows: dict[int, int]) -> dict[int, Markup]:
@@ -172,7 +173,22 @@ def render_html(
     fix_csv_name: str | None = None,
     template_dir: Path | None = None,
 ) -> str:
-    """Render the report page of ``result`` as a string; ``fix_csv_name``: the CSV copy of to_fix, if any.
+    """Render the report page of ``result`` as a string; ``fix_csv_name``: the CSV copy of to_fix, if any."""
+    return "".join(page_parts(result, masking=masking, digest=digest, fix_file_name=fix_file_name,
+                              fix_csv_name=fix_csv_name, template_dir=template_dir))
+
+
+def page_parts(
+    result: RunResult,
+    *,
+    masking: RowMasking | None = None,
+    digest: RowsDigest | None = None,
+    fix_file_name: str = "to_fix.xlsx",
+    fix_csv_name: str | None = None,
+    template_dir: Path | None = None,
+) -> Iterator[str]:
+    """The report page of ``result``, part after part as the template makes them (``render_html`` joined), so a
+    page of 100,000 problem lines need not be held whole.
 
     One walk of the rows: the first ``html_row_limit`` are kept for "All rows", and every row's problems and
     warnings are grouped; nothing else is done for the rows after the limit.
@@ -198,11 +214,11 @@ def render_html(
     named = {line.row for g in (*groups, *warnings) for line in g.lines}
     row_cells = _row_cells(named, linked, fix_file_rows(result, digest))
     provenance = provenance_view(result, masking, shown)
-    rows_html = "\n".join(_row_line(r, masking, keys, provenance.rows.get(r.row)) for r in shown)
+    row_lines = (Markup(_row_line(r, masking, keys, provenance.rows.get(r.row))) for r in shown)
     return (
         _environment(folder)
         .get_template(TEMPLATE)
-        .render(
+        .generate(
             result=result,
             info=info,
             verdict=digest.verdict,
@@ -217,7 +233,7 @@ def render_html(
             groups=groups,
             warnings=warnings,
             listed=len(shown),
-            rows_html=Markup(rows_html),
+            row_lines=row_lines,  # made as the template writes them
             hidden_rows=digest.total - len(shown),
             linked_rows=linked,
             detail_headers=[detail_label(k) for k in keys],
@@ -243,8 +259,8 @@ def write_html(
     fix_csv_name: str | None = None,
 ) -> Path:
     """Write ``report.html`` (mode 0600) and return its path."""
-    text = render_html(result, masking=masking, digest=digest, fix_file_name=fix_file_name,
+    parts = page_parts(result, masking=masking, digest=digest, fix_file_name=fix_file_name,
                        fix_csv_name=fix_csv_name)
     with open_private(path, "w") as fh:
-        fh.write(text)
+        fh.writelines(parts)
     return path
