@@ -192,22 +192,31 @@ class RowMasking:
         """The raw sensitive values of ``row``, to hide wherever its texts quote them."""
         if not self.masker:
             return []
-        found = [p.value for p in row.problems if p.value and self._masked_problem(p)]
-        found += [v for k, v in row.details.items() if v and self._masked_key(k)]
+        # runs for every row of every report file: inline look-ups, nothing made for a row with nothing secret
+        found = [p.value for p in row.problems if p.value and self._masked_problem(p)] if row.problems else []
+        if row.details:
+            masked_keys = self.masked_keys
+            for k, v in row.details.items():
+                masked = masked_keys.get(k)
+                if masked is None:
+                    masked = self._masked_key(k)
+                if masked and v:
+                    found.append(v)
         if row.source:
             source = row.source
-            for header in source.keys() - self.seen_headers:
-                self.seen_headers.add(header)
-                if header.strip().casefold() in self.columns:
-                    self.secret_headers.add(header)
+            if not source.keys() <= self.seen_headers:
+                for header in source.keys() - self.seen_headers:
+                    self.seen_headers.add(header)
+                    if header.strip().casefold() in self.columns:
+                        self.secret_headers.add(header)
             found += [v for v in (source.get(h) for h in self.secret_headers) if v]
         return found
 
     def message(self, row: RowOutcome) -> str:
         """The row's message as shown: its own message, else its problems' messages; masked."""
         text = row.message or "; ".join(dict.fromkeys(p.message for p in row.problems))
-        if self.masker and text and (row.problems or row.details or row.source):
-            text = self.masker.text(text, self.secrets(row))
+        if self.masker and text and (row.problems or row.details or row.source) and (secrets := self.secrets(row)):
+            text = self.masker.text(text, secrets)
         return text
 
     def details(self, row: RowOutcome, keys: list[str]) -> list[str]:
@@ -223,8 +232,8 @@ class RowMasking:
         value = problem.value
         value = "" if value is None else mask_value(value) if self._masked_problem(problem) else value
         message = problem.message
-        if self.masker:
-            message = self.masker.text(message, self.secrets(row))
+        if self.masker and (secrets := self.secrets(row)):
+            message = self.masker.text(message, secrets)
         return value, message
 
 
