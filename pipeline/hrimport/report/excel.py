@@ -1,7 +1,9 @@
 """``report.xlsx``: the ``Summary``, ``Rows``, ``Problems`` and ``Values`` sheets of a run (issue 4).
 
 Written with xlsxwriter in ``constant_memory`` mode: rows stream to disk in order, so 100,000 rows stay fast
-and small. That mode cannot ``autofit``, so column widths are measured while writing. The ``Rows`` sheet is
+and small, and one walk of the rows writes both the Rows and the Problems sheets (each sheet streams to its
+own file); their rows go out whole (``streamed_sheet``). That mode cannot ``autofit``, so column widths are
+measured while writing. The ``Rows`` sheet is
 narrow on purpose (LIBRARIES.md: 100k x 40 cells take ~55 s); the full original columns of the rows needing
 attention are in ``to_fix``. Every text goes through ``write_string`` (never ``write``, which turns ``=...``
 into a formula); formula-like texts also get the quote-prefix style (see ``cells``).

@@ -3,7 +3,8 @@
 Issue 4: inline CSS and SVG only (no fonts, scripts or CDNs from elsewhere), so the page opens offline and as
 an e-mail attachment; autoescape on, so every spreadsheet value is text; readable with scripts off. The full
 row list stops at ``RunInfo.html_row_limit`` rows to keep the page light; rows needing attention are always
-all listed.
+all listed. The lines of those two long tables are made here, escaped as the template would, and the page is
+written as the template makes it, never held whole.
 """
 
 from __future__ import annotations
