@@ -18,9 +18,10 @@ from hrimport.report.streamed_sheet import Cell, StreamedSheet
 
 # texts xlsxwriter writes as they are, and texts it changes (escapes, cuts, marks to keep their spaces)
 PLAIN = ["Ada Lovelace", "0000123", "=1+1", "+65 8123 4567", "李小龙", "Zoë 'quoted' \"twice\"", "line\nbreak",
-         "tab\tinside", "🎉 party", ""]
+         "tab\tinside", "🎉 party", "_x00 and x0041_ apart", ""]
 CHANGED = ["Fish & Chips", "<script>alert(1)</script>", "<r><t>rich?</t></r>", "a\x00b\x1fc", "carriage\r",
-           "_x0041_ look-alike", " leading space", "trailing space ", "\u3000ideographic", "non\ufffechar",
+           "_x0041_ look-alike", " leading space", "trailing space ", "\u3000ideographic",
+           "\xa0no-break", "next line\x85", "ends with a line break\n", "non\ufffechar",
            "x" * 20_000, "🎉" * 17_000]
 
 # (first row, cells) per row, as the reporters give them: a number, texts, some formatted; rows left out
