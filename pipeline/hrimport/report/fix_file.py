@@ -151,10 +151,11 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
             # the row's cells in one call (StreamedSheet: 200,000 cells for 5,000 rows to fix cost 2 s cell by cell)
             cells: list[Cell] = []
             for c, text in enumerate(texts[:last]):
-                bad = c in marked
-                if text or bad:
-                    cells.append((c, text, formats[bad, text.startswith(FORMULA_TRIGGERS)]))
-                widths[c] = max(widths[c], len(text))
+                if text:
+                    cells.append((c, text, formats[c in marked, text.startswith(FORMULA_TRIGGERS)]))
+                    widths[c] = max(widths[c], len(text))
+                elif c in marked:  # an empty cell a problem names (a missing value): marked all the same
+                    cells.append((c, text, formats[True, False]))
             cells.append((last, texts[last], problem))
             ws.write_cells(r, cells)
             for c, comment in marked.items():
