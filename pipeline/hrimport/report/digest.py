@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hrimport.outcomes import SUCCESS_OUTCOMES, Outcome, RowOutcome, RunResult
+from hrimport.outcomes import SUCCESS_OUTCOMES, Outcome, RunResult
 
 
 @dataclass
@@ -25,8 +25,8 @@ class RowsDigest:
     imported: int  # rows imported, or found valid by a dry run
     verdict: str  # ``RunResult.verdict()``
     detail_keys: list[str]  # every detail key any row uses, in first-seen order
-    # the rows needing attention, in their order: what ``to_fix`` holds
-    attention: list[RowOutcome] = field(default_factory=list)
+    # the row numbers of the rows needing attention, in their order: the rows ``to_fix`` holds
+    attention_rows: list[int] = field(default_factory=list)
     # the (field, column) of every problem naming a column: where a masked field's values may hide
     problem_places: set[tuple[str | None, str]] = field(default_factory=set)
     # rows needing attention per problem code, warnings included (report.xlsx's Summary)
@@ -41,7 +41,7 @@ def digest_rows(result: RunResult) -> RowsDigest:
     """Walk ``result.rows`` once and keep what the report files need of all of them."""
     counts: dict[Outcome, int] = {}
     keys: dict[str, None] = {}
-    attention: list[RowOutcome] = []
+    attention_rows: list[int] = []
     places: set[tuple[str | None, str]] = set()
     attention_codes: dict[str, int] = {}
     problem_counts: Counter[str] = Counter()
@@ -57,7 +57,7 @@ def digest_rows(result: RunResult) -> RowsDigest:
             keys.update(dict.fromkeys(details))
         success = outcome in SUCCESS_OUTCOMES
         if not success:
-            attention.append(row)
+            attention_rows.append(row.row)
         if row.problems:
             for p in row.problems:
                 if p.column:
@@ -75,7 +75,7 @@ def digest_rows(result: RunResult) -> RowsDigest:
         imported=sum(n for o, n in counts.items() if o in SUCCESS_OUTCOMES),
         verdict=result.verdict(),
         detail_keys=list(keys),
-        attention=attention,
+        attention_rows=attention_rows,
         problem_places=places,
         attention_codes=attention_codes,
         problem_counts=problem_counts,

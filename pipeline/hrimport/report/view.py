@@ -324,7 +324,7 @@ def fix_file_rows(result: RunResult, digest: RowsDigest | None = None) -> dict[i
     """
     source = result.info.source
     header = max(len(source.preamble), source.header_row - 1) + 1
-    attention = sorted(r.row for r in (digest or digest_rows(result)).attention)
+    attention = sorted((digest or digest_rows(result)).attention_rows)
     return {row: header + position for position, row in enumerate(attention, 1)}
 
 

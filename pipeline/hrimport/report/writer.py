@@ -144,9 +144,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
 
     make_private_folder(folder)
     source = result.info.source
-    # what every file needs of all the rows, in one walk; then each file walks them once more for its lines
-    digest = digest_rows(result)
-    attention = digest.attention
+    attention = result.need_attention  # to_fix's rows, to write first, in parallel when they are many
     fix_job = _FixFileJob(source, attention, folder) if attention else None
     try:
         outcomes = folder / OUTCOMES_FILE
@@ -154,6 +152,8 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
             write_outcomes(outcomes, result)
             os.chmod(outcomes, 0o600)  # write_outcomes creates it 0600, but an older file keeps its mode
             lap(OUTCOMES_FILE)
+        # what the other files need of all the rows, in one walk; then each walks them once more for its lines
+        digest = digest_rows(result)
         masking = RowMasking(result, digest)
         html = write_html(
             result, folder / "report.html", masking=masking, digest=digest, fix_file_name=FIX_XLSX,
