@@ -13,9 +13,11 @@ import shutil
 import stat
 import subprocess
 import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
+from typing import overload
 
 import openpyxl
 import pytest
@@ -25,8 +27,12 @@ from hrimport.outcomes import Outcome, RowOutcome, RunResult, read_outcomes, wri
 from hrimport.report import ReportFiles, default_report_folder, explain, write_report
 from hrimport.report import writer as report_writer
 from hrimport.report.cells import mask_value
+from hrimport.report.digest import digest_rows
+from hrimport.report.excel import write_report_xlsx
 from hrimport.report.explain import known_codes
 from hrimport.report.history import run_order
+from hrimport.report.html import write_html
+from hrimport.report.view import RowMasking
 from hrimport.report.writer import new_report_folder
 from hrimport.to_fix_format import csv_safe, restore_csv_cell
 from tests.report_samples import FORMULA, HEADERS, PASSPORT, TOKEN, XSS_NAME, sample_result
@@ -177,6 +183,49 @@ def test_html_row_list_stops_at_the_limit_but_lists_every_row_needing_attention(
     assert "This page lists the first 3 of 10 rows" in page
     assert "the other 7 are in <b>report.xlsx</b>" in page
     assert page.count('class="problem-row"') == 7  # six rows, one of them under two codes
+
+
+class _RowsInAFile(Sequence[RowOutcome]):
+    """A run's rows as a file-backed sequence would give them: iterated, counted and sliced, each walk a read
+    of the whole file; never looked up by position."""
+
+    def __init__(self, rows: list[RowOutcome]) -> None:
+        self._rows, self.walks = rows, 0
+
+    def __iter__(self) -> Iterator[RowOutcome]:
+        self.walks += 1
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> RowOutcome: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RowOutcome]: ...
+    def __getitem__(self, index: int | slice) -> RowOutcome | Sequence[RowOutcome]:
+        if isinstance(index, slice):
+            return self._rows[index]
+        raise AssertionError("a report looked a row up by position")
+
+
+def test_each_report_file_reads_the_rows_once_and_writes_what_a_list_gives(tmp_path: Path) -> None:
+    rows = _RowsInAFile(sample_result(html_row_limit=3).rows)
+    result = RunResult(sample_result(html_row_limit=3).info, rows)
+    digest = digest_rows(result)
+    masking = RowMasking(result, digest)
+    for write, name in ((write_html, "report.html"), (write_report_xlsx, "report.xlsx")):
+        rows.walks = 0
+        write(result, tmp_path / name, masking=masking, digest=digest)
+        assert rows.walks == 1, name
+    rows.walks = 0
+    write_outcomes(tmp_path / "outcomes.jsonl", result)
+    assert rows.walks == 1
+    from_file = write_report(result, tmp_path / "from-file")
+    from_list = write_report(sample_result(html_row_limit=3), tmp_path / "from-list")
+    assert from_file.html.read_bytes() == from_list.html.read_bytes()
+    for sheet in ("Summary", "Rows", "Problems"):
+        assert _sheet_rows(from_file.xlsx, sheet) == _sheet_rows(from_list.xlsx, sheet)
 
 
 def test_html_of_an_empty_run_says_so(tmp_path: Path) -> None:
@@ -384,7 +433,22 @@ def test_fast_outcomes_writer_matches_asdict(tmp_path: Path) -> None:
     result = sample_result()
     write_outcomes(tmp_path / "o.jsonl", result)
     lines = (tmp_path / "o.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == json.dumps({"record": "run", **asdict(result.info)}, ensure_ascii=False)
     assert lines[1:] == [json.dumps({"record": "row", **asdict(r)}, ensure_ascii=False) for r in result.rows]
+
+
+def test_a_dry_runs_payloads_are_its_request_bodies_one_json_line_each(tmp_path: Path) -> None:
+    bodies: list[dict[str, object]] = [
+        {"customer_id": "42", "bulk_staff_data": [
+            {"name": "Zoë \"Q\" Ng\n", "is_manager": True, "fte": 0.5, "manager": None, "tags": ["a", "李"]},
+        ]},
+        {"customer_id": "42", "bulk_staff_data": []},
+    ]
+    result = replace(sample_result(), payloads=bodies)
+    files = write_report(result, tmp_path / "r")
+    assert files.payloads is not None
+    lines = files.payloads.read_text(encoding="utf-8").splitlines()
+    assert lines == [json.dumps(body, ensure_ascii=False) for body in bodies]
 
 
 def test_the_token_is_in_no_written_byte(tmp_path: Path) -> None:

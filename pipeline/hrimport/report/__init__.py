@@ -4,7 +4,8 @@
 for a CSV source), ``summary.json`` and ``outcomes.jsonl``; ``default_report_folder`` names the folder of a
 run. One module per file kind (``html``, ``excel``, ``fix_file``, ``summary``; ``fix_workbook`` makes
 ``to_fix.xlsx`` from the source workbook, ``fix_marks`` says what it marks), with ``explain`` (problem codes
-in plain words), ``view`` (shared display shaping) and ``cells`` (masking). A job's folder also holds
+in plain words), ``view`` (shared display shaping), ``cells`` (masking), ``digest`` (what every file needs of
+all the rows, in one walk of them) and ``streamed_sheet`` (the xlsx sheets with a line per row, fast). A job's folder also holds
 ``index.html``, every run at a glance: ``history`` reads the run folders, ``history_page`` writes the page.
 Private files and folder names are ``hrimport.private_files``; the to_fix round trip's contract is
 ``hrimport.to_fix_format``.

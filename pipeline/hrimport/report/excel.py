@@ -1,7 +1,9 @@
 """``report.xlsx``: the ``Summary``, ``Rows``, ``Problems`` and ``Values`` sheets of a run (issue 4).
 
 Written with xlsxwriter in ``constant_memory`` mode: rows stream to disk in order, so 100,000 rows stay fast
-and small. That mode cannot ``autofit``, so column widths are measured while writing. The ``Rows`` sheet is
+and small, and one walk of the rows writes both the Rows and the Problems sheets (each sheet streams to its
+own file); their rows go out whole (``streamed_sheet``). That mode cannot ``autofit``, so column widths are
+measured while writing. The ``Rows`` sheet is
 narrow on purpose (LIBRARIES.md: 100k x 40 cells take ~55 s); the full original columns of the rows needing
 attention are in ``to_fix``. Every text goes through ``write_string`` (never ``write``, which turns ``=...``
 into a formula); formula-like texts also get the quote-prefix style (see ``cells``).
@@ -15,11 +17,13 @@ from typing import Any
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
-from hrimport.outcomes import Outcome, RunResult
+from hrimport.outcomes import Outcome, RowOutcome, RunResult
 from hrimport.private_files import open_private
+from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import explain
 from hrimport.report.provenance import change_lines
-from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_keys, detail_label, run_facts
+from hrimport.report.streamed_sheet import Cell, StreamedSheet
+from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_label, run_facts
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 _MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet
@@ -77,19 +81,19 @@ def _put(ws: Worksheet, fmt: _Formats, row: int, col: int, text: str, widths: _W
         widths.widths[col] = len(text)
 
 
-def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
+def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, digest: RowsDigest) -> None:
     ws = _printable(wb.add_worksheet("Summary"), repeat_header=False)
     ws.set_column(0, 0, 24)
     ws.set_column(1, 1, 70)
     ws.set_column(2, 2, 12)
     kind = "Time off" if result.info.kind == "timeoff" else "Staff"
     ws.write_string(0, 0, f"{kind} import report: {result.info.job}", fmt.title)
-    ws.write_string(1, 0, result.verdict() + ".", fmt.verdict)
+    ws.write_string(1, 0, digest.verdict + ".", fmt.verdict)
     r = 3
     ws.write_string(r, 0, "Outcome", fmt.section)
     ws.write_string(r, 1, "", fmt.section)
     ws.write_string(r, 2, "Rows", fmt.section)
-    for value, count in result.counts().items():
+    for value, count in digest.counts.items():
         outcome = Outcome(value)
         if not count and outcome not in (Outcome.ADDED, Outcome.UPDATED, Outcome.INVALID):
             continue  # zero counts of rare outcomes are noise for the reader
@@ -99,12 +103,8 @@ def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) ->
         ws.write_number(r, 2, count, fmt.number)
     r += 1
     ws.write_string(r, 0, "Rows read", fmt.label)
-    ws.write_number(r, 2, len(result.rows), fmt.number)
-    groups: dict[str, int] = {}
-    for row in result.rows:
-        if not row.outcome.is_success:
-            for code in row.problem_codes:
-                groups[code] = groups.get(code, 0) + 1
+    ws.write_number(r, 2, digest.total, fmt.number)
+    groups = digest.attention_codes
     if groups:
         r += 2
         ws.write_string(r, 0, "Problem", fmt.section)
@@ -128,70 +128,101 @@ def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) ->
         _put(ws, fmt, r, 1, note)
 
 
-def _rows_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
-    rows = result.rows
-    keys = detail_keys(rows)
-    headers = ["Row", "External id", "Name", "Outcome", "Problem codes", "Message", *map(detail_label, keys)]
-    ws = _printable(wb.add_worksheet("Rows"), repeat_header=True)
-    # Printed for a sign-off: one page wide, as many pages tall as it takes, the message column wrapped
-    # within a fixed width instead of running off the page.
-    ws.fit_to_pages(1, 0)
-    wrapped = {q: wb.add_format({**_FONT, "text_wrap": True, "quote_prefix": q}) for q in (False, True)}
-    widths = _Widths(headers)
-    for col, h in enumerate(headers):
-        ws.write_string(0, col, h, fmt.header)
-    # This loop runs once per source row (100,000 in the benchmark) and xlsxwriter's own work dominates:
-    # local names, no helper call for the two cells every row has, widths measured in bulk below.
-    write_number, write_string = ws.write_number, ws.write_string
-    quoted, outcome_fmt = fmt.quoted, fmt.outcome
-    labels = {o: o.label for o in Outcome}
-    for r, row in enumerate(rows, start=1):
-        write_number(r, 0, row.row)
+class _RowsSheet:
+    """The ``Rows`` sheet: one line per source row (``add``), its widths measured as they are written."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, fmt: _Formats, keys: list[str], masking: RowMasking) -> None:
+        self.keys, self.masking = keys, masking
+        self.headers = ["Row", "External id", "Name", "Outcome", "Problem codes", "Message", *map(detail_label, keys)]
+        ws = _printable(wb.add_worksheet("Rows", worksheet_class=StreamedSheet), repeat_header=True)
+        assert isinstance(ws, StreamedSheet)
+        self.ws = ws
+        # Printed for a sign-off: one page wide, as many pages tall as it takes, the message column wrapped
+        # within a fixed width instead of running off the page.
+        ws.fit_to_pages(1, 0)
+        self.wrapped = {q: wb.add_format({**_FONT, "text_wrap": True, "quote_prefix": q}) for q in (False, True)}
+        self.widths = _Widths(self.headers)
+        for col, h in enumerate(self.headers):
+            ws.write_string(0, col, h, fmt.header)
+        self.quoted, self.outcome_formats = fmt.quoted, fmt.outcome
+        self.labels = {o: o.label for o in Outcome}
+        self.id_width = self.name_width = self.codes_width = 0
+        self.detail_widths = [0] * len(keys)
+        self.last = 0  # the sheet's last row written
+
+    def add(self, row: RowOutcome) -> None:
+        # This runs once per source row (100,000 in the benchmark): each row's cells are gathered and written
+        # in one call (StreamedSheet), the widths kept as plain integers.
+        quoted = self.quoted
+        cells: list[Cell] = [(0, row.row, None)]
         ext, name = row.external_id, row.name
         if ext:
-            write_string(r, 1, ext, quoted if ext.startswith(FORMULA_TRIGGERS) else None)
+            cells.append((1, ext, quoted if ext.startswith(FORMULA_TRIGGERS) else None))
+            self.id_width = max(self.id_width, len(ext))
         if name:
-            write_string(r, 2, name, quoted if name.startswith(FORMULA_TRIGGERS) else None)
-        write_string(r, 3, labels[row.outcome], outcome_fmt[row.outcome])
+            cells.append((2, name, quoted if name.startswith(FORMULA_TRIGGERS) else None))
+            self.name_width = max(self.name_width, len(name))
+        cells.append((3, self.labels[row.outcome], self.outcome_formats[row.outcome]))
         if row.problems:
-            _put(ws, fmt, r, 4, ", ".join(row.problem_codes), widths)
-        if (row.message or row.problems) and (message := masking.message(row)):
-            write_string(r, 5, message, wrapped[message.startswith(FORMULA_TRIGGERS)])
+            codes = ", ".join(row.problem_codes)
+            cells.append((4, codes, quoted if codes.startswith(FORMULA_TRIGGERS) else None))
+            self.codes_width = max(self.codes_width, len(codes))
+        if (row.message or row.problems) and (message := self.masking.message(row)):
+            cells.append((5, message, self.wrapped[message.startswith(FORMULA_TRIGGERS)]))
         if row.details:
-            for col, value in enumerate(masking.details(row, keys), start=6):
-                _put(ws, fmt, r, col, value, widths)
-    w = widths.widths
-    w[0] = max(w[0], len(f"{len(rows)}"))
-    w[1] = max(w[1], max((len(r.external_id) for r in rows), default=0))
-    w[2] = max(w[2], max((len(r.name) for r in rows), default=0))
-    w[3] = max(len(label) for label in labels.values()) + 4
-    w[5] = _MESSAGE_WIDTH  # wrapped: as wide as a readable line, whatever the longest message
-    widths.apply(ws)
-    ws.freeze_panes(1, 0)
-    ws.autofilter(0, 0, max(len(rows), 1), len(headers) - 1)
+            widths = self.detail_widths
+            for i, value in enumerate(self.masking.details(row, self.keys)):
+                if value:
+                    cells.append((6 + i, value, quoted if value.startswith(FORMULA_TRIGGERS) else None))
+                    widths[i] = max(widths[i], len(value))
+        self.last += 1
+        self.ws.write_cells(self.last, cells)
+
+    def finish(self) -> None:
+        w, ws = self.widths.widths, self.ws
+        w[0] = max(w[0], len(f"{self.last}"))
+        w[1] = max(w[1], self.id_width)
+        w[2] = max(w[2], self.name_width)
+        w[3] = max(len(label) for label in self.labels.values()) + 4
+        w[4] = max(w[4], self.codes_width)
+        w[5] = _MESSAGE_WIDTH  # wrapped: as wide as a readable line, whatever the longest message
+        for i, width in enumerate(self.detail_widths, start=6):
+            w[i] = max(w[i], width)
+        self.widths.apply(ws)
+        ws.freeze_panes(1, 0)
+        ws.autofilter(0, 0, max(self.last, 1), len(self.headers) - 1)
 
 
-def _problems_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, masking: RowMasking) -> None:
-    headers = ["Row", "External id", "Column", "Value", "Code", "Message", "Severity"]
-    ws = _printable(wb.add_worksheet("Problems"), repeat_header=True)
-    widths = _Widths(headers)
-    for col, h in enumerate(headers):
-        ws.write_string(0, col, h, fmt.header)
-    r = 0
-    for row in result.rows:
+class _ProblemsSheet:
+    """The ``Problems`` sheet: one line per problem of each row (``add``)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook, fmt: _Formats, masking: RowMasking) -> None:
+        self.headers = ["Row", "External id", "Column", "Value", "Code", "Message", "Severity"]
+        self.masking, self.quoted = masking, fmt.quoted
+        ws = _printable(wb.add_worksheet("Problems", worksheet_class=StreamedSheet), repeat_header=True)
+        assert isinstance(ws, StreamedSheet)
+        self.ws = ws
+        self.widths = _Widths(self.headers)
+        for col, h in enumerate(self.headers):
+            ws.write_string(0, col, h, fmt.header)
+        self.last = 0
+
+    def add(self, row: RowOutcome) -> None:
+        w, quoted = self.widths.widths, self.quoted
         for p in row.problems:
-            r += 1
-            value, message = masking.problem(row, p)
-            ws.write_number(r, 0, p.row if p.row is not None else row.row)
-            _put(ws, fmt, r, 1, row.external_id, widths)
-            _put(ws, fmt, r, 2, p.column or "", widths)
-            _put(ws, fmt, r, 3, value, widths)
-            _put(ws, fmt, r, 4, p.code, widths)
-            _put(ws, fmt, r, 5, message, widths)
-            _put(ws, fmt, r, 6, p.severity, widths)
-    widths.apply(ws)
-    ws.freeze_panes(1, 0)
-    ws.autofilter(0, 0, max(r, 1), len(headers) - 1)
+            value, message = self.masking.problem(row, p)
+            cells: list[Cell] = [(0, p.row if p.row is not None else row.row, None)]
+            for col, text in enumerate((row.external_id, p.column or "", value, p.code, message, p.severity), 1):
+                if text:
+                    cells.append((col, text, quoted if text.startswith(FORMULA_TRIGGERS) else None))
+                    w[col] = max(w[col], len(text))
+            self.last += 1
+            self.ws.write_cells(self.last, cells)
+
+    def finish(self) -> None:
+        self.widths.apply(self.ws)
+        self.ws.freeze_panes(1, 0)
+        self.ws.autofilter(0, 0, max(self.last, 1), len(self.headers) - 1)
 
 
 def _values_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
@@ -214,9 +245,13 @@ def _values_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> 
     ws.autofilter(0, 0, max(len(lines), 1), len(headers) - 1)
 
 
-def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | None = None) -> Path:
-    """Write ``report.xlsx`` (mode 0600) and return its path."""
-    masking = masking or RowMasking(result)
+def write_report_xlsx(
+    result: RunResult, path: Path, *, masking: RowMasking | None = None, digest: RowsDigest | None = None
+) -> Path:
+    """Write ``report.xlsx`` (mode 0600) and return its path: one walk of the rows writes both the Rows and
+    the Problems sheets (each sheet streams to its own file)."""
+    digest = digest or digest_rows(result)
+    masking = masking or RowMasking(result, digest)
     options: dict[str, Any] = {
         "constant_memory": True,
         "strings_to_numbers": False,
@@ -225,9 +260,15 @@ def write_report_xlsx(result: RunResult, path: Path, *, masking: RowMasking | No
     with open_private(path, "wb") as fh:
         wb = xlsxwriter.Workbook(fh, options)
         fmt = _Formats(wb)
-        _summary_sheet(wb, fmt, result)
-        _rows_sheet(wb, fmt, result, masking)
-        _problems_sheet(wb, fmt, result, masking)
+        _summary_sheet(wb, fmt, result, digest)
+        rows_sheet = _RowsSheet(wb, fmt, digest.detail_keys, masking)
+        problems_sheet = _ProblemsSheet(wb, fmt, masking)
+        for row in result.rows:
+            rows_sheet.add(row)
+            if row.problems:
+                problems_sheet.add(row)
+        rows_sheet.finish()
+        problems_sheet.finish()
         _values_sheet(wb, fmt, result)
         wb.set_properties({"title": f"hrimport report: {result.info.job}", "author": "hrimport"})
         wb.close()

@@ -7,9 +7,10 @@ A masked field (``[report] mask``) never shows a value here: its lines keep thei
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from hrimport.outcomes import RunResult
+from hrimport.outcomes import RowOutcome, RunResult
 from hrimport.provenance import ValueExample, without_masked
 from hrimport.report.view import RowMasking
 
@@ -68,13 +69,19 @@ def change_lines(result: RunResult) -> list[ChangeLine]:
     ]
 
 
-def provenance_view(result: RunResult, masking: RowMasking) -> ProvenanceView:
-    """The changes per column, and the changed values of the rows report.html lists."""
+def provenance_view(result: RunResult, masking: RowMasking, listed: Iterable[RowOutcome]) -> ProvenanceView:
+    """The changes per column, and the changed values of ``listed``, the rows report.html lists."""
     masker = masking.masker
+    masked: dict[tuple[str, str], bool] = {}  # (field, column) -> a masked field: decided once each, not per row
     rows: dict[int, list[tuple[str, str, str]]] = {}
-    for o in result.rows[: max(result.info.html_row_limit, 0)]:
-        cells = [(column, shown_value(read), shown_value(sent))
-                 for name, (column, read, sent) in o.changed_values.items() if not masker.applies(name, column)]
+    for o in listed:
+        cells = []
+        for name, (column, read, sent) in o.changed_values.items():
+            hidden = masked.get((name, column))
+            if hidden is None:
+                hidden = masked[name, column] = masker.applies(name, column)
+            if not hidden:
+                cells.append((column, shown_value(read), shown_value(sent)))
         if cells:
             rows[o.row] = cells
     return ProvenanceView(change_lines(result), rows)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -11,34 +10,32 @@ from typing import Any
 from hrimport.outcomes import RunResult
 from hrimport.private_files import open_private
 from hrimport.provenance import without_masked
+from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.view import shown_host
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
 
 SUMMARY_VERSION = 1
 
 
-def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> dict[str, Any]:
+def summary_data(
+    result: RunResult, *, files: dict[str, str] | None = None, digest: RowsDigest | None = None
+) -> dict[str, Any]:
     """The summary as a JSON-ready dict: counts, exit status, verdict, file facts, timings."""
     info, src = result.info, result.info.source
-    counts = result.counts()
-    imported = result.imported
-    problem_counts = Counter(
-        p.code for r in result.rows.listed() if not r.outcome.is_success for p in r.problems if not p.is_warning
-    )
-    warning_counts = Counter(p.code for r in result.rows.listed() for p in r.problems if p.is_warning)
+    digest = digest or digest_rows(result)
     return {
         "summary_version": SUMMARY_VERSION,
         "job": info.job,
         "kind": info.kind,
         "dry_run": info.dry_run,
-        "verdict": result.verdict(),
+        "verdict": digest.verdict,
         "exit_code": result.exit_code,
-        "rows_read": len(result.rows),
-        "imported": imported,
-        "need_attention": len(result.rows) - imported,
-        "counts": counts,
-        "problems": dict(problem_counts.most_common()),
-        "warnings": dict(warning_counts.most_common()),
+        "rows_read": digest.total,
+        "imported": digest.imported,
+        "need_attention": digest.total - digest.imported,
+        "counts": digest.counts,
+        "problems": dict(digest.problem_counts.most_common()),
+        "warnings": dict(digest.warning_counts.most_common()),
         "source": {
             "name": src.name,
             "path": src.path,
@@ -68,13 +65,15 @@ def summary_data(result: RunResult, *, files: dict[str, str] | None = None) -> d
     }
 
 
-def summary_json(result: RunResult, *, files: dict[str, str] | None = None) -> str:
+def summary_json(result: RunResult, *, files: dict[str, str] | None = None, digest: RowsDigest | None = None) -> str:
     """``summary.json``'s text: what ``--json`` prints, for a validate too, which writes no file."""
-    return json.dumps(summary_data(result, files=files), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(summary_data(result, files=files, digest=digest), ensure_ascii=False, indent=2) + "\n"
 
 
-def write_summary(result: RunResult, path: Path, *, files: dict[str, str] | None = None) -> Path:
+def write_summary(
+    result: RunResult, path: Path, *, files: dict[str, str] | None = None, digest: RowsDigest | None = None
+) -> Path:
     """Write ``summary.json`` (mode 0600) and return its path."""
     with open_private(path, "w") as fh:
-        fh.write(summary_json(result, files=files))
+        fh.write(summary_json(result, files=files, digest=digest))
     return path

@@ -6,14 +6,16 @@ formats what the stages recorded, so ``report.html``, ``report.xlsx`` and ``summ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
 from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
-from hrimport.report.cells import Masker
+from hrimport.report.cells import Masker, mask_value
+from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import Explanation, explain
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target, service_host
 
@@ -108,15 +110,6 @@ def detail_label(key: str) -> str:
     return key
 
 
-def detail_keys(rows: Iterable[RowOutcome]) -> list[str]:
-    """Every detail key used by any row, in first-seen order."""
-    keys: dict[str, None] = {}
-    for row in rows:
-        if row.details:
-            keys.update(dict.fromkeys(row.details))
-    return list(keys)
-
-
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 
 
@@ -165,40 +158,65 @@ def run_facts(info: RunInfo) -> list[tuple[str, str]]:
 class RowMasking:
     """Masks a run's sensitive values in every row's cells and messages (see ``cells.Masker``)."""
 
-    def __init__(self, result: RunResult) -> None:
+    def __init__(self, result: RunResult, digest: RowsDigest | None = None) -> None:
         self.masker = Masker(result.info.mask_fields)
         # Source columns that carry a masked field, learnt from the problems: their raw cells are secrets too.
         self.columns = set(self.masker.fields)
         if self.masker:
-            for row in result.rows:
-                for p in row.problems:
-                    if p.column and self.masker.applies(p.field, p.column):
-                        self.columns.add(p.column.strip().casefold())
+            places = (digest or digest_rows(result)).problem_places
+            self.columns.update(column.strip().casefold() for name, column in places
+                                if self.masker.applies(name, column))
         # the source's headers seen so far, and those of them that are secret columns: each header is compared
         # once, not once per row (100,000 rows needing attention x 40 columns, three times over)
         self.seen_headers: set[str] = set()
         self.secret_headers: set[str] = set()
+        # whether a detail key, or a problem's (field, column), is a masked field: decided once each, not once
+        # per row
+        self.masked_keys: dict[str, bool] = {}
+        self.masked_places: dict[tuple[str | None, str | None], bool] = {}
+
+    def _masked_key(self, key: str) -> bool:
+        masked = self.masked_keys.get(key)
+        if masked is None:
+            masked = self.masked_keys[key] = self.masker.applies(key)
+        return masked
+
+    def _masked_problem(self, problem: Problem) -> bool:
+        place = (problem.field, problem.column)
+        masked = self.masked_places.get(place)
+        if masked is None:
+            masked = self.masked_places[place] = self.masker.applies(*place)
+        return masked
 
     def secrets(self, row: RowOutcome) -> list[str]:
         """The raw sensitive values of ``row``, to hide wherever its texts quote them."""
         if not self.masker:
             return []
-        found = [p.value for p in row.problems if p.value and self.masker.applies(p.field, p.column)]
-        found += [v for k, v in row.details.items() if v and self.masker.applies(k)]
+        # runs for every row of every report file: inline look-ups, nothing made for a row with nothing secret
+        found = [p.value for p in row.problems if p.value and self._masked_problem(p)] if row.problems else []
+        if row.details:
+            masked_keys = self.masked_keys
+            for k, v in row.details.items():
+                masked = masked_keys.get(k)
+                if masked is None:
+                    masked = self._masked_key(k)
+                if masked and v:
+                    found.append(v)
         if row.source:
             source = row.source
-            for header in source.keys() - self.seen_headers:
-                self.seen_headers.add(header)
-                if header.strip().casefold() in self.columns:
-                    self.secret_headers.add(header)
+            if not source.keys() <= self.seen_headers:
+                for header in source.keys() - self.seen_headers:
+                    self.seen_headers.add(header)
+                    if header.strip().casefold() in self.columns:
+                        self.secret_headers.add(header)
             found += [v for v in (source.get(h) for h in self.secret_headers) if v]
         return found
 
     def message(self, row: RowOutcome) -> str:
         """The row's message as shown: its own message, else its problems' messages; masked."""
         text = row.message or "; ".join(dict.fromkeys(p.message for p in row.problems))
-        if self.masker and text and (row.problems or row.details or row.source):
-            text = self.masker.text(text, self.secrets(row))
+        if self.masker and text and (row.problems or row.details or row.source) and (secrets := self.secrets(row)):
+            text = self.masker.text(text, secrets)
         return text
 
     def details(self, row: RowOutcome, keys: list[str]) -> list[str]:
@@ -206,14 +224,16 @@ class RowMasking:
         d = row.details
         if not d:
             return [""] * len(keys)
-        return [self.masker.value(d.get(k, ""), k) for k in keys]
+        masked = self._masked_key
+        return ["" if (v := d.get(k)) is None else mask_value(v) if masked(k) else v for k in keys]
 
     def problem(self, row: RowOutcome, problem: Problem) -> tuple[str, str]:
         """(value, message) of ``problem`` as shown."""
-        value = self.masker.value(problem.value, problem.field, problem.column)
+        value = problem.value
+        value = "" if value is None else mask_value(value) if self._masked_problem(problem) else value
         message = problem.message
-        if self.masker:
-            message = self.masker.text(message, self.secrets(row))
+        if self.masker and (secrets := self.secrets(row)):
+            message = self.masker.text(message, secrets)
         return value, message
 
 
@@ -238,51 +258,62 @@ class ProblemGroup:
     explanation: Explanation
     lines: list[ProblemLine] = field(default_factory=list)
 
-    @property
+    @cached_property
     def row_count(self) -> int:
+        """The rows the group names (once the grouping is done: the count is kept)."""
         return len({line.row for line in self.lines})
 
 
-def problem_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
-    """Rows needing attention grouped by problem code, largest group first.
+class ProblemGrouping:
+    """The rows' problems grouped by code, as a walk of the rows gives them (``add``): ``problems``, those of
+    the rows needing attention, and ``warnings``, those of every row (imported or not: what was doubtful about
+    a row but did not stop it, such as a broken cell in a column nothing is sent from, or a value changed as
+    the config allows). Each is largest group first.
 
     A row with two problems shows in both groups; a row needing attention with no recorded problem shows
-    under the code its outcome implies, with its message. Warnings are listed by ``warning_groups``.
+    under the code its outcome implies, with its message.
     """
 
-    def problems() -> Iterator[tuple[RowOutcome, Problem]]:
-        for row in result.rows:
-            if row.outcome.is_success:
-                continue
+    def __init__(self, masking: RowMasking) -> None:
+        self.masking = masking
+        self._problems: dict[str, ProblemGroup] = {}
+        self._warnings: dict[str, ProblemGroup] = {}
+
+    def add(self, row: RowOutcome) -> None:
+        """Group the problems and warnings of ``row``, after those of the rows given before it."""
+        if not row.outcome.is_success:
             found = tuple(p for p in row.problems if not p.is_warning) or (
                 Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
             )
-            yield from ((row, p) for p in found)
+            for p in found:
+                self._line(self._problems, row, p)
+        for p in row.problems:
+            if p.is_warning:
+                self._line(self._warnings, row, p)
 
-    return _grouped(problems(), masking)
-
-
-def warning_groups(result: RunResult, masking: RowMasking) -> list[ProblemGroup]:
-    """The warnings of every row (imported or not), grouped by code, largest group first: what was doubtful
-    about a row but did not stop it (a broken cell in a column nothing is sent from, a value changed as the
-    config allows)."""
-    return _grouped(((row, p) for row in result.rows for p in row.problems if p.is_warning), masking)
-
-
-def _grouped(problems: Iterable[tuple[RowOutcome, Problem]], masking: RowMasking) -> list[ProblemGroup]:
-    groups: dict[str, ProblemGroup] = {}
-    for row, p in problems:
-        value, message = masking.problem(row, p)
+    def _line(self, groups: dict[str, ProblemGroup], row: RowOutcome, p: Problem) -> None:
+        value, message = self.masking.problem(row, p)
         group = groups.get(p.code)
         if group is None:
             group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
         group.lines.append(
             ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
         )
+
+    @property
+    def problems(self) -> list[ProblemGroup]:
+        return _largest_first(self._problems)
+
+    @property
+    def warnings(self) -> list[ProblemGroup]:
+        return _largest_first(self._warnings)
+
+
+def _largest_first(groups: dict[str, ProblemGroup]) -> list[ProblemGroup]:
     return sorted(groups.values(), key=lambda g: (-g.row_count, g.code))
 
 
-def fix_file_rows(result: RunResult) -> dict[int, int]:
+def fix_file_rows(result: RunResult, digest: RowsDigest | None = None) -> dict[int, int]:
     """Each row needing attention's row number in ``to_fix`` (source row -> to_fix row), so a report can say
     where to find it there as well as in the original file.
 
@@ -293,7 +324,7 @@ def fix_file_rows(result: RunResult) -> dict[int, int]:
     """
     source = result.info.source
     header = max(len(source.preamble), source.header_row - 1) + 1
-    attention = sorted(r.row for r in result.need_attention)
+    attention = sorted((digest or digest_rows(result)).attention_rows)
     return {row: header + position for position, row in enumerate(attention, 1)}
 
 

@@ -15,7 +15,6 @@ import itself. A run's folder holds::
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import time
@@ -24,8 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
+from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, encode_json, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
+from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
 from hrimport.report.history import is_run_folder, run_order
@@ -35,10 +35,11 @@ from hrimport.report.view import RowMasking
 
 OUTCOMES_FILE = "outcomes.jsonl"
 PAYLOADS_FILE = "payloads.jsonl"
-# From this many cells, to_fix is written by a second process while this one writes the other files:
-# xlsxwriter costs ~10 us a cell, and a run with many bad rows would otherwise pass the 15 s budget
-# (issue 4) on this 2-core machine. Below it, starting a process costs more than it saves.
-PARALLEL_FIX_CELLS = 50_000
+# From this many cells, to_fix is written by a second process while this one writes the other files, so a run
+# with many bad rows stays within the 15 s budget (issue 4) on this 2-core machine: to_fix costs ~4.5 us of CPU
+# a cell (comments and to_fix.csv included), and starting the process ~0.15 s of CPU and ~0.35 s before it
+# writes. Below it, the process costs more time than it saves.
+PARALLEL_FIX_CELLS = 80_000
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
 
     make_private_folder(folder)
     source = result.info.source
-    attention = result.need_attention
+    attention = result.need_attention  # to_fix's rows, to write first, in parallel when they are many
     fix_job = _FixFileJob(source, attention, folder) if attention else None
     try:
         outcomes = folder / OUTCOMES_FILE
@@ -151,13 +152,15 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
             write_outcomes(outcomes, result)
             os.chmod(outcomes, 0o600)  # write_outcomes creates it 0600, but an older file keeps its mode
             lap(OUTCOMES_FILE)
-        masking = RowMasking(result)
+        # what the other files need of all the rows, in one walk; then each walks them once more for its lines
+        digest = digest_rows(result)
+        masking = RowMasking(result, digest)
         html = write_html(
-            result, folder / "report.html", masking=masking, fix_file_name=FIX_XLSX,
+            result, folder / "report.html", masking=masking, digest=digest, fix_file_name=FIX_XLSX,
             fix_csv_name=fix_csv_name(source),
         )
         lap("report.html")
-        xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking)
+        xlsx = write_report_xlsx(result, folder / "report.xlsx", masking=masking, digest=digest)
         lap("report.xlsx")
         to_fix = fix_job.result() if fix_job is not None else None
         if to_fix is not None:
@@ -168,7 +171,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     payloads = _write_payloads(result, folder)
     files = ReportFiles(folder, html, xlsx, folder / "summary.json", outcomes,
                         to_fix.xlsx if to_fix else None, timings, payloads, to_fix.csv if to_fix else None)
-    write_summary(result, files.summary, files={p.name: p.name for p in files.paths()})
+    write_summary(result, files.summary, files={p.name: p.name for p in files.paths()}, digest=digest)
     lap("summary.json")
     return files
 
@@ -179,7 +182,7 @@ def _write_payloads(result: RunResult, folder: Path) -> Path | None:
         return None
     path = folder / PAYLOADS_FILE
     with open_private(path, "w") as fh:
-        fh.writelines(json.dumps(body, ensure_ascii=False) + "\n" for body in result.payloads)
+        fh.writelines(encode_json(body) + "\n" for body in result.payloads)
     return path
 
 
