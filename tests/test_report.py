@@ -13,7 +13,7 @@ import shutil
 import stat
 import subprocess
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +23,7 @@ import openpyxl
 import pytest
 from markupsafe import escape
 
-from hrimport.outcomes import Outcome, RowOutcome, RunResult, read_outcomes, write_outcomes
+from hrimport.outcomes import Outcome, OutcomeRows, RowOutcome, RunResult, read_outcomes, write_outcomes
 from hrimport.report import ReportFiles, default_report_folder, explain, write_report
 from hrimport.report import writer as report_writer
 from hrimport.report.cells import mask_value
@@ -185,27 +185,25 @@ def test_html_row_list_stops_at_the_limit_but_lists_every_row_needing_attention(
     assert page.count('class="problem-row"') == 7  # six rows, one of them under two codes
 
 
-class _RowsInAFile(Sequence[RowOutcome]):
+class _RowsInAFile(OutcomeRows):
     """A run's rows as a file-backed sequence would give them: iterated, counted and sliced, each walk a read
     of the whole file; never looked up by position."""
 
-    def __init__(self, rows: list[RowOutcome]) -> None:
-        self._rows, self.walks = rows, 0
+    def __init__(self, rows: Iterable[RowOutcome]) -> None:
+        super().__init__(rows)
+        self.walks = 0
 
     def __iter__(self) -> Iterator[RowOutcome]:
         self.walks += 1
-        return iter(self._rows)
-
-    def __len__(self) -> int:
-        return len(self._rows)
+        return super().__iter__()
 
     @overload
     def __getitem__(self, index: int) -> RowOutcome: ...
     @overload
-    def __getitem__(self, index: slice) -> Sequence[RowOutcome]: ...
-    def __getitem__(self, index: int | slice) -> RowOutcome | Sequence[RowOutcome]:
+    def __getitem__(self, index: slice) -> list[RowOutcome]: ...
+    def __getitem__(self, index: int | slice) -> RowOutcome | list[RowOutcome]:
         if isinstance(index, slice):
-            return self._rows[index]
+            return super().__getitem__(index)
         raise AssertionError("a report looked a row up by position")
 
 
