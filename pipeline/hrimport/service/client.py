@@ -274,12 +274,10 @@ class ServiceClient:
         result = answer.get("result")
         if not isinstance(result, list):
             raise UnexpectedAnswer("the service's bulk answer holds no 'result' list; check the base URL")
-        return [
-            {**item, "user": normalise_user(item["user"])}
-            if isinstance(item, dict) and "user" in item
-            else item
-            for item in result
-        ]
+        for item in result:  # the answer was parsed for this call alone: normalised in place, not copied
+            if isinstance(item, dict) and "user" in item:
+                item["user"] = normalise_user(item["user"])
+        return result
 
     @staticmethod
     def bulk_body(customer_id: str | int, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -288,7 +286,9 @@ class ServiceClient:
         one."""
         return {
             "customer_id": str(customer_id),
-            "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} for r in records],
+            # a copy only of an element that holds one (a StaffRecord's payload never does)
+            "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} if "customer_id" in r else r
+                                for r in records],
         }
 
     def calculate_total_days(

@@ -81,6 +81,8 @@ def altered_fields(sent: Mapping[str, Any], user: Mapping[str, Any]) -> list[Alt
         if not isinstance(value, str) or not value:
             continue
         stored = user.get(key)
+        if stored == value:  # the usual answer, and this loop runs for every field of every row sent
+            continue
         how = _difference(spec, value, stored)
         if how is not None:
             found.append(Alteration(name, value, stored, how))

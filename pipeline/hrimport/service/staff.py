@@ -67,19 +67,23 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
         if specs[name].type == "boolean":
             values = ["" if v == "" else v == "true" for v in values]
         columns.append(values)
-    payloads = [{name: value for name, value in zip(wanted, row) if value != ""} for row in zip(*columns)]
-    if not wanted:
-        payloads = [{} for _ in positions]
     custom = mapped.custom.iloc[positions] if len(mapped.custom.columns) else None
-    custom_columns = [(name, custom[name].tolist()) for name in custom.columns] if custom is not None else []
-    for i, payload in enumerate(payloads):
+    custom_names = list(custom.columns) if custom is not None else []
+    # Row by row over tuples (zip), never cell by cell through indices: this loop runs for every row sent.
+    custom_rows = zip(*(custom[name].tolist() for name in custom_names)) if custom is not None else None
+    payloads = []
+    for row in zip(*columns) if wanted else ((),) * len(positions):
+        # "" in row: a C-level scan, so that a fully filled row (the usual one) is zipped into its dict as is
+        payload = {k: v for k, v in zip(wanted, row) if v != ""} if "" in row else dict(zip(wanted, row))
         if payload.get("is_intern") is True and "is_employee" not in payload:
             # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
             payload["is_employee"] = False
-        if custom_columns:
-            entries = [{"name": name, "value": values[i]} for name, values in custom_columns if values[i] != ""]
+        if custom_rows is not None:
+            entries = [{"name": name, "value": value} for name, value in zip(custom_names, next(custom_rows))
+                       if value != ""]
             if entries:
                 payload["customer_data_type"] = entries
+        payloads.append(payload)
     return payloads
 
 
