@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hrimport.service.client import open_client
-from hrimport.service.staff import StaffRecord, submit_staff
+from hrimport.service.staff import StaffRecord, element_json, submit_staff
 from hrimport.state.ledger import LEDGER_FILE, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore, file_sha256, fingerprint
 
@@ -53,6 +53,8 @@ def test_the_fingerprint_of_a_payload_never_changes() -> None:
     known = "3709b9cf8160618e09a02ce4d822d65d8509fedc6fc9a7a2bfdc00961457d862"  # hrimport before issue 17
     assert fingerprint("0042", payload) == known
     assert fingerprint("0042", {**payload, "customer_id": "99"}) == known
+    # the element sent is the same text, so the store takes its fingerprint from it
+    assert hashlib.sha256(element_json(StaffRecord(2, "0042", "Zoë Tan", payload)).encode()).hexdigest() == known
 
 
 def test_what_is_remembered_reads_back_as_it_was_sent(state: StateStore) -> None:
@@ -61,7 +63,10 @@ def test_what_is_remembered_reads_back_as_it_was_sent(state: StateStore) -> None
     usual = record(1, customer_data_type=[{"name": "Cost centre", "value": "Zoë 陈"}])
     without_id = StaffRecord(3, "E0002", "Person 2", {"name": "Person 2", "country": "MY"})
     with_customer = record(3, customer_id="99")
-    accepted.remember("99", [usual, without_id, with_customer])
+    # as the submitter hands them over: with the JSON each element was sent as
+    sent = [StaffRecord(r.row, r.external_id, r.name, r.payload, element_json(r))
+            for r in (usual, without_id, with_customer)]
+    accepted.remember("99", sent)
     before = accepted.records("99")
     assert {ext: r.payload for ext, r in before.items()} == {
         "E0001": usual.payload, "E0002": without_id.payload, "E0003": with_customer.payload}

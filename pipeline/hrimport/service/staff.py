@@ -25,9 +25,10 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
@@ -41,17 +42,24 @@ from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 from hrimport.service.readback import ReadBack
 
 __all__ = [
-    "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "submit_staff",
+    "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "element_json",
+    "submit_staff",
 ]
 
 @dataclass(frozen=True)
 class StaffRecord:
-    """One valid row ready to send: its source row number, external id, name and staff input fields."""
+    """One valid row ready to send: its source row number, external id, name and staff input fields.
+
+    ``sent_json`` is set only on the records ``submit_staff`` hands to ``on_accepted``: the element's JSON
+    as it was sent (``element_json``), so that the state folder, whose fingerprint is the same text when
+    the payload names its external id, need not encode it again.
+    """
 
     row: int
     external_id: str
     name: str
     payload: dict[str, Any]
+    sent_json: str | None = field(default=None, repr=False, compare=False)
 
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
@@ -89,11 +97,28 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
 
 def bulk_bodies(customer_id: str | int, records: Sequence[StaffRecord], batch_size: int) -> list[dict[str, Any]]:
     """The request bodies ``submit_staff`` sends for ``records``, batch by batch, before any split (a dry
-    run's ``payloads.jsonl``): the same bodies the client builds (``ServiceClient.bulk_body``)."""
+    run's ``payloads.jsonl``): the same bodies, each element in its payload's own key order (the request
+    has them sorted: ``element_json``)."""
     from hrimport.service.client import ServiceClient
 
     return [ServiceClient.bulk_body(customer_id, [_with_id(r) for r in records[start:start + batch_size]])
             for start in range(0, len(records), batch_size)]
+
+
+def element_json(record: StaffRecord) -> str:
+    """The element sent for ``record`` as JSON: sorted keys, no spaces, no ``customer_id`` (sent once, at the
+    top level). Every row sent is encoded once, by this: the request body is made of these texts, and the
+    state folder's fingerprint of an accepted payload is the same text (``hrimport.state.store``). Key order
+    means nothing in JSON; only ``payloads.jsonl`` (a dry run's bodies) keeps the payload's own order."""
+    element = _with_id(record)
+    if "customer_id" in element:
+        element = {k: v for k, v in element.items() if k != "customer_id"}
+    return _encode_element(element)
+
+
+#: As httpx encodes a ``json=`` body (no spaces, UTF-8 text, no NaN), with sorted keys: the state store's
+#: fingerprint text of the same payload, for the JSON values a payload holds.
+_encode_element = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def _with_id(record: StaffRecord) -> dict[str, Any]:
@@ -108,7 +133,8 @@ class BulkStaffClient(Protocol):
     """What the submitter needs of ``hrimport.service.client.ServiceClient``."""
 
     def bulk_add_edit_staff(
-        self, customer_id: str | int, records: list[dict[str, Any]], *, on_resend: Callable[[], None] | None = None
+        self, customer_id: str | int, records: Sequence[Mapping[str, Any] | str], *,
+        on_resend: Callable[[], None] | None = None,
     ) -> list[dict[str, Any]]: ...
 
 
@@ -193,6 +219,7 @@ class _Sent:
 
     part: list[int]
     first: FirstSends
+    texts: list[str]  # each row's element as sent (``element_json``)
     results: list[dict[str, Any]] | None = None
     error: ServiceError | RequestRejected | None = None
     resent: bool = False  # the client repeated the request after an attempt the service may have processed
@@ -275,12 +302,12 @@ class _Run:
         """Send one part; the answer or the service's error, as data. Only the HTTP request: it may run in a
         worker thread, while the answer is handled in the submitting one (``_answer``)."""
         resent: list[bool] = []
+        texts = [element_json(self.records[i]) for i in part]
         try:
-            results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part],
-                                                      on_resend=partial(resent.append, True))
+            results = self.client.bulk_add_edit_staff(self.customer_id, texts, on_resend=partial(resent.append, True))
         except (ServiceError, RequestRejected) as exc:  # RetriesExhausted and AuthenticationError included
-            return _Sent(part, first, error=exc, resent=bool(resent))
-        return _Sent(part, first, results=results, resent=bool(resent))
+            return _Sent(part, first, texts, error=exc, resent=bool(resent))
+        return _Sent(part, first, texts, results=results, resent=bool(resent))
 
     def _answer(self, sent: _Sent) -> list[list[int]]:
         """Give the rows of one answered part their outcomes; returns the parts still to send (a split)."""
@@ -310,7 +337,7 @@ class _Run:
         # records a lost answer may have created: every first send of a repeated request, and those
         # an earlier run sent without an answer
         created = sent.first.never_accepted if sent.resent else sent.first.sent_before
-        self._match(part, sent.results or [], created)
+        self._match(part, sent.results or [], created, sent.texts)
         return []
 
     def _payload(self, index: int) -> dict[str, Any]:
@@ -397,10 +424,11 @@ class _Run:
 
     # ---------------------------------------------------------------------------------------- matching
 
-    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str] = frozenset()) -> None:
+    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str],
+               texts: list[str]) -> None:
         """Give each row of a batch the outcome of its result, found by external id (position as a
         fallback only for results that name no external id). An "updated" row in ``created`` was created by
-        a send whose answer was lost: it is reported ``added``."""
+        a send whose answer was lost: it is reported ``added``. ``texts``: each row's element as sent."""
         by_id: dict[str, deque[int]] = defaultdict(deque)
         for i in part:
             by_id[str(self._payload(i)["customer_system_id"])].append(i)
@@ -443,7 +471,8 @@ class _Run:
                                    "created the record and its answer was lost.")
             self._set(i, outcome)
         if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
-            accepted = [self.records[i] for i in part if self.outcomes[i].outcome in _ACCEPTED]
+            accepted = [_as_sent(self.records[i], text) for i, text in zip(part, texts)
+                        if self.outcomes[i].outcome in _ACCEPTED]
             if accepted:
                 self.on_accepted(accepted)
         self._done(len(part))
@@ -473,6 +502,10 @@ class _Run:
 
 
 _ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
+
+
+def _as_sent(record: StaffRecord, text: str) -> StaffRecord:
+    return StaffRecord(record.row, record.external_id, record.name, record.payload, text)
 
 
 def _index_of(detail: Any) -> int | None:

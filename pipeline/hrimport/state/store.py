@@ -184,16 +184,18 @@ class StateStore:
         return AcceptedStaff(self, service, job)
 
     def remember_payloads(
-        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any]]], *, job: str = ""
+        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any], str | None]], *,
+        job: str = "",
     ) -> int:
-        """Store each (external id, payload) accepted: its fingerprint, the payload and the name; returns how
-        many."""
+        """Store each (external id, payload, its element's JSON as sent or None) accepted: its fingerprint,
+        the payload and the name; returns how many."""
         now, customer = _now(), str(customer_id)
         rows = []
-        for ext, payload in items:
-            # one JSON text gives both the fingerprint and the payload kept, when the payload is canonical
+        for ext, payload, sent in items:
+            # One JSON text gives the fingerprint and the payload kept, when the payload is canonical: then the
+            # element sent (``element_json``: sorted keys, no spaces) is that very text, encoded once for all.
             canonical = _canonical(ext, payload)
-            text = _encode_canonical(canonical)
+            text = sent if sent is not None and canonical is payload else _encode_canonical(canonical)
             kept = text if canonical is payload else _encode_payload(payload)
             rows.append((service, customer, ext, _digest(text), now, str(payload.get("name") or ""), kept, job))
         if rows:
@@ -302,8 +304,8 @@ class AcceptedStaff:
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None:
         """Record that the service accepted these records' payloads."""
-        self.store.remember_payloads(self.service, customer_id, ((r.external_id, r.payload) for r in records),
-                                     job=self.job)
+        self.store.remember_payloads(self.service, customer_id,
+                                     ((r.external_id, r.payload, r.sent_json) for r in records), job=self.job)
 
     def records(self, customer_id: str) -> dict[str, AcceptedRecord]:
         """Everyone the service accepted for this company, by external id (the plan's "before")."""
