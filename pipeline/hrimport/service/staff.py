@@ -25,6 +25,7 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from collections import Counter, defaultdict, deque
@@ -36,6 +37,7 @@ from typing import Any, Protocol
 
 from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
 from hrimport.fields import by_name
+from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
@@ -64,6 +66,11 @@ class StaffRecord:
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
     """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
+    with paused_gc():  # a dozen containers a row, none in a cycle: no full collection may walk them all
+        return _build_payloads(mapped, positions)
+
+
+def _build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
     specs = by_name(mapped.fields)
     wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
     frame = mapped.frame.iloc[positions]
@@ -198,7 +205,10 @@ def submit_staff(
     started = time.perf_counter()
     batches = (list(range(start, min(start + batch_size, len(run.records))))
                for start in range(0, len(run.records), batch_size))
-    run.send_all(batches, concurrency)
+    # Full collections would walk every object the run holds (each row's payload, outcome...) again and
+    # again as outcomes pile up: the collector waits, and ``_done`` frees each batch's own cycles.
+    with paused_gc():
+        run.send_all(batches, concurrency)
     outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes]
     # rows in = rows out (issue 3, "Outcomes"): a record without an outcome would be a bug here
     if len(outcomes) != len(run.records):
@@ -357,6 +367,9 @@ class _Run:
         self.finished = []
         if self.progress is not None and count:
             self.progress(count)
+        # Each request leaves a few reference cycles (httpx's request, stamina's retry context): freed here,
+        # by a collection of the youngest objects only, those made since the last batch.
+        gc.collect(0)
 
     def _outcome(
         self, index: int, outcome: Outcome, message: str, problems: tuple[Problem, ...] = ()
