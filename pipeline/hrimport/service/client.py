@@ -165,6 +165,17 @@ _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow
 _JSON_CONTENT = {"Content-Type": "application/json"}
 
 
+def _on_body_written(on_sent: Callable[[], None]) -> Callable[[str, dict[str, Any]], None]:
+    """httpcore's ``trace`` extension calling ``on_sent`` once a request's body is written ("http11." or
+    "http2." ``send_request_body.complete``)."""
+
+    def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith(".send_request_body.complete"):
+            on_sent()
+
+    return trace
+
+
 def _without_customer_id(record: Mapping[str, Any]) -> Mapping[str, Any]:
     """A bulk element: ``customer_id`` is sent once, at the top level (a copy only of an element holding
     one; a StaffRecord's payload never does)."""
@@ -271,7 +282,7 @@ class ServiceClient:
 
     def bulk_add_edit_staff(
         self, customer_id: str | int, records: Sequence[Mapping[str, Any] | str], *,
-        on_resend: Callable[[], None] | None = None,
+        on_resend: Callable[[], None] | None = None, on_sent: Callable[[], None] | None = None,
     ) -> list[dict[str, Any]]:
         """Create or update many staff records (spec endpoint 3); the ``result`` list, users normalised.
 
@@ -280,11 +291,12 @@ class ServiceClient:
         given as text is the JSON of one (an object without ``customer_id``: ``hrimport.service.staff``
         encodes each record once, for this body and for the state folder), sent as it is. ``on_resend``
         is called when the request is sent again after an attempt the service may have processed (its
-        answer lost): a record that attempt created is then answered "updated".
+        answer lost): a record that attempt created is then answered "updated". ``on_sent`` is called once
+        the request's body is written (at each attempt), while the service works on it.
         """
         answer = self._expect_dict(
             self._call("POST", "/api/bulk_add_edit_staff", content=self.bulk_json(customer_id, records),
-                       on_resend=on_resend),
+                       on_resend=on_resend, on_sent=on_sent),
             "bulk_add_edit_staff",
         )
         result = answer.get("result")
@@ -353,11 +365,14 @@ class ServiceClient:
     # -------------------------------------------------------------------------------------- machinery
 
     def _call(self, method: str, path: str, body: Any = None, *, content: bytes | None = None,
-              idempotent: bool = True, on_resend: Callable[[], None] | None = None) -> Any:
+              idempotent: bool = True, on_resend: Callable[[], None] | None = None,
+              on_sent: Callable[[], None] | None = None) -> Any:
         """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors.
 
         The request's JSON is ``body``, or ``content`` already encoded. ``on_resend`` is called before each
-        repeat of an attempt the service may have processed."""
+        repeat of an attempt the service may have processed; ``on_sent`` when an attempt's body is written
+        (httpcore's ``trace`` extension)."""
+        extensions = {"trace": _on_body_written(on_sent)} if on_sent is not None else None
         if self.halted is not None:
             raise RetriesExhausted(f"not sent: the run was stopped ({self.halted}); run the import again",
                                    code="not-sent", attempts=0)
@@ -384,8 +399,10 @@ class ServiceClient:
                     if maybe_processed and on_resend is not None:
                         on_resend()
                     try:
-                        response = (self.http.request(method, path, json=body) if content is None else
-                                    self.http.request(method, path, content=content, headers=_JSON_CONTENT))
+                        response = (
+                            self.http.request(method, path, json=body, extensions=extensions) if content is None
+                            else self.http.request(method, path, content=content, headers=_JSON_CONTENT,
+                                                   extensions=extensions))
                     except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout):
                         raise  # never reached the service
                     except httpx.TransportError:
