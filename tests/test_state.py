@@ -202,3 +202,28 @@ def test_each_accepted_batch_is_remembered_at_once(sandbox: Any, state: StateSto
     assert [o.outcome.value for o in result.outcomes].count("added") == 4
     assert seen_after_batch[0] == 2  # the first batch was remembered before the second was sent
     assert accepted.unchanged("99", [*good, bad]) == {r.external_id for r in good}
+
+
+def test_what_the_service_accepted_is_remembered_before_the_next_batch_goes_out(sandbox: Any, state: StateStore) -> None:
+    """A run killed at any moment loses at most the batch in flight: each batch's accepted rows are in the
+    state folder before the next request is sent, though their outcomes are given while it is in flight."""
+    tag = uuid.uuid4().hex[:6]
+    people = [StaffRecord(n, f"{tag}{n}", f"Person {n}", {
+        "customer_system_id": f"{tag}{n}", "customer_system_id_type": "Workday", "name": f"Person {n}",
+        "system_email": f"p{n}@example.com", "country": "SG", "job_title": "Clerk",
+        "job_start_date": "2022-07-01", "staff_type": "EOR"}) for n in range(7)]
+    accepted = state.accepted(sandbox.base_url)
+    remembered_when_sending: list[int] = []
+    journal: list[int] = []
+
+    def sending(batch: list[StaffRecord]) -> Any:
+        remembered_when_sending.append(len(accepted.unchanged("99", people)))
+        return accepted.sending("99", batch)
+
+    with open_client(sandbox.base_url, "demo-customer-99") as client:
+        result = submit_staff(client, "99", people, batch_size=2, on_sending=sending,
+                              on_accepted=lambda records: accepted.remember("99", records),
+                              on_outcomes=lambda rows: journal.extend(o.row for o in rows))
+    assert remembered_when_sending == [0, 2, 4, 6]
+    assert journal == [r.row for r in people]  # every row once, in the order sent
+    assert [o.outcome.value for o in result.outcomes] == ["added"] * 7

@@ -317,16 +317,21 @@ class _Run:
                 # request still not written by then waits for a connection or a retry.
                 on_the_wire.wait(_ON_THE_WIRE)
                 if settle is not None:
-                    settle()
+                    last, settle = settle, None
+                    last()
                 encode_ahead()
                 sent = in_flight.result()
                 in_flight = None
                 settle = answered(sent)
             if settle is not None:
-                settle()
+                last, settle = settle, None
+                last()
         except BaseException:
-            # Something stopped this thread (a 401, a service wholly unreachable, Ctrl-C without the
-            # handler): the service may have stored the request in flight, so its answer is recorded first.
+            # Something stopped this thread (a 401, a service wholly unreachable, a failing callback, Ctrl-C
+            # without the handler): the rows already answered get their outcomes, and the service may have
+            # stored the request in flight, so its answer is recorded too, before the reason is raised.
+            if settle is not None:
+                settle()
             if in_flight is not None:
                 self._record_in_flight([in_flight])
             raise
