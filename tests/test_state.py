@@ -204,7 +204,9 @@ def test_each_accepted_batch_is_remembered_at_once(sandbox: Any, state: StateSto
     assert accepted.unchanged("99", [*good, bad]) == {r.external_id for r in good}
 
 
-def test_what_the_service_accepted_is_remembered_before_the_next_batch_goes_out(sandbox: Any, state: StateStore) -> None:
+def test_what_the_service_accepted_is_remembered_before_the_next_batch_goes_out(
+    sandbox: Any, state: StateStore
+) -> None:
     """A run killed at any moment loses at most the batch in flight: each batch's accepted rows are in the
     state folder before the next request is sent, though their outcomes are given while it is in flight."""
     tag = uuid.uuid4().hex[:6]
