@@ -20,7 +20,12 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   never seen the service accept that person (``FirstSends``), the row is reported ``added``;
 - read after write (issue 15): each accepted row's sent fields are compared with the ``user`` record the
   service answered with; a field stored otherwise is a ``platform-altered`` warning on the row
-  (``hrimport.service.readback``).
+  (``hrimport.service.readback``);
+- the client as cheap as it can be (issue 17): each row sent is encoded to JSON once (``element_json``),
+  and with one batch in flight (the default), this side's own work on the batch answered before it
+  (outcomes, read-back, journal, progress) and the encoding of the next are done while the service works
+  on it. Only what must come first does: the service's acceptances are remembered (``on_accepted``)
+  before the next request goes out, so a run killed at any moment loses at most the batch in flight.
 """
 
 from __future__ import annotations
