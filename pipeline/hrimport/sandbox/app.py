@@ -7,6 +7,8 @@ answers the documented error shapes; the bodies are described in the OpenAPI doc
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +96,14 @@ def create_app(
     """
     store = Store(db_path)
     injector = FaultInjector(faults)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        with store.held_open():  # no checkpoint of the WAL at the end of every request
+            yield
+
     app = _SandboxApp(
+        lifespan=lifespan,
         title="hrimport sandbox",
         version="1",
         description="A local implementation of the platform's staff, time-off and vendor interface. "

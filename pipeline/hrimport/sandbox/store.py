@@ -109,6 +109,17 @@ class Store:
         return conn
 
     @contextmanager
+    def held_open(self) -> Iterator[None]:
+        """One connection held open meanwhile (a server's life): SQLite checkpoints the WAL into the database
+        and deletes it, with a disk sync, whenever the last connection to a database closes, so without it
+        every request (a connection each) would pay that; with it, WAL checkpoints come as the WAL grows."""
+        conn = self._connect()
+        try:
+            yield
+        finally:
+            conn.close()
+
+    @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A connection for reads, closed afterwards."""
         conn = self._connect()

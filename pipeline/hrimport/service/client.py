@@ -52,9 +52,10 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -159,6 +160,28 @@ def normalise_user(user: Any) -> Any:
     return fixed
 
 
+#: JSON as httpx encodes a ``json=`` body (``httpx._content.encode_json``), for a body this module encodes
+_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_JSON_CONTENT = {"Content-Type": "application/json"}
+
+
+def _on_body_written(on_sent: Callable[[], None]) -> Callable[[str, dict[str, Any]], None]:
+    """httpcore's ``trace`` extension calling ``on_sent`` once a request's body is written ("http11." or
+    "http2." ``send_request_body.complete``)."""
+
+    def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith(".send_request_body.complete"):
+            on_sent()
+
+    return trace
+
+
+def _without_customer_id(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A bulk element: ``customer_id`` is sent once, at the top level (a copy only of an element holding
+    one; a StaffRecord's payload never does)."""
+    return {k: v for k, v in record.items() if k != "customer_id"} if "customer_id" in record else record
+
+
 def _request_id(response: httpx.Response, body: Any) -> str | None:
     for name in REQUEST_ID_HEADERS:
         header: str | None = response.headers.get(name)
@@ -258,38 +281,45 @@ class ServiceClient:
         return answer
 
     def bulk_add_edit_staff(
-        self, customer_id: str | int, records: list[dict[str, Any]], *, on_resend: Callable[[], None] | None = None
+        self, customer_id: str | int, records: Sequence[Mapping[str, Any] | str], *,
+        on_resend: Callable[[], None] | None = None, on_sent: Callable[[], None] | None = None,
     ) -> list[dict[str, Any]]:
         """Create or update many staff records (spec endpoint 3); the ``result`` list, users normalised.
 
         ``customer_id`` is sent once, as a string, at the top level (spec "Staff input fields"); a
-        ``customer_id`` left inside an element is dropped, since elements must not hold one. ``on_resend``
+        ``customer_id`` left inside an element is dropped, since elements must not hold one. An element
+        given as text is the JSON of one (an object without ``customer_id``: ``hrimport.service.staff``
+        encodes each record once, for this body and for the state folder), sent as it is. ``on_resend``
         is called when the request is sent again after an attempt the service may have processed (its
-        answer lost): a record that attempt created is then answered "updated".
+        answer lost): a record that attempt created is then answered "updated". ``on_sent`` is called once
+        the request's body is written (at each attempt), while the service works on it.
         """
-        body = self.bulk_body(customer_id, records)
         answer = self._expect_dict(
-            self._call("POST", "/api/bulk_add_edit_staff", body, on_resend=on_resend), "bulk_add_edit_staff"
+            self._call("POST", "/api/bulk_add_edit_staff", content=self.bulk_json(customer_id, records),
+                       on_resend=on_resend, on_sent=on_sent),
+            "bulk_add_edit_staff",
         )
         result = answer.get("result")
         if not isinstance(result, list):
             raise UnexpectedAnswer("the service's bulk answer holds no 'result' list; check the base URL")
-        return [
-            {**item, "user": normalise_user(item["user"])}
-            if isinstance(item, dict) and "user" in item
-            else item
-            for item in result
-        ]
+        for item in result:  # the answer was parsed for this call alone: normalised in place, not copied
+            if isinstance(item, dict) and "user" in item:
+                item["user"] = normalise_user(item["user"])
+        return result
+
+    @staticmethod
+    def bulk_json(customer_id: str | int, records: Sequence[Mapping[str, Any] | str]) -> bytes:
+        """The bulk request body as sent: ``bulk_body`` encoded as httpx encodes ``json=`` (UTF-8, no
+        spaces), with each element given as text put in as it is, so no element is encoded twice."""
+        elements = ",".join(r if isinstance(r, str) else _encode_json(_without_customer_id(r)) for r in records)
+        return f'{{"customer_id":{_encode_json(str(customer_id))},"bulk_staff_data":[{elements}]}}'.encode()
 
     @staticmethod
     def bulk_body(customer_id: str | int, records: list[dict[str, Any]]) -> dict[str, Any]:
         """The bulk endpoint's request body: ``customer_id`` once, as a string, at the top level (spec "Staff
         input fields"); a ``customer_id`` left inside an element is dropped, since elements must not hold
         one."""
-        return {
-            "customer_id": str(customer_id),
-            "bulk_staff_data": [{k: v for k, v in r.items() if k != "customer_id"} for r in records],
-        }
+        return {"customer_id": str(customer_id), "bulk_staff_data": [_without_customer_id(r) for r in records]}
 
     def calculate_total_days(
         self,
@@ -334,11 +364,15 @@ class ServiceClient:
 
     # -------------------------------------------------------------------------------------- machinery
 
-    def _call(self, method: str, path: str, body: Any = None, *, idempotent: bool = True,
-              on_resend: Callable[[], None] | None = None) -> Any:
+    def _call(self, method: str, path: str, body: Any = None, *, content: bytes | None = None,
+              idempotent: bool = True, on_resend: Callable[[], None] | None = None,
+              on_sent: Callable[[], None] | None = None) -> Any:
         """Send one request with retries; return the parsed JSON of a 2xx or raise this module's errors.
 
-        ``on_resend`` is called before each repeat of an attempt the service may have processed."""
+        The request's JSON is ``body``, or ``content`` already encoded. ``on_resend`` is called before each
+        repeat of an attempt the service may have processed; ``on_sent`` when an attempt's body is written
+        (httpcore's ``trace`` extension)."""
+        extensions = {"trace": _on_body_written(on_sent)} if on_sent is not None else None
         if self.halted is not None:
             raise RetriesExhausted(f"not sent: the run was stopped ({self.halted}); run the import again",
                                    code="not-sent", attempts=0)
@@ -365,7 +399,10 @@ class ServiceClient:
                     if maybe_processed and on_resend is not None:
                         on_resend()
                     try:
-                        response = self.http.request(method, path, json=body)
+                        response = (
+                            self.http.request(method, path, json=body, extensions=extensions) if content is None
+                            else self.http.request(method, path, content=content, headers=_JSON_CONTENT,
+                                                   extensions=extensions))
                     except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout):
                         raise  # never reached the service
                     except httpx.TransportError:

@@ -32,7 +32,8 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
+from operator import itemgetter
 from typing import Any, Literal
 
 from hrimport.fields import Field, by_name, staff_fields, staff_output_names
@@ -71,10 +72,29 @@ def _compared() -> tuple[tuple[str, str, Field], ...]:
     return tuple((name, key, specs[name]) for name, key in staff_output_names().items())
 
 
+@lru_cache(maxsize=64)  # one entry per set of fields a file fills: a handful
+def _compared_of(sent: tuple[str, ...]) -> tuple[itemgetter[Any], itemgetter[Any]] | None:
+    """For a payload with the keys ``sent``: getters of the compared fields it holds, from the payload (by
+    input name) and from the record (by output key); None when it holds none."""
+    held = [(name, key) for name, key, _ in _compared() if name in sent]
+    if not held:
+        return None
+    return itemgetter(*(name for name, _ in held)), itemgetter(*(key for _, key in held))
+
+
 def altered_fields(sent: Mapping[str, Any], user: Mapping[str, Any]) -> list[Alteration]:
     """The fields of ``sent`` (a staff input record) that ``user`` (the record the platform answered with)
     holds otherwise, in the output record's order. Fields not sent, or sent empty, are not compared: the
     platform keeps its own value for them (updates merge)."""
+    held = _compared_of(tuple(sent))
+    if held is None:
+        return []  # nothing sent that the record echoes
+    sent_values, stored_values = held
+    try:
+        if sent_values(sent) == stored_values(user):
+            return []  # everything stored as sent: the usual answer, told for every row sent in one C-level pass
+    except KeyError:
+        pass  # a field the record does not carry: weighed one by one below
     found = []
     for name, key, spec in _compared():
         value = sent.get(name)

@@ -20,14 +20,22 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   never seen the service accept that person (``FirstSends``), the row is reported ``added``;
 - read after write (issue 15): each accepted row's sent fields are compared with the ``user`` record the
   service answered with; a field stored otherwise is a ``platform-altered`` warning on the row
-  (``hrimport.service.readback``).
+  (``hrimport.service.readback``);
+- the client as cheap as it can be (issue 17): each row sent is encoded to JSON once (``element_json``),
+  and with one batch in flight (the default), this side's own work on the batch answered before it
+  (outcomes, read-back, journal, progress) and the encoding of the next are done while the service works
+  on it. Only what must come first does: the service's acceptances are remembered (``on_accepted``)
+  before the next request goes out, so a run killed at any moment loses at most the batch in flight.
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import threading
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
@@ -35,27 +43,40 @@ from typing import Any, Protocol
 
 from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
 from hrimport.fields import by_name
+from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
 from hrimport.service.readback import ReadBack
 
 __all__ = [
-    "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "submit_staff",
+    "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "element_json",
+    "submit_staff",
 ]
 
 @dataclass(frozen=True)
 class StaffRecord:
-    """One valid row ready to send: its source row number, external id, name and staff input fields."""
+    """One valid row ready to send: its source row number, external id, name and staff input fields.
+
+    ``sent_json`` is set only on the records ``submit_staff`` hands to ``on_accepted``: the element's JSON
+    as it was sent (``element_json``), so that the state folder, whose fingerprint is the same text when
+    the payload names its external id, need not encode it again.
+    """
 
     row: int
     external_id: str
     name: str
     payload: dict[str, Any]
+    sent_json: str | None = field(default=None, repr=False, compare=False)
 
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
     """The service's JSON body for each row at ``positions`` (valid rows): empty fields are not sent."""
+    with paused_gc():  # a dozen containers a row, none in a cycle: no full collection may walk them all
+        return _build_payloads(mapped, positions)
+
+
+def _build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
     specs = by_name(mapped.fields)
     wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
     frame = mapped.frame.iloc[positions]
@@ -67,29 +88,50 @@ def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, 
         if specs[name].type == "boolean":
             values = ["" if v == "" else v == "true" for v in values]
         columns.append(values)
-    payloads = [{name: value for name, value in zip(wanted, row) if value != ""} for row in zip(*columns)]
-    if not wanted:
-        payloads = [{} for _ in positions]
     custom = mapped.custom.iloc[positions] if len(mapped.custom.columns) else None
-    custom_columns = [(name, custom[name].tolist()) for name in custom.columns] if custom is not None else []
-    for i, payload in enumerate(payloads):
+    custom_names = list(custom.columns) if custom is not None else []
+    # Row by row over tuples (zip), never cell by cell through indices: this loop runs for every row sent.
+    custom_rows = zip(*(custom[name].tolist() for name in custom_names)) if custom is not None else None
+    payloads = []
+    for row in zip(*columns) if wanted else ((),) * len(positions):
+        # "" in row: a C-level scan, so that a fully filled row (the usual one) is zipped into its dict as is
+        payload = {k: v for k, v in zip(wanted, row) if v != ""} if "" in row else dict(zip(wanted, row))
         if payload.get("is_intern") is True and "is_employee" not in payload:
             # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule)
             payload["is_employee"] = False
-        if custom_columns:
-            entries = [{"name": name, "value": values[i]} for name, values in custom_columns if values[i] != ""]
+        if custom_rows is not None:
+            entries = [{"name": name, "value": value} for name, value in zip(custom_names, next(custom_rows))
+                       if value != ""]
             if entries:
                 payload["customer_data_type"] = entries
+        payloads.append(payload)
     return payloads
 
 
 def bulk_bodies(customer_id: str | int, records: Sequence[StaffRecord], batch_size: int) -> list[dict[str, Any]]:
     """The request bodies ``submit_staff`` sends for ``records``, batch by batch, before any split (a dry
-    run's ``payloads.jsonl``): the same bodies the client builds (``ServiceClient.bulk_body``)."""
+    run's ``payloads.jsonl``): the same bodies, each element in its payload's own key order (the request
+    has them sorted: ``element_json``)."""
     from hrimport.service.client import ServiceClient
 
     return [ServiceClient.bulk_body(customer_id, [_with_id(r) for r in records[start:start + batch_size]])
             for start in range(0, len(records), batch_size)]
+
+
+def element_json(record: StaffRecord) -> str:
+    """The element sent for ``record`` as JSON: sorted keys, no spaces, no ``customer_id`` (sent once, at the
+    top level). Every row sent is encoded once, by this: the request body is made of these texts, and the
+    state folder's fingerprint of an accepted payload is the same text (``hrimport.state.store``). Key order
+    means nothing in JSON; only ``payloads.jsonl`` (a dry run's bodies) keeps the payload's own order."""
+    element = _with_id(record)
+    if "customer_id" in element:
+        element = {k: v for k, v in element.items() if k != "customer_id"}
+    return _encode_element(element)
+
+
+#: As httpx encodes a ``json=`` body (no spaces, UTF-8 text, no NaN), with sorted keys: the state store's
+#: fingerprint text of the same payload, for the JSON values a payload holds.
+_encode_element = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def _with_id(record: StaffRecord) -> dict[str, Any]:
@@ -104,7 +146,8 @@ class BulkStaffClient(Protocol):
     """What the submitter needs of ``hrimport.service.client.ServiceClient``."""
 
     def bulk_add_edit_staff(
-        self, customer_id: str | int, records: list[dict[str, Any]], *, on_resend: Callable[[], None] | None = None
+        self, customer_id: str | int, records: Sequence[Mapping[str, Any] | str], *,
+        on_resend: Callable[[], None] | None = None, on_sent: Callable[[], None] | None = None,
     ) -> list[dict[str, Any]]: ...
 
 
@@ -168,7 +211,10 @@ def submit_staff(
     started = time.perf_counter()
     batches = (list(range(start, min(start + batch_size, len(run.records))))
                for start in range(0, len(run.records), batch_size))
-    run.send_all(batches, concurrency)
+    # Full collections would walk every object the run holds (each row's payload, outcome...) again and
+    # again as outcomes pile up: the collector waits, and ``_done`` frees each batch's own cycles.
+    with paused_gc():
+        run.send_all(batches, concurrency)
     outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes]
     # rows in = rows out (issue 3, "Outcomes"): a record without an outcome would be a bug here
     if len(outcomes) != len(run.records):
@@ -189,6 +235,7 @@ class _Sent:
 
     part: list[int]
     first: FirstSends
+    texts: list[str]  # each row's element as sent (``element_json``)
     results: list[dict[str, Any]] | None = None
     error: ServiceError | RequestRejected | None = None
     resent: bool = False  # the client repeated the request after an attempt the service may have processed
@@ -221,71 +268,140 @@ class _Run:
         self.requests = self.batches = self.splits = 0
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
         self.notes: list[str] = []
+        self._encoded: dict[int, str] = {}  # rows of the next batch, encoded ahead (``element_json``)
 
     def send_all(self, batches: Iterator[list[int]], concurrency: int) -> None:
         """Send every batch (indices into ``records``), ``concurrency`` requests at a time, splitting a batch
         while the service rejects it whole (its parts are sent before the next batch)."""
         waiting: deque[tuple[list[int], FirstSends]] = deque()  # parts of split batches, sent first
+        ahead: deque[list[int]] = deque()  # the next batch, taken early to be encoded while one is in flight
 
-        def next_part() -> tuple[list[int], FirstSends] | None:
+        def next_part() -> _Part | None:
             if waiting:
-                return waiting.popleft()
-            batch = next(batches, None)
-            if batch is None:
-                return None
-            self.batches += 1
-            first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
-            return batch, first
+                part, first = waiting.popleft()
+            else:
+                batch = ahead.popleft() if ahead else next(batches, None)
+                if batch is None:
+                    return None
+                self.batches += 1
+                part = batch
+                first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
+            return part, first, [self._encoded.pop(i, "") or element_json(self.records[i]) for i in part]
 
-        def answered(sent: _Sent) -> None:
-            waiting.extendleft((part, sent.first) for part in reversed(self._answer(sent)))
+        def encode_ahead() -> None:
+            if not ahead and (batch := next(batches, None)) is not None:
+                ahead.append(batch)
+                self._encoded.update((i, element_json(self.records[i])) for i in batch)
 
-        if concurrency == 1:  # the default: no worker thread at all
+        def answered(sent: _Sent) -> Callable[[], None] | None:
+            parts, settle = self._answer(sent)
+            waiting.extendleft((part, sent.first) for part in reversed(parts))
+            return settle
+
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-staff") as pool:
+            if concurrency == 1:
+                self._send_one_at_a_time(pool, next_part, answered, encode_ahead)
+            else:
+                self._send_several_at_a_time(pool, concurrency, next_part, answered)
+
+    def _send_one_at_a_time(self, pool: ThreadPoolExecutor, next_part: Callable[[], _Part | None],
+                            answered: Callable[[_Sent], Callable[[], None] | None],
+                            encode_ahead: Callable[[], None]) -> None:
+        """One request in flight at a time, and this thread's own work done while it is: the request goes
+        out from the worker, and once its body is on the wire, the rows of the batch answered before it
+        get their outcomes (read-back, journal, progress) and the next batch is encoded, while the
+        service works. What the service accepted is remembered before the next request goes out."""
+        settle: Callable[[], None] | None = None  # the outcomes of the batch answered last, still to give
+        in_flight: Future[_Sent] | None = None
+        try:
             while (item := next_part()) is not None:
                 self.requests += 1
-                answered(self._request(*item))
-            return
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-staff") as pool:
-            in_flight: set[Future[_Sent]] = set()
-            try:
-                while True:
-                    while len(in_flight) < concurrency and (item := next_part()) is not None:
-                        self.requests += 1
-                        in_flight.add(pool.submit(self._request, *item))
-                    if not in_flight:
-                        return
-                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        answered(future.result())
-            except BaseException:
-                # A 401, or a service wholly unreachable: send nothing more, but record the answers of the
-                # requests already in flight (the service may have stored them) before stopping.
-                for future in in_flight:
-                    try:
-                        self._answer(future.result())
-                    except (ServiceError, RetriesExhausted):
-                        pass
-                raise
+                on_the_wire = threading.Event()
+                in_flight = pool.submit(self._request, *item, on_the_wire.set)
+                # The worker needs this thread's lock on the interpreter until its request is written; a
+                # request still not written by then waits for a connection or a retry.
+                on_the_wire.wait(_ON_THE_WIRE)
+                if settle is not None:
+                    last, settle = settle, None
+                    last()
+                encode_ahead()
+                sent = in_flight.result()
+                in_flight = None
+                settle = answered(sent)
+            if settle is not None:
+                last, settle = settle, None
+                last()
+        except BaseException:
+            # Something stopped this thread (a 401, a service wholly unreachable, a failing callback, Ctrl-C
+            # without the handler): the rows already answered get their outcomes, and the service may have
+            # stored the request in flight, so its answer is recorded too, before the reason is raised.
+            if settle is not None:
+                settle()
+            if in_flight is not None:
+                self._record_in_flight([in_flight])
+            raise
 
-    def _request(self, part: list[int], first: FirstSends) -> _Sent:
-        """Send one part; the answer or the service's error, as data. Only the HTTP request: it may run in a
-        worker thread, while the answer is handled in the submitting one (``_answer``)."""
+    def _send_several_at_a_time(self, pool: ThreadPoolExecutor, concurrency: int,
+                                next_part: Callable[[], _Part | None],
+                                answered: Callable[[_Sent], Callable[[], None] | None]) -> None:
+        in_flight: set[Future[_Sent]] = set()
+        try:
+            while True:
+                while len(in_flight) < concurrency and (item := next_part()) is not None:
+                    self.requests += 1
+                    in_flight.add(pool.submit(self._request, *item))
+                if not in_flight:
+                    return
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    if (settle := answered(future.result())) is not None:
+                        settle()
+        except BaseException:
+            # A 401, or a service wholly unreachable: send nothing more, but record the answers of the
+            # requests already in flight (the service may have stored them) before stopping.
+            self._record_in_flight(in_flight)
+            raise
+
+    def _record_in_flight(self, in_flight: Iterable[Future[_Sent]]) -> None:
+        """Record the answers of requests still in flight when the run stops (their errors are not raised:
+        the run is already stopping for its own reason)."""
+        for future in in_flight:
+            if future.exception() is not None:  # no answer at all (waits for it): nothing to record
+                continue
+            try:
+                _, settle = self._answer(future.result())
+                if settle is not None:
+                    settle()
+            except (ServiceError, RetriesExhausted):
+                pass
+
+    def _request(self, part: list[int], first: FirstSends, texts: list[str],
+                 on_sent: Callable[[], None] | None = None) -> _Sent:
+        """Send one part (``texts``: its rows' elements); the answer or the service's error, as data. Only
+        the HTTP request: it runs in a worker thread, while the answer is handled in the submitting one
+        (``_answer``). ``on_sent`` is called once the request's body is on the wire, and when the request
+        is over whatever happened."""
         resent: list[bool] = []
         try:
-            results = self.client.bulk_add_edit_staff(self.customer_id, [self._payload(i) for i in part],
-                                                      on_resend=partial(resent.append, True))
+            results = self.client.bulk_add_edit_staff(self.customer_id, texts, on_resend=partial(resent.append, True),
+                                                      on_sent=on_sent)
         except (ServiceError, RequestRejected) as exc:  # RetriesExhausted and AuthenticationError included
-            return _Sent(part, first, error=exc, resent=bool(resent))
-        return _Sent(part, first, results=results, resent=bool(resent))
+            return _Sent(part, first, texts, error=exc, resent=bool(resent))
+        finally:
+            if on_sent is not None:
+                on_sent()
+        return _Sent(part, first, texts, results=results, resent=bool(resent))
 
-    def _answer(self, sent: _Sent) -> list[list[int]]:
-        """Give the rows of one answered part their outcomes; returns the parts still to send (a split)."""
+    def _answer(self, sent: _Sent) -> tuple[list[list[int]], Callable[[], None] | None]:
+        """Give the rows of one answered part their outcomes; returns the parts still to send (a split),
+        and for an accepted part, what gives its rows their outcomes (``_settle``): what the service
+        accepted is remembered here, the outcomes may wait until the next request is on its way."""
         part, exc = sent.part, sent.error
         if isinstance(exc, AuthenticationError):
             raise exc  # a wrong token stops everything at once (issue 3)
         if isinstance(exc, RequestRejected):
             self.reached = True
-            return self._split(part, exc)
+            return self._split(part, exc), None
         if isinstance(exc, RetriesExhausted):
             if exc.unreachable and not self.reached:
                 # Nothing has ever reached the service and this batch could not connect through all
@@ -297,17 +413,16 @@ class _Run:
                 self._fail(part, exc.code, f"{exc}.", Outcome.NOT_SENT)
             else:
                 self._fail(part, exc.code, f"not imported: {exc}")
-            return []
+            return [], None
         if exc is not None:  # an answer the spec does not describe
             self.reached = True
             self._fail(part, "unexpected-answer", f"not imported: {exc}")
-            return []
+            return [], None
         self.reached = True
         # records a lost answer may have created: every first send of a repeated request, and those
         # an earlier run sent without an answer
         created = sent.first.never_accepted if sent.resent else sent.first.sent_before
-        self._match(part, sent.results or [], created)
-        return []
+        return [], self._match(part, sent.results or [], created, sent.texts)
 
     def _payload(self, index: int) -> dict[str, Any]:
         return _with_id(self.records[index])
@@ -326,6 +441,9 @@ class _Run:
         self.finished = []
         if self.progress is not None and count:
             self.progress(count)
+        # Each request leaves a few reference cycles (httpx's request, stamina's retry context): freed here,
+        # by a collection of the youngest objects only, those made since the last batch.
+        gc.collect(0)
 
     def _outcome(
         self, index: int, outcome: Outcome, message: str, problems: tuple[Problem, ...] = ()
@@ -393,10 +511,11 @@ class _Run:
 
     # ---------------------------------------------------------------------------------------- matching
 
-    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str] = frozenset()) -> None:
-        """Give each row of a batch the outcome of its result, found by external id (position as a
-        fallback only for results that name no external id). An "updated" row in ``created`` was created by
-        a send whose answer was lost: it is reported ``added``."""
+    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str],
+               texts: list[str]) -> Callable[[], None]:
+        """Find each row's result in a batch's answer, by external id (position as a fallback only for
+        results that name no external id), and remember the rows the service accepted (``on_accepted``);
+        returns what gives the rows their outcomes (``_settle``). ``texts``: each row's element as sent."""
         by_id: dict[str, deque[int]] = defaultdict(deque)
         for i in part:
             by_id[str(self._payload(i)["customer_system_id"])].append(i)
@@ -423,6 +542,16 @@ class _Run:
             self.notes.append(
                 f"the service returned results for external ids that were not sent: {', '.join(strangers[:5])}"
             )
+        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
+            accepted = [_as_sent(self.records[i], text) for i, text in zip(part, texts)
+                        if (found := matched.get(i)) is not None and staff_outcome(_message(found)) in _ACCEPTED]
+            if accepted:
+                self.on_accepted(accepted)
+        return partial(self._settle, part, matched, created)
+
+    def _settle(self, part: list[int], matched: dict[int, dict[str, Any]], created: frozenset[str]) -> None:
+        """Give each row of an answered batch the outcome of its result (``_match``). An "updated" row in
+        ``created`` was created by a send whose answer was lost: it is reported ``added``."""
         for i in part:
             found = matched.get(i)
             if found is None:
@@ -438,14 +567,10 @@ class _Run:
                 outcome.message = (f"Added: the service answered {outcome.message!r} because an earlier send "
                                    "created the record and its answer was lost.")
             self._set(i, outcome)
-        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
-            accepted = [self.records[i] for i in part if self.outcomes[i].outcome in _ACCEPTED]
-            if accepted:
-                self.on_accepted(accepted)
         self._done(len(part))
 
     def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
-        message = str(result.get("message") or "")
+        message = _message(result)
         outcome = staff_outcome(message)
         row = self.records[index].row
         if outcome is None:
@@ -469,6 +594,23 @@ class _Run:
 
 
 _ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
+
+
+#: Seconds the submitting thread leaves a request to get on the wire before doing its own work beside it
+#: (``_send_one_at_a_time``); a request is written in about a millisecond when a connection is free.
+_ON_THE_WIRE = 0.25
+
+#: A part ready to send: its rows (indices into the records), what the state folder knows of them, and
+#: each row's element as JSON.
+_Part = tuple[list[int], FirstSends, list[str]]
+
+
+def _message(result: dict[str, Any]) -> str:
+    return str(result.get("message") or "")
+
+
+def _as_sent(record: StaffRecord, text: str) -> StaffRecord:
+    return StaffRecord(record.row, record.external_id, record.name, record.payload, text)
 
 
 def _index_of(detail: Any) -> int | None:

@@ -4,9 +4,13 @@
   is never readable by others, not even for a moment; SQLite gives its ``-wal`` and ``-shm`` files the
   database file's mode.
 - WAL journal: a reader never blocks the writer, and a killed process leaves a consistent database.
-- ``synchronous=FULL``: each commit is on disk before the call returns, so what a store was told survives
-  a power cut as well as a ``kill -9``. The time-off ledger needs that (its endpoint is not idempotent); the
-  state store commits once per batch, so the extra sync costs it nothing worth a second setting.
+- ``synchronous``: how far a commit goes before the call returns (``Synchronous``). Both settings survive a
+  ``kill -9`` whole, since a commit is in the WAL file (the operating system's cache) either way; they differ
+  on a power cut or a kernel crash. ``FULL`` (the default, the time-off ledger's: its endpoint is not
+  idempotent) syncs the WAL at every commit, so nothing committed is ever lost. ``NORMAL`` syncs it only at
+  checkpoints: a power cut may take back the last commits (never corrupt the database), and the caller must
+  be able to live with that (the state store: see its module docstring). A sync makes the commit wait for
+  the disk, however slow it is (a laptop's, a network share).
 - Autocommit (``isolation_level=None``): each write is its own short transaction unless a store opens one.
 - One busy timeout: a second process waits this long for a write lock before giving up.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Literal
 
 from hrimport.errors import ConfigError
 from hrimport.private_files import FILE_MODE, make_private_file, make_private_folder
@@ -23,6 +28,9 @@ from hrimport.private_files import FILE_MODE, make_private_file, make_private_fo
 __all__ = ["BUSY_TIMEOUT", "make_state_folder", "open_database"]
 
 BUSY_TIMEOUT = 30.0  # seconds
+
+#: SQLite's ``PRAGMA synchronous`` values a state database may use (see the module docstring).
+Synchronous = Literal["FULL", "NORMAL"]
 
 
 def make_state_folder(folder: Path) -> Path:
@@ -34,12 +42,14 @@ def make_state_folder(folder: Path) -> Path:
 
 
 def open_database(
-    folder: Path, filename: str, schema: str, *, what: str, shared_between_threads: bool = False
+    folder: Path, filename: str, schema: str, *, what: str, shared_between_threads: bool = False,
+    synchronous: Synchronous = "FULL",
 ) -> sqlite3.Connection:
     """Open (creating it and its folder when new) ``folder/filename`` and apply ``schema`` (idempotent SQL).
 
     ``what`` names the database in error messages (``"the time-off ledger"``). A connection
-    ``shared_between_threads`` may be used from any thread; its owner serialises the calls.
+    ``shared_between_threads`` may be used from any thread; its owner serialises the calls. ``synchronous``:
+    whether a commit survives a power cut (``FULL``) or only a killed process (``NORMAL``).
     """
     path = make_state_folder(folder) / filename
     try:
@@ -55,7 +65,7 @@ def open_database(
             path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=not shared_between_threads
         )
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
+        db.execute(f"PRAGMA synchronous={synchronous}")  # one of two literals, never the caller's text
         db.executescript(schema)
     except sqlite3.Error as exc:
         if db is not None:

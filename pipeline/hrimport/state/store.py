@@ -1,7 +1,7 @@
 """The state folder's ``state.db``: what the service last accepted, and which files were imported.
 
 Two tables in ``STATE_FOLDER/state.db`` (opened by ``hrimport.state.db``: WAL journal, so a reader never
-blocks the writer and a killed process leaves a consistent database):
+blocks the writer and a killed process leaves a consistent database; ``synchronous=NORMAL``, see below):
 
 - ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
   payload the service accepted, and the person's name in it (the time-off report names people by it) (``Add Successfully`` / ``Update Successfully``). The service is part of
@@ -15,6 +15,14 @@ blocks the writer and a killed process leaves a consistent database):
   answer was lost is answered "updated" next time; this table is how the import knows it was an addition.
 - ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
   file next month is reported as already imported instead of being read again.
+
+Durability. A commit is in the WAL file when the call returns, so a killed process (``kill -9``, a crash)
+loses nothing it was told. It is not synced to the disk (``synchronous=NORMAL``; the time-off ledger syncs
+every commit), since a sync waits for the disk and a staff import commits twice per batch. A power cut or
+a kernel crash may therefore take back the last commits before a checkpoint, never corrupt the database,
+and what is taken back is harmless: the rows whose acceptance is forgotten are sent again by the next run
+(the staff endpoint creates or updates by external id), and a forgotten ``staff_sending`` entry only makes
+a person created by a send whose answer was lost read ``updated`` instead of ``added``.
 
 ``StateStore.accepted(service)`` implements ``hrimport.imports.staff.AcceptedPayloads`` for one service.
 """
@@ -95,9 +103,26 @@ def fingerprint(external_id: str, payload: dict[str, Any]) -> str:
     >>> fingerprint("E1", {"name": "Ann"}) == fingerprint("E1", {"customer_system_id": "E1", "name": "Ann"})
     True
     """
+    return _digest(_encode_canonical(_canonical(external_id, payload)))
+
+
+#: The fingerprint's JSON (every state folder holds fingerprints of it: its form never changes).
+_encode_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
+#: A payload as the ``payload`` column keeps it, when it is not already its canonical form.
+_encode_payload = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _canonical(external_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` as the fingerprint reads it; ``payload`` itself (no copy) when it already is (a
+    ``StaffRecord``'s payload names its external id and never holds ``customer_id``)."""
+    if "customer_id" not in payload and payload.get("customer_system_id") == external_id:
+        return payload
     canonical = {k: v for k, v in payload.items() if k != "customer_id"}
     canonical["customer_system_id"] = external_id
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return canonical
+
+
+def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -132,7 +157,8 @@ class StateStore:
     def __init__(self, folder: Path) -> None:
         self.path = folder / STATE_FILE
         # autocommit: each write below is its own short transaction, or one _transaction()
-        self._db = open_database(folder, STATE_FILE, _SCHEMA, what="the state database")
+        # NORMAL: survives a killed process, not always a power cut, which is harmless here (module docstring)
+        self._db = open_database(folder, STATE_FILE, _SCHEMA, what="the state database", synchronous="NORMAL")
         have = {row[1] for row in self._db.execute("PRAGMA table_info(staff_accepted)")}
         for column, definition in _ADDED_COLUMNS.items():
             if column not in have:  # a state folder written by an older version
@@ -158,14 +184,20 @@ class StateStore:
         return AcceptedStaff(self, service, job)
 
     def remember_payloads(
-        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any]]], *, job: str = ""
+        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any], str | None]], *,
+        job: str = "",
     ) -> int:
-        """Store each (external id, payload) accepted: its fingerprint, the payload and the name; returns how
-        many."""
-        now = _now()
-        rows = [(service, str(customer_id), ext, fingerprint(ext, payload), now, str(payload.get("name") or ""),
-                 json.dumps(payload, sort_keys=True, ensure_ascii=False), job)
-                for ext, payload in items]
+        """Store each (external id, payload, its element's JSON as sent or None) accepted: its fingerprint,
+        the payload and the name; returns how many."""
+        now, customer = _now(), str(customer_id)
+        rows = []
+        for ext, payload, sent in items:
+            # One JSON text gives the fingerprint and the payload kept, when the payload is canonical: then the
+            # element sent (``element_json``: sorted keys, no spaces) is that very text, encoded once for all.
+            canonical = _canonical(ext, payload)
+            text = sent if sent is not None and canonical is payload else _encode_canonical(canonical)
+            kept = text if canonical is payload else _encode_payload(payload)
+            rows.append((service, customer, ext, _digest(text), now, str(payload.get("name") or ""), kept, job))
         if rows:
             with self._transaction():
                 self._db.executemany(
@@ -194,7 +226,8 @@ class StateStore:
             before.update(ext for (ext,) in self._db.execute(
                 f"SELECT external_id FROM staff_sending WHERE service = ? AND customer_id = ? "
                 f"AND external_id IN ({marks})", [service, str(customer_id), *chunk]))
-        new = [(service, str(customer_id), ext, _now()) for ext in ids if ext not in before]
+        now = _now()
+        new = [(service, str(customer_id), ext, now) for ext in ids if ext not in before]
         if new:
             with self._transaction():
                 self._db.executemany("INSERT OR IGNORE INTO staff_sending VALUES (?, ?, ?, ?)", new)
@@ -271,8 +304,8 @@ class AcceptedStaff:
 
     def remember(self, customer_id: str, records: list[StaffRecord]) -> None:
         """Record that the service accepted these records' payloads."""
-        self.store.remember_payloads(self.service, customer_id, ((r.external_id, r.payload) for r in records),
-                                     job=self.job)
+        self.store.remember_payloads(self.service, customer_id,
+                                     ((r.external_id, r.payload, r.sent_json) for r in records), job=self.job)
 
     def records(self, customer_id: str) -> dict[str, AcceptedRecord]:
         """Everyone the service accepted for this company, by external id (the plan's "before")."""
