@@ -264,6 +264,7 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
     line of the plan."""
     outcomes.sort(key=lambda o: o.row)
     planned = {r.row: r for r in plan.rows} if plan is not None else {}
+    shared: dict[str, dict[str, str]] = {}
     rows = OutcomeRows()
     start = 0
     for chunk in chunks:
@@ -274,7 +275,9 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
         for o in mine:
             entry = planned.get(o.row)
             if entry is not None:
-                o.details = {"plan": entry.status, "changes": entry.describe()}
+                details = {"plan": entry.status, "changes": entry.describe()}
+                # most rows share theirs ("new", no changes): one dict for them all, not one each
+                o.details = shared.setdefault(entry.status, details) if not details["changes"] else details
         rows.add(mine)
         start = stop
     return rows
