@@ -206,7 +206,9 @@ def submit_staff(
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
-    run = _Run(client, customer_id, list(records), progress, on_accepted, on_sending, readback or ReadBack(),
+    # as given, not copied into a list: an import's records make their payloads as they are asked for
+    # (``hrimport.imports.records``), and a list of them all would hold every payload at once
+    run = _Run(client, customer_id, records, progress, on_accepted, on_sending, readback or ReadBack(),
                on_outcomes)
     started = time.perf_counter()
     batches = (list(range(start, min(start + batch_size, len(run.records))))
@@ -248,7 +250,7 @@ class _Run:
         self,
         client: BulkStaffClient,
         customer_id: str | int,
-        records: list[StaffRecord],
+        records: Sequence[StaffRecord],
         progress: Callable[[int], None] | None,
         on_accepted: Callable[[list[StaffRecord]], None] | None,
         on_sending: Callable[[list[StaffRecord]], FirstSends] | None,
