@@ -260,7 +260,7 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
 
 
 def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None) -> OutcomeRows:
-    """Every row's outcome, in source order, given what its chunk knows of it (``attach_chunk``) and its
+    """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
     line of the plan."""
     outcomes.sort(key=lambda o: o.row)
     planned = {r.row: r for r in plan.rows} if plan is not None else {}
