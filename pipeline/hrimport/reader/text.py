@@ -136,26 +136,10 @@ def _build_from_text(
     path: Path, info: SourceInfo, grid: _TextGrid, header_row: int | None, expected: Iterable[str]
 ) -> SourceTable:
     text = grid.text
-    # The top of the file, parsed record by record, with the offset in the text where each record ends.
-    top: list[list[str]] = []
-    record_ends: list[int] = []
-    line_ends: list[int] = []
-    reader = csv.reader(_lines(text, line_ends), delimiter=grid.delimiter)
     scan = max(HEADER_SCAN_ROWS, header_row or 0)
-    with _long_fields():
-        try:
-            for record in reader:
-                top.append(record)
-                record_ends.append(line_ends[reader.line_num - 1])
-                if len(top) > scan:
-                    break
-        except csv.Error:
-            pass  # a quote never closed: the rows read so far are the top; the body parser decides the rest
-    more = len(top) > scan
-    top = top[:scan]
-    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
-    if index is None:
-        index = _find_header(top, {normalize_header(h) for h in expected})
+    # a quote never closed: the rows read so far are the top; the body parser decides the rest
+    top, record_ends, _ = _top_records(text, grid.delimiter, scan + 1)
+    index, top = _header_of(path, top, scan, header_row, expected)
     if index is None:
         raise InputFileError(f"{path} is empty; export the data again")
     # Parse from the header on: titles above it have other field counts.
@@ -173,6 +157,37 @@ def _build_from_text(
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
                                scan_replacements=not_text)
+
+
+def _top_records(text: str, delimiter: str, count: int) -> tuple[list[list[str]], list[int], bool]:
+    """The first ``count`` records of ``text``, the offset in the text where each ends, and False when the
+    csv module stopped at a quote never closed (the records before it are given)."""
+    top: list[list[str]] = []
+    record_ends: list[int] = []
+    line_ends: list[int] = []
+    reader = csv.reader(_lines(text, line_ends), delimiter=delimiter)
+    with _long_fields():
+        try:
+            for record in reader:
+                top.append(record)
+                record_ends.append(line_ends[reader.line_num - 1])
+                if len(top) >= count:
+                    break
+        except csv.Error:
+            return top, record_ends, False
+    return top, record_ends, True
+
+
+def _header_of(path: Path, top: list[list[str]], scan: int, header_row: int | None,
+               expected: Iterable[str]) -> tuple[int | None, list[list[str]]]:
+    """The header's index among the first ``scan`` records of ``top`` (the configured row, checked, else
+    the one found), and those records; None when they are all blank."""
+    more = len(top) > scan
+    top = top[:scan]
+    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
+    if index is None:
+        index = _find_header(top, {normalize_header(h) for h in expected})
+    return index, top
 
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
@@ -308,27 +323,13 @@ def stream_text(
     info.delimiter = delimiter
     if delimiter == "\t" and info.format == "csv":
         info.format = "tsv"
-    top: list[list[str]] = []
-    record_ends: list[int] = []
-    line_ends: list[int] = []
-    reader = csv.reader(_lines(text, line_ends), delimiter=delimiter)
     scan = max(HEADER_SCAN_ROWS, header_row or 0)
-    with _long_fields():
-        try:
-            for record in reader:
-                top.append(record)
-                record_ends.append(line_ends[reader.line_num - 1])
-                if len(top) > scan + 1:
-                    break
-        except csv.Error:
-            return None
+    top, record_ends, parsed = _top_records(text, delimiter, scan + 2)
+    if not parsed:
+        return None
     if not whole and len(top) <= scan + 1:
         return None  # the first megabyte does not hold the top of the table: records of huge cells
-    more = len(top) > scan
-    top = top[:scan]
-    index = _checked_header_index(path, header_row, top, len(top) + (1 if more else 0))
-    if index is None:
-        index = _find_header(top, {normalize_header(h) for h in expected})
+    index, top = _header_of(path, top, scan, header_row, expected)
     if index is None or any(not cell.strip() for cell in top[index]):
         return None  # a column without a header is kept only if it holds data somewhere: a whole-file question
     start = len(bom) + len(text[: record_ends[index - 1] if index else 0].encode("utf-8"))
