@@ -192,3 +192,22 @@ def test_a_streamed_file_that_needs_the_whole_read_after_all_is_read_whole(tmp_p
                         "nul": "Person\x0058"}[late]
     assert [p.code for p in row.problems][:1] == {"ragged": ["extra-cells"], "not-utf8": ["bad-encoding"],
                                                   "blank-tail": [], "nul": ["bad-encoding"]}[late]
+
+
+def test_a_spanish_h_and_m_in_different_chunks_are_left_as_written_as_a_whole_read_leaves_them(
+        tmp_path: Path, streamed: bool) -> None:
+    """Spanish forms write Hombre/Mujer as H/M. A whole read of a column holding both leaves both as written
+    (M could be Male or Mujer): a file sorted by gender, whose first chunks hold only H, must not have its
+    later M read as Male."""
+    rows = varied_rows()
+    for n, row in enumerate(rows):
+        row["Gender"] = "H" if n < 40 else "M"
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_csv(tmp_path / "staff.csv", rows)
+    whole = import_file(config, source, validate_only=True).result
+    chunked = import_file(config, source, validate_only=True, chunk_rows=7).result
+
+    assert list(chunked.rows) == list(whole.rows)
+    assert chunked.info.values_read == whole.info.values_read
+    late = next(r for r in chunked.rows if r.row == 50)
+    assert [(p.code, p.field) for p in late.problems] == [("not-an-allowed-value", "gender")]

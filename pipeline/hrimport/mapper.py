@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -32,6 +33,7 @@ from hrimport.normalize.dates import (
 )
 from hrimport.normalize.formulas import guard_formula_text
 from hrimport.normalize.trail import ValueTrail
+from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
@@ -79,16 +81,37 @@ class MappingState:
     ``finish`` closes the file: its notes, its record of values read, or the ``InputFileError`` of a date
     column that proves the other order."""
 
-    def __init__(self, date_order: DateOrder | None = None) -> None:
+    def __init__(self, date_order: DateOrder | None = None, h_and_m: Iterable[str] = ()) -> None:
         self.date_order = date_order
         self.trail = ValueTrail([])
         self.dates: dict[str, ColumnDateReading] = {}  # field -> its column's reading so far
         self.info: SourceInfo | None = None
+        # gender fields whose whole column holds both H and M (Hombre/Mujer: neither is read as a word),
+        # known from the start (``MappingRestart``) or from a chunk holding both
+        self.h_and_m = set(h_and_m)
+        self._letters: dict[str, frozenset[str]] = {}  # gender field -> the letter H or M its chunks held so far
 
     def date_reading(self, name: str, column: str) -> ColumnDateReading:
         if name not in self.dates:
             self.dates[name] = ColumnDateReading(column, self.date_order)
         return self.dates[name]
+
+    def holds_h_and_m(self, name: str, values: pd.Series) -> bool:
+        """Whether the gender field ``name`` holds both H and M in the whole file, as far as the chunks so far
+        (``values`` the latest) show. A chunk holding both settles it; a letter alone is read as a word
+        (M for Male), so when the other letter turns up in a later chunk, the earlier ones were read on a
+        guess: ``MappingRestart``."""
+        if name in self.h_and_m:
+            return True
+        letters = gender_letters(values)
+        met = self._letters.get(name, frozenset())
+        if letters == H_AND_M and not met:
+            self.h_and_m.add(name)
+            return True
+        self._letters[name] = met | letters
+        if self._letters[name] == H_AND_M:
+            raise MappingRestart(name)
+        return False
 
     def finish(self, mapping: FieldMapping) -> tuple[list[str], list[ValueChange]]:
         """The file's notes and how its values were read, once every chunk is mapped."""
@@ -104,6 +127,16 @@ class MappingState:
         notes = _date_order_notes(list(orders.values()))
         notes.extend(_export_change_notes(self.info.headers, mapping.expected_columns))
         return notes, changes
+
+
+class MappingRestart(Exception):
+    """A chunk showed that the chunks before it were mapped on a guess the whole file contradicts: the
+    gender field ``field`` holds H in one chunk and M in another (Hombre and Mujer). Map the file again from
+    the start with ``MappingState(h_and_m=...)`` naming it; nothing has been sent."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(f"the gender field {field} holds both H and M")
+        self.field = field
 
 
 def _date_rule_key(name: str) -> str:
@@ -225,8 +258,9 @@ def map_records(
             date_rule = _date_rule_key(name)
             if codes:
                 cell_problems.append((name, values, codes, reading))
+        h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
         columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
-                                            dates=dates)
+                                            dates=dates, h_and_m=h_and_m)
         trail.compare(name, sources.get(name, name), values, columns[name], change_kinds(specs[name], dates),
                       change_rules(specs[name], date_rule))
 

@@ -102,12 +102,12 @@ class StagedFile:
     (``paused_gc``)."""
 
     def __init__(self, config: ImportConfig, path: Path, mapping: FieldMapping, chunk_rows: int = CHUNK_ROWS,
-                 *, stream: bool = True) -> None:
+                 *, stream: bool = True, h_and_m: Iterable[str] = ()) -> None:
         self.config, self.path, self.mapping = config, path, mapping
         self.chunk_rows = max(1, chunk_rows)
         self.stream = stream
         self.timings: dict[str, float] = {"read": 0.0, "map": 0.0, "validate": 0.0}
-        self.state = MappingState(config.source.date_order)
+        self.state = MappingState(config.source.date_order, h_and_m)
         self.key_ids = KeyIds(mapping.fields)
         self.info: SourceInfo | None = None
         self._rows = 0
@@ -115,7 +115,8 @@ class StagedFile:
 
     def __iter__(self) -> Iterator[FileChunk]:
         """The file's chunks; ``StreamBroken`` when a streamed file needs the whole read after all (make a
-        new ``StagedFile`` with ``stream=False``)."""
+        new ``StagedFile`` with ``stream=False``), ``MappingRestart`` when the chunks so far were mapped on a
+        guess a later one contradicts (make a new one with ``h_and_m`` naming its field)."""
         src = self.config.source
         with paused_gc():
             announce(f"Reading {self.path.name}")

@@ -30,7 +30,7 @@ from hrimport.imports.runs import (
     close_run,
     read_map_validate,
 )
-from hrimport.mapper import MappedTable
+from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
     OutcomeRows,
@@ -105,13 +105,20 @@ def import_staff(
     dry_run = dry_run or validate_only
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
-    try:
-        staged, gathered = _gather(StagedFile(config, path, mapping, chunk_rows), config, validate_only)
-    except StreamBroken:
-        # a big text file that turned out to need the whole read (a ragged row, another encoding): again,
-        # from the start, read whole; nothing has been sent
-        staged, gathered = _gather(StagedFile(config, path, mapping, chunk_rows, stream=False), config,
-                                   validate_only)
+    stream, h_and_m = True, set[str]()
+    while True:  # at most three times: each retry knows something the first read did not
+        try:
+            staged, gathered = _gather(StagedFile(config, path, mapping, chunk_rows, stream=stream,
+                                                  h_and_m=h_and_m), config, validate_only)
+            break
+        except StreamBroken:
+            # a big text file that turned out to need the whole read (a ragged row, another encoding):
+            # again, from the start, read whole; nothing has been sent
+            stream = False
+        except MappingRestart as restart:
+            # H and M in different chunks of the gender column: again, from the start, neither read as a
+            # word, as a whole read would leave them; nothing has been sent
+            h_and_m.add(restart.field)
     checked, kept, settled, records, people, filled = (
         gathered.checked, gathered.kept, gathered.settled, gathered.records, gathered.people, gathered.filled)
     facts = staged.finish()

@@ -81,10 +81,12 @@ def normalize_number(s: pd.Series) -> pd.Series:
 
 
 def normalize_for_field(
-    s: pd.Series, field: Field, *, day_first: bool, dates: Mapping[str, str] | None = None
+    s: pd.Series, field: Field, *, day_first: bool, dates: Mapping[str, str] | None = None,
+    h_and_m: bool | None = None,
 ) -> pd.Series:
     """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too).
-    ``dates``: a date column's values already read as ISO dates (``read_date_column``)."""
+    ``dates``: a date column's values already read as ISO dates (``read_date_column``). ``h_and_m``: for
+    gender, whether the whole column holds both H and M when ``s`` is a chunk of it (``normalize_gender``)."""
     s = trim(s)
     kind = field.kind
     if kind == "date":
@@ -97,7 +99,7 @@ def normalize_for_field(
         return normalize_boolean(s)
     if kind == "enum":
         if field.name == "gender":
-            s = normalize_gender(s)
+            s = normalize_gender(s, h_and_m)
         return normalize_enum(s, field)
     if kind in ("integer", "number"):
         return normalize_number(s)

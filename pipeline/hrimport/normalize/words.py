@@ -52,20 +52,31 @@ def normalize_boolean(s: pd.Series) -> pd.Series:
     return per_value(s, lambda value: words.get(fold(value)))
 
 
-def normalize_gender(s: pd.Series) -> pd.Series:
+def normalize_gender(s: pd.Series, h_and_m: bool | None = None) -> pd.Series:
     """ "Male"/"Female" from the gender words of every listed language (M/F, 男/女, Lelaki/Perempuan,
     männlich/weiblich, Homme/Femme, Hombre/Mujer...), in any case.
 
     Spanish forms write Hombre/Mujer as H/M, so in a column holding both "H" and "M" the "M" may be Mujer:
     both letters are then left as written (the validator reports them, and a value map in the config
-    settles them), which also keeps a second pass from reading the "M" differently.
+    settles them), which also keeps a second pass from reading the "M" differently. ``h_and_m``: whether
+    the whole column holds both, when ``s`` is only part of it (a chunk); by default ``s`` decides.
     """
     words = value_words().gender
-    folded = {fold(str(v)) for v in s.dropna().unique()}
-    uncertain = {"h", "m"} if {"h", "m"} <= folded else set()
+    if h_and_m is None:
+        h_and_m = gender_letters(s) == H_AND_M
+    uncertain = H_AND_M if h_and_m else frozenset()
 
     def convert(value: str) -> str | None:
         key = fold(value)
         return None if key in uncertain else words.get(key)
 
     return per_value(s, convert)
+
+
+#: The two letters a Spanish form writes for Hombre and Mujer, folded: "M" is Male anywhere else.
+H_AND_M = frozenset({"h", "m"})
+
+
+def gender_letters(s: pd.Series) -> frozenset[str]:
+    """Which of the letters H and M (any case, any spaces) the values hold."""
+    return H_AND_M & {fold(str(v)) for v in s.dropna().unique()}
