@@ -20,6 +20,7 @@ from hrimport import reader
 from hrimport.config import load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
+from hrimport.normalize import dates, values
 from tests.staff_files import person, write_config, write_csv
 
 #: Fields that say when and how fast a run ran, not what it did.
@@ -211,3 +212,17 @@ def test_a_spanish_h_and_m_in_different_chunks_are_left_as_written_as_a_whole_re
     assert chunked.info.values_read == whole.info.values_read
     late = next(r for r in chunked.rows if r.row == 50)
     assert [(p.code, p.field) for p in late.problems] == [("not-an-allowed-value", "gender")]
+
+
+def test_values_past_the_memo_of_values_met_are_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk's dates, countries and yes/no words are converted once and remembered for the next chunks,
+    up to ``MEMO_VALUES`` values a column: a column with more (free text in a date column) is read the
+    same, only more slowly."""
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_csv(tmp_path / "staff.csv", varied_rows())
+    whole = import_file(config, source, validate_only=True).result
+    for module in (values, dates):
+        monkeypatch.setattr(module, "MEMO_VALUES", 3)
+    chunked = import_file(config, source, validate_only=True, chunk_rows=4).result
+    assert list(chunked.rows) == list(whole.rows)
+    assert chunked.info.values_read == whole.info.values_read

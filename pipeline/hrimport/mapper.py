@@ -33,6 +33,7 @@ from hrimport.normalize.dates import (
 )
 from hrimport.normalize.formulas import guard_formula_text
 from hrimport.normalize.trail import ValueTrail
+from hrimport.normalize.values import ValueMemo
 from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
@@ -77,7 +78,9 @@ class MappedTable:
 class MappingState:
     """What mapping a file chunk by chunk (issue 17) carries from one chunk to the next, so the chunks
     together say what one whole-file mapping says: how the values were read (one ``ValueTrail``), each
-    date column's order (``ColumnDateReading``: decided from all its values, whatever chunk they are in).
+    date column's order (``ColumnDateReading``: decided from all its values, whatever chunk they are in),
+    whether a gender column holds both H and M; and each field's values normalised so far, so that the
+    values every chunk repeats (dates, countries, yes/no words) are converted once.
     ``finish`` closes the file: its notes, its record of values read, or the ``InputFileError`` of a date
     column that proves the other order."""
 
@@ -90,6 +93,7 @@ class MappingState:
         # known from the start (``MappingRestart``) or from a chunk holding both
         self.h_and_m = set(h_and_m)
         self._letters: dict[str, frozenset[str]] = {}  # gender field -> the letter H or M its chunks held so far
+        self.memos: dict[str, ValueMemo] = {}  # field -> its values normalised so far (``per_value``)
 
     def date_reading(self, name: str, column: str) -> ColumnDateReading:
         if name not in self.dates:
@@ -260,7 +264,7 @@ def map_records(
                 cell_problems.append((name, values, codes, reading))
         h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
         columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
-                                            dates=dates, h_and_m=h_and_m)
+                                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
         trail.compare(name, sources.get(name, name), values, columns[name], change_kinds(specs[name], dates),
                       change_rules(specs[name], date_rule))
 

@@ -26,7 +26,7 @@ import pandas as pd
 from hrimport.fields import Field
 from hrimport.normalize.countries import iso_codes, normalize_country
 from hrimport.normalize.dates import normalize_date
-from hrimport.normalize.values import fold, per_value
+from hrimport.normalize.values import ValueMemo, fold, per_value
 from hrimport.normalize.words import normalize_boolean, normalize_gender, value_words
 
 __all__ = [
@@ -52,9 +52,9 @@ def trim(s: pd.Series) -> pd.Series:
     return s.fillna("").str.strip()
 
 
-def normalize_enum(s: pd.Series, field: Field) -> pd.Series:
+def normalize_enum(s: pd.Series, field: Field, memo: ValueMemo | None = None) -> pd.Series:
     """Enumerated values matched ignoring case and spaces, written as the field's canonical choice."""
-    return per_value(s, field.canonical_choice)
+    return per_value(s, field.canonical_choice, memo)
 
 
 def normalize_email(s: pd.Series) -> pd.Series:
@@ -75,34 +75,35 @@ def _canonical_number(value: str) -> str | None:
     return format(number.normalize(), "f")
 
 
-def normalize_number(s: pd.Series) -> pd.Series:
+def normalize_number(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
     """Plain decimals written without redundant zeros: "3.50" -> "3.5", "2.0" -> "2", "007" -> "7"."""
-    return per_value(s, _canonical_number)
+    return per_value(s, _canonical_number, memo)
 
 
 def normalize_for_field(
     s: pd.Series, field: Field, *, day_first: bool, dates: Mapping[str, str] | None = None,
-    h_and_m: bool | None = None,
+    h_and_m: bool | None = None, memo: ValueMemo | None = None,
 ) -> pd.Series:
     """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too).
     ``dates``: a date column's values already read as ISO dates (``read_date_column``). ``h_and_m``: for
-    gender, whether the whole column holds both H and M when ``s`` is a chunk of it (``normalize_gender``)."""
+    gender, whether the whole column holds both H and M when ``s`` is a chunk of it (``normalize_gender``).
+    ``memo``: the field's values converted in earlier chunks of the file, and a place for this chunk's."""
     s = trim(s)
     kind = field.kind
     if kind == "date":
-        return normalize_date(s, day_first, dates)
+        return normalize_date(s, day_first, dates, memo)
     if kind == "country":
-        return normalize_country(s)
+        return normalize_country(s, memo)
     if kind == "email":
         return normalize_email(s)
     if kind == "boolean":
-        return normalize_boolean(s)
+        return normalize_boolean(s, memo)
     if kind == "enum":
         if field.name == "gender":
             s = normalize_gender(s, h_and_m)
-        return normalize_enum(s, field)
+        return normalize_enum(s, field, memo)
     if kind in ("integer", "number"):
-        return normalize_number(s)
+        return normalize_number(s, memo)
     return s  # text, custom data and leave types: trimmed only (leave types are matched elsewhere)
 
 

@@ -28,7 +28,7 @@ import pandas as pd
 import pycountry
 
 from hrimport.errors import ConfigError
-from hrimport.normalize.values import fold, per_value
+from hrimport.normalize.values import ValueMemo, fold, per_value
 from hrimport.outcomes import Problem
 from hrimport.resources import data_dir
 
@@ -179,12 +179,12 @@ def country_candidates(value: str) -> str | None:
     return ", ".join(described[:-1]) + " or " + described[-1]
 
 
-def normalize_country(s: pd.Series) -> pd.Series:
+def normalize_country(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
     """ISO alpha-2 from ISO codes and country names in many languages (see the module docstring).
 
     Only certain matches are rewritten: a misspelt or ambiguous country stays as written.
     """
-    return per_value(s, country_code)
+    return per_value(s, country_code, memo)
 
 
 def flag_ambiguous_countries(mapped: MappedTable) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hrimport.normalize.values import per_value
+from hrimport.normalize.values import MEMO_VALUES, ValueMemo, per_value
 
 DateOrder = Literal["day-first", "month-first"]
 DEFAULT_DATE_ORDER: DateOrder = "day-first"
@@ -96,14 +96,15 @@ def _parse_date(value: str, day_first: bool) -> str | None:
     return None
 
 
-def normalize_date(s: pd.Series, day_first: bool, known: Mapping[str, str] | None = None) -> pd.Series:
+def normalize_date(s: pd.Series, day_first: bool, known: Mapping[str, str] | None = None,
+                   memo: ValueMemo | None = None) -> pd.Series:
     """``YYYY-MM-DD`` from ISO dates and date-times, 31/01/2020 or 01/31/2020 (``day_first`` is the
     column's order, applied to every cell), 31.01.2020, 31-01-2020, 2020/1/31, 2020年1月31日, Excel serial
     numbers, "31 Jan 2020" and "Jan 31, 2020". Impossible dates such as 2021-02-30, and dates that do not
     fit the order, are left unchanged. ``known``: values already read (``read_date_column``'s, for the
     whole column at once), looked up instead of parsed."""
     known = known or {}
-    return per_value(s, lambda value: known.get(value) or _parse_date(value, day_first))
+    return per_value(s, lambda value: known.get(value) or _parse_date(value, day_first), memo)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,12 @@ class _NumericDates:
 
     @classmethod
     def of(cls, column: pd.Series) -> _NumericDates:
-        distinct = pa.array(pd.unique(column.fillna("")), type=pa.string())
+        return cls.of_distinct(pd.unique(column.fillna("")))
+
+    @classmethod
+    def of_distinct(cls, values: Sequence[str] | np.ndarray | pd.api.extensions.ExtensionArray) -> _NumericDates:
+        """``of`` a column's distinct values (or some of them)."""
+        distinct = pa.array(values, type=pa.string())
         parts = pc.extract_regex(distinct, _DAY_MONTH_YEAR_RE2)
         same_separator = pc.equal(pc.struct_field(parts, "s1"), pc.struct_field(parts, "s2"))
         keep = pc.fill_null(pc.and_(pc.is_valid(parts), same_separator), False)
@@ -291,10 +297,18 @@ class ColumnDateReading:
         # up to two values of each kind, first met first: the conflict names two, the order one
         self._seen: dict[str, list[str]] = {"day-first": [], "month-first": [], "either": []}
         self.proof_row: int | None = None  # the row of the first value proving the order read
+        # the distinct values of the chunks so far, what they read as and their problems: a value met
+        # again (the same dates come back in every chunk) says nothing new (up to MEMO_VALUES of them)
+        self._met: set[str] = set()
+        self._problems: dict[str, str] = {}
+        self._dates: dict[str, str] = {}
 
     def read(self, values: pd.Series, row_numbers: list[int]) -> tuple[dict[str, str], dict[str, str]]:
-        """One chunk's cell problems (``date_cell_problems``) and its day/month/year values as ISO dates."""
-        numeric = _NumericDates.of(values)
+        """The cell problems (``date_cell_problems``) and the day/month/year values as ISO dates of one chunk
+        (and of the values met in the chunks before it)."""
+        met = self._met
+        distinct = [v for v in pd.unique(values.fillna("")).tolist() if v not in met]
+        numeric = _NumericDates.of_distinct(distinct)
         evidence = date_order_evidence(numeric)
         order = (self.configured or DEFAULT_DATE_ORDER)
         for kind, found in (("day-first", evidence.day_first), ("month-first", evidence.month_first),
@@ -309,7 +323,13 @@ class ColumnDateReading:
                         break
                     if value not in kept:
                         kept.append(value)
-        return date_cell_problems(values, self.day_first, numeric), numeric.iso_dates(self.day_first)
+        problems, dates = date_cell_problems(values, self.day_first, numeric), numeric.iso_dates(self.day_first)
+        if len(self._met) + len(distinct) > MEMO_VALUES:
+            return {**self._problems, **problems}, {**self._dates, **dates}
+        met.update(distinct)
+        self._problems.update(problems)
+        self._dates.update(dates)
+        return self._problems, self._dates
 
     def order(self) -> ColumnDateOrder:
         """The column's order and why, once every chunk is read; ``DateOrderConflict`` as

@@ -13,7 +13,7 @@ from functools import cache
 
 import pandas as pd
 
-from hrimport.normalize.values import fold, per_value
+from hrimport.normalize.values import ValueMemo, fold, per_value
 from hrimport.resources import data_dir
 
 WORDS_FILE = "value_words.toml"
@@ -45,11 +45,11 @@ def value_words() -> ValueWords:
     return ValueWords(boolean=merged["boolean"], gender=merged["gender"])
 
 
-def normalize_boolean(s: pd.Series) -> pd.Series:
+def normalize_boolean(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
     """ "true"/"false" from the yes/no words of every listed language (yes/no, 1/0, 是/否, Ya/Tidak, Ja/Nein,
     Oui/Non, Sí/No...), in any case."""
     words = value_words().boolean
-    return per_value(s, lambda value: words.get(fold(value)))
+    return per_value(s, lambda value: words.get(fold(value)), memo)
 
 
 def normalize_gender(s: pd.Series, h_and_m: bool | None = None) -> pd.Series:
