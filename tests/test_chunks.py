@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from openpyxl import load_workbook
 
-from hrimport import reader
+from hrimport import normalize, reader
 from hrimport.config import load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
@@ -221,7 +221,7 @@ def test_values_past_the_memo_of_values_met_are_read_the_same(tmp_path: Path, mo
     config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
     source = write_csv(tmp_path / "staff.csv", varied_rows())
     whole = import_file(config, source, validate_only=True).result
-    for module in (values, dates):
+    for module in (values, dates, normalize):
         monkeypatch.setattr(module, "MEMO_VALUES", 3)
     chunked = import_file(config, source, validate_only=True, chunk_rows=4).result
     assert list(chunked.rows) == list(whole.rows)

@@ -93,3 +93,23 @@ def test_a_mapped_column_missing_from_the_file_is_one_line_and_exit_2(tmp_path: 
     assert result.exit_code == 2
     assert result.output.startswith("Error: staff.csv: column(s) 'Hire Date' named in the config are not in the file")
     assert result.output.count("\n") == 1
+
+
+def test_an_email_is_checked_as_the_documented_pattern_reads_it_spaces_of_every_script_included() -> None:
+    """The e-mail check runs in pyarrow's RE2 for speed; it must say what Python's reading of
+    ``EMAIL_PATTERN`` says, for the spaces RE2's own ``\\s`` misses (a vertical tab, a no-break space, an
+    ideographic space) and for letters of any script."""
+    import re
+
+    import pandas as pd
+
+    from hrimport.validate import EMAIL_PATTERN, _is_email
+
+    values = ["jane@acme.example", "jane@acme", "jane.acme.example", "jane@@acme.example", "jane doe@acme.example",
+              "jane\x0bdoe@acme.example", "jane\u00a0doe@acme.example", "jane\u3000doe@acme.example",
+              "jane@acme.example\n", "zoë@société.fr", "李@例子.中国", "jane@acme.example.", "@acme.example",
+              "jane@acme.e\u2028x"]
+    expected = [re.fullmatch(EMAIL_PATTERN, v) is not None for v in values]
+    assert _is_email(pd.Series(values, dtype="str")).tolist() == expected
+    assert expected == [True, False, False, False, False, False, False, False, False, True, True, False, False,
+                        False]

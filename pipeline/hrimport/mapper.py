@@ -94,6 +94,7 @@ class MappingState:
         self.h_and_m = set(h_and_m)
         self._letters: dict[str, frozenset[str]] = {}  # gender field -> the letter H or M its chunks held so far
         self.memos: dict[str, ValueMemo] = {}  # field -> its values normalised so far (``per_value``)
+        self.change_memos: dict[str, dict[str, str]] = {}  # field -> how they changed (``change_kinds``)
 
     def date_reading(self, name: str, column: str) -> ColumnDateReading:
         if name not in self.dates:
@@ -265,7 +266,8 @@ def map_records(
         h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
         columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
                                             dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
-        trail.compare(name, sources.get(name, name), values, columns[name], change_kinds(specs[name], dates),
+        trail.compare(name, sources.get(name, name), values, columns[name],
+                      change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
                       change_rules(specs[name], date_rule))
 
     custom_cols: dict[str, pd.Series] = {}

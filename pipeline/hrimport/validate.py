@@ -19,11 +19,14 @@ import pyarrow.compute as pc
 from hrimport.fields import Field, by_name
 from hrimport.mapper import MappedTable
 from hrimport.normalize.countries import alpha2_codes
+from hrimport.normalize.values import RE2_SPACES
 from hrimport.outcomes import Problem
 
 # Deliberately plain: one @, no spaces, a dot in the domain. The service is the final judge; this catches
 # the typos HR exports actually contain ("jane.doe@", "jane doe@acme.com", "jane@acme").
 EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s.]+"
+# The same for pyarrow, whose RE2 runs it ~5x faster than pandas falls back to Python's re for \s.
+_EMAIL_RE2 = rf"^[^@{RE2_SPACES}]+@[^@{RE2_SPACES}]+\.[^@{RE2_SPACES}.]+$"
 NUMBER_PATTERN = r"\d+(\.\d+)?"
 INTEGER_PATTERN = r"\d+"
 ISO_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
@@ -34,12 +37,18 @@ def _is_real_date(s: pd.Series) -> pd.Series:
     return iso & pd.to_datetime(s.where(iso), format="%Y-%m-%d", errors="coerce").notna()
 
 
+def _is_email(s: pd.Series) -> pd.Series:
+    """``s.str.fullmatch(EMAIL_PATTERN)``, in RE2."""
+    found = pc.match_substring_regex(arrow.array(s, type=arrow.string()), _EMAIL_RE2)
+    return pd.Series(found.fill_null(False).to_numpy(zero_copy_only=False), index=s.index, dtype=bool)
+
+
 def _kind_checks(f: Field) -> list[pa.Check]:
     kind = f.kind
     if kind == "date":
         return [pa.Check(_is_real_date, error="not-a-date")]
     if kind == "email":
-        return [pa.Check(lambda s: s.str.fullmatch(EMAIL_PATTERN), error="not-an-email")]
+        return [pa.Check(_is_email, error="not-an-email")]
     if kind == "country":
         codes = alpha2_codes()
         return [pa.Check(lambda s: s.isin(codes), error="unknown-country")]

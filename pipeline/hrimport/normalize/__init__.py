@@ -26,7 +26,7 @@ import pandas as pd
 from hrimport.fields import Field
 from hrimport.normalize.countries import iso_codes, normalize_country
 from hrimport.normalize.dates import normalize_date
-from hrimport.normalize.values import ValueMemo, fold, per_value
+from hrimport.normalize.values import MEMO_VALUES, ValueMemo, fold, per_value
 from hrimport.normalize.words import normalize_boolean, normalize_gender, value_words
 
 __all__ = [
@@ -113,11 +113,12 @@ _SERIAL_DATE = re.compile(r"\d{5}(?:\.\d+)?")
 
 
 def change_kinds(
-    field: Field, dates: Mapping[str, str] | None = None
+    field: Field, dates: Mapping[str, str] | None = None, memo: dict[str, str] | None = None
 ) -> Callable[[list[str], list[str]], list[str]]:
     """What ``normalize_for_field`` did to each distinct value it changed, as a ``hrimport.provenance.KINDS``
     code, from the values before and after (``hrimport.normalize.trail.ValueTrail.compare``). ``dates``: a
-    date column's day/month values (``read_date_column``)."""
+    date column's day/month values (``read_date_column``). ``memo``: the codes of the field's values met in
+    earlier chunks of the file (a value is always changed the same way)."""
     kind, known = field.kind, dates or {}
 
     def named(old: str, new: str) -> str:
@@ -137,7 +138,20 @@ def change_kinds(
             return "gender-word"
         return _KIND_CHANGES.get(kind, "trimmed")
 
-    return lambda read, sent: [named(old, new) for old, new in zip(read, sent)]
+    def kinds(read: list[str], sent: list[str]) -> list[str]:
+        if memo is None:
+            return [named(old, new) for old, new in zip(read, sent)]
+        found = []
+        for old, new in zip(read, sent):
+            code = memo.get(old)
+            if code is None:
+                code = named(old, new)
+                if len(memo) < MEMO_VALUES:
+                    memo[old] = code
+            found.append(code)
+        return found
+
+    return kinds
 
 
 _KIND_CHANGES = {"email": "lower-cased", "boolean": "yes-no-word", "enum": "enum-spelling",

@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hrimport.normalize.values import MEMO_VALUES, ValueMemo, per_value
+from hrimport.normalize.values import MEMO_VALUES, RE2_SPACES, ValueMemo, per_value
 
 DateOrder = Literal["day-first", "month-first"]
 DEFAULT_DATE_ORDER: DateOrder = "day-first"
@@ -128,7 +128,7 @@ class DateOrderEvidence:
 # 01/06/2020 and 01/06/20 (a year of two digits is a problem of its own), and 5 Mar 19. RE2 (pyarrow) has
 # no back-references: both separators are captured and compared. \p{Nd} and the spaces are Python's \d
 # and what str.strip() removes.
-_SPACE = r"[\s\p{Z}\x{1C}-\x{1F}\x{85}]*"
+_SPACE = rf"[{RE2_SPACES}]*"
 _DAY_MONTH_YEAR_RE2 = (
     rf"^{_SPACE}(?P<a>\p{{Nd}}{{1,2}})(?P<s1>[/.\-])(?P<b>\p{{Nd}}{{1,2}})(?P<s2>[/.\-])"
     rf"(?P<y>\p{{Nd}}{{4}}|\p{{Nd}}{{2}}){_SPACE}$"

@@ -8,6 +8,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+#: Python's ``\s`` (what ``str.strip()`` removes) as the inside of an RE2 character class: RE2's own ``\s``
+#: is ASCII without the vertical tab, so pyarrow's regexes list the rest.
+RE2_SPACES = r"\s\x{0B}\p{Z}\x{1C}-\x{1F}\x{85}"
+
 
 def fold(value: str) -> str:
     """Case-folded, trimmed, inner spaces collapsed: the key of every synonym table.

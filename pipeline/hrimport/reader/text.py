@@ -14,9 +14,10 @@ import csv
 import io
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,9 @@ from hrimport.reader.grid import (
     _trim_trailing,
     normalize_header,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _UTF8 = {"utf-8", "utf8", "utf-8-sig", "utf8-sig"}
 #: Characters at the top of a text file the delimiter is guessed from.
@@ -336,6 +340,22 @@ def stream_text(
     return _streamed_chunks(path, info, start, index, len(top[index]), top[:index], delimiter, chunk_rows)
 
 
+_NOT_TEXT_BYTES = (REPLACEMENT_CHARACTER.encode("utf-8"), NUL.encode("utf-8"))
+
+
+def _may_hold_bytes(arrays: Sequence[pa.Array], needles: Sequence[bytes]) -> bool:
+    """Whether the character bytes of ``arrays`` (Arrow text) hold any of ``needles``: one memchr-fast search of
+    each array's data buffer, which may take in the bytes of rows on either side of a slice, so a yes is
+    to be checked cell by cell."""
+    for array in arrays:
+        data = array.buffers()[2]
+        if data is not None and data.size:
+            raw = data.to_pybytes()
+            if any(needle in raw for needle in needles):
+                return True
+    return False
+
+
 def _streamed_chunks(
     path: Path, info: SourceInfo, start: int, index: int, width: int, preamble: list[list[str]], delimiter: str,
     chunk_rows: int,
@@ -370,9 +390,10 @@ def _streamed_chunks(
                     take = min(held, chunk_rows + (names is None))
                     cut = table.slice(0, take)
                     # bytes that are not text: only a chunk holding U+FFFD or a NUL has cells to flag
-                    cells = pa.chunked_array([piece for column in cut.columns for piece in column.chunks],
-                                            type=pa.string())
-                    not_text = any(pc.any(pc.match_substring(cells, char)).as_py() for char in (REPLACEMENT_CHARACTER, NUL))
+                    pieces = [piece for column in cut.columns for piece in column.chunks]
+                    not_text = _may_hold_bytes(pieces, _NOT_TEXT_BYTES) and any(
+                        pc.any(pc.match_substring(pa.chunked_array(pieces, type=pa.string()), char)).as_py()
+                        for char in (REPLACEMENT_CHARACTER, NUL))
                     grid = cut.to_pandas()
                     rest = table.slice(take)
                     pending = rest.to_batches() if rest.num_rows else []
