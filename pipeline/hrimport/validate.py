@@ -33,8 +33,16 @@ ISO_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
 
 
 def _is_real_date(s: pd.Series) -> pd.Series:
-    iso = s.str.fullmatch(ISO_DATE_PATTERN)
-    return iso & pd.to_datetime(s.where(iso), format="%Y-%m-%d", errors="coerce").notna()
+    """Whether each value is an ISO date that exists (not 2021-02-30): each distinct value looked at once, as a
+    column repeats its dates."""
+    codes, uniques = pd.factorize(s)
+    distinct = pd.Series(uniques, dtype="str")
+    iso = distinct.str.fullmatch(ISO_DATE_PATTERN)
+    real = (iso & pd.to_datetime(distinct.where(iso), format="%Y-%m-%d", errors="coerce").notna()).to_numpy(bool)
+    found = np.zeros(len(s), dtype=bool)  # a missing value (code -1) is no date
+    given = codes >= 0
+    found[given] = real[codes[given]]
+    return pd.Series(found, index=s.index)
 
 
 def _is_email(s: pd.Series) -> pd.Series:
