@@ -5,8 +5,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 #: Python's ``\s`` (what ``str.strip()`` removes) as the inside of an RE2 character class: RE2's own ``\s``
 #: is ASCII without the vertical tab, so pyarrow's regexes list the rest.
@@ -43,8 +43,8 @@ def per_value(s: pd.Series, convert: Callable[[str], str | None], memo: ValueMem
         converted = [memo[u] if u in memo else _remembered(memo, u, convert) for u in originals]
     if all(new is None or new == old for new, old in zip(converted, originals)):
         return s.copy()
-    table = np.array([old if new is None else new for new, old in zip(converted, originals)], dtype=object)
-    return pd.Series(table[codes], index=s.index, name=s.name, dtype="str")
+    table = pa.array([old if new is None else new for new, old in zip(converted, originals)], type=pa.string())
+    return pd.Series(table.take(pa.array(codes)), index=s.index, name=s.name, dtype="str")
 
 
 def _remembered(memo: ValueMemo, value: str, convert: Callable[[str], str | None]) -> str | None:
