@@ -121,3 +121,17 @@ def test_short_masked_values_stay_hidden_when_a_row_is_updated(tmp_path: Path, s
     assert result.exit_code == 0, result.output
     assert {s["customer_system_id"]: s["passport_number"] for s in sandbox.staff(99)}["000001"] == "KM2RD"
     assert_hidden_in_report(folder, ["PQ7XK", "W9Z", "KM2RD"])
+
+
+@pytest.mark.parametrize("command", ["validate", "import --dry-run"])
+def test_masked_values_quoted_by_problems_are_masked_on_the_terminal_too(tmp_path: Path, command: str) -> None:
+    """The problems a command prints (to a terminal, a cron mail, a CI log) mask what the report masks."""
+    config = masked_config(tmp_path / "staff.toml")
+    source = write_csv(tmp_path / "staff.csv", rows(), [*HEADER, PASSPORT_HEADER])
+    report = ["--report-dir", str(tmp_path / "reports")] if "import" in command else []
+    result = CliRunner().invoke(main, ["staff", *command.split(), str(config), str(source), *report],
+                                catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert "Birth Date" in result.output and MASK in result.output  # the problems are printed, masked
+    for secret in SHORT_BAD_BIRTHDATES.values():
+        assert secret not in result.output, f"{secret!r} printed"

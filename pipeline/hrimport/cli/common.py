@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hrimport.listing import quoted
+from hrimport.report.cells import Masker
 from hrimport.report.summary import summary_json
 from hrimport.report.view import reading_summary, sandbox_notice
 from hrimport.service.urls import describe_target
@@ -19,7 +20,7 @@ from hrimport.stages import stage_listener
 
 if TYPE_CHECKING:
     from hrimport.imports import FileImport
-    from hrimport.outcomes import Progress, RunResult
+    from hrimport.outcomes import Progress, RowOutcome, RunResult
 
 # No click envvar: $HRIMPORT_BASE_URL must not outrank a config's own [service] base_url, and click would
 # read the variable as if it were typed. hrimport.service.connection.resolve_connection applies the order.
@@ -139,27 +140,37 @@ _SAID_ONCE = frozenset({"not-sent", "held-for-review"})
 
 
 def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> None:
-    say = partial(click.echo, err=err)
+    """The first ``limit`` problems, one line each, masked as the report masks them: a terminal, a cron
+    mail or a CI log is no place for a passport number either."""
+    masker = Masker(result.info.mask_fields)
+
+    def say(row: RowOutcome, text: str) -> None:
+        if masker and row.problems:
+            quoted = [p.value for p in row.problems if p.value and masker.applies(p.field, p.column)]
+            text = masker.text(text, quoted) if quoted else text
+        click.echo(text, err=err)
+
     shown = 0
     for row in result.need_attention:
         for problem in row.problems or ():
             if problem.is_warning or problem.code in _SAID_ONCE:
                 continue
             if shown < limit:
-                say(problem.message)
+                say(row, problem.message)
             shown += 1
         if not row.problems and row.message and row.outcome.value != "not_sent":
             if shown < limit:
-                say(f"Row {row.row}: {row.outcome.label}: {row.message}")
+                say(row, f"Row {row.row}: {row.outcome.label}: {row.message}")
             shown += 1
     for row in result.rows.listed():  # the rows with problems (the others are only counted)
         for problem in row.problems:
             if problem.is_warning:
                 if shown < limit:
-                    say(f"Warning: {problem.message}")
+                    say(row, f"Warning: {problem.message}")
                 shown += 1
+    say_more = partial(click.echo, err=err)
     if shown > limit:
-        say(f"... and {shown - limit:,} more (see the report)")
+        say_more(f"... and {shown - limit:,} more (see the report)")
 
 
 json_option = click.option(
