@@ -148,7 +148,7 @@ def _counter(values: list[str], counts: np.ndarray) -> Callable[[str], int]:
 
     def count_of(value: str) -> int:
         if not index:
-            index.update((str(v), i) for i, v in enumerate(values))
+            index.update(zip(map(str, values), range(len(values))))
         i = index.get(value)
         return int(counts[i]) if i is not None else 0
 
