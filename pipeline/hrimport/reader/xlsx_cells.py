@@ -72,41 +72,59 @@ def scan_xlsx_sheet(
     About 0.5 s of CPU for a 100k x 40 sheet, most of it inflating the archive member and the one
     regular expression for lossy numbers.
     """
-    style_hit = (
-        re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"') if padded else None
-    )
-    shared_hit = None
-    if lossy and shared_strings:
-        indexes = _look_alike_shared_strings(archive_path, shared_strings)
-        if indexes:
-            shared_hit = re.compile(rb"<v>(" + b"|".join(str(i).encode() for i in sorted(indexes)) + rb")</v>")
-    cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
-    texts: list[bytes] = []  # references of look-alike text cells
-    formula_cells: list[tuple[bytes, str]] = []
+    look_alike = look_alike_shared_strings(archive_path, shared_strings) if lossy and shared_strings else set()
+    scanner = SheetScanner(padded, lossy=lossy, look_alike_strings=look_alike, formulas=formulas)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for piece in _pieces(stream, b"<c "):
-            if formulas:
-                formula_cells.extend(_formula_cells(piece))
-            if style_hit is not None:
-                for m in style_hit.finditer(piece):
-                    cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
-                    if cell is not None:
-                        cells[cell[0]] = (cell[1], int(m.group(1)))
-            if not lossy:
-                continue
-            for m in _LOSSY.finditer(piece):
-                cell = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
-                if cell is not None and cell[0] not in cells and cell[1] == m.group(1):
-                    cells[cell[0]] = (cell[1], None)
-            texts.extend(_look_alike_cells(piece))
-            if shared_hit is not None:
-                for m in shared_hit.finditer(piece):
-                    ref = _cell_reference(piece, piece.rfind(b"<c ", 0, m.start()), (b"s",))
-                    if ref is not None:
-                        texts.append(ref)
-    placed_formulas = [(*p, f) for ref, f in formula_cells if (p := _position(ref)) is not None]
-    return SheetScan(_placed(cells, padded), {p for p in map(_position, texts) if p is not None},
-                     sorted(placed_formulas))
+            scanner.add(piece)
+    return scanner.result()
+
+
+class SheetScanner:
+    """``scan_xlsx_sheet``'s pass, fed the sheet's XML a piece at a time (pieces that cut no cell in two):
+    the chunked read (``xlsx_stream``) scans each piece it hands to fastexcel. ``look_alike_strings``: the
+    positions of the shared strings that look like a typed cell's rendering (``look_alike_shared_strings``)."""
+
+    def __init__(self, padded: dict[int, ZeroPadded], *, lossy: bool, look_alike_strings: set[int],
+                 formulas: bool) -> None:
+        self.padded, self.lossy, self.formulas = padded, lossy, formulas
+        self.style_hit = (
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"') if padded else None
+        )
+        self.shared_hit = None
+        if lossy and look_alike_strings:
+            indexes = b"|".join(str(i).encode() for i in sorted(look_alike_strings))
+            self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
+        self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
+        self.texts: list[bytes] = []  # references of look-alike text cells
+        self.formula_cells: list[tuple[bytes, str]] = []
+
+    def add(self, piece: bytes) -> None:
+        cells = self.cells
+        if self.formulas:
+            self.formula_cells.extend(_formula_cells(piece))
+        if self.style_hit is not None:
+            for m in self.style_hit.finditer(piece):
+                cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
+                if cell is not None:
+                    cells[cell[0]] = (cell[1], int(m.group(1)))
+        if not self.lossy:
+            return
+        for m in _LOSSY.finditer(piece):
+            cell = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
+            if cell is not None and cell[0] not in cells and cell[1] == m.group(1):
+                cells[cell[0]] = (cell[1], None)
+        self.texts.extend(_look_alike_cells(piece))
+        if self.shared_hit is not None:
+            for m in self.shared_hit.finditer(piece):
+                ref = _cell_reference(piece, piece.rfind(b"<c ", 0, m.start()), (b"s",))
+                if ref is not None:
+                    self.texts.append(ref)
+
+    def result(self) -> SheetScan:
+        placed_formulas = [(*p, f) for ref, f in self.formula_cells if (p := _position(ref)) is not None]
+        return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
+                         sorted(placed_formulas))
 
 
 def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
@@ -161,7 +179,7 @@ def shared_string_positions(archive_path: str | Path, part: str,
     return found
 
 
-def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
+def look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
     """Positions of the shared strings whose whole text looks like a typed cell's rendering. Phonetic
     guides (``<rPh>``) are not part of the text a cell shows."""
     return shared_string_positions(archive_path, part, _look_alike_starts)
