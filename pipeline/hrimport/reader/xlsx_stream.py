@@ -22,13 +22,14 @@ chunk) makes ``stream_xlsx`` return None.
 
 from __future__ import annotations
 
-import io
 import logging
 import re
+import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import IO
@@ -36,9 +37,10 @@ from typing import IO
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hrimport.errors import HrimportError
-from hrimport.outcomes import SourceInfo
+from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.extent import check_extent, xlsx_sheet_extent
 from hrimport.reader.grid import (
     HEADER_SCAN_ROWS,
@@ -53,10 +55,11 @@ from hrimport.reader.grid import (
     _rows_of,
     _trim_trailing,
     normalize_header,
+    table_chunks,
 )
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout, fastexcel_table, fastexcel_text
-from hrimport.reader.xlsx_cells import SheetScanner, look_alike_shared_strings
+from hrimport.reader.xlsx_cells import LOOK_ALIKE_ANCHORS, SheetScan, SheetScanner, look_alike_shared_strings
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +68,11 @@ log = logging.getLogger(__name__)
 #: strings, which the cells need.
 SMALL_PART = 1 << 20
 _READ = 1 << 22  # bytes inflated at a time
+#: Rows fastexcel reads at a time: 4,000 rows of 40 columns cost it ~50 MB while it reads them, and
+#: smaller pieces read no slower (a piece's fixed cost is a few milliseconds, but its shared strings).
+PIECE_ROWS = 4000
 _ROW = re.compile(rb"<row[\s>]")
+_WIDE = re.compile(rb'<c r="[A-Za-z]{3}')  # a cell past column ZZ
 _DIMENSION = re.compile(rb"<dimension\b[^>]*/>")
 _ROWS_END = b"</sheetData>"
 _SHEET_END = b"</sheetData></worksheet>"
@@ -89,40 +96,48 @@ class _Piece:
 
 @dataclass
 class _ChunkGrid:
-    """A piece read by fastexcel as Excel shows it: ``frame``'s columns start at column ``first_column``
-    (0-based); its first row is grid row ``offset`` (Excel row - 1); the cells read are at grid rows."""
+    """Pieces read by fastexcel: ``table``'s columns start at column ``first_column`` (0-based), its first
+    row is grid row ``offset`` (Excel row - 1); ``scan``: what their XML says of the cells fastexcel's
+    text flattens. ``text`` makes them the text Excel shows, in the thread that uses them (pyarrow's
+    allocator keeps what one thread frees for another as long as it likes)."""
 
-    frame: pd.DataFrame
     table: pa.RecordBatch
     first_column: int
     offset: int
-    cells_read: dict[int, list[CellsRead]]
+    scan: SheetScan
     last: bool
+
+    def text(self) -> tuple[pd.DataFrame, dict[int, list[CellsRead]]]:
+        """The cells as Excel shows them, by grid column, and the cells read in a way the report tells
+        (at grid rows)."""
+        return fastexcel_text(self.table, self.first_column, self.scan, self.offset)
 
 
 def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, header_row: int | None,
                 expected: Iterable[str]) -> Iterator[SourceTable] | None:
-    """The table of an XLSX sheet in chunks of about ``chunk_rows`` rows (``read_spreadsheet``'s table cut
-    in pieces), or None when the sheet needs the whole read. The first chunk is read here, the others
-    while the caller works on the one before (fastexcel releases the GIL)."""
+    """The table of an XLSX sheet in chunks of ``chunk_rows`` rows (exactly ``read_spreadsheet``'s table
+    cut by ``table_chunks``), or None when the sheet needs the whole read. fastexcel reads pieces of
+    ``PIECE_ROWS`` rows (its cells, as Rust and Arrow objects, cost several times their text): the first
+    here, the others in a thread while the caller works on the chunk before (fastexcel releases the GIL).
+
+    The sheet's extent (``extent``) is found in another thread meanwhile: its refusal of a sheet whose
+    grid would be mostly empty comes before a piece reaching past column ZZ is laid out, or at the end;
+    either way before the caller has the whole file. A blank tail is read (its rows are dropped as blank)
+    rather than cut off."""
     chosen = layout.sheets[layout.choice.index]
     if not chosen.part:
         return None
     info.sheet, info.sheet_note = chosen.name, layout.choice.note
-    try:
-        extent = xlsx_sheet_extent(path, chosen.part, layout.shared_strings)
-    except KeyError:  # the workbook lists a sheet its archive does not hold: the whole read says so
-        return None
-    check_extent(path, chosen.name, extent)  # the whole read's refusal, before anything is laid out
-    stop = extent.tail_start if extent.has_blank_tail else None
     scan_rows = max(HEADER_SCAN_ROWS, header_row or 0)
-    reader = _ChunkReader(path, layout, chosen.part, chosen.name, stop)
+    piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
+    reader = _ChunkReader(path, layout, chosen.part, chosen.name)
     worker = ThreadPoolExecutor(max_workers=1)
     try:
-        first = worker.submit(reader.next_grid, max(chunk_rows, scan_rows) + 1).result()
+        top_rows = max(piece_rows, scan_rows) + 1
+        first = worker.submit(reader.next_grid, top_rows, top_rows).result()
         if first is None or first.last:
             raise _NotStreamable
-        grid = first.frame
+        grid, first_read = first.text()
         if header_row is not None and header_row > len(grid):
             raise _NotStreamable
         top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
@@ -151,12 +166,61 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
     table = _Table(path, info, names, first.first_column, index + 1)
-    following = worker.submit(reader.next_grid, chunk_rows)
-    return table.chunks(first, body, filled, index + 2, following, reader, worker, chunk_rows)
+    read_next = partial(reader.next_grid, chunk_rows, piece_rows)
+    del first
+    pieces = table.pieces(first_read, body, filled, index + 2, worker.submit(read_next), reader, worker, read_next)
+    return _rechunked(pieces, chunk_rows)
+
+
+def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable]:
+    """``tables`` (consecutive rows of one table) as tables of ``rows`` rows, the last maybe fewer."""
+    pending: list[SourceTable] = []
+    held = 0
+    for table in tables:
+        pending.append(table)
+        held += len(table.frame)
+        if held < rows:
+            continue
+        parts = list(table_chunks(_joined(pending), rows))
+        pending = [parts.pop()] if len(parts[-1].frame) < rows else []
+        held = sum(len(t.frame) for t in pending)
+        yield from parts
+    if pending:
+        yield _joined(pending)
+
+
+#: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
+_KIND_ORDER = {"number-format": 0, "formula-value": 1, "excel-date-cell": 2}
+
+
+def _joined(tables: list[SourceTable]) -> SourceTable:
+    """Consecutive rows of one table as one table."""
+    if len(tables) == 1:
+        return tables[0]
+    reads: dict[str, dict[tuple[str, str], list[tuple[np.ndarray, tuple[str, ...] | None]]]] = {}
+    offset = 0
+    for table in tables:
+        for header, found in table.cells_read.items():
+            for read in found:
+                reads.setdefault(header, {}).setdefault((read.kind, read.rule), []).append(
+                    (read.positions + offset, read.held))
+        offset += len(table.frame)
+    cells_read: dict[str, list[CellsRead]] = {}
+    for header, by_rule in reads.items():
+        for (kind, rule), parts in sorted(by_rule.items(), key=lambda item: _KIND_ORDER.get(item[0][0], 3)):
+            held = None if parts[0][1] is None else tuple(h for _, part in parts for h in part or ())
+            cells_read.setdefault(header, []).append(
+                CellsRead(kind, rule, np.concatenate([positions for positions, _ in parts]), held))
+    problems: dict[int, list[Problem]] = {}
+    for table in tables:
+        problems.update(table.row_problems)
+    return SourceTable(info=tables[0].info, frame=pd.concat([t.frame for t in tables], ignore_index=True),
+                       row_numbers=[n for t in tables for n in t.row_numbers], row_problems=problems,
+                       cells_read=cells_read)
 
 
 class _Table:
-    """The table's columns as the first chunk names them, and the chunks laid out under them."""
+    """The table's columns as the first chunk names them, and the pieces laid out under them."""
 
     def __init__(self, path: Path, info: SourceInfo, names: list[str | None], first_column: int,
                  header_row: int) -> None:
@@ -164,25 +228,25 @@ class _Table:
         self.first_column, self.header_row = first_column, header_row
         self.rows = 0
 
-    def chunks(self, first: _ChunkGrid, body: pd.DataFrame, filled: np.ndarray, body_row: int,
+    def pieces(self, first_read: dict[int, list[CellsRead]], body: pd.DataFrame, filled: np.ndarray, body_row: int,
                following: Future[_ChunkGrid | None], reader: _ChunkReader, worker: ThreadPoolExecutor,
-               chunk_rows: int) -> Iterator[SourceTable]:
+               read_next: Callable[[], _ChunkGrid | None]) -> Iterator[SourceTable]:
         try:
-            table = self._table(body, filled, body_row, first.cells_read)
-            del first, body
+            table = self._table(body, filled, body_row, first_read)
+            del first_read, body
             if table is not None:
                 yield table
             while True:
                 try:
                     grid = following.result()
-                except (HrimportError, MemoryError):
+                except (HrimportError, MemoryError, StreamBroken):
                     raise
                 except Exception as exc:  # the whole read says it in one line
                     log.debug("reading %s in chunks failed", self.path, exc_info=True)
                     raise StreamBroken(f"{self.path}: {exc}") from None
                 if grid is None:
                     break
-                following = worker.submit(reader.next_grid, chunk_rows)
+                following = worker.submit(read_next)
                 table = self._later(grid)
                 del grid
                 if table is not None:
@@ -195,14 +259,13 @@ class _Table:
     def _later(self, grid: _ChunkGrid) -> SourceTable | None:
         """A piece after the first, laid out under the first chunk's columns; ``StreamBroken`` when it holds
         what the whole read lays out otherwise (a column the header did not name, cells left of it)."""
-        if grid.first_column != 0 or grid.table.num_rows == 0 or grid.table.column(0)[0].as_py() != MARKER:
-            raise StreamBroken(f"{self.path}: the rows of the sheet are out of order")
         rows = grid.table.num_rows - 1  # without the marker's row
         for column in range(min(self.first_column, grid.table.num_columns)):
             held = rows + 1 - grid.table.column(column).null_count - (column == 0)
             if held:
                 raise StreamBroken(f"{self.path}: a cell left of the table")
-        everything = grid.frame.iloc[1:]
+        frame, found = grid.text()
+        everything = frame.iloc[1:]
         filled, nonempty = _filled_rows(everything)
         width = len(self.names)
         columns = []
@@ -216,7 +279,7 @@ class _Table:
             if not named and at >= self.first_column and (has_text & filled).any():
                 raise StreamBroken(f"{self.path}: a value in a column without a header")
         body = pd.concat(columns, axis=1, ignore_index=True) if columns else everything.iloc[:, :0]
-        cells_read = {at - self.first_column: reads for at, reads in grid.cells_read.items()
+        cells_read = {at - self.first_column: reads for at, reads in found.items()
                       if 0 <= at - self.first_column < width}
         return self._table(body, filled, grid.offset + 2, cells_read)
 
@@ -238,11 +301,16 @@ class _ChunkReader:
     """The sheet part inflated as a stream and handed to fastexcel a piece at a time (``next_grid``),
     each piece in a workbook of its own built in memory. One thread at a time calls ``next_grid``."""
 
-    def __init__(self, path: Path, layout: _Layout, part: str, sheet: str, stop: int | None) -> None:
-        self.path, self.part, self.sheet, self.stop = path, part, sheet, stop
+    def __init__(self, path: Path, layout: _Layout, part: str, sheet: str) -> None:
+        self.path, self.part, self.sheet = path, part, sheet
+        self.measuring = ThreadPoolExecutor(max_workers=1)
+        self.extent = self.measuring.submit(xlsx_sheet_extent, path, part, layout.shared_strings)
+        self.extent_checked = False
+        # a folder only its owner can open (the pieces hold HR data), removed once the sheet is read
+        self.scratch = tempfile.TemporaryDirectory(prefix="hrimport-")
+        self.book = Path(self.scratch.name) / "piece.xlsx"
         self.archive = zipfile.ZipFile(path)
         self.stream: IO[bytes] = self.archive.open(part)
-        self.read_bytes = 0
         self.buffer = bytearray()
         self.ended = False
         self.head: bytes | None = None
@@ -257,51 +325,80 @@ class _ChunkReader:
 
     def close(self, worker: ThreadPoolExecutor) -> None:
         worker.shutdown(wait=True, cancel_futures=True)  # the worker reads the archive: let it finish first
+        self.measuring.shutdown(wait=True)
+        self.scratch.cleanup()
         self.stream.close()
         self.archive.close()
 
-    def next_grid(self, rows: int) -> _ChunkGrid | None:
-        """The next ``rows`` rows of the sheet read (the rest, when fewer are left), or None at its end."""
-        piece = self._next_piece(rows)
-        if piece is None:
+    def next_grid(self, rows: int, piece_rows: int) -> _ChunkGrid | None:
+        """The next ``rows`` rows of the sheet (the rest, when fewer are left), or None at its end, read
+        ``piece_rows`` at a time and laid out as one grid: the first piece of the sheet alone."""
+        tables: list[tuple[pa.RecordBatch, int, SheetScan]] = []
+        last = False
+        while not last and len(tables) * piece_rows < rows:
+            piece = self._next_piece(min(piece_rows, rows - len(tables) * piece_rows))
+            if piece is None or self.extent.done() or _WIDE.search(piece.rows):
+                # at the end, as soon as the extent is known, and before laying out a piece past column ZZ
+                self.check_extent()
+            if piece is None:
+                break
+            assert self.head is not None
+            last = piece.last
+            if self.pieces == 1:
+                table, first_column, scan = self._read(piece, first=True)
+                return _ChunkGrid(table, first_column, 0, scan, last)
+            table, first_column, scan = self._read(piece, first=False)
+            if first_column != 0 or table.num_rows == 0 or table.column(0)[0].as_py() != MARKER \
+                    or table.num_rows > piece.last_row - piece.first_row + 2:
+                raise StreamBroken(f"{self.path}: the rows of the sheet are out of order")
+            tables.append((table, piece.first_row, scan))
+        if not tables:
             return None
-        scanner = SheetScanner(self.padded, lossy=True, look_alike_strings=self.look_alike, formulas=True)
-        scanner.add(piece.rows)
-        scan = scanner.result()
+        offset = tables[0][1] - 2  # the grid row of the first piece's marker
+        table = _joined_pieces(tables, offset)
+        scan = SheetScan([n for _, _, s in tables for n in s.numbers],
+                         {cell for _, _, s in tables for cell in s.look_alike_text},
+                         [f for _, _, s in tables for f in s.formulas])
+        del tables
+        return _ChunkGrid(table, 0, offset, scan, last)
+
+    def _read(self, piece: _Piece, first: bool) -> tuple[pa.RecordBatch, int, SheetScan]:
+        """A piece as fastexcel's text, the index of its first column, and what its XML says of the cells
+        that text flattens."""
         assert self.head is not None
-        first = self.pieces == 1
-        marker = b"" if first else _marker_row(piece.first_row - 1)
-        book = self._workbook(self.head + marker + piece.rows + _SHEET_END)
-        del piece.rows
+        self._write_workbook(self.head, b"" if first else _marker_row(piece.first_row - 1), piece.rows)
         # The first piece from row 1, blank rows included, as the whole read; the others from their
         # marker's row (skip_rows=None: the grid starts at its first row holding something).
-        table, first_column = fastexcel_table(self.path, book, self.sheet, skip_rows=0 if first else None)
-        del book
-        offset = 0 if first else piece.first_row - 2
-        frame, cells_read = fastexcel_text(table, first_column, scan, offset)
-        if not first and table.num_rows > piece.last_row - piece.first_row + 2:
-            raise StreamBroken(f"{self.path}: the rows of the sheet are out of order")
-        return _ChunkGrid(frame, table, first_column, offset, cells_read, piece.last)
+        table, first_column = fastexcel_table(self.path, self.book, self.sheet, skip_rows=0 if first else None)
+        scanner = SheetScanner(self.padded, lossy=True, look_alike_strings=self.look_alike, formulas=True,
+                               anchors=_anchors(table))
+        scanner.add(piece.rows)
+        return table, first_column, scanner.result()
 
-    def _workbook(self, sheet_xml: bytes) -> bytes:
-        """A workbook of the archive's small parts and the sheet part ``sheet_xml``, uncompressed."""
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as book:
+    def check_extent(self) -> None:
+        """Refuse the sheet as the whole read does if its grid would be big and mostly empty."""
+        if not self.extent_checked:
+            check_extent(self.path, self.sheet, self.extent.result())
+            self.extent_checked = True
+
+    def _write_workbook(self, *sheet_xml: bytes) -> None:
+        """The workbook fastexcel reads a piece from: the archive's small parts and the sheet part made of
+        ``sheet_xml``, uncompressed, in a file (fastexcel streams it from there: given bytes, it copies them)."""
+        with zipfile.ZipFile(self.book, "w", zipfile.ZIP_STORED) as book:
             for info, data in self.parts:
                 book.writestr(info.filename, data)
-            book.writestr(self.part, sheet_xml)
-        return out.getvalue()
+            with book.open(self.part, "w", force_zip64=True) as sheet:
+                for xml in (*sheet_xml, _SHEET_END):
+                    sheet.write(xml)
 
     def _fill(self) -> bool:
-        """Inflate more of the sheet part into the buffer; False at its end (or at ``stop``)."""
+        """Inflate more of the sheet part into the buffer; False at its end."""
         if self.ended:
             return False
-        size = _READ if self.stop is None else min(_READ, self.stop - self.read_bytes)
-        data = self.stream.read(size) if size > 0 else b""
+        data = self.stream.read(_READ)
         if not data:
             self.ended = True
             return False
-        self.read_bytes += len(data)
         self.buffer += data
         return True
 
@@ -358,6 +455,47 @@ class _ChunkReader:
             raise _NotStreamable  # no rows at all
         self.head = _DIMENSION.sub(b"", bytes(self.buffer[: end + 1]))
         del self.buffer[: end + 1]
+
+
+def _joined_pieces(tables: list[tuple[pa.RecordBatch, int, SheetScan]], offset: int) -> pa.RecordBatch:
+    """The pieces' cells (each with its marker's row, its first row number) as one grid from grid row
+    ``offset`` (the first piece's marker): the other markers dropped, blank rows between pieces that
+    fastexcel left out (rows without values after a piece's last value) put back."""
+    width = max(table.num_columns for table, _, _ in tables)
+    parts: list[list[pa.Array]] = [[] for _ in range(width)]
+    end = offset  # the grid row after the rows placed
+    for k, (table, first_row, _) in enumerate(tables):
+        if k:
+            table = table.slice(1)
+            gap = first_row - 1 - end
+            if gap < 0:
+                raise StreamBroken("the rows of the sheet are out of order")
+            if gap:
+                for column in parts:
+                    column.append(pa.nulls(gap, pa.string()))
+            end += gap
+        for j, column in enumerate(parts):
+            column.append(table.column(j).cast(pa.string()) if j < table.num_columns
+                          else pa.nulls(table.num_rows, pa.string()))
+        end += table.num_rows
+    # malloc's pool, not pyarrow's: made in the reading thread, freed in another
+    pool = pa.system_memory_pool()
+    return pa.RecordBatch.from_arrays([pa.concat_arrays(column, memory_pool=pool) for column in parts],
+                                      names=[str(j) for j in range(width)])
+
+
+def _anchors(table: pa.RecordBatch) -> tuple[bytes, ...]:
+    """The ``LOOK_ALIKE_ANCHORS`` of the renderings of typed cells fastexcel's text holds."""
+    cells = pa.chunked_array([column.cast(pa.string()) for column in table.columns], type=pa.string())
+    anchors: list[bytes] = []
+    if pc.any(pc.is_in(cells, value_set=pa.array(["true", "false"]))).as_py():
+        anchors += [b">true<", b">false<"]
+    if pc.any(pc.ends_with(cells, " 00:00:00")).as_py():
+        anchors.append(b" 00:00:00<")
+    if pc.any(pc.starts_with(cells, "1899-12-3")).as_py():
+        anchors.append(b">1899-12-3")
+    assert set(anchors) <= set(LOOK_ALIKE_ANCHORS)
+    return tuple(anchors)
 
 
 def _row_number(piece: bytes, start: int) -> int | None:
