@@ -116,9 +116,10 @@ def read_spreadsheet_chunks(
     """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (issue 17), all sharing one
     ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether they are streamed.
 
-    A UTF-8 text file above ``STREAM_BYTES`` is read a chunk at a time (``stream_text``), so memory holds
-    one chunk; anything else is read whole here and cut in chunks. While streaming, ``StreamBroken`` says
-    the file needs the whole read after all: read it again with ``stream=False``."""
+    A UTF-8 text file or an XLSX/XLSM workbook above ``STREAM_BYTES`` is read a chunk at a time
+    (``stream_text``, ``xlsx_stream.stream_xlsx``), so memory holds a chunk or two; anything else is read
+    whole here and cut in chunks. While streaming, ``StreamBroken`` says the file needs the whole read after
+    all: read it again with ``stream=False``."""
     path = Path(path)
     fmt = _format_of(path)
     if stream and fmt in _TEXT_FORMATS and path.stat().st_size > STREAM_BYTES:
