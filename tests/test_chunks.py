@@ -204,29 +204,31 @@ def test_a_streamed_file_that_needs_the_whole_read_after_all_is_read_whole(tmp_p
 
 
 def write_staff_workbook(path: Path, rows: list[dict[str, str]], *, inline_strings: bool,
-                         late_extra: bool = False) -> Path:
+                         late_extra: bool = False, first_column: int = 0) -> Path:
     """``rows`` as an export from an HR system's Excel writer, with what a real workbook holds: a title and
     a run date above the header (on row 4), ids as numbers shown through ``000000``, date cells, a
     formula, TRUE cells and a text cell reading "true", a number fastexcel would round, rows left out
     and a row of spaces in the middle, and a tail of blank cells under the table. ``inline_strings``:
     xlsxwriter's constant_memory mode (strings in the cells, as big exports are written) rather than a
-    shared strings table (as Excel writes). ``late_extra``: a value far right of the header, late."""
+    shared strings table (as Excel writes). ``late_extra``: a value far right of the header, late.
+    ``first_column``: the table's first column (0: A)."""
     import xlsxwriter  # the tests' real writer of workbooks
 
     book = xlsxwriter.Workbook(str(path), {"constant_memory": inline_strings})
     sheet = book.add_worksheet("Staff")
     padded, date = book.add_format({"num_format": "000000"}), book.add_format({"num_format": "dd/mm/yyyy"})
-    sheet.write_string(0, 0, "Staff export")
-    sheet.write_string(1, 0, "Run date: 2026-11-01")
-    sheet.write_row(3, 0, HEADER)
+    left = first_column
+    sheet.write_string(0, left, "Staff export")
+    sheet.write_string(1, left, "Run date: 2026-11-01")
+    sheet.write_row(3, left, HEADER)
     at = 4
     for n, row in enumerate(rows):
         if n in (10, 30):
             at += 2  # rows the writer leaves out: blank rows in Excel
         if n == 20:
-            sheet.write_row(at, 0, ["  "] * 3)  # a row of spaces: blank
+            sheet.write_row(at, left, ["  "] * 3)  # a row of spaces: blank
             at += 1
-        for c, header in enumerate(HEADER):
+        for c, header in enumerate(HEADER, start=left):
             value = row[header]
             if header == "Employee ID" and n % 3 == 0:
                 sheet.write_number(at, c, int(value), padded)
@@ -244,28 +246,32 @@ def write_staff_workbook(path: Path, rows: list[dict[str, str]], *, inline_strin
             elif value:
                 sheet.write_string(at, c, value)
         if late_extra and n == len(rows) - 5:
-            sheet.write_string(at, len(HEADER) + 2, "a note nobody named")
+            sheet.write_string(at, left + len(HEADER) + 2, "a note nobody named")
         at += 1
     for tail in range(at, at + 12):
-        sheet.write_row(tail, 0, [" "] * 4)
+        sheet.write_row(tail, left, [" "] * 4)
     book.close()
     return path
 
 
-@pytest.mark.parametrize("inline_strings", [False, True], ids=["shared-strings", "inline-strings"])
-@pytest.mark.parametrize(("chunk_rows", "piece_rows"), [(1, 1), (7, 3), (50, 4)])
+@pytest.mark.parametrize(("chunk_rows", "piece_rows", "inline_strings", "first_column"), [
+    (1, 1, False, 0), (7, 3, False, 0), (50, 4, False, 0), (1, 1, True, 0), (7, 3, True, 0), (50, 4, True, 0),
+    (7, 3, False, 2),  # the table from column C
+])
 def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
-        tmp_path: Path, chunk_rows: int, piece_rows: int, inline_strings: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+        tmp_path: Path, chunk_rows: int, piece_rows: int, inline_strings: bool, first_column: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A big workbook is read a piece of its sheet at a time (``xlsx_stream``): these small ones are too,
     by the thresholds going down, and every report is what the whole read gives."""
     config = write_config(tmp_path / "staff.toml", date_order=None)
-    source = write_staff_workbook(tmp_path / "staff.xlsx", varied_rows(), inline_strings=inline_strings)
+    source = write_staff_workbook(tmp_path / "staff.xlsx", varied_rows(), inline_strings=inline_strings,
+                                  first_column=first_column)
     with pytest.MonkeyPatch.context() as whole_read:
         whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
         whole = run_dry(tmp_path, source, config, None, "whole")
     monkeypatch.setattr(reader, "STREAM_BYTES", 0)
     monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", piece_rows)
+    monkeypatch.setattr(xlsx_stream, "SHARED_STRINGS_SHARE", 0)  # pieces that small, shared strings or not
     chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=chunk_rows,
                                                       expected_headers=["Employee ID", "Name"])
     assert streamed
