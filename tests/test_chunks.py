@@ -331,3 +331,30 @@ def test_a_workbook_read_in_chunks_refuses_a_value_far_outside_its_table_as_a_wh
         import_file(config, source, validate_only=True, chunk_rows=5)
     assert str(chunked.value) == str(whole.value)
     assert "has cells far outside its table (at AD400000)" in str(whole.value)
+
+
+def test_a_workbook_with_a_long_blank_tail_read_in_chunks_reports_what_a_whole_read_reports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column "cleared" far below the table: the whole read cuts the blank rows off before reading;
+    the chunked read stops there too once the sheet's extent is known, and drops what it read of them."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source), {"constant_memory": True})
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    rows = varied_rows()
+    for r, row in enumerate(rows, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    for r in range(len(rows) + 1, 300_000):
+        sheet.write_string(r, 3, " ")  # 300,000 rows x 4 columns: a grid of 1,200,000 cells for 60 rows
+    book.close()
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = run_dry(tmp_path, source, config, None, "whole")
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=25, expected_headers=["Employee ID"])
+    assert streamed
+    assert [len(chunk.frame) for chunk in chunks] == [25, 25, 10]
+    assert_same_reports(whole, run_dry(tmp_path, source, config, 25, "chunked"))

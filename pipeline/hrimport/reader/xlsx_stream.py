@@ -321,6 +321,7 @@ class _ChunkReader:
         self.archive = zipfile.ZipFile(path)
         self.stream: IO[bytes] = self.archive.open(part)
         self.buffer = bytearray()
+        self.consumed = 0  # bytes of the sheet part before the buffer
         self.ended = False
         self.head: bytes | None = None
         self.previous_row = 0  # the last row of the pieces before
@@ -445,10 +446,15 @@ class _ChunkReader:
                 cut = len(buffer) if end < 0 else end
                 last = True
                 break
+        stop = self._tail_start()
+        if stop is not None and self.consumed + cut >= stop:  # the blank tail is left unread, as the whole read
+            cut, last = max(0, stop - self.consumed), True
         piece = bytes(buffer[:cut])
         del buffer[:cut]
+        self.consumed += cut
         if last:
             buffer.clear()
+            self.ended = True
         start = piece.find(b"<row")
         if start < 0:
             return None
@@ -478,6 +484,16 @@ class _ChunkReader:
             raise _NotStreamable  # no rows at all
         self.head = _DIMENSION.sub(b"", bytes(self.buffer[: end + 1]))
         del self.buffer[: end + 1]
+        self.consumed = end + 1
+
+    def _tail_start(self) -> int | None:
+        """Where the rows under the table holding only blank cells begin in the sheet part, once the extent
+        is known and says they make a big grid (``SheetExtent.has_blank_tail``): the whole read cuts them
+        off, and read a piece at a time they would only cost time."""
+        if not self.extent.done() or self.extent.exception() is not None:
+            return None
+        extent = self.extent.result()
+        return extent.tail_start if extent.has_blank_tail else None
 
 
 def _joined_pieces(tables: list[tuple[pa.RecordBatch, int, SheetScan]], offset: int) -> pa.RecordBatch:
