@@ -175,7 +175,9 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     table = _Table(path, info, names, first.first_column, index + 1)
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
     del first
-    pieces = table.pieces(first_read, body, filled, index + 2, worker.submit(read_next), reader, worker, read_next)
+    # the next grid ends where the first chunk does, so that chunks are rarely put together from two grids
+    following = worker.submit(reader.next_grid, max(1, chunk_rows - int(filled.sum())), piece_rows)
+    pieces = table.pieces(first_read, body, filled, index + 2, following, reader, worker, read_next)
     return _rechunked(pieces, chunk_rows)
 
 
