@@ -22,7 +22,7 @@ from hrimport import reader
 from hrimport.config import load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
-from hrimport.reader import xlsx_stream
+from hrimport.reader import xlsx_pieces, xlsx_stream
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 #: Fields that say when and how fast a run ran, not what it did.
@@ -271,7 +271,7 @@ def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
         whole = run_dry(tmp_path, source, config, None, "whole")
     monkeypatch.setattr(reader, "STREAM_BYTES", 0)
     monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", piece_rows)
-    monkeypatch.setattr(xlsx_stream, "SHARED_STRINGS_SHARE", 0)  # pieces that small, shared strings or not
+    monkeypatch.setattr(xlsx_pieces, "SHARED_STRINGS_SHARE", 0)  # pieces that small, shared strings or not
     chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=chunk_rows,
                                                       expected_headers=["Employee ID", "Name"])
     assert streamed
