@@ -9,7 +9,9 @@ order only a late row proves (or contradicts).
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,8 @@ from hrimport.config import load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
 from hrimport.normalize import dates, values
-from tests.staff_files import person, write_config, write_csv
+from hrimport.reader import xlsx_pieces, xlsx_stream
+from tests.staff_files import HEADER, person, write_config, write_csv
 
 #: Fields that say when and how fast a run ran, not what it did.
 CLOCK = {"started_at", "finished_at", "duration_s", "timings"}
@@ -75,6 +78,23 @@ def streamed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     return bool(request.param == "streamed")
 
 
+def assert_same_reports(whole: Path, chunked: Path) -> None:
+    assert outcomes(chunked) == outcomes(whole)
+    summary = {f: json.loads((f / "summary.json").read_text(encoding="utf-8")) for f in (whole, chunked)}
+    for data in summary.values():
+        for key in CLOCK:
+            data.pop(key, None)
+            data.get("run", {}).pop(key, None)
+    assert summary[chunked] == summary[whole]
+    if (whole / "to_fix.csv").exists():
+        assert (chunked / "to_fix.csv").read_bytes() == (whole / "to_fix.csv").read_bytes()
+    else:  # a workbook's rows to fix go back in a workbook
+        assert workbook_cells(chunked / "to_fix.xlsx") == workbook_cells(whole / "to_fix.xlsx")
+    whole_cells, chunked_cells = workbook_cells(whole / "report.xlsx"), workbook_cells(chunked / "report.xlsx")
+    for sheet in ("Rows", "Problems", "Values"):
+        assert chunked_cells[sheet] == whole_cells[sheet], sheet
+
+
 @pytest.mark.parametrize("chunk_rows", [1, 7, 50])
 def test_a_file_read_in_chunks_reports_exactly_what_a_whole_read_reports(tmp_path: Path, chunk_rows: int,
                                                                          streamed: bool) -> None:
@@ -84,18 +104,7 @@ def test_a_file_read_in_chunks_reports_exactly_what_a_whole_read_reports(tmp_pat
         whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
         whole = run_dry(tmp_path, source, config, None, "whole")
     chunked = run_dry(tmp_path, source, config, chunk_rows, "chunked")
-
-    assert outcomes(chunked) == outcomes(whole)
-    summary = {f: json.loads((f / "summary.json").read_text(encoding="utf-8")) for f in (whole, chunked)}
-    for data in summary.values():
-        for key in CLOCK:
-            data.pop(key, None)
-            data.get("run", {}).pop(key, None)
-    assert summary[chunked] == summary[whole]
-    assert (chunked / "to_fix.csv").read_bytes() == (whole / "to_fix.csv").read_bytes()
-    whole_cells, chunked_cells = workbook_cells(whole / "report.xlsx"), workbook_cells(chunked / "report.xlsx")
-    for sheet in ("Rows", "Problems", "Values"):
-        assert chunked_cells[sheet] == whole_cells[sheet], sheet
+    assert_same_reports(whole, chunked)
 
     # and what the rows say is what the whole file shows, not what one chunk shows
     rows = {r["row"]: r for r in outcomes(chunked) if r["record"] == "row"}
@@ -226,3 +235,160 @@ def test_values_past_the_memo_of_values_met_are_read_the_same(tmp_path: Path, mo
     chunked = import_file(config, source, validate_only=True, chunk_rows=4).result
     assert list(chunked.rows) == list(whole.rows)
     assert chunked.info.values_read == whole.info.values_read
+
+
+def write_staff_workbook(path: Path, rows: list[dict[str, str]], *, inline_strings: bool,
+                         late_extra: bool = False, first_column: int = 0) -> Path:
+    """``rows`` as an export from an HR system's Excel writer, with what a real workbook holds: a title and
+    a run date above the header (on row 4), ids as numbers shown through ``000000``, date cells, a
+    formula, TRUE cells and a text cell reading "true", a number fastexcel would round, rows left out
+    and a row of spaces in the middle, and a tail of blank cells under the table. ``inline_strings``:
+    xlsxwriter's constant_memory mode (strings in the cells, as big exports are written) rather than a
+    shared strings table (as Excel writes). ``late_extra``: a value far right of the header, late.
+    ``first_column``: the table's first column (0: A)."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    book = xlsxwriter.Workbook(str(path), {"constant_memory": inline_strings})
+    sheet = book.add_worksheet("Staff")
+    padded, date = book.add_format({"num_format": "000000"}), book.add_format({"num_format": "dd/mm/yyyy"})
+    left = first_column
+    sheet.write_string(0, left, "Staff export")
+    sheet.write_string(1, left, "Run date: 2026-11-01")
+    sheet.write_row(3, left, HEADER)
+    at = 4
+    for n, row in enumerate(rows):
+        if n in (10, 30):
+            at += 2  # rows the writer leaves out: blank rows in Excel
+        if n == 20:
+            sheet.write_row(at, left, ["  "] * 3)  # a row of spaces: blank
+            at += 1
+        for c, header in enumerate(HEADER, start=left):
+            value = row[header]
+            if header == "Employee ID" and n % 3 == 0:
+                sheet.write_number(at, c, int(value), padded)
+            elif header == "Hire Date" and n % 4 == 1 and len(value) == 10:
+                day, month, year = (int(part) for part in value.split("/"))
+                sheet.write_datetime(at, c, dt.datetime(year, month, day), date)
+            elif header == "Cost Centre" and n % 5 == 0:
+                sheet.write_formula(at, c, '="CC-"&"1"', None, "CC-1")
+            elif header == "Shoe Size":
+                sheet.write_number(at, c, 1.0000000001 if n == 17 else 38)
+            elif header == "Is Manager" and n % 6 == 0:
+                sheet.write_boolean(at, c, True)
+            elif header == "Is Manager" and n == 13:
+                sheet.write_string(at, c, "true")
+            elif value:
+                sheet.write_string(at, c, value)
+        if late_extra and n == len(rows) - 5:
+            sheet.write_string(at, left + len(HEADER) + 2, "a note nobody named")
+        at += 1
+    for tail in range(at, at + 12):
+        sheet.write_row(tail, left, [" "] * 4)
+    book.close()
+    return path
+
+
+@pytest.mark.parametrize(("chunk_rows", "piece_rows", "inline_strings", "first_column"), [
+    (1, 1, False, 0), (7, 3, False, 0), (50, 4, False, 0), (1, 1, True, 0), (7, 3, True, 0), (50, 4, True, 0),
+    (7, 3, False, 2),  # the table from column C
+])
+def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
+        tmp_path: Path, chunk_rows: int, piece_rows: int, inline_strings: bool, first_column: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big workbook is read a piece of its sheet at a time (``xlsx_stream``): these small ones are too,
+    by the thresholds going down, and every report is what the whole read gives."""
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    source = write_staff_workbook(tmp_path / "staff.xlsx", varied_rows(), inline_strings=inline_strings,
+                                  first_column=first_column)
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = run_dry(tmp_path, source, config, None, "whole")
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", piece_rows)
+    monkeypatch.setattr(xlsx_pieces, "SHARED_STRINGS_SHARE", 0)  # pieces that small, shared strings or not
+    chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=chunk_rows,
+                                                      expected_headers=["Employee ID", "Name"])
+    assert streamed
+    # cut where the whole read's table is cut: chunk_rows rows each, the rest last
+    assert [len(chunk.frame) for chunk in chunks] == [chunk_rows] * (60 // chunk_rows) + [60 % chunk_rows] * bool(
+        60 % chunk_rows)
+    chunked = run_dry(tmp_path, source, config, chunk_rows, "chunked")
+    assert_same_reports(whole, chunked)
+
+    run = outcomes(chunked)[0]
+    assert run["source"]["header_row"] == 4
+    rows = {r["row"]: r for r in outcomes(chunked) if r["record"] == "row"}
+    assert rows[5]["external_id"] == "000001"  # a number shown through 000000, on the first data row
+    assert rows[5 + 60 + 4]["external_id"] == "000060"  # the last row: two gaps and a row of spaces above
+    kinds = {c["kind"] for c in run["values_read"]}
+    assert {"number-format", "excel-date-cell", "formula-value"} <= kinds
+
+
+def test_a_workbook_with_a_late_value_outside_the_header_is_read_whole_after_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value in a column without a header, in a late chunk: the whole read lists that column (as
+    "Column S"), which the first chunk could not know; the import reads the file whole again."""
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    source = write_staff_workbook(tmp_path / "staff.xlsx", varied_rows(), inline_strings=True, late_extra=True)
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = run_dry(tmp_path, source, config, None, "whole")
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 4)
+    chunks, _ = reader.read_spreadsheet_chunks(source, chunk_rows=5, expected_headers=["Employee ID"])
+    with pytest.raises(reader.StreamBroken):
+        list(chunks)
+    chunked = run_dry(tmp_path, source, config, 5, "chunked")
+    assert_same_reports(whole, chunked)
+    assert "Column S" in outcomes(chunked)[0]["source"]["headers"]
+
+
+def test_a_workbook_read_in_chunks_refuses_a_value_far_outside_its_table_as_a_whole_read_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pieces of such a sheet are small, but a whole read would lay out 400,000 rows: the chunked read
+    refuses the file too, in the same words, before the import has its last chunk."""
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_staff_workbook(tmp_path / "staff.xlsx", varied_rows(), inline_strings=False)
+    with zipfile.ZipFile(source) as original:  # a zero typed far away, as openpyxl or Excel would save it
+        parts = {name: original.read(name) for name in original.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"]
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace(
+        b"</sheetData>", b'<row r="400000"><c r="AD400000"><v>0</v></c></row></sheetData>')
+    with zipfile.ZipFile(source, "w") as rewritten:
+        for name, data in parts.items():
+            rewritten.writestr(name, data)
+    with pytest.raises(InputFileError) as whole:
+        import_file(config, source, validate_only=True)
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 4)
+    with pytest.raises(InputFileError) as chunked:  # as soon as the sheet's extent is known
+        import_file(config, source, validate_only=True, chunk_rows=5)
+    assert str(chunked.value) == str(whole.value)
+    assert "has cells far outside its table (at AD400000)" in str(whole.value)
+
+
+def test_a_workbook_with_a_long_blank_tail_read_in_chunks_reports_what_a_whole_read_reports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A column "cleared" far below the table: the whole read cuts the blank rows off before reading;
+    the chunked read stops there too once the sheet's extent is known, and drops what it read of them."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source), {"constant_memory": True})
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    rows = varied_rows()
+    for r, row in enumerate(rows, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    for r in range(len(rows) + 1, 300_000):
+        sheet.write_string(r, 3, " ")  # 300,000 rows x 4 columns: a grid of 1,200,000 cells for 60 rows
+    book.close()
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = run_dry(tmp_path, source, config, None, "whole")
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=25, expected_headers=["Employee ID"])
+    assert streamed
+    assert [len(chunk.frame) for chunk in chunks] == [25, 25, 10]
+    assert_same_reports(whole, run_dry(tmp_path, source, config, 25, "chunked"))

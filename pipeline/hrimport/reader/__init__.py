@@ -25,11 +25,14 @@ from pathlib import Path
 
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import HrimportError, InputFileError
+from hrimport.gc_pause import paused_gc
 from hrimport.outcomes import SourceInfo
+from hrimport.reader import workbook
 from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, table_chunks
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
 from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
-from hrimport.reader.workbook import _build_from_workbook
+from hrimport.reader.workbook import _build_from_workbook, _xlsx_layout
+from hrimport.reader.xlsx_stream import stream_xlsx
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +116,10 @@ def read_spreadsheet_chunks(
     """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (issue 17), all sharing one
     ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether they are streamed.
 
-    A UTF-8 text file above ``STREAM_BYTES`` is read a chunk at a time (``stream_text``), so memory holds
-    one chunk; anything else is read whole here and cut in chunks. While streaming, ``StreamBroken`` says
-    the file needs the whole read after all: read it again with ``stream=False``."""
+    A UTF-8 text file or an XLSX/XLSM workbook above ``STREAM_BYTES`` is read a chunk at a time
+    (``stream_text``, ``xlsx_stream.stream_xlsx``), so memory holds a chunk or two; anything else is read
+    whole here and cut in chunks. While streaming, ``StreamBroken`` says the file needs the whole read after
+    all: read it again with ``stream=False``."""
     path = Path(path)
     fmt = _format_of(path)
     if stream and fmt in _TEXT_FORMATS and path.stat().st_size > STREAM_BYTES:
@@ -128,9 +132,34 @@ def read_spreadsheet_chunks(
         chunks = stream_text(path, info, chunk_rows, header_row, expected_headers, encoding, delimiter)
         if chunks is not None:
             return chunks, True
+    if stream and fmt in ("xlsx", "xlsm") and workbook.FAST_XLSX and path.stat().st_size > STREAM_BYTES:
+        chunks = _stream_workbook(path, fmt, chunk_rows, sheet, header_row, expected_headers, max_unpacked_mb)
+        if chunks is not None:
+            return chunks, True
     table = read_spreadsheet(path, sheet=sheet, header_row=header_row, expected_headers=expected_headers,
                              encoding=encoding, delimiter=delimiter, max_unpacked_mb=max_unpacked_mb)
     return table_chunks(table, chunk_rows), False
+
+
+def _stream_workbook(path: Path, fmt: str, chunk_rows: int, sheet: str | int | None, header_row: int | None,
+                     expected_headers: Iterable[str], max_unpacked_mb: int) -> Iterator[SourceTable] | None:
+    """An XLSX sheet's chunks read a chunk at a time (``stream_xlsx``), or None when it needs the whole read."""
+    data = path.read_bytes()
+    if not data or data.isspace():
+        return None
+    info = SourceInfo(path=str(path), name=path.name, format=fmt, size=len(data),
+                      sha256=hashlib.sha256(data).hexdigest())
+    _check_content(path, fmt, data, max_unpacked_mb)
+    del data
+    try:
+        layout = _xlsx_layout(path, sheet)
+    except HrimportError:
+        raise
+    except Exception:  # the whole read turns it into one line
+        log.debug("the workbook %s is read whole", path, exc_info=True)
+        return None
+    with paused_gc():
+        return stream_xlsx(path, info, layout, chunk_rows, header_row, expected_headers)
 
 
 def _format_of(path: Path) -> str:

@@ -16,6 +16,7 @@ Library errors are not caught here: ``read_spreadsheet`` turns them into one lin
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import tempfile
 import zipfile
@@ -157,23 +158,44 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     )
     background.shutdown(wait=False)
     try:
-        reader = fastexcel.read_excel(source)
         # header_row=None and skip_rows=0: every row from row 1, blank ones included, so that a frame
         # position is an Excel row number.
-        loaded = reader.load_sheet(chosen.name, header_row=None, skip_rows=0, dtypes="string")
-        table = loaded.to_arrow()
-        first_column = min((c.absolute_index for c in loaded.available_columns()), default=0)
+        table, first_column = fastexcel_table(path, source, chosen.name, skip_rows=0)
+    finally:
+        scan = scanned.result()  # waits for the thread, and raises what it raised
+    frame, cells_read = fastexcel_text(table, first_column, scan)
+    return _Grid(frame, first_column, [s.name for s in layout.sheets], cells_read)
+
+
+def fastexcel_table(path: Path, source: Path | bytes, sheet: str | int, skip_rows: int | None
+                    ) -> tuple[pa.RecordBatch, int]:
+    """The sheet's cells as fastexcel's Arrow strings, and the index of their first column."""
+    try:
+        loaded = fastexcel.read_excel(source).load_sheet(sheet, header_row=None, skip_rows=skip_rows,
+                                                         dtypes="string")
+        return loaded.to_arrow(), min((c.absolute_index for c in loaded.available_columns()), default=0)
     except fastexcel.FastExcelError as exc:
         if "password" in str(exc).lower():
             raise password_protected(path) from None
         raise
-    finally:
-        scan = scanned.result()  # waits for the thread, and raises what it raised
+
+
+def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, offset: int = 0
+                   ) -> tuple[pd.DataFrame, dict[int, list[CellsRead]]]:
+    """fastexcel's cells (``table``, its first column ``first_column``) as the text Excel shows, by what
+    ``scan`` found in the sheet's XML, and the cells read in a way the report tells, by column.
+    ``offset``: the grid row (Excel row - 1) of the table's first row; the cells read are at grid rows."""
     columns = {j: pd.Series(column, dtype="str").fillna("") for j, column in enumerate(table.columns)}
-    cells_read = _rewrite_numbers(columns, scan.numbers, first_column, nine_decimals)
-    _add_formulas(cells_read, scan.formulas, first_column)
+    numbers = scan.numbers
+    formulas, look_alike = scan.formulas, scan.look_alike_text
+    if offset:
+        numbers = [dataclasses.replace(n, row=n.row - offset) for n in numbers]
+        formulas = [(row - offset, column, formula) for row, column, formula in formulas]
+        look_alike = {(row - offset, column) for row, column in look_alike}
+    cells_read = _rewrite_numbers(columns, numbers, first_column, nine_decimals)
+    _add_formulas(cells_read, formulas, first_column)
     text_rows: dict[int, list[int]] = {}
-    for row, column in scan.look_alike_text:
+    for row, column in look_alike:
         text_rows.setdefault(column - first_column, []).append(row)
     texts = columns
     if _holds_renderings(table):
@@ -182,7 +204,10 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
             texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
             if len(dates):
                 cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
-    return _Grid(pd.DataFrame(texts), first_column, [s.name for s in layout.sheets], cells_read)
+    if offset:
+        cells_read = {j: [dataclasses.replace(read, positions=read.positions + offset) for read in reads]
+                      for j, reads in cells_read.items()}
+    return pd.DataFrame(texts), cells_read
 
 
 def _holds_renderings(table: pa.RecordBatch) -> bool:

@@ -37,10 +37,10 @@ _LOSSY = re.compile(rb"<v>([^<]*(?:[eE]|\.\d{10}|\d{16}\.|\d{17})[^<]*|-?0\.0000
 _CHUNK = 1 << 22
 
 # Texts fastexcel also writes for a typed cell: a boolean, a date at midnight, a time (day 0 of Excel's
-# calendar). ``_LOOK_ALIKE_ANCHORS`` are literal pieces of the XML around such a text, found fast; each
+# calendar). ``LOOK_ALIKE_ANCHORS`` are literal pieces of the XML around such a text, found fast; each
 # find is then checked against the whole pattern.
 LOOK_ALIKE = re.compile(r"true|false|\d{4}-\d\d-\d\d 00:00:00|1899-12-3[01] \d\d:\d\d:\d\d")
-_LOOK_ALIKE_ANCHORS = (b">true<", b">false<", b" 00:00:00<", b">1899-12-3")
+LOOK_ALIKE_ANCHORS = (b">true<", b">false<", b" 00:00:00<", b">1899-12-3")
 
 
 @dataclass
@@ -72,49 +72,70 @@ def scan_xlsx_sheet(
     About 0.5 s of CPU for a 100k x 40 sheet, most of it inflating the archive member and the one
     regular expression for lossy numbers.
     """
-    style_hit = (
-        re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"') if padded else None
-    )
-    shared_hit = None
-    if lossy and shared_strings:
-        indexes = _look_alike_shared_strings(archive_path, shared_strings)
-        if indexes:
-            shared_hit = re.compile(rb"<v>(" + b"|".join(str(i).encode() for i in sorted(indexes)) + rb")</v>")
-    cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
-    texts: list[bytes] = []  # references of look-alike text cells
-    formula_cells: list[tuple[bytes, str]] = []
+    look_alike = look_alike_shared_strings(archive_path, shared_strings) if lossy and shared_strings else set()
+    scanner = SheetScanner(padded, lossy=lossy, look_alike_strings=look_alike, formulas=formulas)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for piece in _pieces(stream, b"<c "):
-            if formulas:
-                formula_cells.extend(_formula_cells(piece))
-            if style_hit is not None:
-                for m in style_hit.finditer(piece):
-                    cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
-                    if cell is not None:
-                        cells[cell[0]] = (cell[1], int(m.group(1)))
-            if not lossy:
-                continue
-            for m in _LOSSY.finditer(piece):
-                cell = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
-                if cell is not None and cell[0] not in cells and cell[1] == m.group(1):
-                    cells[cell[0]] = (cell[1], None)
-            texts.extend(_look_alike_cells(piece))
-            if shared_hit is not None:
-                for m in shared_hit.finditer(piece):
-                    ref = _cell_reference(piece, piece.rfind(b"<c ", 0, m.start()), (b"s",))
-                    if ref is not None:
-                        texts.append(ref)
-    placed_formulas = [(*p, f) for ref, f in formula_cells if (p := _position(ref)) is not None]
-    return SheetScan(_placed(cells, padded), {p for p in map(_position, texts) if p is not None},
-                     sorted(placed_formulas))
+            scanner.add(piece)
+    return scanner.result()
+
+
+class SheetScanner:
+    """``scan_xlsx_sheet``'s pass, fed the sheet's XML a piece at a time (pieces that cut no cell in two):
+    the chunked read (``xlsx_stream``) scans each piece fastexcel has read. ``look_alike_strings``: the
+    positions of the shared strings that look like a typed cell's rendering (``look_alike_shared_strings``);
+    ``anchors``: those of ``LOOK_ALIKE_ANCHORS`` to look for (the renderings fastexcel's text holds: a
+    text cell can only look like one that is there)."""
+
+    def __init__(self, padded: dict[int, ZeroPadded], *, lossy: bool, look_alike_strings: set[int],
+                 formulas: bool, anchors: tuple[bytes, ...] = LOOK_ALIKE_ANCHORS) -> None:
+        self.padded, self.lossy, self.formulas = padded, lossy, formulas
+        self.anchors = anchors
+        self.style_hit = (
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"') if padded else None
+        )
+        self.shared_hit = None
+        if lossy and look_alike_strings and anchors:
+            indexes = b"|".join(str(i).encode() for i in sorted(look_alike_strings))
+            self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
+        self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
+        self.texts: list[bytes] = []  # references of look-alike text cells
+        self.formula_cells: list[tuple[bytes, str]] = []
+
+    def add(self, piece: bytes) -> None:
+        cells = self.cells
+        if self.formulas:
+            self.formula_cells.extend(_formula_cells(piece))
+        if self.style_hit is not None:
+            for m in self.style_hit.finditer(piece):
+                cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
+                if cell is not None:
+                    cells[cell[0]] = (cell[1], int(m.group(1)))
+        if not self.lossy:
+            return
+        for m in _LOSSY.finditer(piece):
+            cell = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
+            if cell is not None and cell[0] not in cells and cell[1] == m.group(1):
+                cells[cell[0]] = (cell[1], None)
+        self.texts.extend(_look_alike_cells(piece, self.anchors))
+        if self.shared_hit is not None:
+            for m in self.shared_hit.finditer(piece):
+                ref = _cell_reference(piece, piece.rfind(b"<c ", 0, m.start()), (b"s",))
+                if ref is not None:
+                    self.texts.append(ref)
+
+    def result(self) -> SheetScan:
+        placed_formulas = [(*p, f) for ref, f in self.formula_cells if (p := _position(ref)) is not None]
+        return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
+                         sorted(placed_formulas))
 
 
 def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
     """(reference, formula) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``; "" for a cell
-    sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas costs two."""
-    for tag in (b"<f>", b"<f "):
-        at = piece.find(tag)
-        while at >= 0:
+    sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas costs one."""
+    at = piece.find(b"<f")
+    while at >= 0:
+        if piece[at + 2 : at + 3] in (b">", b" "):
             end = piece.find(b">", at)
             text = ""
             if end > 0 and piece[end - 1 : end] != b"/":
@@ -127,12 +148,13 @@ def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
                 ref = piece.find(b' r="', start, tag_end)
                 if ref >= 0:
                     yield piece[ref + 4 : piece.find(b'"', ref + 4)], text
-            at = piece.find(tag, at + 1)
+        at = piece.find(b"<f", at + 1)
 
 
-def _look_alike_cells(piece: bytes) -> Iterator[bytes]:
-    """References of the inline- and formula-string cells in ``piece`` whose text looks typed."""
-    for anchor in _LOOK_ALIKE_ANCHORS:
+def _look_alike_cells(piece: bytes, anchors: Iterable[bytes] = LOOK_ALIKE_ANCHORS) -> Iterator[bytes]:
+    """References of the inline- and formula-string cells in ``piece`` whose text looks typed, found
+    around ``anchors`` (``LOOK_ALIKE_ANCHORS``: all of them)."""
+    for anchor in anchors:
         at = piece.find(anchor)
         while at >= 0:
             start = piece.rfind(b">", 0, at + 1) + 1
@@ -161,14 +183,14 @@ def shared_string_positions(archive_path: str | Path, part: str,
     return found
 
 
-def _look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
+def look_alike_shared_strings(archive_path: str, part: str) -> set[int]:
     """Positions of the shared strings whose whole text looks like a typed cell's rendering. Phonetic
     guides (``<rPh>``) are not part of the text a cell shows."""
     return shared_string_positions(archive_path, part, _look_alike_starts)
 
 
 def _look_alike_starts(piece: bytes) -> Iterator[int]:
-    for anchor in _LOOK_ALIKE_ANCHORS:
+    for anchor in LOOK_ALIKE_ANCHORS:
         at = piece.find(anchor)
         while at >= 0:
             start = piece.rfind(b"<si", 0, at)
