@@ -21,7 +21,7 @@ from typing import Any, overload
 
 import pyarrow as pa
 
-from hrimport.service.staff import StaffRecord
+from hrimport.service.staff import StaffRecord, element_json
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -97,22 +97,50 @@ class RowHeads:
 class PendingRecords(Sequence[StaffRecord]):
     """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
     ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
-    once (``cache_size``), since sending asks for a record several times."""
+    once (``cache_size``), since sending asks for a record several times.
+
+    A payload is kept as the very text its element is sent as (``element_json``: sorted keys), which the
+    record carries (``StaffRecord.sent_json``): sending it, remembering it and telling whether it changed
+    (its fingerprint is that text's digest) encode nothing again. The payload made from it has its own key
+    order back (``payload_keys``; the plan's changes and a dry run's bodies follow it). A payload that is
+    not in that order, or whose element is not itself (no external id of its own), is kept as itself.
+    """
 
     def __init__(self, cache_size: int = 2_000, spill: _Spill | None = None) -> None:
         self.heads = RowHeads()
         self._spill = spill  # the temporary file of the payloads' JSON, made with the first ones
         self._starts = array("q")  # where each payload's JSON starts in it, and its length in bytes
         self._lengths = array("q")
+        # per record: its payload's key order in ``_orders`` when its text is its element's, else -1
+        self._order_of = array("l")
+        self._orders: list[tuple[str, ...]] = []
+        self._in_order: dict[tuple[int, tuple[str, ...]], bool] = {}  # (order, a payload's keys): in that order?
         self._cache: dict[int, StaffRecord] = {}
         self._cache_size = cache_size
 
     def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
-               payloads: Iterable[dict[str, Any]]) -> None:
+               payloads: Iterable[dict[str, Any]], keys: Sequence[str] | None = None) -> None:
+        """Add records; ``keys``: the order the payloads hold their keys in (``payload_keys``), which lets
+        each be kept as its element's text."""
+        rows, external_ids, names = list(rows), list(external_ids), list(names)
         self.heads.extend(rows, external_ids, names)
         if self._spill is None:
             self._spill = _Spill()
-        texts = [_encode(p).encode("utf-8") for p in payloads]
+        order = -1
+        if keys is not None:
+            keys = tuple(keys)
+            if keys not in self._orders:
+                self._orders.append(keys)
+            order = self._orders.index(keys)
+        texts = []
+        for row, external_id, name, payload in zip(rows, external_ids, names, payloads):
+            if order >= 0 and "customer_id" not in payload and payload.get("customer_system_id") == external_id \
+                    and self._keeps_order(order, payload):
+                texts.append(element_json(StaffRecord(row, external_id, name, payload)).encode("utf-8"))
+                self._order_of.append(order)
+            else:
+                texts.append(_encode(payload).encode("utf-8"))
+                self._order_of.append(-1)
         self._spill.file.seek(0, os.SEEK_END)
         start = self._spill.file.tell()
         for text in texts:
@@ -122,10 +150,27 @@ class PendingRecords(Sequence[StaffRecord]):
         self._spill.file.write(b"".join(texts))
         self._spill.file.flush()
 
-    def _payload(self, index: int) -> dict[str, Any]:
+    def _keeps_order(self, order: int, payload: dict[str, Any]) -> bool:
+        """Does ``payload`` hold its keys in the order ``order`` (so that it can be made again from its
+        sorted text)? Told once per set of keys: the rows of a file have a few."""
+        shape = (order, tuple(payload))
+        known = self._in_order.get(shape)
+        if known is None:
+            if len(self._in_order) > 10_000:
+                self._in_order.clear()
+            known = self._in_order[shape] = tuple(k for k in self._orders[order] if k in payload) == shape[1]
+        return known
+
+    def _text(self, index: int) -> str:
         assert self._spill is not None  # there is a payload to read
-        data = os.pread(self._spill.file.fileno(), self._lengths[index], self._starts[index])
-        payload: dict[str, Any] = _decode(data.decode("utf-8"))
+        return os.pread(self._spill.file.fileno(), self._lengths[index], self._starts[index]).decode("utf-8")
+
+    def _payload(self, index: int, text: str | None = None) -> dict[str, Any]:
+        """The payload of record ``index`` (``text``: its JSON, when already read), in its own key order."""
+        payload: dict[str, Any] = _decode(self._text(index) if text is None else text)
+        order = self._order_of[index]
+        if order >= 0:  # its element's text, in sorted order
+            payload = {k: payload[k] for k in self._orders[order] if k in payload}
         return payload
 
     def __len__(self) -> int:
@@ -146,9 +191,10 @@ class PendingRecords(Sequence[StaffRecord]):
         if record is None:
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
-            heads = self.heads
+            heads, text = self.heads, self._text(index)
             record = self._cache[index] = StaffRecord(heads.rows[index], heads.external_ids[index],
-                                                      heads.names[index], self._payload(index))
+                                                      heads.names[index], self._payload(index, text),
+                                                      text if self._order_of[index] >= 0 else None)
         return record
 
     def __iter__(self) -> Iterator[StaffRecord]:
@@ -174,6 +220,8 @@ class PendingRecords(Sequence[StaffRecord]):
         out.heads.extend((heads[i][0] for i in chosen), (heads[i][1] for i in chosen), (heads[i][2] for i in chosen))
         out._starts.extend(self._starts[i] for i in chosen)
         out._lengths.extend(self._lengths[i] for i in chosen)
+        out._order_of.extend(self._order_of[i] for i in chosen)
+        out._orders = self._orders
         return out
 
 

@@ -44,7 +44,14 @@ from hrimport.outcomes import (
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.service.connection import Target
 from hrimport.service.readback import ReadBack
-from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
+from hrimport.service.staff import (
+    FirstSends,
+    StaffRecord,
+    build_payloads,
+    bulk_bodies,
+    payload_keys,
+    submit_staff,
+)
 from hrimport.stages import announce
 from hrimport.to_fix_format import FIX_COLUMN
 
@@ -246,12 +253,13 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset, spill=True)
         offset += len(mapped)
         got.settled += invalid
+        keys = payload_keys(mapped)
         # the request bodies: only for rows that a plan compares or that are sent
         # a few thousand at a time: a body as a dict is ~4.7 KB, and it is kept only as its JSON
         for start in range(0, len(valid), PAYLOADS_AT_ONCE):
             part = valid[start:start + PAYLOADS_AT_ONCE]
             got.records.extend((mapped.row_numbers[pos] for pos in part), (ids[pos] for pos in part),
-                               (names[pos] for pos in part), build_payloads(mapped, part))
+                               (names[pos] for pos in part), build_payloads(mapped, part), keys)
         got.people.extend(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())

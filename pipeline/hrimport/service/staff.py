@@ -51,16 +51,17 @@ from hrimport.service.readback import ReadBack
 
 __all__ = [
     "BulkStaffClient", "FirstSends", "StaffRecord", "SubmitResult", "build_payloads", "bulk_bodies", "element_json",
-    "submit_staff",
+    "payload_keys", "submit_staff",
 ]
 
 @dataclass(frozen=True)
 class StaffRecord:
     """One valid row ready to send: its source row number, external id, name and staff input fields.
 
-    ``sent_json`` is set only on the records ``submit_staff`` hands to ``on_accepted``: the element's JSON
-    as it was sent (``element_json``), so that the state folder, whose fingerprint is the same text when
-    the payload names its external id, need not encode it again.
+    ``sent_json``, when set, is the element's JSON as it is sent (``element_json``): on the records an
+    import keeps for sending (``hrimport.imports.records``, which holds them as that text), and on those
+    ``submit_staff`` hands to ``on_accepted``, so that neither the request nor the state folder, whose
+    fingerprint is the same text when the payload names its external id, encodes the payload again.
     """
 
     row: int
@@ -68,6 +69,14 @@ class StaffRecord:
     name: str
     payload: dict[str, Any]
     sent_json: str | None = field(default=None, repr=False, compare=False)
+
+
+def payload_keys(mapped: MappedTable) -> tuple[str, ...]:
+    """The keys ``build_payloads`` gives ``mapped``'s payloads, in the order each payload holds those it has:
+    its fields in the table's order, then the ones it adds."""
+    specs = by_name(mapped.fields)
+    wanted = [c for c in mapped.frame.columns if not specs[c].envelope]
+    return tuple(dict.fromkeys([*wanted, "is_employee", "customer_data_type"]))
 
 
 def build_payloads(mapped: MappedTable, positions: list[int]) -> list[dict[str, Any]]:
@@ -122,7 +131,10 @@ def element_json(record: StaffRecord) -> str:
     """The element sent for ``record`` as JSON: sorted keys, no spaces, no ``customer_id`` (sent once, at the
     top level). Every row sent is encoded once, by this: the request body is made of these texts, and the
     state folder's fingerprint of an accepted payload is the same text (``hrimport.state.store``). Key order
-    means nothing in JSON; only ``payloads.jsonl`` (a dry run's bodies) keeps the payload's own order."""
+    means nothing in JSON; only ``payloads.jsonl`` (a dry run's bodies) keeps the payload's own order.
+    A record that already carries its text (``StaffRecord.sent_json``) is not encoded again."""
+    if record.sent_json is not None:
+        return record.sent_json
     element = _with_id(record)
     if "customer_id" in element:
         element = {k: v for k, v in element.items() if k != "customer_id"}
@@ -612,6 +624,8 @@ def _message(result: dict[str, Any]) -> str:
 
 
 def _as_sent(record: StaffRecord, text: str) -> StaffRecord:
+    if record.sent_json == text:  # a record kept as its element's text (``hrimport.imports.records``)
+        return record
     return StaffRecord(record.row, record.external_id, record.name, record.payload, text)
 
 
