@@ -16,12 +16,13 @@ import os
 import tempfile
 import weakref
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import pyarrow as pa
 
 from hrimport.service.staff import StaffRecord, element_json
+from hrimport.state.store import StoredPayload, element_fingerprint
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -201,16 +202,23 @@ class PendingRecords(Sequence[StaffRecord]):
         for i in range(len(self)):
             yield self[i]
 
-    def payload_of_rows(self) -> Callable[[int], dict[str, Any] | None]:
-        """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file),
-        made from the text only when asked: the payloads never all exist at once."""
+    def planned_payloads(self) -> Callable[[int], tuple[Mapping[str, Any] | None, str | None]]:
+        """A lookup of a row number's payload and, when known without encoding it, its fingerprint (asked
+        in ascending order, as the plan walks the file); None for a row not held. The payload is decoded
+        only if the plan reads it (a changed row): the payloads never all exist at once."""
         where = {row: i for i, row in enumerate(self.heads.rows)}
 
-        def payload(row: int) -> dict[str, Any] | None:
+        def planned(row: int) -> tuple[Mapping[str, Any] | None, str | None]:
             i = where.get(row)
-            return self._payload(i) if i is not None else None
+            if i is None:
+                return None, None
+            order = self._order_of[i]
+            if order < 0:
+                return self._payload(i), None
+            text = self._text(i)  # its element's text: the fingerprint's too
+            return StoredPayload(text, self._orders[order]), element_fingerprint(text)
 
-        return payload
+        return planned
 
     def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
         """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""
