@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from hrimport.config import load_config
 from hrimport.imports.records import PendingRecords
-from hrimport.service.staff import StaffRecord, element_json
+from hrimport.imports.staff import prepare_staff
+from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
+from tests.staff_files import person, write_config, write_csv
 
 KEYS = ("customer_system_id", "name", "system_email", "country", "is_intern", "is_employee", "customer_data_type")
 
@@ -42,3 +46,26 @@ def test_a_payload_that_is_not_its_own_element_is_kept_as_it_is() -> None:
         assert element_json(record) == element_json(StaffRecord(record.row, record.external_id, record.name, payload))
     kept = records.keeping(lambda row, _: row != 3)
     assert [r.payload for r in kept] == [odd[0], odd[2]]
+
+
+def test_the_elements_made_from_the_columns_are_the_payloads_as_sent(tmp_path: Path) -> None:
+    """``build_elements`` writes each row's element without making its payload: the very text
+    ``element_json`` gives of the payload ``build_payloads`` makes, and the records hold that payload."""
+    rows = [person(1), person(2, **{"Is Intern": "yes"}), person(3, **{"Is Intern": "yes", "Is Employee": "no"}),
+            person(4, **{"Is Manager": "no", "Cost Centre": "", "Title": 'Lead "Ops" \\ 陈\u2028'}),
+            person(5, Name="Zoë Ünal", Gender="", **{"Birth Date": "1990-02-03", "Is Intern": "no"})]
+    cfg = load_config(write_config(tmp_path / "staff.toml"))
+    _, mapped, problems, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows))
+    assert problems == {}
+    positions = list(range(len(mapped)))
+    payloads = build_payloads(mapped, positions)
+    elements = build_elements(mapped, positions)
+    ids = mapped.frame["customer_system_id"].tolist()
+    assert elements is not None
+    assert [text for text, _ in elements] == [element_json(StaffRecord(0, ext, "", p)) for ext, p in zip(ids, payloads)]
+    assert payloads[1]["is_employee"] is False and "customer_data_type" not in payloads[3]
+
+    records = PendingRecords()
+    records.extend_elements(mapped.row_numbers, ids, mapped.frame["name"].tolist(), elements)
+    assert [list(r.payload.items()) for r in records] == [list(p.items()) for p in payloads]
+    assert [r.sent_json for r in records] == [text for text, _ in elements]

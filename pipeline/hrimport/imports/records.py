@@ -95,6 +95,10 @@ class RowHeads:
         return zip(self.rows, self.external_ids, self.names)
 
 
+#: Bytes of the records' file read at once (a few hundred payloads).
+_READ_AHEAD = 1 << 20
+
+
 class PendingRecords(Sequence[StaffRecord]):
     """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
     ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
@@ -118,6 +122,7 @@ class PendingRecords(Sequence[StaffRecord]):
         self._in_order: dict[tuple[int, tuple[str, ...]], bool] = {}  # (order, a payload's keys): in that order?
         self._cache: dict[int, StaffRecord] = {}
         self._cache_size = cache_size
+        self._window, self._window_start = b"", 0  # the part of the file read last (``_text``)
 
     def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
                payloads: Iterable[dict[str, Any]], keys: Sequence[str] | None = None) -> None:
@@ -125,8 +130,6 @@ class PendingRecords(Sequence[StaffRecord]):
         each be kept as its element's text."""
         rows, external_ids, names = list(rows), list(external_ids), list(names)
         self.heads.extend(rows, external_ids, names)
-        if self._spill is None:
-            self._spill = _Spill()
         order = -1
         if keys is not None:
             keys = tuple(keys)
@@ -142,6 +145,27 @@ class PendingRecords(Sequence[StaffRecord]):
             else:
                 texts.append(_encode(payload).encode("utf-8"))
                 self._order_of.append(-1)
+        self._write(texts)
+
+    def extend_elements(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
+                        elements: Sequence[tuple[str, tuple[str, ...]]]) -> None:
+        """Add records given as the JSON of the element each is sent as, and the order its payload holds
+        its keys in (``build_elements``: sorted keys, each naming its own external id)."""
+        self.heads.extend(rows, external_ids, names)
+        known = {keys: i for i, keys in enumerate(self._orders)}
+        texts = []
+        for text, keys in elements:
+            order = known.get(keys)
+            if order is None:
+                order = known[keys] = len(self._orders)
+                self._orders.append(keys)
+            self._order_of.append(order)
+            texts.append(text.encode("utf-8"))
+        self._write(texts)
+
+    def _write(self, texts: list[bytes]) -> None:
+        if self._spill is None:
+            self._spill = _Spill()
         self._spill.file.seek(0, os.SEEK_END)
         start = self._spill.file.tell()
         for text in texts:
@@ -163,8 +187,15 @@ class PendingRecords(Sequence[StaffRecord]):
         return known
 
     def _text(self, index: int) -> str:
+        """Record ``index``'s JSON. Records are asked for in the order they were written: the file is read
+        ``_READ_AHEAD`` bytes at a time, not with one system call per record."""
         assert self._spill is not None  # there is a payload to read
-        return os.pread(self._spill.file.fileno(), self._lengths[index], self._starts[index]).decode("utf-8")
+        start, length = self._starts[index], self._lengths[index]
+        at = start - self._window_start
+        if at < 0 or at + length > len(self._window):
+            self._window = os.pread(self._spill.file.fileno(), max(length, _READ_AHEAD), start)
+            self._window_start, at = start, 0
+        return self._window[at:at + length].decode("utf-8")
 
     def _payload(self, index: int, text: str | None = None) -> dict[str, Any]:
         """The payload of record ``index`` (``text``: its JSON, when already read), in its own key order."""

@@ -48,6 +48,7 @@ from hrimport.service.readback import ReadBack
 from hrimport.service.staff import (
     FirstSends,
     StaffRecord,
+    build_elements,
     build_payloads,
     bulk_bodies,
     payload_keys,
@@ -266,8 +267,13 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         # a few thousand at a time: a body as a dict is ~4.7 KB, and it is kept only as its JSON
         for start in range(0, len(valid), PAYLOADS_AT_ONCE):
             part = valid[start:start + PAYLOADS_AT_ONCE]
-            got.records.extend((mapped.row_numbers[pos] for pos in part), (ids[pos] for pos in part),
-                               (names[pos] for pos in part), build_payloads(mapped, part), keys)
+            heads = ([mapped.row_numbers[pos] for pos in part], [ids[pos] for pos in part],
+                     [names[pos] for pos in part])
+            elements = build_elements(mapped, part)
+            if elements is not None:
+                got.records.extend_elements(*heads, elements)
+            else:
+                got.records.extend(*heads, build_payloads(mapped, part), keys)
         got.people.extend(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())
