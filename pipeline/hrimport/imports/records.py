@@ -45,6 +45,7 @@ class TextColumn(Sequence[str]):
     def __init__(self) -> None:
         self._pieces: list[pa.Array] = []
         self._ends: list[int] = []  # the index after each piece's last string
+        self._read: tuple[int, list[str]] = (-1, [])  # the piece read last, as Python strings
 
     def extend(self, values: Iterable[str]) -> None:
         piece = pa.array(list(values), type=pa.string(), memory_pool=pa.system_memory_pool())
@@ -67,7 +68,9 @@ class TextColumn(Sequence[str]):
         if index < 0:
             index += len(self)
         k = bisect.bisect_right(self._ends, index)
-        value: str = self._pieces[k][index - (self._ends[k - 1] if k else 0)].as_py()
+        if self._read[0] != k:  # records are asked for in order: each piece is made Python strings once
+            self._read = (k, self._pieces[k].to_pylist())
+        value: str = self._read[1][index - (self._ends[k - 1] if k else 0)]
         return value
 
     def __iter__(self) -> Iterator[str]:
