@@ -43,14 +43,12 @@ _SHOWN = 20  # examples kept per highlight and of the missing people
 
 @dataclass(frozen=True)
 class PlanInput:
-    """One row of the file: its payload when valid, None when our checks found problems; ``fingerprint``:
-    the payload's (``hrimport.state.store.fingerprint``) when already known, so that it is not encoded again."""
+    """One row of the file: its payload when valid, None when our checks found problems."""
 
     row: int
     external_id: str
     name: str
     payload: Mapping[str, Any] | None
-    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -181,7 +179,7 @@ def make_plan_by_chunks(people: Iterable[PlanInput], before: Callable[[list[str]
             was = accepted.get(p.external_id)
             if was is None:
                 rows.append(PlannedRow(p.row, p.external_id, p.name, "new"))
-            elif was.fingerprint == (p.fingerprint or fingerprint(p.external_id, p.payload)):
+            elif was.fingerprint == fingerprint(p.external_id, p.payload):
                 rows.append(PlannedRow(p.row, p.external_id, p.name, "unchanged"))
             elif was.payload is None:
                 rows.append(PlannedRow(p.row, p.external_id, p.name, "changed", before_unknown=True))

@@ -22,7 +22,7 @@ from typing import Any, overload
 import pyarrow as pa
 
 from hrimport.service.staff import StaffRecord, element_json
-from hrimport.state.store import StoredPayload, element_fingerprint
+from hrimport.state.store import StoredPayload
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -236,23 +236,22 @@ class PendingRecords(Sequence[StaffRecord]):
         for i in range(len(self)):
             yield self[i]
 
-    def planned_payloads(self) -> Callable[[int], tuple[Mapping[str, Any] | None, str | None]]:
-        """A lookup of a row number's payload and, when known without encoding it, its fingerprint (asked
-        in ascending order, as the plan walks the file); None for a row not held. The payload is decoded
-        only if the plan reads it (a changed row): the payloads never all exist at once."""
+    def payload_of_rows(self) -> Callable[[int], Mapping[str, Any] | None]:
+        """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file);
+        None for a row not held. The payload is decoded only if read (the plan reads a changed row's), and
+        its fingerprint is its text's (``StoredPayload``): the payloads never all exist at once."""
         where = {row: i for i, row in enumerate(self.heads.rows)}
 
-        def planned(row: int) -> tuple[Mapping[str, Any] | None, str | None]:
+        def payload(row: int) -> Mapping[str, Any] | None:
             i = where.get(row)
             if i is None:
-                return None, None
+                return None
             order = self._order_of[i]
             if order < 0:
-                return self._payload(i), None
-            text = self._text(i)  # its element's text: the fingerprint's too
-            return StoredPayload(text, self._orders[order]), element_fingerprint(text)
+                return self._payload(i)
+            return StoredPayload(self._text(i), self._orders[order], element_of=self.heads.external_ids[i])
 
-        return planned
+        return payload
 
     def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
         """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""

@@ -152,9 +152,9 @@ def import_staff(
     if state is not None or dry_run:
         t = time.perf_counter()
         job, customer_id = config.report.job, target.customer_id
-        planned = records.planned_payloads()  # each payload read when the plan reaches its row
+        payload_of = records.payload_of_rows()  # each payload read when the plan reaches its row
         plan = make_plan_by_chunks(
-            (PlanInput(row, external_id, name, *planned(row)) for row, external_id, name in people),
+            (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
             (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
             state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
             partial=FIX_COLUMN in facts.info.headers)

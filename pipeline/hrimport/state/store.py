@@ -42,8 +42,8 @@ from hrimport.service.staff import FirstSends, StaffRecord
 from hrimport.state.db import open_database
 
 __all__ = [
-    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "element_fingerprint",
-    "file_sha256", "fingerprint",
+    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "file_sha256",
+    "fingerprint",
 ]
 
 STATE_FILE = "state.db"
@@ -104,6 +104,8 @@ def fingerprint(external_id: str, payload: Mapping[str, Any]) -> str:
     >>> fingerprint("E1", {"name": "Ann"}) == fingerprint("E1", {"customer_system_id": "E1", "name": "Ann"})
     True
     """
+    if isinstance(payload, StoredPayload) and payload.element_of == external_id:
+        return _digest(payload.text)  # that very text, not decoded and encoded again
     return _digest(_encode_canonical(_canonical(external_id, payload if isinstance(payload, dict) else dict(payload))))
 
 
@@ -113,30 +115,28 @@ _encode_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensu
 _encode_payload = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-def element_fingerprint(text: str) -> str:
-    """The fingerprint of a payload that names its own external id and no ``customer_id``, from the JSON its
-    element is sent as (``hrimport.service.staff.element_json``), which is the fingerprint's very text.
-
-    >>> element_fingerprint('{"customer_system_id":"E1","name":"Ann"}') == fingerprint("E1", {"name": "Ann"})
-    True
-    """
-    return _digest(text)
-
-
 class StoredPayload(Mapping[str, Any]):
     """A payload kept as its JSON text and decoded when first read: most are only compared by fingerprint.
-    ``keys``: the order to give its keys (the text's may be sorted), each key the payload holds among them."""
+    ``keys``: the order to give its keys (the text's may be sorted), each key the payload holds among them;
+    ``element_of``: the external id whose element (``hrimport.service.staff.element_json``) the text is, if
+    it is: then it is the fingerprint's text too (``fingerprint`` reads it as it is).
 
-    __slots__ = ("_keys", "_text", "_value")
+    >>> stored = StoredPayload('{"customer_system_id":"E1","name":"Ann"}', element_of="E1")
+    >>> fingerprint("E1", stored) == fingerprint("E1", {"name": "Ann"}), dict(stored)
+    (True, {'customer_system_id': 'E1', 'name': 'Ann'})
+    """
 
-    def __init__(self, text: str, keys: Sequence[str] | None = None) -> None:
-        self._text = text
+    __slots__ = ("_keys", "_value", "element_of", "text")
+
+    def __init__(self, text: str, keys: Sequence[str] | None = None, *, element_of: str | None = None) -> None:
+        self.text = text
+        self.element_of = element_of
         self._keys = keys
         self._value: dict[str, Any] | None = None
 
     def _decoded(self) -> dict[str, Any]:
         if self._value is None:
-            value: dict[str, Any] = json.loads(self._text)
+            value: dict[str, Any] = json.loads(self.text)
             if self._keys is not None:
                 value = {k: value[k] for k in self._keys if k in value}
             self._value = value
