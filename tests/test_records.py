@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.config import load_config
+from hrimport.fields import staff_output_names
 from hrimport.imports.records import PendingRecords
 from hrimport.imports.staff import prepare_staff
+from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
 from tests.staff_files import person, write_config, write_csv
 
@@ -62,10 +64,18 @@ def test_the_elements_made_from_the_columns_are_the_payloads_as_sent(tmp_path: P
     elements = build_elements(mapped, positions)
     ids = mapped.frame["customer_system_id"].tolist()
     assert elements is not None
-    assert [text for text, _ in elements] == [element_json(StaffRecord(0, ext, "", p)) for ext, p in zip(ids, payloads)]
+    assert [e.text for e in elements] == [element_json(StaffRecord(0, ext, "", p)) for ext, p in zip(ids, payloads)]
     assert payloads[1]["is_employee"] is False and "customer_data_type" not in payloads[3]
 
     records = PendingRecords()
     records.extend_elements(mapped.row_numbers, ids, mapped.frame["name"].tolist(), elements)
     assert [list(r.payload.items()) for r in records] == [list(p.items()) for p in payloads]
-    assert [r.sent_json for r in records] == [text for text, _ in elements]
+    assert [r.sent_json for r in records] == [e.text for e in elements]
+    # what the answer is checked against: the fields the service echoes, as the element holds them
+    readback = ReadBack()
+    for record, payload in zip(records, payloads):
+        assert record.compared is not None
+        user = {key: payload[name] for name, key in staff_output_names().items() if name in payload}
+        assert readback.unaltered(*record.compared, user) and readback.warnings(record.row, payload, user) == ()
+        cut = {**user, "job_title": "Analy"}
+        assert not readback.unaltered(*record.compared, cut) and readback.warnings(record.row, payload, cut)

@@ -21,8 +21,7 @@ from typing import Any, overload
 
 import pyarrow as pa
 
-from hrimport.service.staff import StaffRecord, element_json
-from hrimport.state.store import StoredPayload
+from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -122,6 +121,11 @@ class PendingRecords(Sequence[StaffRecord]):
         # per record: its payload's key order in ``_orders`` when its text is its element's, else -1
         self._order_of = array("l")
         self._orders: list[tuple[str, ...]] = []
+        # per record: the compared fields its payload holds in ``_helds`` (-1: none kept), and the length of
+        # their texts, kept in the file right after its JSON (``StaffRecord.compared``)
+        self._held_of = array("l")
+        self._helds: list[tuple[str, ...]] = []
+        self._compared_lengths = array("q")
         self._in_order: dict[tuple[int, tuple[str, ...]], bool] = {}  # (order, a payload's keys): in that order?
         self._cache: dict[int, StaffRecord] = {}
         self._cache_size = cache_size
@@ -151,29 +155,45 @@ class PendingRecords(Sequence[StaffRecord]):
         self._write(texts)
 
     def extend_elements(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
-                        elements: Sequence[tuple[str, tuple[str, ...]]]) -> None:
-        """Add records given as the JSON of the element each is sent as, and the order its payload holds
-        its keys in (``build_elements``: sorted keys, each naming its own external id)."""
+                        elements: Sequence[Element]) -> None:
+        """Add records given as the elements ``build_elements`` makes of them (each naming its own external
+        id, and its payload named as ``names`` says, "" for none). Each record's JSON and the texts its
+        answer is checked against are kept in the file."""
         self.heads.extend(rows, external_ids, names)
         known = {keys: i for i, keys in enumerate(self._orders)}
+        helds = {held: i for i, held in enumerate(self._helds)}
         texts = []
-        for text, keys in elements:
-            order = known.get(keys)
+        for element in elements:
+            order = known.get(element.keys)
             if order is None:
-                order = known[keys] = len(self._orders)
-                self._orders.append(keys)
+                order = known[element.keys] = len(self._orders)
+                self._orders.append(element.keys)
+            held, compared = element.compared
+            h = helds.get(held)
+            if h is None:
+                h = helds[held] = len(self._helds)
+                self._helds.append(held)
             self._order_of.append(order)
-            texts.append(text.encode("utf-8"))
-        self._write(texts)
+            self._held_of.append(h)
+            text, checked = element.text.encode("utf-8"), compared.encode("utf-8")
+            self._compared_lengths.append(len(checked))
+            texts.append(text + checked)
+        self._write(texts, len(elements))
 
-    def _write(self, texts: list[bytes]) -> None:
+    def _write(self, texts: list[bytes], with_compared: int = 0) -> None:
+        """Append records' texts to the file; ``with_compared``: the last ``_compared_lengths`` entries
+        are theirs, each text ending with that many bytes of its compared fields (``extend_elements``)."""
         if self._spill is None:
             self._spill = _Spill()
+        if not with_compared:
+            self._held_of.extend([-1] * len(texts))
+            self._compared_lengths.extend([0] * len(texts))
+        tails = self._compared_lengths[len(self._compared_lengths) - len(texts):]
         self._spill.file.seek(0, os.SEEK_END)
         start = self._spill.file.tell()
-        for text in texts:
+        for text, tail in zip(texts, tails):
             self._starts.append(start)
-            self._lengths.append(len(text))
+            self._lengths.append(len(text) - tail)
             start += len(text)
         self._spill.file.write(b"".join(texts))
         self._spill.file.flush()
@@ -190,10 +210,21 @@ class PendingRecords(Sequence[StaffRecord]):
         return known
 
     def _text(self, index: int) -> str:
-        """Record ``index``'s JSON. Records are asked for in the order they were written: the file is read
+        """Record ``index``'s JSON."""
+        return self._read(self._starts[index], self._lengths[index])
+
+    def _compared(self, index: int) -> tuple[tuple[str, ...], str] | None:
+        """What record ``index``'s answer is checked against (``StaffRecord.compared``), if kept."""
+        held = self._held_of[index]
+        if held < 0:
+            return None
+        start = self._starts[index] + self._lengths[index]
+        return self._helds[held], self._read(start, self._compared_lengths[index])
+
+    def _read(self, start: int, length: int) -> str:
+        """Text of the file. Records are asked for in the order they were written: the file is read
         ``_READ_AHEAD`` bytes at a time, not with one system call per record."""
         assert self._spill is not None  # there is a payload to read
-        start, length = self._starts[index], self._lengths[index]
         at = start - self._window_start
         if at < 0 or at + length > len(self._window):
             self._window = os.pread(self._spill.file.fileno(), max(length, _READ_AHEAD), start)
@@ -226,10 +257,17 @@ class PendingRecords(Sequence[StaffRecord]):
         if record is None:
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
-            heads, text = self.heads, self._text(index)
-            record = self._cache[index] = StaffRecord(heads.rows[index], heads.external_ids[index],
-                                                      heads.names[index], self._payload(index, text),
-                                                      text if self._order_of[index] >= 0 else None)
+            heads, order = self.heads, self._order_of[index]
+            external_id, name = heads.external_ids[index], heads.names[index]
+            if order < 0:
+                record = StaffRecord(heads.rows[index], external_id, name, self._payload(index))
+            else:  # its element's text: sent, remembered and checked as it is, decoded only if read
+                text = self._text(index)
+                known = {"customer_system_id": external_id, **({"name": name} if name else {})}
+                payload = StoredPayload(text, self._orders[order], element_of=external_id, known=known,
+                                        known_keys=ELEMENT_KNOWN_KEYS)
+                record = StaffRecord(heads.rows[index], external_id, name, payload, text, self._compared(index))
+            self._cache[index] = record
         return record
 
     def __iter__(self) -> Iterator[StaffRecord]:
@@ -263,6 +301,9 @@ class PendingRecords(Sequence[StaffRecord]):
         out._lengths.extend(self._lengths[i] for i in chosen)
         out._order_of.extend(self._order_of[i] for i in chosen)
         out._orders = self._orders
+        out._held_of.extend(self._held_of[i] for i in chosen)
+        out._helds = self._helds
+        out._compared_lengths.extend(self._compared_lengths[i] for i in chosen)
         return out
 
 

@@ -38,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from hrimport.service.staff import FirstSends, StaffRecord
+from hrimport.service.staff import FirstSends, StaffRecord, StoredPayload
 from hrimport.state.db import open_database
 
 __all__ = [
@@ -106,7 +106,7 @@ def fingerprint(external_id: str, payload: Mapping[str, Any]) -> str:
     """
     if isinstance(payload, StoredPayload) and payload.element_of == external_id:
         return _digest(payload.text)  # that very text, not decoded and encoded again
-    return _digest(_encode_canonical(_canonical(external_id, payload if isinstance(payload, dict) else dict(payload))))
+    return _digest(_encode_canonical(_as_dict(_canonical(external_id, payload))))
 
 
 #: The fingerprint's JSON (every state folder holds fingerprints of it: its form never changes).
@@ -115,47 +115,12 @@ _encode_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensu
 _encode_payload = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-class StoredPayload(Mapping[str, Any]):
-    """A payload kept as its JSON text and decoded when first read: most are only compared by fingerprint.
-    ``keys``: the order to give its keys (the text's may be sorted), each key the payload holds among them;
-    ``element_of``: the external id whose element (``hrimport.service.staff.element_json``) the text is, if
-    it is: then it is the fingerprint's text too (``fingerprint`` reads it as it is).
-
-    >>> stored = StoredPayload('{"customer_system_id":"E1","name":"Ann"}', element_of="E1")
-    >>> fingerprint("E1", stored) == fingerprint("E1", {"name": "Ann"}), dict(stored)
-    (True, {'customer_system_id': 'E1', 'name': 'Ann'})
-    """
-
-    __slots__ = ("_keys", "_value", "element_of", "text")
-
-    def __init__(self, text: str, keys: Sequence[str] | None = None, *, element_of: str | None = None) -> None:
-        self.text = text
-        self.element_of = element_of
-        self._keys = keys
-        self._value: dict[str, Any] | None = None
-
-    def _decoded(self) -> dict[str, Any]:
-        if self._value is None:
-            value: dict[str, Any] = json.loads(self.text)
-            if self._keys is not None:
-                value = {k: value[k] for k in self._keys if k in value}
-            self._value = value
-        return self._value
-
-    def __getitem__(self, key: str) -> Any:
-        return self._decoded()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._decoded())
-
-    def __len__(self) -> int:
-        return len(self._decoded())
-
-    def __repr__(self) -> str:
-        return repr(self._decoded())
+def _as_dict(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` as the json module encodes it: a dict (a ``StoredPayload`` is decoded)."""
+    return payload if isinstance(payload, dict) else dict(payload)
 
 
-def _canonical(external_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+def _canonical(external_id: str, payload: Mapping[str, Any]) -> Mapping[str, Any]:
     """``payload`` as the fingerprint reads it; ``payload`` itself (no copy) when it already is (a
     ``StaffRecord``'s payload names its external id and never holds ``customer_id``)."""
     if "customer_id" not in payload and payload.get("customer_system_id") == external_id:
@@ -227,7 +192,7 @@ class StateStore:
         return AcceptedStaff(self, service, job)
 
     def remember_payloads(
-        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any], str | None]], *,
+        self, service: str, customer_id: str, items: Iterable[tuple[str, Mapping[str, Any], str | None]], *,
         job: str = "",
     ) -> int:
         """Store each (external id, payload, its element's JSON as sent or None) accepted: its fingerprint,
@@ -238,8 +203,11 @@ class StateStore:
             # One JSON text gives the fingerprint and the payload kept, when the payload is canonical: then the
             # element sent (``element_json``: sorted keys, no spaces) is that very text, encoded once for all.
             canonical = _canonical(ext, payload)
-            text = sent if sent is not None and canonical is payload else _encode_canonical(canonical)
-            kept = text if canonical is payload else _encode_payload(payload)
+            if sent is None or canonical is not payload:
+                text = _encode_canonical(_as_dict(canonical))
+            else:
+                text = sent
+            kept = text if canonical is payload else _encode_payload(_as_dict(payload))
             rows.append((service, customer, ext, _digest(text), now, str(payload.get("name") or ""), kept, job))
         if rows:
             with self._transaction():
