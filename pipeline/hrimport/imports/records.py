@@ -17,6 +17,7 @@ import tempfile
 import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, overload
 
 import pyarrow as pa
@@ -44,7 +45,7 @@ class TextColumn(Sequence[str]):
     def __init__(self) -> None:
         self._pieces: list[pa.Array] = []
         self._ends: list[int] = []  # the index after each piece's last string
-        self._read: tuple[int, list[str]] = (-1, [])  # the piece read last, as Python strings
+        self._read: tuple[int, int, list[str]] = (0, 0, [])  # the piece read last: its range, its strings
 
     def extend(self, values: Iterable[str]) -> None:
         piece = pa.array(list(values), type=pa.string(), memory_pool=pa.system_memory_pool())
@@ -66,10 +67,13 @@ class TextColumn(Sequence[str]):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
-        k = bisect.bisect_right(self._ends, index)
-        if self._read[0] != k:  # records are asked for in order: each piece is made Python strings once
-            self._read = (k, self._pieces[k].to_pylist())
-        value: str = self._read[1][index - (self._ends[k - 1] if k else 0)]
+        start, stop, values = self._read
+        if not start <= index < stop:  # records are asked for in order: each piece is made Python strings once
+            k = bisect.bisect_right(self._ends, index)
+            start, stop = (self._ends[k - 1] if k else 0), self._ends[k]
+            values = self._pieces[k].to_pylist()
+            self._read = (start, stop, values)
+        value: str = values[index - start]
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -287,7 +291,7 @@ class PendingRecords(Sequence[StaffRecord]):
             order = self._order_of[i]
             if order < 0:
                 return self._payload(i)
-            return StoredPayload(self._text(i), self._orders[order], element_of=self.heads.external_ids[i])
+            return StoredPayload(partial(self._text, i), self._orders[order], element_of=self.heads.external_ids[i])
 
         return payload
 

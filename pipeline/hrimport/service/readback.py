@@ -88,12 +88,13 @@ def compared_fields() -> tuple[str, ...]:
 
 
 @cache
-def _output_key(name: str) -> str:
-    return next(key for field_name, key, _ in _compared() if field_name == name)
+def _output_keys() -> dict[str, str]:
+    """Input field -> its key in the output record, for the compared fields."""
+    return {name: key for name, key, _ in _compared()}
 
 
-#: A value in JSON as an element holds it (sorted keys, no spaces, the text as it is).
-_encode_value = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+#: Fields and their values in JSON as an element holds them (no spaces, the text as it is), in the order given.
+_encode_fields = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def altered_fields(sent: Mapping[str, Any], user: Mapping[str, Any]) -> list[Alteration]:
@@ -183,11 +184,12 @@ class ReadBack:
         nothing; False says only that ``warnings`` must look."""
         if not isinstance(user, dict):
             return False
+        keys = _output_keys()
         try:
-            stored = ",".join(_encode_value(name) + ":" + _encode_value(user[_output_key(name)]) for name in held)
+            stored = _encode_fields({name: user[keys[name]] for name in held})
         except (KeyError, TypeError, ValueError):
             return False
-        return stored == sent
+        return stored == "{" + sent + "}"
 
     def _warning(self, row: int, alteration: Alteration) -> Problem:
         name, column, stored = alteration.field, self.columns.get(alteration.field), alteration.stored

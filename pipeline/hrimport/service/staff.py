@@ -84,8 +84,8 @@ class StaffRecord:
 
 
 class StoredPayload(Mapping[str, Any]):
-    """A payload kept as its JSON text and decoded when first read: most are only sent, remembered and
-    compared by fingerprint, which take the text as it is. ``keys``: the order to give its keys (the
+    """A payload kept as its JSON text (or what reads it) and decoded when first read: most are only sent,
+    remembered and compared by fingerprint, which take the text as it is. ``keys``: the order to give its keys (the
     text's may be sorted), each key the payload holds among them; ``element_of``: the external id whose
     element (``element_json``) the text is, if it is (then it is the state folder's fingerprint text too);
     ``known``: the values of a few keys, read without decoding: those of ``known_keys`` that it lacks, it
@@ -97,16 +97,23 @@ class StoredPayload(Mapping[str, Any]):
     (True, {'customer_system_id': 'E1', 'name': 'Ann'})
     """
 
-    __slots__ = ("_keys", "_known", "_known_keys", "_value", "element_of", "text")
+    __slots__ = ("_keys", "_known", "_known_keys", "_text", "_value", "element_of")
 
-    def __init__(self, text: str, keys: Sequence[str] | None = None, *, element_of: str | None = None,
-                 known: Mapping[str, Any] | None = None, known_keys: Collection[str] = ()) -> None:
-        self.text = text
+    def __init__(self, text: str | Callable[[], str], keys: Sequence[str] | None = None, *,
+                 element_of: str | None = None, known: Mapping[str, Any] | None = None,
+                 known_keys: Collection[str] = ()) -> None:
+        self._text = text  # or what reads it, when first needed
         self.element_of = element_of
         self._keys = keys
         self._known = known or {}
         self._known_keys = known_keys
         self._value: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        if not isinstance(self._text, str):
+            self._text = self._text()
+        return self._text
 
     def _decoded(self) -> dict[str, Any]:
         if self._value is None:
