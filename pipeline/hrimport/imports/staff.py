@@ -22,6 +22,7 @@ from hrimport.changes.guards import check_drift
 from hrimport.changes.plan import Plan, PlanInput, make_plan_by_chunks
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
+from hrimport.gc_pause import paused_gc
 from hrimport.imports.records import PendingRecords, RowHeads, batches_of
 from hrimport.imports.runs import (
     CHUNK_ROWS,
@@ -153,11 +154,13 @@ def import_staff(
         t = time.perf_counter()
         job, customer_id = config.report.job, target.customer_id
         payload_of = records.payload_of_rows()  # each payload read when the plan reaches its row
-        plan = make_plan_by_chunks(
-            (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
-            (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
-            state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
-            partial=FIX_COLUMN in facts.info.headers)
+        # a few small objects a row, none in a cycle: no full collection may walk them all, again and again
+        with paused_gc():
+            plan = make_plan_by_chunks(
+                (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
+                (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
+                state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
+                partial=FIX_COLUMN in facts.info.headers)
         filled_now = {name: count / facts.rows for name, count in filled.items()}
         filled_before = state.filled_shares(customer_id, job) if state is not None else {}
         tripped = check_drift(plan, filled_now, filled_before, config.guards, facts.field_sources)
