@@ -229,3 +229,27 @@ def test_what_the_service_accepted_is_remembered_before_the_next_batch_goes_out(
     assert remembered_when_sending == [0, 2, 4, 6]
     assert journal == [r.row for r in people]  # every row once, in the order sent
     assert [o.outcome.value for o in result.outcomes] == ["added"] * 7
+
+
+def test_a_plan_reads_the_state_a_chunk_of_people_at_a_time_as_the_whole_of_it_reads(state: StateStore) -> None:
+    """What the plan and the drift guard read of the state folder chunk by chunk (``before``, ``job_people``,
+    ``filled_shares``) is what the whole of it says, the fields in the order the whole of it gives them."""
+    from hrimport.changes.guards import filled_shares
+
+    ours, theirs = state.accepted(SERVICE, "monthly"), state.accepted(SERVICE, "other")
+    ours.remember("99", [record(n, is_manager=n % 3 == 0, phone="" if n % 2 else "+65 1",
+                                **({"customer_data_type": [{"name": "Cost centre", "value": "7"}]} if n == 7 else {}))
+                         for n in (9, 2, 7, 4, 30, 11)])
+    theirs.remember("99", [record(n, nationality="MY") for n in (1, 5)])
+    # a person accepted before payloads were kept: unknown, left out of the shares
+    state.remember_payloads(SERVICE, "99", [("E0020", {"name": "Old"}, None)], job="monthly")
+    state._db.execute("UPDATE staff_accepted SET payload = NULL WHERE external_id = 'E0020'")
+    whole = ours.records("99")
+    assert ours.before("99", ["E0002", "E0005", "E0404"]) == {k: whole[k] for k in ("E0002", "E0005")}
+    assert list(ours.job_people("99", "monthly")) == [
+        (r.external_id, r.name, r.accepted_at) for r in whole.values() if r.job == "monthly"]
+    expected = filled_shares([r.payload for r in whole.values() if r.job == "monthly"])  # type: ignore[misc]
+    found = ours.filled_shares("99", "monthly")
+    assert list(found.items()) == list(expected.items())
+    assert "nationality" not in found and found["is_manager"] == 1 and found["customer_data_type"] == 1 / 6
+    assert ours.filled_shares("99", "nobody") == {}

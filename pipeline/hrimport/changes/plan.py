@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Literal
 
 from hrimport.state.store import AcceptedRecord, fingerprint
 
-__all__ = ["HIGHLIGHTS", "FieldChange", "MissingPerson", "Plan", "PlanInput", "PlannedRow", "make_plan"]
+__all__ = ["HIGHLIGHTS", "FieldChange", "MissingPerson", "Plan", "PlanInput", "PlannedRow", "make_plan",
+           "make_plan_by_chunks"]
 
 PlanStatus = Literal["new", "changed", "unchanged", "invalid"]
 STATUSES: tuple[PlanStatus, ...] = ("new", "changed", "unchanged", "invalid")
@@ -46,7 +48,7 @@ class PlanInput:
     row: int
     external_id: str
     name: str
-    payload: dict[str, Any] | None
+    payload: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -153,30 +155,47 @@ def make_plan(people: Iterable[PlanInput], accepted: Mapping[str, AcceptedRecord
     """The plan of ``people`` (the file's rows) against ``accepted`` (everyone the platform accepted for the
     company); ``job`` names this import, whose earlier people may be missing (not from a ``partial`` file:
     a ``to_fix``); ``masked`` fields' values are not shown."""
+    ours = ((r.external_id, r.name, r.accepted_at) for r in accepted.values() if r.job == job)
+    return make_plan_by_chunks(people, lambda _: accepted, ours, masked, partial=partial)
+
+
+def make_plan_by_chunks(people: Iterable[PlanInput], before: Callable[[list[str]], Mapping[str, AcceptedRecord]],
+                        ours: Iterable[tuple[str, str, str]], masked: Collection[str] = (), *,
+                        partial: bool = False, chunk_rows: int = 2_000) -> Plan:
+    """``make_plan``, with what the platform accepted looked up ``chunk_rows`` rows at a time: ``before``
+    gives the accepted records of some external ids (absent ones left out), ``ours`` is (external id, name,
+    accepted at) of each person this job's earlier imports sent. A state folder of any size is never held
+    whole."""
     rows: list[PlannedRow] = []
     present: set[str] = set()
-    for p in people:
-        present.add(p.external_id)
-        if p.payload is None:
-            rows.append(PlannedRow(p.row, p.external_id, p.name, "invalid"))
-            continue
-        before = accepted.get(p.external_id)
-        if before is None:
-            rows.append(PlannedRow(p.row, p.external_id, p.name, "new"))
-        elif before.fingerprint == fingerprint(p.external_id, p.payload):
-            rows.append(PlannedRow(p.row, p.external_id, p.name, "unchanged"))
-        elif before.payload is None:
-            rows.append(PlannedRow(p.row, p.external_id, p.name, "changed", before_unknown=True))
-        else:
-            rows.append(PlannedRow(p.row, p.external_id, p.name, "changed",
-                                   _changes(before.payload, p.payload, masked)))
-    ours = [r for r in accepted.values() if r.job == job]
-    missing = [] if partial else [MissingPerson(r.external_id, r.name, r.accepted_at) for r in ours
-                                  if r.external_id not in present]
-    return Plan(rows, sorted(missing, key=lambda m: m.external_id), len(ours), partial)
+    people = iter(people)
+    while chunk := list(islice(people, chunk_rows)):
+        accepted = before([p.external_id for p in chunk if p.payload is not None])
+        for p in chunk:
+            present.add(p.external_id)
+            if p.payload is None:
+                rows.append(PlannedRow(p.row, p.external_id, p.name, "invalid"))
+                continue
+            was = accepted.get(p.external_id)
+            if was is None:
+                rows.append(PlannedRow(p.row, p.external_id, p.name, "new"))
+            elif was.fingerprint == fingerprint(p.external_id, p.payload):
+                rows.append(PlannedRow(p.row, p.external_id, p.name, "unchanged"))
+            elif was.payload is None:
+                rows.append(PlannedRow(p.row, p.external_id, p.name, "changed", before_unknown=True))
+            else:
+                rows.append(PlannedRow(p.row, p.external_id, p.name, "changed",
+                                       _changes(was.payload, p.payload, masked)))
+    accepted_before = 0
+    missing = []
+    for external_id, name, accepted_at in ours:
+        accepted_before += 1
+        if not partial and external_id not in present:
+            missing.append(MissingPerson(external_id, name, accepted_at))
+    return Plan(rows, sorted(missing, key=lambda m: m.external_id), accepted_before, partial)
 
 
-def _changes(before: dict[str, Any], after: dict[str, Any], masked: Collection[str]) -> tuple[FieldChange, ...]:
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any], masked: Collection[str]) -> tuple[FieldChange, ...]:
     found: list[FieldChange] = []
     for name in dict.fromkeys([*after, *before]):
         if name in ("customer_system_id", "customer_id"):

@@ -16,12 +16,13 @@ import os
 import tempfile
 import weakref
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, overload
 
 import pyarrow as pa
 
-from hrimport.service.staff import StaffRecord
+from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -44,6 +45,7 @@ class TextColumn(Sequence[str]):
     def __init__(self) -> None:
         self._pieces: list[pa.Array] = []
         self._ends: list[int] = []  # the index after each piece's last string
+        self._read: tuple[int, int, list[str]] = (0, 0, [])  # the piece read last: its range, its strings
 
     def extend(self, values: Iterable[str]) -> None:
         piece = pa.array(list(values), type=pa.string(), memory_pool=pa.system_memory_pool())
@@ -65,8 +67,13 @@ class TextColumn(Sequence[str]):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
-        k = bisect.bisect_right(self._ends, index)
-        value: str = self._pieces[k][index - (self._ends[k - 1] if k else 0)].as_py()
+        start, stop, values = self._read
+        if not start <= index < stop:  # records are asked for in order: each piece is made Python strings once
+            k = bisect.bisect_right(self._ends, index)
+            start, stop = (self._ends[k - 1] if k else 0), self._ends[k]
+            values = self._pieces[k].to_pylist()
+            self._read = (start, stop, values)
+        value: str = values[index - start]
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -94,38 +101,146 @@ class RowHeads:
         return zip(self.rows, self.external_ids, self.names)
 
 
+#: Bytes of the records' file read at once (a few hundred payloads).
+_READ_AHEAD = 1 << 20
+
+
 class PendingRecords(Sequence[StaffRecord]):
     """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
     ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
-    once (``cache_size``), since sending asks for a record several times."""
+    once (``cache_size``), since sending asks for a record several times.
+
+    A payload is kept as the very text its element is sent as (``element_json``: sorted keys), which the
+    record carries (``StaffRecord.sent_json``): sending it, remembering it and telling whether it changed
+    (its fingerprint is that text's digest) encode nothing again. The payload made from it has its own key
+    order back (``payload_keys``; the plan's changes and a dry run's bodies follow it). A payload that is
+    not in that order, or whose element is not itself (no external id of its own), is kept as itself.
+    """
 
     def __init__(self, cache_size: int = 2_000, spill: _Spill | None = None) -> None:
         self.heads = RowHeads()
         self._spill = spill  # the temporary file of the payloads' JSON, made with the first ones
         self._starts = array("q")  # where each payload's JSON starts in it, and its length in bytes
         self._lengths = array("q")
+        # per record: its payload's key order in ``_orders`` when its text is its element's, else -1
+        self._order_of = array("l")
+        self._orders: list[tuple[str, ...]] = []
+        # per record: the compared fields its payload holds in ``_helds`` (-1: none kept), and the length of
+        # their texts, kept in the file right after its JSON (``StaffRecord.compared``)
+        self._held_of = array("l")
+        self._helds: list[tuple[str, ...]] = []
+        self._compared_lengths = array("q")
+        self._in_order: dict[tuple[int, tuple[str, ...]], bool] = {}  # (order, a payload's keys): in that order?
         self._cache: dict[int, StaffRecord] = {}
         self._cache_size = cache_size
+        self._window, self._window_start = b"", 0  # the part of the file read last (``_text``)
 
     def extend(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
-               payloads: Iterable[dict[str, Any]]) -> None:
+               payloads: Iterable[dict[str, Any]], keys: Sequence[str] | None = None) -> None:
+        """Add records; ``keys``: the order the payloads hold their keys in (``payload_keys``), which lets
+        each be kept as its element's text."""
+        rows, external_ids, names = list(rows), list(external_ids), list(names)
         self.heads.extend(rows, external_ids, names)
+        order = -1
+        if keys is not None:
+            keys = tuple(keys)
+            if keys not in self._orders:
+                self._orders.append(keys)
+            order = self._orders.index(keys)
+        texts = []
+        for row, external_id, name, payload in zip(rows, external_ids, names, payloads):
+            if order >= 0 and "customer_id" not in payload and payload.get("customer_system_id") == external_id \
+                    and self._keeps_order(order, payload):
+                texts.append(element_json(StaffRecord(row, external_id, name, payload)).encode("utf-8"))
+                self._order_of.append(order)
+            else:
+                texts.append(_encode(payload).encode("utf-8"))
+                self._order_of.append(-1)
+        self._write(texts)
+
+    def extend_elements(self, rows: Iterable[int], external_ids: Iterable[str], names: Iterable[str],
+                        elements: Sequence[Element]) -> None:
+        """Add records given as the elements ``build_elements`` makes of them (each naming its own external
+        id, and its payload named as ``names`` says, "" for none). Each record's JSON and the texts its
+        answer is checked against are kept in the file."""
+        self.heads.extend(rows, external_ids, names)
+        known = {keys: i for i, keys in enumerate(self._orders)}
+        helds = {held: i for i, held in enumerate(self._helds)}
+        texts = []
+        for element in elements:
+            order = known.get(element.keys)
+            if order is None:
+                order = known[element.keys] = len(self._orders)
+                self._orders.append(element.keys)
+            held, compared = element.compared
+            h = helds.get(held)
+            if h is None:
+                h = helds[held] = len(self._helds)
+                self._helds.append(held)
+            self._order_of.append(order)
+            self._held_of.append(h)
+            text, checked = element.text.encode("utf-8"), compared.encode("utf-8")
+            self._compared_lengths.append(len(checked))
+            texts.append(text + checked)
+        self._write(texts, len(elements))
+
+    def _write(self, texts: list[bytes], with_compared: int = 0) -> None:
+        """Append records' texts to the file; ``with_compared``: the last ``_compared_lengths`` entries
+        are theirs, each text ending with that many bytes of its compared fields (``extend_elements``)."""
         if self._spill is None:
             self._spill = _Spill()
-        texts = [_encode(p).encode("utf-8") for p in payloads]
+        if not with_compared:
+            self._held_of.extend([-1] * len(texts))
+            self._compared_lengths.extend([0] * len(texts))
+        tails = self._compared_lengths[len(self._compared_lengths) - len(texts):]
         self._spill.file.seek(0, os.SEEK_END)
         start = self._spill.file.tell()
-        for text in texts:
+        for text, tail in zip(texts, tails):
             self._starts.append(start)
-            self._lengths.append(len(text))
+            self._lengths.append(len(text) - tail)
             start += len(text)
         self._spill.file.write(b"".join(texts))
         self._spill.file.flush()
 
-    def _payload(self, index: int) -> dict[str, Any]:
+    def _keeps_order(self, order: int, payload: dict[str, Any]) -> bool:
+        """Does ``payload`` hold its keys in the order ``order`` (so that it can be made again from its
+        sorted text)? Told once per set of keys: the rows of a file have a few."""
+        shape = (order, tuple(payload))
+        known = self._in_order.get(shape)
+        if known is None:
+            if len(self._in_order) > 10_000:
+                self._in_order.clear()
+            known = self._in_order[shape] = tuple(k for k in self._orders[order] if k in payload) == shape[1]
+        return known
+
+    def _text(self, index: int) -> str:
+        """Record ``index``'s JSON."""
+        return self._read(self._starts[index], self._lengths[index])
+
+    def _compared(self, index: int) -> tuple[tuple[str, ...], str] | None:
+        """What record ``index``'s answer is checked against (``StaffRecord.compared``), if kept."""
+        held = self._held_of[index]
+        if held < 0:
+            return None
+        start = self._starts[index] + self._lengths[index]
+        return self._helds[held], self._read(start, self._compared_lengths[index])
+
+    def _read(self, start: int, length: int) -> str:
+        """Text of the file. Records are asked for in the order they were written: the file is read
+        ``_READ_AHEAD`` bytes at a time, not with one system call per record."""
         assert self._spill is not None  # there is a payload to read
-        data = os.pread(self._spill.file.fileno(), self._lengths[index], self._starts[index])
-        payload: dict[str, Any] = _decode(data.decode("utf-8"))
+        at = start - self._window_start
+        if at < 0 or at + length > len(self._window):
+            self._window = os.pread(self._spill.file.fileno(), max(length, _READ_AHEAD), start)
+            self._window_start, at = start, 0
+        return self._window[at:at + length].decode("utf-8")
+
+    def _payload(self, index: int, text: str | None = None) -> dict[str, Any]:
+        """The payload of record ``index`` (``text``: its JSON, when already read), in its own key order."""
+        payload: dict[str, Any] = _decode(self._text(index) if text is None else text)
+        order = self._order_of[index]
+        if order >= 0:  # its element's text, in sorted order
+            payload = {k: payload[k] for k in self._orders[order] if k in payload}
         return payload
 
     def __len__(self) -> int:
@@ -146,23 +261,37 @@ class PendingRecords(Sequence[StaffRecord]):
         if record is None:
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
-            heads = self.heads
-            record = self._cache[index] = StaffRecord(heads.rows[index], heads.external_ids[index],
-                                                      heads.names[index], self._payload(index))
+            heads, order = self.heads, self._order_of[index]
+            external_id, name = heads.external_ids[index], heads.names[index]
+            if order < 0:
+                record = StaffRecord(heads.rows[index], external_id, name, self._payload(index))
+            else:  # its element's text: sent, remembered and checked as it is, decoded only if read
+                text = self._text(index)
+                known = {"customer_system_id": external_id, **({"name": name} if name else {})}
+                payload = StoredPayload(text, self._orders[order], element_of=external_id, known=known,
+                                        known_keys=ELEMENT_KNOWN_KEYS)
+                record = StaffRecord(heads.rows[index], external_id, name, payload, text, self._compared(index))
+            self._cache[index] = record
         return record
 
     def __iter__(self) -> Iterator[StaffRecord]:
         for i in range(len(self)):
             yield self[i]
 
-    def payload_of_rows(self) -> Callable[[int], dict[str, Any] | None]:
-        """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file),
-        made from the text only when asked: the payloads never all exist at once."""
+    def payload_of_rows(self) -> Callable[[int], Mapping[str, Any] | None]:
+        """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file);
+        None for a row not held. The payload is decoded only if read (the plan reads a changed row's), and
+        its fingerprint is its text's (``StoredPayload``): the payloads never all exist at once."""
         where = {row: i for i, row in enumerate(self.heads.rows)}
 
-        def payload(row: int) -> dict[str, Any] | None:
+        def payload(row: int) -> Mapping[str, Any] | None:
             i = where.get(row)
-            return self._payload(i) if i is not None else None
+            if i is None:
+                return None
+            order = self._order_of[i]
+            if order < 0:
+                return self._payload(i)
+            return StoredPayload(partial(self._text, i), self._orders[order], element_of=self.heads.external_ids[i])
 
         return payload
 
@@ -174,6 +303,11 @@ class PendingRecords(Sequence[StaffRecord]):
         out.heads.extend((heads[i][0] for i in chosen), (heads[i][1] for i in chosen), (heads[i][2] for i in chosen))
         out._starts.extend(self._starts[i] for i in chosen)
         out._lengths.extend(self._lengths[i] for i in chosen)
+        out._order_of.extend(self._order_of[i] for i in chosen)
+        out._orders = self._orders
+        out._held_of.extend(self._held_of[i] for i in chosen)
+        out._helds = self._helds
+        out._compared_lengths.extend(self._compared_lengths[i] for i in chosen)
         return out
 
 

@@ -10,6 +10,7 @@ import bisect
 import time
 from array import array
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -17,10 +18,11 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
-from hrimport.changes.guards import check_drift, filled_shares
-from hrimport.changes.plan import Plan, PlanInput, make_plan
+from hrimport.changes.guards import check_drift
+from hrimport.changes.plan import Plan, PlanInput, make_plan_by_chunks
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
+from hrimport.gc_pause import paused_gc
 from hrimport.imports.records import PendingRecords, RowHeads, batches_of
 from hrimport.imports.runs import (
     CHUNK_ROWS,
@@ -44,7 +46,15 @@ from hrimport.outcomes import (
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.service.connection import Target
 from hrimport.service.readback import ReadBack
-from hrimport.service.staff import FirstSends, StaffRecord, build_payloads, bulk_bodies, submit_staff
+from hrimport.service.staff import (
+    FirstSends,
+    StaffRecord,
+    build_elements,
+    build_payloads,
+    bulk_bodies,
+    payload_keys,
+    submit_staff,
+)
 from hrimport.stages import announce
 from hrimport.to_fix_format import FIX_COLUMN
 
@@ -54,8 +64,9 @@ if TYPE_CHECKING:
 
 class AcceptedPayloads(Protocol):
     """What the staff import needs of the state store (``hrimport.state.store``): what the service last
-    accepted (``records``: the plan's "before", so an unchanged row is not sent again). ``remember`` is
-    called after each batch the service answers, so a run killed half way loses at most the batch in
+    accepted, for the plan (``before``, a chunk of rows at a time, so that an unchanged row is not sent
+    again; ``job_people`` and ``filled_shares``, for the missing people and the drift guard). ``remember``
+    is called after each batch the service answers, so a run killed half way loses at most the batch in
     flight; ``sending`` before each batch, so a record created by a send whose answer was lost is reported
     ``added``."""
 
@@ -63,7 +74,11 @@ class AcceptedPayloads(Protocol):
 
     def sending(self, customer_id: str, records: list[StaffRecord]) -> FirstSends: ...
 
-    def records(self, customer_id: str) -> dict[str, AcceptedRecord]: ...
+    def before(self, customer_id: str, external_ids: Sequence[str]) -> Mapping[str, AcceptedRecord]: ...
+
+    def job_people(self, customer_id: str, job: str) -> Iterable[tuple[str, str, str]]: ...
+
+    def filled_shares(self, customer_id: str, job: str) -> dict[str, float]: ...
 
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
@@ -142,16 +157,20 @@ def import_staff(
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
     # state folder cannot tell, and has no plan)
-    accepted = state.records(target.customer_id) if state is not None else {} if dry_run else None
-    if accepted is not None:
+    if state is not None or dry_run:
         t = time.perf_counter()
-        payload_of = records.payload_of_rows()  # each payload made when the plan reaches its row
-        plan = make_plan((PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
-                         accepted, config.report.job, masked=config.report.mask,
-                         partial=FIX_COLUMN in facts.info.headers)
-        ours = [r.payload for r in accepted.values() if r.job == config.report.job]
+        job, customer_id = config.report.job, target.customer_id
+        payload_of = records.payload_of_rows()  # each payload read when the plan reaches its row
+        # a few small objects a row, none in a cycle: no full collection may walk them all, again and again
+        with paused_gc():
+            plan = make_plan_by_chunks(
+                (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
+                (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
+                state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
+                partial=FIX_COLUMN in facts.info.headers)
         filled_now = {name: count / facts.rows for name, count in filled.items()}
-        tripped = check_drift(plan, filled_now, filled_shares(ours), config.guards, facts.field_sources)
+        filled_before = state.filled_shares(customer_id, job) if state is not None else {}
+        tripped = check_drift(plan, filled_now, filled_before, config.guards, facts.field_sources)
         if tripped and accept_drift:
             notes.append("The drift guard tripped and was released with --accept-drift: "
                          + " ".join(f"{t.message}." for t in tripped))
@@ -253,12 +272,18 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset, spill=True)
         offset += len(mapped)
         got.settled += invalid
+        keys = payload_keys(mapped)
         # the request bodies: only for rows that a plan compares or that are sent
         # a few thousand at a time: a body as a dict is ~4.7 KB, and it is kept only as its JSON
         for start in range(0, len(valid), PAYLOADS_AT_ONCE):
             part = valid[start:start + PAYLOADS_AT_ONCE]
-            got.records.extend((mapped.row_numbers[pos] for pos in part), (ids[pos] for pos in part),
-                               (names[pos] for pos in part), build_payloads(mapped, part))
+            heads = ([mapped.row_numbers[pos] for pos in part], [ids[pos] for pos in part],
+                     [names[pos] for pos in part])
+            elements = build_elements(mapped, part)
+            if elements is not None:
+                got.records.extend_elements(*heads, elements)
+            else:
+                got.records.extend(*heads, build_payloads(mapped, part), keys)
         got.people.extend(mapped.row_numbers, ids, names)
         for name in mapped.frame.columns:
             got.filled[name] += int((mapped.frame[name] != "").sum())

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from hrimport.fields import Field, by_name, staff_fields, staff_output_names
 from hrimport.outcomes import Problem
 
-__all__ = ["Alteration", "ReadBack", "altered_fields"]
+__all__ = ["Alteration", "ReadBack", "altered_fields", "compared_fields"]
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -80,6 +80,21 @@ def _compared_of(sent: tuple[str, ...]) -> tuple[itemgetter[Any], itemgetter[Any
     if not held:
         return None
     return itemgetter(*(name for name, _ in held)), itemgetter(*(key for _, key in held))
+
+
+def compared_fields() -> tuple[str, ...]:
+    """The input fields the service's answer is checked against, in the order they are checked."""
+    return tuple(name for name, _, _ in _compared())
+
+
+@cache
+def _output_keys() -> dict[str, str]:
+    """Input field -> its key in the output record, for the compared fields."""
+    return {name: key for name, key, _ in _compared()}
+
+
+#: Fields and their values in JSON as an element holds them (no spaces, the text as it is), in the order given.
+_encode_fields = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def altered_fields(sent: Mapping[str, Any], user: Mapping[str, Any]) -> list[Alteration]:
@@ -161,6 +176,20 @@ class ReadBack:
         if not isinstance(user, dict):
             return ()
         return tuple(self._warning(row, a) for a in altered_fields(sent, user))
+
+    def unaltered(self, held: tuple[str, ...], sent: str, user: Any) -> bool:
+        """True when ``user`` holds each field of ``held`` (the compared fields a payload holds, in
+        ``compared_fields`` order) as sent: ``sent`` is their ``"field":value`` JSON texts as the element
+        holds them, joined by commas. The same JSON means the same values, so ``warnings`` would find
+        nothing; False says only that ``warnings`` must look."""
+        if not isinstance(user, dict):
+            return False
+        keys = _output_keys()
+        try:
+            stored = _encode_fields({name: user[keys[name]] for name in held})
+        except (KeyError, TypeError, ValueError):
+            return False
+        return stored == "{" + sent + "}"
 
     def _warning(self, row: int, alteration: Alteration) -> Problem:
         name, column, stored = alteration.field, self.columns.get(alteration.field), alteration.stored

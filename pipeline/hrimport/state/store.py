@@ -32,17 +32,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Self
 
-from hrimport.service.staff import FirstSends, StaffRecord
+from hrimport.service.staff import FirstSends, StaffRecord, StoredPayload
 from hrimport.state.db import open_database
 
 __all__ = [
-    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "file_sha256", "fingerprint",
+    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "file_sha256",
+    "fingerprint",
 ]
 
 STATE_FILE = "state.db"
@@ -88,13 +89,13 @@ class AcceptedRecord:
 
     external_id: str
     fingerprint: str
-    payload: dict[str, Any] | None  # None: accepted before payloads were kept
+    payload: Mapping[str, Any] | None  # None: accepted before payloads were kept
     name: str
     accepted_at: str
     job: str = ""  # the job whose import sent it ("" before jobs were kept)
 
 
-def fingerprint(external_id: str, payload: dict[str, Any]) -> str:
+def fingerprint(external_id: str, payload: Mapping[str, Any]) -> str:
     """SHA-256 of a staff payload as canonical JSON (sorted keys, no spaces).
 
     The external id is folded in as ``customer_system_id`` and ``customer_id`` is left out, so the payload
@@ -103,7 +104,9 @@ def fingerprint(external_id: str, payload: dict[str, Any]) -> str:
     >>> fingerprint("E1", {"name": "Ann"}) == fingerprint("E1", {"customer_system_id": "E1", "name": "Ann"})
     True
     """
-    return _digest(_encode_canonical(_canonical(external_id, payload)))
+    if isinstance(payload, StoredPayload) and payload.element_of == external_id:
+        return _digest(payload.text)  # that very text, not decoded and encoded again
+    return _digest(_encode_canonical(_as_dict(_canonical(external_id, payload))))
 
 
 #: The fingerprint's JSON (every state folder holds fingerprints of it: its form never changes).
@@ -112,7 +115,12 @@ _encode_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensu
 _encode_payload = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
-def _canonical(external_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+def _as_dict(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` as the json module encodes it: a dict (a ``StoredPayload`` is decoded)."""
+    return payload if isinstance(payload, dict) else dict(payload)
+
+
+def _canonical(external_id: str, payload: Mapping[str, Any]) -> Mapping[str, Any]:
     """``payload`` as the fingerprint reads it; ``payload`` itself (no copy) when it already is (a
     ``StaffRecord``'s payload names its external id and never holds ``customer_id``)."""
     if "customer_id" not in payload and payload.get("customer_system_id") == external_id:
@@ -184,7 +192,7 @@ class StateStore:
         return AcceptedStaff(self, service, job)
 
     def remember_payloads(
-        self, service: str, customer_id: str, items: Iterable[tuple[str, dict[str, Any], str | None]], *,
+        self, service: str, customer_id: str, items: Iterable[tuple[str, Mapping[str, Any], str | None]], *,
         job: str = "",
     ) -> int:
         """Store each (external id, payload, its element's JSON as sent or None) accepted: its fingerprint,
@@ -195,8 +203,11 @@ class StateStore:
             # One JSON text gives the fingerprint and the payload kept, when the payload is canonical: then the
             # element sent (``element_json``: sorted keys, no spaces) is that very text, encoded once for all.
             canonical = _canonical(ext, payload)
-            text = sent if sent is not None and canonical is payload else _encode_canonical(canonical)
-            kept = text if canonical is payload else _encode_payload(payload)
+            if sent is None or canonical is not payload:
+                text = _encode_canonical(_as_dict(canonical))
+            else:
+                text = sent
+            kept = text if canonical is payload else _encode_payload(_as_dict(payload))
             rows.append((service, customer, ext, _digest(text), now, str(payload.get("name") or ""), kept, job))
         if rows:
             with self._transaction():
@@ -238,12 +249,55 @@ class StateStore:
         return self._accepted("fingerprint", service, customer_id, external_ids)
 
     def accepted_records(self, service: str, customer_id: str) -> dict[str, AcceptedRecord]:
-        """Everyone the service accepted for this company, by external id."""
+        """Everyone the service accepted for this company, by external id (in its order)."""
         cursor = self._db.execute(
             "SELECT external_id, fingerprint, payload, name, accepted_at, job FROM staff_accepted "
-            "WHERE service = ? AND customer_id = ?", (service, str(customer_id)))
+            "WHERE service = ? AND customer_id = ? ORDER BY external_id", (service, str(customer_id)))
         return {ext: AcceptedRecord(ext, fp, json.loads(payload) if payload else None, name, at, job)
                 for ext, fp, payload, name, at, job in cursor}
+
+    def accepted_of(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, AcceptedRecord]:
+        """What the service accepted for these people (absent ids are left out), by external id; each payload
+        is decoded from its JSON only when read (``StoredPayload``). A plan asks a chunk of rows at a time,
+        so that a state folder of a million people is never held whole."""
+        found: dict[str, AcceptedRecord] = {}
+        for start in range(0, len(external_ids), _CHUNK):
+            chunk = list(external_ids[start:start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            cursor = self._db.execute(
+                f"SELECT external_id, fingerprint, payload, name, accepted_at, job FROM staff_accepted "
+                f"WHERE service = ? AND customer_id = ? AND external_id IN ({marks})",
+                [service, str(customer_id), *chunk],
+            )
+            found.update((ext, AcceptedRecord(ext, fp, StoredPayload(payload) if payload else None, name, at, job))
+                         for ext, fp, payload, name, at, job in cursor)
+        return found
+
+    def job_people(self, service: str, customer_id: str, job: str) -> Iterator[tuple[str, str, str]]:
+        """(external id, name, accepted at) of each person ``job``'s imports sent and the service accepted,
+        read as they are walked."""
+        yield from self._db.execute(
+            "SELECT external_id, name, accepted_at FROM staff_accepted "
+            "WHERE service = ? AND customer_id = ? AND job = ?", (service, str(customer_id), job))
+
+    def filled_shares(self, service: str, customer_id: str, job: str) -> dict[str, float]:
+        """Per field, the share of the payloads ``job``'s imports sent and the service accepted that hold a
+        value (``hrimport.changes.guards.filled_shares`` of them, in the same order: the field first held by
+        the first payload in external id order, the order ``accepted_records`` walks them in), counted by
+        SQLite's JSON functions rather than by decoding every payload."""
+        args = (service, str(customer_id), job)
+        kept = "a.service = ? AND a.customer_id = ? AND a.job = ? AND a.payload IS NOT NULL AND a.payload != ''"
+        (known,) = self._db.execute(f"SELECT count(*) FROM staff_accepted AS a WHERE {kept}", args).fetchone()
+        if not known:
+            return {}
+        # A value held is neither "" nor null (false, 0 and lists count). min() finds each field's first
+        # payload, and the bare column j.id is the field's place in that payload (SQLite takes a bare
+        # column from the row min() chose).
+        counted = self._db.execute(
+            "SELECT j.key, count(*), min(a.external_id), j.id FROM staff_accepted AS a, json_each(a.payload) AS j "
+            f"WHERE {kept} AND j.value IS NOT NULL AND j.value != '' GROUP BY j.key", args).fetchall()
+        counted.sort(key=lambda found: (found[2], found[3]))
+        return {name: n / known for name, n, _, _ in counted}
 
     def names(self, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
         """The names the service accepted for these external ids (absent or nameless ids are left out)."""
@@ -308,8 +362,20 @@ class AcceptedStaff:
                                      ((r.external_id, r.payload, r.sent_json) for r in records), job=self.job)
 
     def records(self, customer_id: str) -> dict[str, AcceptedRecord]:
-        """Everyone the service accepted for this company, by external id (the plan's "before")."""
+        """Everyone the service accepted for this company, by external id."""
         return self.store.accepted_records(self.service, customer_id)
+
+    def before(self, customer_id: str, external_ids: Sequence[str]) -> dict[str, AcceptedRecord]:
+        """What the service accepted for these people, by external id (the plan's "before", a chunk at a time)."""
+        return self.store.accepted_of(self.service, customer_id, external_ids)
+
+    def job_people(self, customer_id: str, job: str) -> Iterator[tuple[str, str, str]]:
+        """(external id, name, accepted at) of the people ``job``'s imports sent (the plan's "missing")."""
+        return self.store.job_people(self.service, customer_id, job)
+
+    def filled_shares(self, customer_id: str, job: str) -> dict[str, float]:
+        """Per field, the share of ``job``'s accepted payloads holding a value (the drift guard's "before")."""
+        return self.store.filled_shares(self.service, customer_id, job)
 
 
 class _Transaction:

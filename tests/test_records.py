@@ -1,0 +1,81 @@
+"""The valid rows an import holds until it sends them come back exactly as they were built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hrimport.config import load_config
+from hrimport.fields import staff_output_names
+from hrimport.imports.records import PendingRecords
+from hrimport.imports.staff import prepare_staff
+from hrimport.service.readback import ReadBack
+from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
+from tests.staff_files import person, write_config, write_csv
+
+KEYS = ("customer_system_id", "name", "system_email", "country", "is_intern", "is_employee", "customer_data_type")
+
+
+def built(n: int, **extra: Any) -> dict[str, Any]:
+    """A payload as ``build_payloads`` makes it: fields in the table's order, empty ones left out."""
+    payload: dict[str, Any] = {"customer_system_id": f"E{n:04}", "name": f"Zoë {n}", "country": "SG"}
+    if n % 2:
+        payload["system_email"] = f"p{n}@example.com"
+        payload = {k: payload[k] for k in KEYS if k in payload}
+    return {**payload, **extra}
+
+
+def test_each_record_comes_back_with_its_payload_in_its_own_order_and_the_text_it_is_sent_as() -> None:
+    payloads = [built(1), built(2), built(3, is_intern=True, is_employee=False),
+                built(4, customer_data_type=[{"name": "Cost centre", "value": "陈 7"}])]
+    records = PendingRecords()
+    records.extend(range(2, 6), [p["customer_system_id"] for p in payloads], [p["name"] for p in payloads], payloads,
+                   KEYS)
+    for record, payload in zip(records, payloads):
+        assert list(record.payload.items()) == list(payload.items())  # same keys, same order
+        assert record.sent_json == element_json(StaffRecord(record.row, record.external_id, record.name, payload))
+        assert element_json(record) == record.sent_json
+
+
+def test_a_payload_that_is_not_its_own_element_is_kept_as_it_is() -> None:
+    """Out of the expected order, without its external id or with a customer id: kept and sent as before."""
+    odd = [{"name": "Ann", "customer_system_id": "E1"}, {"name": "Bo"}, {"customer_system_id": "E3", "customer_id": "99"}]
+    records = PendingRecords()
+    records.extend([2, 3, 4], ["E1", "E2", "E3"], ["Ann", "Bo", ""], odd, KEYS)
+    for record, payload in zip(records, odd):
+        assert list(record.payload.items()) == list(payload.items())
+        assert record.sent_json is None
+        assert element_json(record) == element_json(StaffRecord(record.row, record.external_id, record.name, payload))
+    kept = records.keeping(lambda row, _: row != 3)
+    assert [r.payload for r in kept] == [odd[0], odd[2]]
+
+
+def test_the_elements_made_from_the_columns_are_the_payloads_as_sent(tmp_path: Path) -> None:
+    """``build_elements`` writes each row's element without making its payload: the very text
+    ``element_json`` gives of the payload ``build_payloads`` makes, and the records hold that payload."""
+    rows = [person(1), person(2, **{"Is Intern": "yes"}), person(3, **{"Is Intern": "yes", "Is Employee": "no"}),
+            person(4, **{"Is Manager": "no", "Cost Centre": "", "Title": 'Lead "Ops" \\ 陈\u2028'}),
+            person(5, Name="Zoë Ünal", Gender="", **{"Birth Date": "1990-02-03", "Is Intern": "no"})]
+    cfg = load_config(write_config(tmp_path / "staff.toml"))
+    _, mapped, problems, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows))
+    assert problems == {}
+    positions = list(range(len(mapped)))
+    payloads = build_payloads(mapped, positions)
+    elements = build_elements(mapped, positions)
+    ids = mapped.frame["customer_system_id"].tolist()
+    assert elements is not None
+    assert [e.text for e in elements] == [element_json(StaffRecord(0, ext, "", p)) for ext, p in zip(ids, payloads)]
+    assert payloads[1]["is_employee"] is False and "customer_data_type" not in payloads[3]
+
+    records = PendingRecords()
+    records.extend_elements(mapped.row_numbers, ids, mapped.frame["name"].tolist(), elements)
+    assert [list(r.payload.items()) for r in records] == [list(p.items()) for p in payloads]
+    assert [r.sent_json for r in records] == [e.text for e in elements]
+    # what the answer is checked against: the fields the service echoes, as the element holds them
+    readback = ReadBack()
+    for record, payload in zip(records, payloads):
+        assert record.compared is not None
+        user = {key: payload[name] for name, key in staff_output_names().items() if name in payload}
+        assert readback.unaltered(*record.compared, user) and readback.warnings(record.row, payload, user) == ()
+        cut = {**user, "job_title": "Analy"}
+        assert not readback.unaltered(*record.compared, cut) and readback.warnings(record.row, payload, cut)
