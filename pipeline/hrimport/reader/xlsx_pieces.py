@@ -300,7 +300,7 @@ def _joined_pieces(tables: list[tuple[pa.RecordBatch, int, SheetScan]], offset: 
 def _trim_function() -> Callable[[int], int] | None:
     try:
         return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc: its allocator gives memory back by itself, or never
+    except (OSError, AttributeError, TypeError):  # not glibc (Windows: no CDLL(None)): nothing to trim
         return None
 
 
