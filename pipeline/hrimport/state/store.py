@@ -260,18 +260,10 @@ class StateStore:
         """What the service accepted for these people (absent ids are left out), by external id; each payload
         is decoded from its JSON only when read (``StoredPayload``). A plan asks a chunk of rows at a time,
         so that a state folder of a million people is never held whole."""
-        found: dict[str, AcceptedRecord] = {}
-        for start in range(0, len(external_ids), _CHUNK):
-            chunk = list(external_ids[start:start + _CHUNK])
-            marks = ",".join("?" * len(chunk))
-            cursor = self._db.execute(
-                f"SELECT external_id, fingerprint, payload, name, accepted_at, job FROM staff_accepted "
-                f"WHERE service = ? AND customer_id = ? AND external_id IN ({marks})",
-                [service, str(customer_id), *chunk],
-            )
-            found.update((ext, AcceptedRecord(ext, fp, StoredPayload(payload) if payload else None, name, at, job))
-                         for ext, fp, payload, name, at, job in cursor)
-        return found
+        rows = self._accepted_rows("external_id, fingerprint, payload, name, accepted_at, job", service, customer_id,
+                                   external_ids)
+        return {ext: AcceptedRecord(ext, fp, StoredPayload(payload) if payload else None, name, at, job)
+                for ext, fp, payload, name, at, job in rows}
 
     def job_people(self, service: str, customer_id: str, job: str) -> Iterator[tuple[str, str, str]]:
         """(external id, name, accepted at) of each person ``job``'s imports sent and the service accepted,
@@ -305,17 +297,20 @@ class StateStore:
         return {ext: name for ext, name in found.items() if name}
 
     def _accepted(self, column: str, service: str, customer_id: str, external_ids: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
+        return dict(self._accepted_rows(f"external_id, {column}", service, customer_id, external_ids))
+
+    def _accepted_rows(self, columns: str, service: str, customer_id: str,
+                       external_ids: Sequence[str]) -> Iterator[Any]:
+        """``columns`` of the accepted rows of these external ids, asked ``_CHUNK`` ids at a time (SQLite
+        limits the parameters of one statement)."""
         for start in range(0, len(external_ids), _CHUNK):
             chunk = list(external_ids[start:start + _CHUNK])
             marks = ",".join("?" * len(chunk))
-            cursor = self._db.execute(
-                f"SELECT external_id, {column} FROM staff_accepted "
+            yield from self._db.execute(
+                f"SELECT {columns} FROM staff_accepted "
                 f"WHERE service = ? AND customer_id = ? AND external_id IN ({marks})",
                 [service, str(customer_id), *chunk],
             )
-            found.update(cursor.fetchall())
-        return found
 
     def last_import(self, job: str, step: str) -> ImportedFile | None:
         """The source file of this step's last successful run, if any."""
