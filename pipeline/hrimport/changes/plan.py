@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import islice
 from typing import Any, Literal
 
@@ -41,7 +41,7 @@ _TITLES = {"new_hires": "New hires", "leavers": "Leavers (last working day newly
 _SHOWN = 20  # examples kept per highlight and of the missing people
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlanInput:
     """One row of the file: its payload when valid, None when our checks found problems."""
 
@@ -51,7 +51,7 @@ class PlanInput:
     payload: Mapping[str, Any] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldChange:
     """One field that will change: ``before`` "" when the platform had none; ``after`` None when the field is
     no longer sent (the platform keeps ``before``)."""
@@ -69,7 +69,7 @@ class FieldChange:
         return f"{self.field}: {self.before or '(none)'} -> {self.after}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a plan has a row for every row of the file
 class PlannedRow:
     row: int
     external_id: str
@@ -88,7 +88,7 @@ class PlannedRow:
         return any(c.field in fields for c in self.changes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MissingPerson:
     """Accepted by an earlier import of this job, absent from this file."""
 
@@ -146,7 +146,7 @@ class Plan:
                 for key, rows in self.highlights().items()
             },
             "missing": {"count": len(self.missing),
-                        "examples": [vars(m) for m in self.missing[:_SHOWN]]},
+                        "examples": [asdict(m) for m in self.missing[:_SHOWN]]},
         }
 
 
