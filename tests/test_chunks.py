@@ -392,3 +392,20 @@ def test_a_workbook_with_a_long_blank_tail_read_in_chunks_reports_what_a_whole_r
     assert streamed
     assert [len(chunk.frame) for chunk in chunks] == [25, 25, 10]
     assert_same_reports(whole, run_dry(tmp_path, source, config, 25, "chunked"))
+
+
+def test_an_import_in_chunks_sends_no_gender_it_guessed_from_h_and_m(tmp_path: Path, sandbox: Any,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox receives the rows a whole read would send, with the values it would send: the F rows as
+    Female, and none of the H or M rows (left as written, so invalid), however the file is cut."""
+    monkeypatch.setenv("HRIMPORT_TOKEN", "demo-customer-99")
+    rows = varied_rows()
+    for n, row in enumerate(rows):
+        row["Gender"] = "H" if n < 30 else "M" if n < 50 else "F"
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_csv(tmp_path / "staff.csv", rows)
+    run = import_file(config, source, base_url=sandbox.base_url, report_folder=tmp_path / "report", chunk_rows=7)
+
+    stored = {s["customer_system_id"]: s["gender"] for s in sandbox.staff(99)}
+    assert stored == {f"{n:06d}": "Female" for n in range(51, 61)}
+    assert run.result.counts()["added"] == 10
