@@ -45,6 +45,8 @@ class SandboxServer:
     - ``auth(token="demo-customer-99", bearer=True)``: an ``Authorization`` header dict.
     - ``requests()``: the request log (``[{"time", "method", "path", "status", "elements", "fault",
       "duration_ms"}]``, API requests only); ``clear_requests()``.
+    - ``bodies``: each POST's body, byte for byte as the server received it, in order (a test comparing the
+      bytes a client sent; cleared by ``clear_requests()``).
     - ``set_faults(**settings)`` (the fields of ``FaultSettings``, e.g. ``rules=[{"path":
       "/api/bulk_add_edit_staff", "status": 503, "count": 2}]`` or ``error_rate=0.5, seed=1``);
       ``clear_faults()``.
@@ -66,6 +68,7 @@ class SandboxServer:
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
+        self.bodies: list[bytes] = []
         self.start()
         self.http = httpx.Client(base_url=self.base_url, timeout=10, verify=_tls_context())
         self._admin_http = httpx.Client(base_url=self.root_url + "/_admin", timeout=10, verify=_tls_context())
@@ -81,7 +84,7 @@ class SandboxServer:
     def start(self) -> None:
         """Serve ``create_app(db_path)`` on a free port; returns once ``GET /`` answers 200."""
         config = uvicorn.Config(
-            create_app(self.db_path, self.faults, self.alterations),
+            _BodyRecorder(create_app(self.db_path, self.faults, self.alterations), self.bodies),
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
@@ -138,6 +141,7 @@ class SandboxServer:
 
     def clear_requests(self) -> None:
         self._admin("DELETE", "/requests")
+        self.bodies.clear()
 
     def get_faults(self) -> dict[str, Any]:
         return self._admin("GET", "/faults")
@@ -161,6 +165,31 @@ class SandboxServer:
     def time_off(self, customer_id: int | None = None) -> list[dict[str, Any]]:
         params = {} if customer_id is None else {"customer_id": customer_id}
         return self._admin("GET", "/time_off", params=params)
+
+
+class _BodyRecorder:
+    """ASGI middleware in front of the sandbox keeping each POST's body as it arrived (the app gets the same
+    messages): what a client put on the wire, not what the app made of it."""
+
+    def __init__(self, app: Any, bodies: list[bytes]) -> None:
+        self.app, self.bodies = app, bodies
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or "/_admin" in scope["path"]:
+            await self.app(scope, receive, send)
+            return
+        parts: list[bytes] = []
+
+        async def recording() -> Any:
+            message = await receive()
+            if message["type"] == "http.request":
+                parts.append(message.get("body", b""))
+            return message
+
+        try:
+            await self.app(scope, recording, send)
+        finally:
+            self.bodies.append(b"".join(parts))
 
 
 @pytest.fixture

@@ -181,6 +181,24 @@ def test_a_dry_run_sends_nothing(tmp_path: Path, sandbox) -> None:
     assert sandbox.requests() == []
 
 
+def test_a_dry_runs_payloads_are_byte_for_byte_the_bodies_the_import_then_sends(tmp_path: Path, sandbox) -> None:
+    # what an operator reviews in payloads.jsonl is what goes on the wire: not a re-encoding of it
+    rows = [person(n) for n in range(1, 13)]
+    rows[2].update({"Name": "Zoë \"Q\" Ng", "Title": "Ingénieure\u2028RH", "Is Manager": "yes"})
+    rows[5].update({"Country": "??"})  # invalid: in neither
+    rows[7].update({"Birth Date": "1990-02-28", "Cost Centre": "李-7"})
+    dry, _ = run_import(tmp_path, sandbox, rows, extra_args=("--dry-run", "--batch-size", "5"))
+    assert dry.exit_code == 1 and sandbox.bodies == []
+    payloads = (latest_run(tmp_path).parent / "payloads.jsonl").read_bytes()
+
+    sent, summary = run_import(tmp_path, sandbox, rows, extra_args=("--batch-size", "5"))
+
+    assert sent.exit_code == 1 and summary["counts"]["added"] == 11
+    assert payloads.splitlines() == sandbox.bodies
+    assert [len(json.loads(body)["bulk_staff_data"]) for body in sandbox.bodies] == [5, 5, 1]
+    assert "Zoë \\\"Q\\\" Ng".encode() in sandbox.bodies[0] and "李-7".encode() in sandbox.bodies[1]
+
+
 def _xlsx(path: Path, rows: list[dict[str, str]]) -> Path:
     wb = Workbook()
     ws = wb.active

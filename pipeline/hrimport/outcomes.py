@@ -286,9 +286,10 @@ class RunResult:
 
     info: RunInfo
     rows: OutcomeRows
-    # a staff dry run's request bodies, batch by batch, token-free (the report's payloads.jsonl), made as they
-    # are iterated (once: the report writes them); not saved in outcomes.jsonl
-    payloads: Iterable[dict[str, Any]] | None = None
+    # a staff dry run's request bodies, batch by batch, each the JSON text a request would carry, token-free
+    # (the report's payloads.jsonl), made as they are iterated (once: the report writes them); not saved in
+    # outcomes.jsonl
+    payloads: Iterable[str] | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "rows" and not isinstance(value, OutcomeRows):

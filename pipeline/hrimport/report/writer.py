@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, encode_json, write_outcomes
+from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
 from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
@@ -177,12 +177,13 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
 
 
 def _write_payloads(result: RunResult, folder: Path) -> Path | None:
-    """A staff dry run's request bodies, one batch per line (the token is in headers, never in a body)."""
+    """A staff dry run's request bodies, one batch per line, each byte for byte as a request would carry it
+    (the token is in headers, never in a body)."""
     if result.payloads is None:
         return None
     path = folder / PAYLOADS_FILE
     with open_private(path, "w") as fh:
-        fh.writelines(encode_json(body) + "\n" for body in result.payloads)
+        fh.writelines(body + "\n" for body in result.payloads)
     return path
 
 

@@ -262,22 +262,20 @@ _encode_text = json.encoder.encode_basestring
 _NOT_EMPLOYEE = _encode_text("is_employee") + ":false"
 
 
-def bulk_bodies(customer_id: str | int, records: Sequence[StaffRecord], batch_size: int) -> list[dict[str, Any]]:
+def bulk_bodies(customer_id: str | int, records: Sequence[StaffRecord], batch_size: int) -> list[str]:
     """The request bodies ``submit_staff`` sends for ``records``, batch by batch, before any split (a dry
-    run's ``payloads.jsonl``): the same bodies, each element in its payload's own key order (the request
-    has them sorted: ``element_json``)."""
+    run's ``payloads.jsonl``): each the very text a request carries, byte for byte, not a copy made again."""
     from hrimport.service.client import ServiceClient
 
-    return [ServiceClient.bulk_body(customer_id, [_as_dict(_with_id(r)) for r in records[start:start + batch_size]])
-            for start in range(0, len(records), batch_size)]
+    return [ServiceClient.bulk_json(customer_id, [element_json(r) for r in records[start:start + batch_size]])
+            .decode("utf-8") for start in range(0, len(records), batch_size)]
 
 
 def element_json(record: StaffRecord) -> str:
     """The element sent for ``record`` as JSON: sorted keys, no spaces, no ``customer_id`` (sent once, at the
-    top level). Every row sent is encoded once, by this: the request body is made of these texts, and the
-    state folder's fingerprint of an accepted payload is the same text (``hrimport.state.store``). Key order
-    means nothing in JSON; only ``payloads.jsonl`` (a dry run's bodies) keeps the payload's own order.
-    A record that already carries its text (``StaffRecord.sent_json``) is not encoded again."""
+    top level). Every row sent is encoded once, by this: the request body is made of these texts (and a
+    dry run's ``payloads.jsonl``), and the state folder's fingerprint of an accepted payload is the same text
+    (``hrimport.state.store``). A record that already carries its text (``StaffRecord.sent_json``) is not encoded again."""
     if record.sent_json is not None:
         return record.sent_json
     element = _with_id(record)
