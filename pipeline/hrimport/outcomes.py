@@ -164,15 +164,16 @@ class RunInfo:
 
 @dataclass
 class PlainRows:
-    """Rows of one chunk that have nothing of their own but their id and name: one outcome and message,
-    no problems, details or cells kept (a valid row of a validation). Held as arrays, not one ``RowOutcome``
-    each: a million valid rows take ~20 MB instead of ~300 MB (issue 17, flat memory)."""
+    """Rows of one chunk that have nothing of their own but their id and name: one outcome, message and
+    details, no problems or cells kept (a valid row of a validation or a dry run). Held as arrays, not one
+    ``RowOutcome`` each: a million valid rows take ~20 MB instead of ~300 MB (issue 17, flat memory)."""
 
     rows: Sequence[int]  # ascending source row numbers (an ``array('q')`` or a NumPy array)
     external_ids: Sequence[str]  # a pyarrow string array, or a list
     names: Sequence[str]
     outcome: Outcome
     message: str = ""
+    details: dict[str, str] = field(default_factory=dict)  # every row's (one dict, as rows share it)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -183,15 +184,16 @@ class PlainRows:
         hit = [i for i, row in enumerate(numbers) if row in rows]
         if not hit:
             return self, []
-        taken = [RowOutcome(int(numbers[i]), ids[i], names[i], self.outcome, message=self.message) for i in hit]
+        taken = [RowOutcome(int(numbers[i]), ids[i], names[i], self.outcome, message=self.message,
+                            details=dict(self.details)) for i in hit]
         keep = [i for i, row in enumerate(numbers) if row not in rows]
         return PlainRows([numbers[i] for i in keep], [ids[i] for i in keep], [names[i] for i in keep], self.outcome,
-                         self.message), taken
+                         self.message, self.details), taken
 
     def outcomes(self) -> Iterator[RowOutcome]:
         ids, names = _as_list(self.external_ids), _as_list(self.names)
         for row, external_id, name in zip(_as_list(self.rows), ids, names):
-            yield RowOutcome(int(row), external_id, name, self.outcome, message=self.message)
+            yield RowOutcome(int(row), external_id, name, self.outcome, message=self.message, details=self.details)
 
 
 def _as_list(values: Sequence[Any]) -> list[Any]:

@@ -10,7 +10,7 @@ import bisect
 import time
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -195,9 +195,9 @@ def import_staff(
                                                             f"({why}).", row),),
                                 "Not sent: the run is held for review by the drift guard.")
                      for row, external_id, name in records.heads]
-    elif dry_run:
-        outcomes += [RowOutcome(row, external_id, name, Outcome.VALID, message=VALID_MESSAGE)
-                     for row, external_id, name in records.heads]
+    # a dry run's rows to send are valid: made ``RowOutcome``s by ``_by_chunk`` only if they have something of
+    # their own to show (a warning, a change), else kept as ``PlainRows``
+    valid = records.heads if dry_run and not held else None
     if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
@@ -215,7 +215,7 @@ def import_staff(
         outcomes += submitted.outcomes
     timings["submit"] = time.perf_counter() - t
 
-    rows = _by_chunk(outcomes, kept, plan)
+    rows = _by_chunk(outcomes, kept, plan, valid)
     result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
                        ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                        timings=timings, dry_run=dry_run, rows_read=facts.rows)
@@ -291,28 +291,66 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
     return staged, got
 
 
-def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None) -> OutcomeRows:
+def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None,
+              valid: RowHeads | None = None) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
-    line of the plan."""
+    line of the plan: ``outcomes``, and the ``valid`` rows of a dry run (``VALID_MESSAGE``)."""
     outcomes.sort(key=lambda o: o.row)
     planned = {r.row: r for r in plan.rows} if plan is not None else {}
-    shared: dict[str, dict[str, str]] = {}
+    shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
+
+    def details_of(row: int) -> dict[str, str] | None:
+        entry = planned.get(row)
+        if entry is None:
+            return None
+        changes = entry.describe()
+        # most rows share theirs ("new", no changes): one dict for them all, not one each
+        return {"plan": entry.status, "changes": changes} if changes else shared.setdefault(
+            entry.status, {"plan": entry.status, "changes": ""})
+
     rows = OutcomeRows()
-    start = 0
+    start = at = 0
     for chunk in chunks:
         last = chunk.table.row_numbers[-1]
         stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
         mine = outcomes[start:stop]
+        plain = None
+        if valid is not None:
+            end = bisect.bisect_right(valid.rows, last, lo=at)
+            listed, plain = _valid_rows(valid, at, end, chunk, details_of)
+            mine += listed
+            at = end
         chunk.attach(mine)
         for o in mine:
-            entry = planned.get(o.row)
-            if entry is not None:
-                details = {"plan": entry.status, "changes": entry.describe()}
-                # most rows share theirs ("new", no changes): one dict for them all, not one each
-                o.details = shared.setdefault(entry.status, details) if not details["changes"] else details
-        rows.add(mine)
+            details = details_of(o.row)
+            if details is not None:
+                o.details = details
+        rows.add(mine, plain)
         start = stop
     return rows
+
+
+def _valid_rows(valid: RowHeads, start: int, stop: int, chunk: ChunkKeep,
+                details_of: Callable[[int], dict[str, str] | None]) -> tuple[list[RowOutcome], PlainRows]:
+    """The dry run's valid rows ``start:stop`` of one chunk: those with something of their own (a warning, a
+    changed value kept, details not the most common ones) as ``RowOutcome``s, the others as ``PlainRows``."""
+    numbers = valid.rows[start:stop]
+    ids, names = valid.external_ids[start:stop], valid.names[start:stop]
+    details = [details_of(row) for row in numbers]
+    own = {id(d): d for d in details if d is not None}  # the shared dicts, and each changed row's own
+    common = Counter(id(d) for d in details).most_common(1)
+    plain_details = own.get(common[0][0]) if common else None
+    plain = [i for i, (row, d) in enumerate(zip(numbers, details))
+             if d is plain_details and row not in chunk.warnings and row not in chunk.changed]
+    taken = set(plain)
+    listed = [RowOutcome(numbers[i], ids[i], names[i], Outcome.VALID, message=VALID_MESSAGE)
+              for i in range(len(numbers)) if i not in taken]
+    # kept to the end: in malloc's pool, not pyarrow's, whose pages the next chunks reuse
+    pool = pa.system_memory_pool()
+    return listed, PlainRows(array("q", (numbers[i] for i in plain)),
+                             pa.array([ids[i] for i in plain], type=pa.string(), memory_pool=pool),
+                             pa.array([names[i] for i in plain], type=pa.string(), memory_pool=pool),
+                             Outcome.VALID, VALID_MESSAGE, plain_details if plain_details is not None else {})
 
 
 def _add_problem(outcome: RowOutcome, problem: Problem) -> RowOutcome:
