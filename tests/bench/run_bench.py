@@ -330,12 +330,14 @@ def targets(sections: dict[str, Section]) -> list[Target]:
           "CSV validate at least 2x faster than `frictionless validate`", faster=True)
     ratio("xlsx", "`hrimport staff validate`", "baseline: bare fastexcel", 1.5,
           "XLSX validate within 1.5x of the bare fastexcel read")
-    ours_100k = [m for key in ("csv", "xlsx") if key in sections for m in sections[key].rows if not m.baseline]
+    # the import too: it runs on the same 100,000 rows
+    ours_100k = [m for key in ("csv", "xlsx", "import") if key in sections for m in sections[key].rows
+                 if not m.baseline]
     if ours_100k:
         worst = max(ours_100k, key=lambda m: m.median("peak_mb"))
         peak = worst.median("peak_mb")
         size = sections["csv" if "csv" in sections else "xlsx"].size
-        out.append(Target(f"Peak RSS under 400 MB at {size:,} rows (every command above)",
+        out.append(Target(f"Peak RSS under 400 MB at {size:,} rows (every command at that size)",
                           f"{peak:.0f} MB ({worst.label.strip('`')}, {_kind_of(sections, worst)})", peak < 400))
     if "million" in sections:
         ours = sections["million"].find("`hrimport staff validate`")
@@ -356,7 +358,8 @@ def targets(sections: dict[str, Section]) -> list[Target]:
 
 
 def _kind_of(sections: dict[str, Section], measured: Measured) -> str:
-    return next(key.upper() for key, s in sections.items() if measured in s.rows)
+    key = next(key for key, s in sections.items() if measured in s.rows)
+    return "CSV, into a served sandbox" if key == "import" else key.upper()
 
 
 def render(sections: dict[str, Section], *, repeats: int, quick: bool, load_at_start: float) -> str:
