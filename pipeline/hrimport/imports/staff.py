@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from hrimport.changes.guards import check_drift
-from hrimport.changes.plan import Plan, PlanInput, make_plan_by_chunks
+from hrimport.changes.plan import Plan, PlanInput, PlannedRow, make_plan_by_chunks
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
@@ -296,7 +296,8 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
     line of the plan: ``outcomes``, and the ``valid`` rows of a dry run (``VALID_MESSAGE``)."""
     outcomes.sort(key=lambda o: o.row)
-    planned = {r.row: r for r in plan.rows} if plan is not None else {}
+    plan_rows = plan.rows if plan is not None else []  # in source order, as the file's rows
+    planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
 
     def details_of(row: int) -> dict[str, str] | None:
@@ -309,9 +310,12 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
             entry.status, {"plan": entry.status, "changes": ""})
 
     rows = OutcomeRows()
-    start = at = 0
+    start = at = planned_at = 0
     for chunk in chunks:
         last = chunk.table.row_numbers[-1]
+        planned_to = bisect.bisect_right(plan_rows, last, lo=planned_at, key=lambda r: r.row)
+        planned = {r.row: r for r in plan_rows[planned_at:planned_to]}
+        planned_at = planned_to
         stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
         mine = outcomes[start:stop]
         plain = None
