@@ -7,8 +7,9 @@ from typing import Any
 
 from hrimport.config import load_config
 from hrimport.fields import staff_output_names
-from hrimport.imports.records import PendingRecords
+from hrimport.imports.records import PendingRecords, SentRows
 from hrimport.imports.staff import prepare_staff
+from hrimport.outcomes import Outcome, Problem, RowOutcome
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
 from tests.staff_files import person, write_config, write_csv
@@ -79,3 +80,29 @@ def test_the_elements_made_from_the_columns_are_the_payloads_as_sent(tmp_path: P
         assert readback.unaltered(*record.compared, user) and readback.warnings(record.row, payload, user) == ()
         cut = {**user, "job_title": "Analy"}
         assert not readback.unaltered(*record.compared, cut) and readback.warnings(record.row, payload, cut)
+
+
+def test_the_rows_answered_alike_are_kept_as_arrays_and_come_back_in_source_order() -> None:
+    # answers arrive out of order with several requests in flight; a rejected row keeps its problems
+    sent = SentRows()
+    rejected = RowOutcome(7, "E7", "Zoë 7", Outcome.REJECTED, (Problem("unknown-staff", "Row 7: no."),), "no")
+    sent.add([RowOutcome(r, f"E{r}", f"Zoë {r}", Outcome.ADDED, message="Add Successfully") for r in (9, 8)])
+    sent.add([RowOutcome(2, "E2", "李 2", Outcome.UPDATED, message="Updated"), rejected,
+              RowOutcome(3, "E3", "Ng 3", Outcome.ADDED, message="Add Successfully")])
+
+    assert sent.listed == [rejected] and len(sent) == 5
+    groups = {(p.outcome, p.message): list(p.outcomes()) for p in sent.alike()}
+    assert groups == {
+        (Outcome.ADDED, "Add Successfully"): [RowOutcome(r, f"E{r}", name, Outcome.ADDED, message="Add Successfully")
+                                              for r, name in ((3, "Ng 3"), (8, "Zoë 8"), (9, "Zoë 9"))],
+        (Outcome.UPDATED, "Updated"): [RowOutcome(2, "E2", "李 2", Outcome.UPDATED, message="Updated")],
+    }
+
+
+def test_a_service_wording_every_answer_its_own_way_has_its_rows_kept_as_they_are() -> None:
+    sent = SentRows()
+    answers = [RowOutcome(r, f"E{r}", "", Outcome.ADDED, message=f"Added staff {r}")
+               for r in range(2, SentRows.MAX_GROUPS + 12)]
+    sent.add(answers)
+    assert sum(len(p) for p in sent.alike()) == SentRows.MAX_GROUPS
+    assert sent.listed == answers[SentRows.MAX_GROUPS:]

@@ -180,7 +180,7 @@ class PlainRows:
 
     def split(self, rows: Container[int]) -> tuple[PlainRows, list[RowOutcome]]:
         """These rows without those in ``rows``, and those as ``RowOutcome``s (to be given problems)."""
-        numbers, ids, names = _as_list(self.rows), _as_list(self.external_ids), _as_list(self.names)
+        numbers, ids, names = as_list(self.rows), as_list(self.external_ids), as_list(self.names)
         hit = [i for i, row in enumerate(numbers) if row in rows]
         if not hit:
             return self, []
@@ -191,12 +191,13 @@ class PlainRows:
                          self.message, self.details), taken
 
     def outcomes(self) -> Iterator[RowOutcome]:
-        ids, names = _as_list(self.external_ids), _as_list(self.names)
-        for row, external_id, name in zip(_as_list(self.rows), ids, names):
+        ids, names = as_list(self.external_ids), as_list(self.names)
+        for row, external_id, name in zip(as_list(self.rows), ids, names):
             yield RowOutcome(int(row), external_id, name, self.outcome, message=self.message, details=self.details)
 
 
-def _as_list(values: Sequence[Any]) -> list[Any]:
+def as_list(values: Sequence[Any]) -> list[Any]:
+    """``values`` (a list, an ``array``, a NumPy or Arrow array) as a list of Python objects."""
     to_list = getattr(values, "to_pylist", None) or getattr(values, "tolist", None)
     return to_list() if to_list is not None else list(values)
 
@@ -209,28 +210,29 @@ class OutcomeRows(Sequence[RowOutcome]):
     worked out without making every plain row an object."""
 
     def __init__(self, rows: Iterable[RowOutcome] = ()) -> None:
-        self._segments: list[tuple[list[RowOutcome], PlainRows | None]] = []
+        self._segments: list[tuple[list[RowOutcome], list[PlainRows]]] = []
         self._length = 0
         listed = list(rows)
         if listed:
             self.add(listed)
 
-    def add(self, listed: list[RowOutcome], plain: PlainRows | None = None) -> None:
-        """Append one chunk's rows: ``listed`` in any order, ``plain`` ascending; every row after the rows
-        of the chunks added before."""
+    def add(self, listed: list[RowOutcome], *plain: PlainRows | None) -> None:
+        """Append one chunk's rows: ``listed`` in any order, each ``plain`` ascending (one per outcome and
+        message); every row after the rows of the chunks added before."""
         listed.sort(key=lambda o: o.row)
-        self._segments.append((listed, plain if plain is not None and len(plain) else None))
-        self._length += len(listed) + (len(plain) if plain is not None else 0)
+        kept = [p for p in plain if p is not None and len(p)]
+        self._segments.append((listed, kept))
+        self._length += len(listed) + sum(len(p) for p in kept)
 
     def __len__(self) -> int:
         return self._length
 
     def __iter__(self) -> Iterator[RowOutcome]:
         for listed, plain in self._segments:
-            if plain is None:
+            if not plain:
                 yield from listed
             else:
-                yield from heapq.merge(listed, plain.outcomes(), key=lambda o: o.row)
+                yield from heapq.merge(listed, *(p.outcomes() for p in plain), key=lambda o: o.row)
 
     @overload
     def __getitem__(self, index: int) -> RowOutcome: ...
@@ -260,7 +262,7 @@ class OutcomeRows(Sequence[RowOutcome]):
     def __repr__(self) -> str:
         return f"OutcomeRows({len(self)} rows)"
 
-    def segments(self) -> Iterator[tuple[list[RowOutcome], PlainRows | None]]:
+    def segments(self) -> Iterator[tuple[list[RowOutcome], list[PlainRows]]]:
         """Each chunk's rows as added: its listed rows and its plain ones."""
         yield from self._segments
 
@@ -271,8 +273,7 @@ class OutcomeRows(Sequence[RowOutcome]):
 
     def plain(self) -> Iterator[PlainRows]:
         for _, plain in self._segments:
-            if plain is not None:
-                yield plain
+            yield from plain
 
     def row_numbers(self) -> array[int]:
         """Every row's number, as a compact array (8 bytes a row)."""

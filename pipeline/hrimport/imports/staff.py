@@ -23,7 +23,7 @@ from hrimport.changes.plan import Plan, PlanInput, PlannedRow, make_plan_by_chun
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
-from hrimport.imports.records import PendingRecords, RowHeads, batches_of
+from hrimport.imports.records import PendingRecords, RowHeads, SentRows, batches_of
 from hrimport.imports.runs import (
     CHUNK_ROWS,
     ChunkKeep,
@@ -42,6 +42,7 @@ from hrimport.outcomes import (
     Progress,
     RowOutcome,
     RunResult,
+    as_list,
 )
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.service.connection import Target
@@ -195,9 +196,12 @@ def import_staff(
                                                             f"({why}).", row),),
                                 "Not sent: the run is held for review by the drift guard.")
                      for row, external_id, name in records.heads]
-    # a dry run's rows to send are valid: made ``RowOutcome``s by ``_by_chunk`` only if they have something of
-    # their own to show (a warning, a change), else kept as ``PlainRows``
-    valid = records.heads if dry_run and not held else None
+    # the rows alike (a dry run's valid rows, the rows the service added...): made ``RowOutcome``s by
+    # ``_by_chunk`` only if they have something of their own to show (a warning, a change)
+    alike: list[PlainRows] = []
+    if dry_run and not held:
+        heads = records.heads
+        alike.append(PlainRows(heads.rows, heads.external_ids, heads.names, Outcome.VALID, VALID_MESSAGE))
     if records and not held and not dry_run:
         if target.client is None:
             raise ConfigError("no service to send to: give a base URL or use the embedded sandbox")
@@ -212,10 +216,13 @@ def import_staff(
                                  if state is not None else None, on_outcomes=on_outcomes,
                                  readback=ReadBack(config.report.mask, facts.field_sources),
                                  concurrency=concurrency or config.concurrency)
-        outcomes += submitted.outcomes
+        sent = SentRows()
+        sent.add(submitted.outcomes)
+        outcomes += sent.listed
+        alike += sent.alike()
     timings["submit"] = time.perf_counter() - t
 
-    rows = _by_chunk(outcomes, kept, plan, valid)
+    rows = _by_chunk(outcomes, kept, plan, alike)
     result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
                        ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                        timings=timings, dry_run=dry_run, rows_read=facts.rows)
@@ -292,9 +299,10 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
 
 
 def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None,
-              valid: RowHeads | None = None) -> OutcomeRows:
+              alike: Sequence[PlainRows] = ()) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
-    line of the plan: ``outcomes``, and the ``valid`` rows of a dry run (``VALID_MESSAGE``)."""
+    line of the plan: ``outcomes``, and the rows ``alike`` (each group ascending: a dry run's valid rows,
+    the rows the service added...), made ``RowOutcome``s only if they have something of their own."""
     outcomes.sort(key=lambda o: o.row)
     plan_rows = plan.rows if plan is not None else []  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
@@ -310,7 +318,8 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
             entry.status, {"plan": entry.status, "changes": ""})
 
     rows = OutcomeRows()
-    start = at = planned_at = 0
+    start = planned_at = 0
+    alike_at = [0] * len(alike)
     for chunk in chunks:
         last = chunk.table.row_numbers[-1]
         planned_to = bisect.bisect_right(plan_rows, last, lo=planned_at, key=lambda r: r.row)
@@ -318,28 +327,29 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
         planned_at = planned_to
         stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
         mine = outcomes[start:stop]
-        plain = None
-        if valid is not None:
-            end = bisect.bisect_right(valid.rows, last, lo=at)
-            listed, plain = _valid_rows(valid, at, end, chunk, details_of)
+        start = stop
+        plain = []
+        for k, group in enumerate(alike):
+            end = bisect.bisect_right(group.rows, last, lo=alike_at[k])
+            listed, rows_alike = _alike_rows(group, alike_at[k], end, chunk, details_of)
             mine += listed
-            at = end
+            plain.append(rows_alike)
+            alike_at[k] = end
         chunk.attach(mine)
         for o in mine:
             details = details_of(o.row)
             if details is not None:
                 o.details = details
-        rows.add(mine, plain)
-        start = stop
+        rows.add(mine, *plain)
     return rows
 
 
-def _valid_rows(valid: RowHeads, start: int, stop: int, chunk: ChunkKeep,
+def _alike_rows(group: PlainRows, start: int, stop: int, chunk: ChunkKeep,
                 details_of: Callable[[int], dict[str, str] | None]) -> tuple[list[RowOutcome], PlainRows]:
-    """The dry run's valid rows ``start:stop`` of one chunk: those with something of their own (a warning, a
-    changed value kept, details not the most common ones) as ``RowOutcome``s, the others as ``PlainRows``."""
-    numbers = valid.rows[start:stop]
-    ids, names = valid.external_ids[start:stop], valid.names[start:stop]
+    """The rows ``start:stop`` of ``group``, one chunk's: those with something of their own (a warning, a
+    changed value kept, details other than most of theirs) as ``RowOutcome``s, the others as ``PlainRows``."""
+    numbers = [int(row) for row in group.rows[start:stop]]
+    ids, names = as_list(group.external_ids[start:stop]), as_list(group.names[start:stop])
     details = [details_of(row) for row in numbers]
     own = {id(d): d for d in details if d is not None}  # the shared dicts, and each changed row's own
     common = Counter(id(d) for d in details).most_common(1)
@@ -347,14 +357,14 @@ def _valid_rows(valid: RowHeads, start: int, stop: int, chunk: ChunkKeep,
     plain = [i for i, (row, d) in enumerate(zip(numbers, details))
              if d is plain_details and row not in chunk.warnings and row not in chunk.changed]
     taken = set(plain)
-    listed = [RowOutcome(numbers[i], ids[i], names[i], Outcome.VALID, message=VALID_MESSAGE)
+    listed = [RowOutcome(numbers[i], ids[i], names[i], group.outcome, message=group.message)
               for i in range(len(numbers)) if i not in taken]
     # kept to the end: in malloc's pool, not pyarrow's, whose pages the next chunks reuse
     pool = pa.system_memory_pool()
     return listed, PlainRows(array("q", (numbers[i] for i in plain)),
                              pa.array([ids[i] for i in plain], type=pa.string(), memory_pool=pool),
                              pa.array([names[i] for i in plain], type=pa.string(), memory_pool=pool),
-                             Outcome.VALID, VALID_MESSAGE, plain_details if plain_details is not None else {})
+                             group.outcome, group.message, plain_details if plain_details is not None else {})
 
 
 def _add_problem(outcome: RowOutcome, problem: Problem) -> RowOutcome:
@@ -377,10 +387,12 @@ def _with_duplicates(rows: OutcomeRows, duplicates: dict[int, Problem]) -> Outco
                 _add_problem(o, duplicates[o.row])
                 if o.outcome.is_success:
                     o.outcome = Outcome.INVALID
-        if plain is not None:
-            plain, taken = plain.split(duplicates)
+        kept = []
+        for rows_alike in plain:
+            rows_alike, taken = rows_alike.split(duplicates)
             for o in taken:
                 o.outcome, o.problems, o.message = Outcome.INVALID, (duplicates[o.row],), duplicates[o.row].message
             listed = listed + taken
-        out.add(listed, plain)
+            kept.append(rows_alike)
+        out.add(listed, *kept)
     return out
