@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hrimport.config import load_config
 from hrimport.fields import staff_output_names
-from hrimport.imports.records import PendingRecords, SentRows
+from hrimport.imports.records import PendingRecords, SentRows, TextColumn
 from hrimport.imports.staff import prepare_staff
-from hrimport.outcomes import Outcome, Problem, RowOutcome
+from hrimport.outcomes import Outcome, OutcomeRows, PlainRows, Problem, RowOutcome
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
 from tests.staff_files import person, write_config, write_csv
@@ -106,3 +109,19 @@ def test_a_service_wording_every_answer_its_own_way_has_its_rows_kept_as_they_ar
     sent.add(answers)
     assert sum(len(p) for p in sent.alike()) == SentRows.MAX_GROUPS
     assert sent.listed == answers[SentRows.MAX_GROUPS:]
+
+
+def test_the_stores_of_a_runs_rows_index_and_slice_as_a_list_does() -> None:
+    rows = OutcomeRows()
+    rows.add([RowOutcome(3, "E3", "", Outcome.INVALID)],
+             PlainRows(array("q", [2, 4, 5]), ["E2", "E4", "E5"], ["", "", ""], Outcome.VALID))
+    ids = TextColumn()
+    ids.extend(["E2", "E3"])
+    ids.extend(["E4", "E5"])
+    for store, as_a_list in ((rows, list(rows)), (ids, ["E2", "E3", "E4", "E5"])):
+        for index in range(-4, 4):
+            assert store[index] == as_a_list[index]
+        for cut in (slice(None), slice(None, None, -1), slice(1, 3), slice(-2, None), slice(3, 1), slice(0, 4, 2)):
+            assert store[cut] == as_a_list[cut], cut
+        with pytest.raises(IndexError):
+            store[4]

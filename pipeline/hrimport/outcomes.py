@@ -18,7 +18,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 from hrimport.errors import (
     EXIT_HELD,
@@ -28,6 +28,7 @@ from hrimport.errors import (
     EXIT_SERVICE,
     EXIT_TERMINATED,
 )
+from hrimport.positional import Positional
 from hrimport.provenance import ValueChange
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
@@ -202,7 +203,7 @@ def as_list(values: Sequence[Any]) -> list[Any]:
     return to_list() if to_list is not None else list(values)
 
 
-class OutcomeRows(Sequence[RowOutcome]):
+class OutcomeRows(Positional[RowOutcome]):
     """Every row's outcome in source order, chunk by chunk: the rows with something of their own as
     ``RowOutcome``s, the plain ones as ``PlainRows`` (made into ``RowOutcome``s only while iterated).
 
@@ -234,23 +235,14 @@ class OutcomeRows(Sequence[RowOutcome]):
             else:
                 yield from heapq.merge(listed, *(p.outcomes() for p in plain), key=lambda o: o.row)
 
-    @overload
-    def __getitem__(self, index: int) -> RowOutcome: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[RowOutcome]: ...
-
-    def __getitem__(self, index: int | slice) -> RowOutcome | list[RowOutcome]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self._length)
-            if step == 1 and start <= stop:
-                return list(itertools.islice(self, start, stop))  # the first rows without making the others
-            return list(self)[index]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError("row index out of range")
+    def _at(self, index: int) -> RowOutcome:
         return next(itertools.islice(self, index, None))
+
+    def _slice(self, start: int, stop: int, step: int) -> list[RowOutcome]:
+        if step == 1:
+            return list(itertools.islice(self, start, max(start, stop)))  # the first rows without making the others
+        rows = list(self)
+        return [rows[i] for i in range(start, stop, step)]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, OutcomeRows | list | tuple):

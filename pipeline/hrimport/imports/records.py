@@ -18,12 +18,13 @@ import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from hrimport.outcomes import Outcome, PlainRows, RowOutcome
+from hrimport.positional import Positional
 from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -39,7 +40,7 @@ class _Spill:
         weakref.finalize(self, self.file.close)
 
 
-class TextColumn(Sequence[str]):
+class TextColumn(Positional[str]):
     """Strings kept to the end of a run (ids, names), as Arrow arrays in malloc's pool rather than one
     Python object each: kept objects made among a chunk's millions of short-lived ones would pin the
     allocator's pages they share, and a run's memory would grow with every chunk."""
@@ -58,17 +59,7 @@ class TextColumn(Sequence[str]):
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
+    def _at(self, index: int) -> str:
         start, stop, values = self._read
         if not start <= index < stop:  # records are asked for in order: each piece is made Python strings once
             k = bisect.bisect_right(self._ends, index)
@@ -111,7 +102,7 @@ class RowHeads:
 _READ_AHEAD = 1 << 20
 
 
-class PendingRecords(Sequence[StaffRecord]):
+class PendingRecords(Positional[StaffRecord]):
     """``StaffRecord``s in source order, their payloads kept as JSON text; a ``Sequence`` (what
     ``submit_staff`` and ``bulk_bodies`` take). The records of the last batch or two asked for are made
     once (``cache_size``), since sending asks for a record several times.
@@ -252,17 +243,7 @@ class PendingRecords(Sequence[StaffRecord]):
     def __len__(self) -> int:
         return len(self._starts)
 
-    @overload
-    def __getitem__(self, index: int) -> StaffRecord: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[StaffRecord]: ...
-
-    def __getitem__(self, index: int | slice) -> StaffRecord | list[StaffRecord]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
+    def _at(self, index: int) -> StaffRecord:
         record = self._cache.get(index)
         if record is None:
             if len(self._cache) >= self._cache_size:
