@@ -10,11 +10,12 @@ import pytest
 
 from hrimport.config import load_config
 from hrimport.fields import staff_output_names
-from hrimport.imports.records import PendingRecords, SentRows, TextColumn
+from hrimport.imports.records import PendingRecords, SentRows
 from hrimport.imports.staff import prepare_staff
 from hrimport.outcomes import Outcome, OutcomeRows, PlainRows, Problem, RowOutcome
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
+from hrimport.stores import TextColumn
 from tests.staff_files import person, write_config, write_csv
 
 KEYS = ("customer_system_id", "name", "system_email", "country", "is_intern", "is_employee", "customer_data_type")

@@ -28,8 +28,8 @@ from hrimport.errors import (
     EXIT_SERVICE,
     EXIT_TERMINATED,
 )
-from hrimport.positional import Positional
 from hrimport.provenance import ValueChange
+from hrimport.stores import Positional
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.

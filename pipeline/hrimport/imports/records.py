@@ -10,7 +10,6 @@ keeps the keys' order.
 
 from __future__ import annotations
 
-import bisect
 import json
 import os
 import tempfile
@@ -24,8 +23,8 @@ import numpy as np
 import pyarrow as pa
 
 from hrimport.outcomes import Outcome, PlainRows, RowOutcome
-from hrimport.positional import Positional
 from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
+from hrimport.stores import Positional, TextColumn
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _decode = json.JSONDecoder().decode
@@ -38,44 +37,6 @@ class _Spill:
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
         weakref.finalize(self, self.file.close)
-
-
-class TextColumn(Positional[str]):
-    """Strings kept to the end of a run (ids, names), as Arrow arrays in malloc's pool rather than one
-    Python object each: kept objects made among a chunk's millions of short-lived ones would pin the
-    allocator's pages they share, and a run's memory would grow with every chunk."""
-
-    def __init__(self) -> None:
-        self._pieces: list[pa.Array] = []
-        self._ends: list[int] = []  # the index after each piece's last string
-        self._read: tuple[int, int, list[str]] = (0, 0, [])  # the piece read last: its range, its strings
-
-    def extend(self, values: Iterable[str]) -> None:
-        piece = pa.array(list(values), type=pa.string(), memory_pool=pa.system_memory_pool())
-        if len(piece):
-            self._pieces.append(piece)
-            self._ends.append(len(self) + len(piece))
-
-    def __len__(self) -> int:
-        return self._ends[-1] if self._ends else 0
-
-    def _at(self, index: int) -> str:
-        start, stop, values = self._read
-        if not start <= index < stop:  # records are asked for in order: each piece is made Python strings once
-            k = bisect.bisect_right(self._ends, index)
-            start, stop = (self._ends[k - 1] if k else 0), self._ends[k]
-            values = self._pieces[k].to_pylist()
-            self._read = (start, stop, values)
-        value: str = values[index - start]
-        return value
-
-    def __iter__(self) -> Iterator[str]:
-        for piece in self._pieces:
-            yield from piece.to_pylist()
-
-    def as_arrow(self) -> pa.ChunkedArray:
-        """The strings as one Arrow column, not copied."""
-        return pa.chunked_array(self._pieces, type=pa.string())
 
 
 class RowHeads:
