@@ -115,3 +115,14 @@ def test_every_row_has_one_plan_status_and_the_missing_are_exactly_those_gone(ro
     ours = {ext for ext, r in state.items() if r.job == "staff"}
     assert {m.external_id for m in plan.missing} == ours - present
     assert counts["missing"] == len(ours) - len(ours & present)
+    # each row's own line, as a list of PlannedRow would give it, however the plan keeps them
+    expected = []
+    for row in inputs:
+        was = state.get(row.external_id)
+        status = ("invalid" if row.payload is None else "new" if was is None else
+                  "unchanged" if was.fingerprint == fingerprint(row.external_id, row.payload) else "changed")
+        expected.append((row.row, row.external_id, status))
+    assert [(r.row, r.external_id, r.status) for r in plan.rows] == expected
+    assert [(plan.rows[i].row, plan.rows[i].status) for i in range(-len(rows), 0)] == [(r, s) for r, _, s in expected]
+    assert [plan.rows.status_of(r) for r, _, _ in expected] == [s for _, _, s in expected]
+    assert plan.rows.distinct_ids() == len(present)

@@ -47,7 +47,7 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
         return []
     tripped: list[Tripped] = []
     before = plan.accepted_before
-    present = len({r.external_id for r in plan.rows if r.external_id})
+    present = plan.rows.distinct_ids()
     drop = (before - present) / before
     if drop > settings.max_headcount_drop and not plan.partial:
         tripped.append(Tripped("headcount-drop", (
@@ -59,14 +59,15 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
         tripped.append(Tripped("people-missing", (
             f"{len(plan.missing):,} of the {before:,} people accepted before ({missing:.0%}) are not in this file, "
             f"e.g. {names} (the guard holds over {settings.max_missing:.0%})")))
-    compared = [r for r in plan.rows if r.status in ("changed", "unchanged")]
-    if len(compared) >= MIN_PEOPLE:
+    statuses = plan.rows.status_counts()
+    compared = statuses["changed"] + statuses["unchanged"]
+    if compared >= MIN_PEOPLE:
         for name, count in plan.field_counts().items():
-            share = count / len(compared)
+            share = count / compared
             if share > settings.max_changed_share:
-                rows = [r for r in compared if r.changed(name)]
+                rows = [r for r in plan.rows.changed() if r.changed(name)]
                 tripped.append(Tripped("field-churn", (
-                    f"{_field(name, sources)} changes for {count:,} of {len(compared):,} people ({share:.0%}), "
+                    f"{_field(name, sources)} changes for {count:,} of {compared:,} people ({share:.0%}), "
                     f"e.g. {_examples(rows, name)} (the guard holds over {settings.max_changed_share:.0%}): a "
                     "broken export or a wrong mapping?")))
     if len(plan.rows) >= MIN_PEOPLE:

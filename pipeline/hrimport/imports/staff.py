@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 import pyarrow as pa
 
 from hrimport.changes.guards import check_drift
-from hrimport.changes.plan import Plan, PlanInput, PlannedRow, make_plan_by_chunks
+from hrimport.changes.plan import Plan, PlanInput, PlannedRow, PlanRows, make_plan_by_chunks
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
@@ -178,11 +178,11 @@ def import_staff(
         elif tripped:
             held = [t.message for t in tripped]
         if state is not None and not full and records:
-            same = {r.external_id for r in plan.rows if r.status == "unchanged"}
+            status_of = plan.rows.status_of
             outcomes += [RowOutcome(row, external_id, name, Outcome.UNCHANGED,
                                     message="Same as the last import the service accepted; not sent again.")
-                         for row, external_id, name in records.heads if external_id in same]
-            records = records.keeping(lambda _, external_id: external_id not in same)
+                         for row, external_id, name in records.heads if status_of(row) == "unchanged"]
+            records = records.keeping(lambda row, _: status_of(row) != "unchanged")
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -304,7 +304,7 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
     line of the plan: ``outcomes``, and the rows ``alike`` (each group ascending: a dry run's valid rows,
     the rows the service added...), made ``RowOutcome``s only if they have something of their own."""
     outcomes.sort(key=lambda o: o.row)
-    plan_rows = plan.rows if plan is not None else []  # in source order, as the file's rows
+    plan_rows = plan.rows if plan is not None else PlanRows()  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
 
@@ -322,7 +322,7 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
     alike_at = [0] * len(alike)
     for chunk in chunks:
         last = chunk.table.row_numbers[-1]
-        planned_to = bisect.bisect_right(plan_rows, last, lo=planned_at, key=lambda r: r.row)
+        planned_to = bisect.bisect_right(plan_rows.numbers, last, lo=planned_at)
         planned = {r.row: r for r in plan_rows[planned_at:planned_to]}
         planned_at = planned_to
         stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
