@@ -10,6 +10,7 @@ keeps the keys' order.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import tempfile
@@ -230,12 +231,16 @@ class PendingRecords(Positional[StaffRecord]):
         """A lookup of the payload of a row number (asked in ascending order, as the plan walks the file);
         None for a row not held. The payload is decoded only if read (the plan reads a changed row's), and
         its fingerprint is its text's (``StoredPayload``): the payloads never all exist at once."""
-        where = {row: i for i, row in enumerate(self.heads.rows)}
+        numbers = self.heads.rows  # ascending: found by bisection, with no dict of every row
+        at = 0  # where the last row asked for was found: the next is after it
 
         def payload(row: int) -> Mapping[str, Any] | None:
-            i = where.get(row)
-            if i is None:
+            nonlocal at
+            # from the last row found when asked in order (the plan's walk), else from the start
+            i = bisect.bisect_left(numbers, row, lo=at if at < len(numbers) and numbers[at] <= row else 0)
+            if i == len(numbers) or numbers[i] != row:
                 return None
+            at = i
             order = self._order_of[i]
             if order < 0:
                 return self._payload(i)
