@@ -21,12 +21,15 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from hrimport.config import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
-from hrimport.service.client import RetryPolicy, ServiceClient, open_client
 from hrimport.service.urls import EMBEDDED_SANDBOX, service_host, shown_url
+
+if TYPE_CHECKING:
+    from hrimport.service.client import ServiceClient
 
 __all__ = [
     "BASE_URL_SETTINGS",
@@ -178,6 +181,9 @@ def open_target(conn: Connection, *, offline: bool = False) -> Iterator[Target]:
 def _client(url: str, conn: Connection) -> ServiceClient:
     """The client for ``conn``: each request may take ``conn.timeout`` seconds, and one request's retries
     together at least three times that (so a slow service still gets its retries)."""
+    # here: a command that never connects (``staff validate``) does not load httpx
+    from hrimport.service.client import RetryPolicy, open_client
+
     retry = RetryPolicy(timeout=max(RetryPolicy.timeout, 3 * conn.timeout))
     return open_client(url, conn.token, timeout=conn.timeout, retry=retry, token_source=conn.token_env)
 
