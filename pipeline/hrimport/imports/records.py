@@ -59,6 +59,19 @@ class RowHeads:
     def __iter__(self) -> Iterator[tuple[int, str, str]]:
         return zip(self.rows, self.external_ids, self.names)
 
+    def positions(self, keep: Callable[[int, str], bool]) -> list[int]:
+        """The positions of the rows whose (row, external id) ``keep`` accepts."""
+        return [i for i, (row, external_id) in enumerate(zip(self.rows, self.external_ids)) if keep(row, external_id)]
+
+    def taken(self, positions: Sequence[int]) -> RowHeads:
+        """The rows at ``positions`` (ascending)."""
+        out = RowHeads()
+        for start in range(0, len(positions), _HEADS_AT_ONCE):  # a piece at a time: no list of every row
+            part = positions[start:start + _HEADS_AT_ONCE]
+            out.extend((self.rows[i] for i in part), (self.external_ids[i] for i in part),
+                       (self.names[i] for i in part))
+        return out
+
 
 #: Bytes of the records' file read at once (a few hundred payloads).
 _READ_AHEAD = 1 << 20
@@ -251,9 +264,8 @@ class PendingRecords(Positional[StaffRecord]):
     def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
         """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""
         out = PendingRecords(self._cache_size, self._spill)
-        heads = list(self.heads)
-        chosen = [i for i, (row, external_id, _) in enumerate(heads) if keep(row, external_id)]
-        out.heads.extend((heads[i][0] for i in chosen), (heads[i][1] for i in chosen), (heads[i][2] for i in chosen))
+        chosen = self.heads.positions(keep)
+        out.heads = self.heads.taken(chosen)
         out._starts.extend(self._starts[i] for i in chosen)
         out._lengths.extend(self._lengths[i] for i in chosen)
         out._order_of.extend(self._order_of[i] for i in chosen)

@@ -154,6 +154,9 @@ def import_staff(
     outcomes: list[RowOutcome] = list(settled)
 
     plan: Plan | None = None
+    # the rows alike (unchanged, a dry run's valid rows, the rows the service added...): made ``RowOutcome``s
+    # by ``_by_chunk`` only if they have something of their own to show (a warning, a change)
+    alike: list[PlainRows] = []
     held: list[str] = []
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
@@ -179,9 +182,8 @@ def import_staff(
             held = [t.message for t in tripped]
         if state is not None and not full and records:
             status_of = plan.rows.status_of
-            outcomes += [RowOutcome(row, external_id, name, Outcome.UNCHANGED,
-                                    message="Same as the last import the service accepted; not sent again.")
-                         for row, external_id, name in records.heads if status_of(row) == "unchanged"]
+            same = records.heads.taken(records.heads.positions(lambda row, _: status_of(row) == "unchanged"))
+            alike.append(PlainRows(same.rows, same.external_ids, same.names, Outcome.UNCHANGED, UNCHANGED_MESSAGE))
             records = records.keeping(lambda row, _: status_of(row) != "unchanged")
         timings["plan"] = time.perf_counter() - t
 
@@ -196,9 +198,6 @@ def import_staff(
                                                             f"({why}).", row),),
                                 "Not sent: the run is held for review by the drift guard.")
                      for row, external_id, name in records.heads]
-    # the rows alike (a dry run's valid rows, the rows the service added...): made ``RowOutcome``s by
-    # ``_by_chunk`` only if they have something of their own to show (a warning, a change)
-    alike: list[PlainRows] = []
     if dry_run and not held:
         heads = records.heads
         alike.append(PlainRows(heads.rows, heads.external_ids, heads.names, Outcome.VALID, VALID_MESSAGE))
@@ -234,6 +233,7 @@ def import_staff(
 
 
 VALID_MESSAGE = "Valid; not sent (dry run)."
+UNCHANGED_MESSAGE = "Same as the last import the service accepted; not sent again."
 #: Request bodies made at once from a chunk's valid rows, before they go to the records' file as JSON.
 PAYLOADS_AT_ONCE = 2_000
 
