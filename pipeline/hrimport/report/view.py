@@ -224,7 +224,10 @@ class RowMasking:
     def message(self, row: RowOutcome) -> str:
         """The row's message as shown: its own message, else its problems' messages; masked."""
         text = row.message or "; ".join(dict.fromkeys(p.message for p in row.problems))
-        if self.masker and text and (row.problems or row.details or row.source) and (secrets := self.secrets(row)):
+        # a row with no problems or cells, whose detail keys are none masked (most rows), has no secrets
+        if (self.masker and text
+                and (row.problems or row.source or (row.details and not row.details.keys() <= self.open_keys))
+                and (secrets := self.secrets(row))):
             text = self.masker.text(text, secrets)
         return text
 
