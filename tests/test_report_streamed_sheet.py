@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import xlsxwriter
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
-from hrimport.report.streamed_sheet import Cell, StreamedSheet
+from hrimport.report.streamed_sheet import ZIP_LEVEL, Cell, StreamedSheet, StreamedWorkbook
 
 # texts xlsxwriter writes as they are, and texts it changes (escapes, cuts, marks to keep their spaces)
 PLAIN = ["Ada Lovelace", "0000123", "=1+1", "+65 8123 4567", "李小龙", "Zoë 'quoted' \"twice\"", "line\nbreak",
@@ -106,3 +107,72 @@ def test_rows_given_out_of_order_or_with_row_formats_come_out_as_xlsxwriter_writ
     _write(tmp_path / "streamed.xlsx", rows, streamed=True, before=tall_row)
     assert _parts(tmp_path / "streamed.xlsx") == _parts(tmp_path / "xlsxwriter.xlsx")
 
+
+
+def _write_two_sheets(path: Path, rows: Rows, *, streamed: bool) -> None:
+    """``rows`` on two sheets written turn by turn, as report.xlsx writes its Rows and Problems sheets: which
+    format xlsxwriter numbers first depends on when each sheet's rows go out."""
+    wb = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_numbers": False})
+    names = ["quoted", "wrapped", "last", "header"]
+    formats: dict[str | None, Format | None] = {None: None}
+    formats.update({name: wb.add_format({"bold": True, "font_size": 10 + i}) for i, name in enumerate(names)})
+    sheets = [wb.add_worksheet(name, worksheet_class=StreamedSheet if streamed else None) for name in ("A", "B")]
+    for i, (row, given) in enumerate(rows):
+        ws = sheets[i % 3 == 0]  # every third row to the second sheet
+        cells: list[Cell] = [(col, value, formats[name]) for col, value, name in given]
+        if streamed:
+            assert isinstance(ws, StreamedSheet)
+            ws.write_cells(row, cells)
+        else:
+            for col, value, cell_format in cells:
+                if isinstance(value, str):
+                    ws.write_string(row, col, value, cell_format)
+                else:
+                    ws.write_number(row, col, value, cell_format)
+    wb.close()
+
+
+def test_many_rows_on_two_sheets_turn_by_turn_are_byte_for_byte_what_xlsxwriter_writes(tmp_path: Path) -> None:
+    # more rows than go to a sheet's file at once, some that xlsxwriter writes itself among them, a format first
+    # used on a row that xlsxwriter must write itself (its text changed) and on rows of the other sheet
+    rows: Rows = []
+    for i in range(1_300):
+        cells: list[tuple[int, str | int, str | None]] = [(0, 2**53 + i if i % 97 == 0 else i + 2, None)]
+        cells.append((1, (PLAIN + CHANGED)[i % 26] if i % 5 == 0 else f"{i:07d}", "quoted" if i % 7 == 0 else None))
+        if i == 400:
+            cells.append((2, "Fish & Chips", "last"))  # "last" first used with a text xlsxwriter escapes
+        if i == 401:
+            cells.append((2, "first plain use", "header"))
+        cells.append((5, "Valid; not sent (dry run).", "wrapped" if i > 3 else None))
+        rows.append((i + 1, cells))
+    _write_two_sheets(tmp_path / "xlsxwriter.xlsx", rows, streamed=False)
+    _write_two_sheets(tmp_path / "streamed.xlsx", rows, streamed=True)
+    assert _parts(tmp_path / "streamed.xlsx") == _parts(tmp_path / "xlsxwriter.xlsx")
+
+
+def test_a_cell_written_to_a_row_already_written_whole_is_refused(tmp_path: Path) -> None:
+    wb = xlsxwriter.Workbook(str(tmp_path / "twice.xlsx"), {"constant_memory": True})
+    ws = wb.add_worksheet("Rows", worksheet_class=StreamedSheet)
+    assert isinstance(ws, StreamedSheet)
+    ws.write_cells(1, [(0, 2, None), (1, "Ada", None)])
+    ws.write_string(1, 2, "late")
+    with pytest.raises(ValueError, match="row 2 of sheet 'Rows' was written twice"):
+        ws.write_cells(2, [(0, 3, None)])
+    ws.table.clear()  # the refused cell dropped, so that the workbook closes its files
+    wb.close()
+
+
+def test_a_streamed_workbook_holds_the_parts_xlsxwriter_writes_deflated_at_its_level(tmp_path: Path) -> None:
+    for workbook_class, name in ((xlsxwriter.Workbook, "xlsxwriter.xlsx"), (StreamedWorkbook, "level.xlsx")):
+        wb = workbook_class(str(tmp_path / name), {"constant_memory": True, "strings_to_numbers": False})
+        ws = wb.add_worksheet("Rows", worksheet_class=StreamedSheet)
+        assert isinstance(ws, StreamedSheet)
+        for row, given in _rows():
+            ws.write_cells(row, [(col, value, None) for col, value, _ in given])
+        wb.close()
+    assert _parts(tmp_path / "level.xlsx") == _parts(tmp_path / "xlsxwriter.xlsx")
+    with zipfile.ZipFile(tmp_path / "level.xlsx") as zf:
+        for info in zf.infolist():
+            deflate = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
+            assert info.compress_size == len(deflate.compress(zf.read(info)) + deflate.flush()), info.filename
+    assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile  # every other workbook keeps xlsxwriter's own

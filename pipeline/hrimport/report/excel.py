@@ -19,10 +19,11 @@ from xlsxwriter.worksheet import Worksheet
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
 from hrimport.private_files import open_private
+from hrimport.report.cells import mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import explain
 from hrimport.report.provenance import change_lines
-from hrimport.report.streamed_sheet import Cell, StreamedSheet
+from hrimport.report.streamed_sheet import Cell, StreamedSheet, StreamedWorkbook
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_label, run_facts
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
@@ -148,6 +149,12 @@ class _RowsSheet:
         self.labels = {o: o.label for o in Outcome}
         self.id_width = self.name_width = self.codes_width = 0
         self.detail_widths = [0] * len(keys)
+        self.detail_columns = [(i, 6 + i, key, masked)
+                               for i, (key, masked) in enumerate(zip(keys, masking.masked_details(keys)))]
+        # the Outcome column's cell of each outcome, made once
+        self.outcome_cells: dict[Outcome, Cell] = {
+            o: (3, label, self.outcome_formats[o]) for o, label in self.labels.items()
+        }
         self.last = 0  # the sheet's last row written
 
     def add(self, row: RowOutcome) -> None:
@@ -162,18 +169,23 @@ class _RowsSheet:
         if name:
             cells.append((2, name, quoted if name.startswith(FORMULA_TRIGGERS) else None))
             self.name_width = max(self.name_width, len(name))
-        cells.append((3, self.labels[row.outcome], self.outcome_formats[row.outcome]))
+        cells.append(self.outcome_cells[row.outcome])
         if row.problems:
             codes = ", ".join(row.problem_codes)
             cells.append((4, codes, quoted if codes.startswith(FORMULA_TRIGGERS) else None))
             self.codes_width = max(self.codes_width, len(codes))
         if (row.message or row.problems) and (message := self.masking.message(row)):
             cells.append((5, message, self.wrapped[message.startswith(FORMULA_TRIGGERS)]))
-        if row.details:
+        if details := row.details:
             widths = self.detail_widths
-            for i, value in enumerate(self.masking.details(row, self.keys)):
-                if value:
-                    cells.append((6 + i, value, quoted if value.startswith(FORMULA_TRIGGERS) else None))
+            # the keys in column order, each with its column and whether it is masked (decided once)
+            for i, column, key, masked in self.detail_columns:
+                if value := details.get(key):
+                    if masked:
+                        value = mask_value(value)
+                        if not value:
+                            continue
+                    cells.append((column, value, quoted if value.startswith(FORMULA_TRIGGERS) else None))
                     widths[i] = max(widths[i], len(value))
         self.last += 1
         self.ws.write_cells(self.last, cells)
@@ -253,12 +265,11 @@ def write_report_xlsx(
     digest = digest or digest_rows(result)
     masking = masking or RowMasking(result, digest)
     options: dict[str, Any] = {
-        "constant_memory": True,
         "strings_to_numbers": False,
         "strings_to_formulas": False,
     }
     with open_private(path, "wb") as fh:
-        wb = xlsxwriter.Workbook(fh, options)
+        wb = StreamedWorkbook(fh, options)  # constant_memory
         fmt = _Formats(wb)
         _summary_sheet(wb, fmt, result, digest)
         rows_sheet = _RowsSheet(wb, fmt, digest.detail_keys, masking)

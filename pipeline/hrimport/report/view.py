@@ -174,12 +174,21 @@ class RowMasking:
         # per row
         self.masked_keys: dict[str, bool] = {}
         self.masked_places: dict[tuple[str | None, str | None], bool] = {}
+        # the detail keys known not to be masked fields: a row whose detail keys are all among them (a dry
+        # run's every row, {"plan": "new"}) has no secret in its details, found in one set comparison
+        self.open_keys: set[str] = set()
 
     def _masked_key(self, key: str) -> bool:
         masked = self.masked_keys.get(key)
         if masked is None:
             masked = self.masked_keys[key] = self.masker.applies(key)
+            if not masked:
+                self.open_keys.add(key)
         return masked
+
+    def masked_details(self, keys: list[str]) -> list[bool]:
+        """Whether each of ``keys`` is a masked field: its value is shown as ``mask_value`` shows it."""
+        return [self._masked_key(k) for k in keys]
 
     def _masked_problem(self, problem: Problem) -> bool:
         place = (problem.field, problem.column)
@@ -194,7 +203,7 @@ class RowMasking:
             return []
         # runs for every row of every report file: inline look-ups, nothing made for a row with nothing secret
         found = [p.value for p in row.problems if p.value and self._masked_problem(p)] if row.problems else []
-        if row.details:
+        if row.details and not row.details.keys() <= self.open_keys:
             masked_keys = self.masked_keys
             for k, v in row.details.items():
                 masked = masked_keys.get(k)
@@ -215,7 +224,10 @@ class RowMasking:
     def message(self, row: RowOutcome) -> str:
         """The row's message as shown: its own message, else its problems' messages; masked."""
         text = row.message or "; ".join(dict.fromkeys(p.message for p in row.problems))
-        if self.masker and text and (row.problems or row.details or row.source) and (secrets := self.secrets(row)):
+        # a row with no problems or cells, whose detail keys are none masked (most rows), has no secrets
+        if (self.masker and text
+                and (row.problems or row.source or (row.details and not row.details.keys() <= self.open_keys))
+                and (secrets := self.secrets(row))):
             text = self.masker.text(text, secrets)
         return text
 
