@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import xlsxwriter
 from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
@@ -44,7 +43,7 @@ from hrimport.report.fix_marks import (
     comment_size,
     problem_text,
 )
-from hrimport.report.streamed_sheet import Cell, StreamedSheet
+from hrimport.report.streamed_sheet import Cell, StreamedSheet, StreamedWorkbook
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
 
 log = logging.getLogger(__name__)
@@ -112,9 +111,7 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     red with its problem in a comment; mode 0600."""
     headers, preamble = _layout(source, rows)
     with open_private(path, "wb") as fh:
-        # xlsxwriter's own zip level: this file's XML (much of it the comments' drawing) deflates no faster at
-        # StreamedWorkbook's level, and 4% bigger
-        wb = xlsxwriter.Workbook(fh, {"constant_memory": True, "strings_to_numbers": False})
+        wb = StreamedWorkbook(fh, {"strings_to_numbers": False})  # constant_memory
         # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
         # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
         red = {"bg_color": f"#{BAD_CELL_FILL}"}
