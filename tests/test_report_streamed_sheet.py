@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import xlsxwriter
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
-from hrimport.report.streamed_sheet import ZIP_LEVEL, Cell, StreamedSheet, StreamedWorkbook
+from hrimport.report.streamed_sheet import Cell, StreamedSheet
 
 # texts xlsxwriter writes as they are, and texts it changes (escapes, cuts, marks to keep their spaces)
 PLAIN = ["Ada Lovelace", "0000123", "=1+1", "+65 8123 4567", "李小龙", "Zoë 'quoted' \"twice\"", "line\nbreak",
@@ -160,19 +159,3 @@ def test_a_cell_written_to_a_row_already_written_whole_is_refused(tmp_path: Path
         ws.write_cells(2, [(0, 3, None)])
     ws.table.clear()  # the refused cell dropped, so that the workbook closes its files
     wb.close()
-
-
-def test_a_streamed_workbook_holds_the_parts_xlsxwriter_writes_deflated_at_its_level(tmp_path: Path) -> None:
-    for workbook_class, name in ((xlsxwriter.Workbook, "xlsxwriter.xlsx"), (StreamedWorkbook, "level.xlsx")):
-        wb = workbook_class(str(tmp_path / name), {"constant_memory": True, "strings_to_numbers": False})
-        ws = wb.add_worksheet("Rows", worksheet_class=StreamedSheet)
-        assert isinstance(ws, StreamedSheet)
-        for row, given in _rows():
-            ws.write_cells(row, [(col, value, None) for col, value, _ in given])
-        wb.close()
-    assert _parts(tmp_path / "level.xlsx") == _parts(tmp_path / "xlsxwriter.xlsx")
-    with zipfile.ZipFile(tmp_path / "level.xlsx") as zf:
-        for info in zf.infolist():
-            deflate = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
-            assert info.compress_size == len(deflate.compress(zf.read(info)) + deflate.flush()), info.filename
-    assert xlsxwriter.workbook.ZipFile is zipfile.ZipFile  # every other workbook keeps xlsxwriter's own

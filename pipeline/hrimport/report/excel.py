@@ -23,7 +23,7 @@ from hrimport.report.cells import mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import explain
 from hrimport.report.provenance import change_lines
-from hrimport.report.streamed_sheet import Cell, StreamedSheet, StreamedWorkbook
+from hrimport.report.streamed_sheet import Cell, StreamedSheet
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_label, run_facts
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
@@ -265,11 +265,12 @@ def write_report_xlsx(
     digest = digest or digest_rows(result)
     masking = masking or RowMasking(result, digest)
     options: dict[str, Any] = {
+        "constant_memory": True,
         "strings_to_numbers": False,
         "strings_to_formulas": False,
     }
     with open_private(path, "wb") as fh:
-        wb = StreamedWorkbook(fh, options)  # constant_memory
+        wb = xlsxwriter.Workbook(fh, options)
         fmt = _Formats(wb)
         _summary_sheet(wb, fmt, result, digest)
         rows_sheet = _RowsSheet(wb, fmt, digest.detail_keys, masking)

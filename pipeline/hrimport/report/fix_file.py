@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import xlsxwriter
 from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
@@ -43,7 +44,7 @@ from hrimport.report.fix_marks import (
     comment_size,
     problem_text,
 )
-from hrimport.report.streamed_sheet import Cell, StreamedSheet, StreamedWorkbook
+from hrimport.report.streamed_sheet import Cell, StreamedSheet
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     red with its problem in a comment; mode 0600."""
     headers, preamble = _layout(source, rows)
     with open_private(path, "wb") as fh:
-        wb = StreamedWorkbook(fh, {"strings_to_numbers": False})  # constant_memory
+        wb = xlsxwriter.Workbook(fh, {"constant_memory": True, "strings_to_numbers": False})
         # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
         # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
         red = {"bg_color": f"#{BAD_CELL_FILL}"}

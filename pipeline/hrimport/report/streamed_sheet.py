@@ -18,19 +18,12 @@ this and ``StreamedWorkbook``.
 
 Cells, comments (``write_comment``) and everything else of the sheet still go through xlsxwriter's API;
 a row given to ``write_cells`` is whole: no other cell may be written to it afterwards.
-
-``StreamedWorkbook``: the constant_memory workbook these sheets go in, its package deflated at a cheaper zlib
-level (``ZIP_LEVEL``) than xlsxwriter's: the same parts, byte for byte.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-import types
-import zipfile
 
-import xlsxwriter.workbook
 from xlsxwriter.format import Format
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
@@ -208,25 +201,3 @@ _HOLD = "<held/>"
 _PENDING_ROWS = 200
 # whole numbers below this are exact floats of at most 16 digits: str() prints them as xlsxwriter's "{:.16G}"
 _EXACT = 2**53
-
-
-# zlib's level for the package's parts. xlsxwriter deflates them at zlib's default, 6; at 5 the same parts
-# come out 0.3% bigger in about half the CPU (report.xlsx of a 100,000-row run: 40 MB of XML, 3.30 MB zipped,
-# 0.40 s -> 0.22 s). Level 3 would take a third of the time, 8% bigger.
-ZIP_LEVEL = 5
-
-
-class StreamedWorkbook(xlsxwriter.Workbook):  # type: ignore[misc]  # xlsxwriter ships no type information
-    """A ``constant_memory`` xlsxwriter workbook whose package is deflated at ``ZIP_LEVEL``: the same parts,
-    byte for byte, in a slightly bigger zip file made in less time."""
-
-    # xlsxwriter has no option for the level: its own ``_store_workbook``, run with ``ZipFile`` meaning a
-    # ZipFile of that level (a copy of the function with globals of its own: xlsxwriter's module is left as
-    # it is, for every other workbook and thread).
-    _store_workbook = types.FunctionType(
-        xlsxwriter.workbook.Workbook._store_workbook.__code__,
-        {**vars(xlsxwriter.workbook), "ZipFile": functools.partial(zipfile.ZipFile, compresslevel=ZIP_LEVEL)},
-    )
-
-    def __init__(self, filename: object, options: dict[str, object] | None = None) -> None:
-        super().__init__(filename, {**(options or {}), "constant_memory": True})
