@@ -26,15 +26,17 @@ from hrimport.reader.grid import CellsRead
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout, fastexcel_table, fastexcel_text
 from hrimport.reader.xlsx_cells import LOOK_ALIKE_ANCHORS, SheetScan, SheetScanner, look_alike_shared_strings
+from hrimport.reader.xlsx_piece_strings import SharedStrings
 
 #: Parts of the archive up to this size go into every chunk's workbook as they are (the workbook, its
 #: relationships, styles, theme...); bigger ones (other sheets, pictures) are left out, but for the shared
-#: strings, which the cells need.
+#: strings, which the cells need: each piece gets those its cells use (``xlsx_piece_strings``).
 SMALL_PART = 1 << 20
 _READ = 1 << 22  # bytes inflated at a time
-#: fastexcel parses the shared strings table again for every piece: a piece holds at least this many times
-#: the table's bytes (a 100k x 40 sheet of 700,000 distinct strings: 6 pieces, its validation +36% of CPU
-#: over the whole read; in pieces of 2,000 rows the table would be parsed 50 times).
+#: fastexcel parses the shared strings table again for every piece: where the whole table goes with every
+#: piece (``xlsx_piece_strings`` cannot cut it), a piece holds at least this many times the table's bytes
+#: (a 100k x 40 sheet of 700,000 distinct strings: 6 pieces, its validation +36% of CPU over the whole
+#: read; in pieces of 2,000 rows the table would be parsed 50 times).
 SHARED_STRINGS_SHARE = 2
 _ROW_TAG = b"<row "  # a row with attributes: its r="1" (a sheet whose rows have none is read whole)
 _WIDE = re.compile(rb'<c r="[A-Za-z]{3}')  # a cell past column ZZ
@@ -105,7 +107,11 @@ class ChunkReader:
         self.parts = [(info, self.archive.read(info)) for info in self.archive.infolist()
                       if info.filename != part
                       and (info.file_size <= SMALL_PART or info.filename == layout.shared_strings)]
-        self.shared_bytes = sum(len(data) for info, data in self.parts if info.filename == layout.shared_strings)
+        self.shared_part = layout.shared_strings
+        whole_table = next((data for info, data in self.parts if info.filename == self.shared_part), b"")
+        # the table cut down for each piece, or (None) the whole table with every piece, in bigger pieces
+        self.strings = SharedStrings.of(whole_table) if whole_table else None
+        self.shared_bytes = 0 if self.strings is not None else len(whole_table)
         self.rows_read = self.bytes_read = 0  # row elements cut so far, and their bytes
 
     def close(self, worker: ThreadPoolExecutor) -> None:
@@ -161,7 +167,16 @@ class ChunkReader:
         """A piece as fastexcel's text, the index of its first column, and what its XML says of the cells
         that text flattens."""
         assert self.head is not None
-        self._write_workbook(self.head, b"" if first else _marker_row(piece.first_row - 1), piece.rows)
+        rows: bytes | bytearray = piece.rows
+        strings = None
+        if self.strings is not None:
+            cut = self.strings.cut(piece.rows)
+            if cut is None:  # cells written in a form not renumbered: the whole table, in bigger pieces
+                self.shared_bytes = len(self.strings.xml)
+            else:
+                rows, strings = cut
+        self._write_workbook(strings, self.head, b"" if first else _marker_row(piece.first_row - 1), rows)
+        del rows
         # The first piece from row 1, blank rows included, as the whole read; the others from their
         # marker's row (skip_rows=None: the grid starts at its first row holding something).
         table, first_column = fastexcel_table(self.path, self.book, self.sheet, skip_rows=0 if first else None)
@@ -176,12 +191,14 @@ class ChunkReader:
             check_extent(self.path, self.sheet, self.extent.result())
             self.extent_checked = True
 
-    def _write_workbook(self, *sheet_xml: bytes) -> None:
-        """The workbook fastexcel reads a piece from: the archive's small parts and the sheet part made of
-        ``sheet_xml``, uncompressed, in a file (fastexcel streams it from there: given bytes, it copies them)."""
+    def _write_workbook(self, strings: bytes | None, *sheet_xml: bytes | bytearray) -> None:
+        """The workbook fastexcel reads a piece from: the archive's small parts (the shared strings table:
+        ``strings`` when given) and the sheet part made of ``sheet_xml``, uncompressed, in a file (fastexcel
+        streams it from there: given bytes, it copies them)."""
         with zipfile.ZipFile(self.book, "w", zipfile.ZIP_STORED) as book:
             for info, data in self.parts:
-                book.writestr(info.filename, data)
+                book.writestr(info.filename, strings if strings is not None and info.filename == self.shared_part
+                              else data)
             with book.open(self.part, "w", force_zip64=True) as sheet:
                 for xml in (*sheet_xml, _SHEET_END):
                     sheet.write(xml)
