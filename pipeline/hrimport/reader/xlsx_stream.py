@@ -243,7 +243,8 @@ class _Table:
             return None
         self.rows += len(numbers)
         self.info.rows_read = self.rows
-        table = _rows_of(self.info, body[filled], self.names, numbers, None, scan_replacements=True)
+        held = body if len(numbers) == len(body) else body[filled]  # every row: no copy of the grid
+        table = _rows_of(self.info, held, self.names, numbers, None, scan_replacements=True)
         if cells_read:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
         return table
