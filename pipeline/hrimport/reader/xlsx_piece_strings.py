@@ -56,7 +56,8 @@ class SharedStrings:
             return None
         if (closing <= opening).any() or (opening[1:] < closing[:-1]).any():
             return None
-        return cls(xml, opening, closing)
+        offsets = np.int32 if len(xml) < 1 << 31 else np.int64  # 4 bytes an offset: 2.4 MB a million strings
+        return cls(xml, opening.astype(offsets), closing.astype(offsets))
 
     def __len__(self) -> int:
         return len(self.starts)
