@@ -98,6 +98,7 @@ class ChunkReader:
 
     def __init__(self, path: Path, layout: _Layout, part: str, sheet: str) -> None:
         self.path, self.part, self.sheet = path, part, sheet
+        share_malloc_arenas()
         self.measuring = ThreadPoolExecutor(max_workers=1)
         self.extent = self.measuring.submit(xlsx_sheet_extent, path, part, layout.shared_strings)
         self.extent_checked = False
@@ -353,14 +354,29 @@ def _joined_pieces(tables: list[tuple[pa.RecordBatch, int]], offset: int) -> pa.
     return pa.RecordBatch.from_arrays(joined, names=[str(j) for j in range(width)])
 
 
-def _trim_function() -> Callable[[int], int] | None:
+def _malloc_function(name: str) -> Callable[..., int] | None:
     try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError, TypeError):  # not glibc (Windows: no CDLL(None)): nothing to trim
+        function: Callable[..., int] = getattr(ctypes.CDLL(None), name)
+        return function
+    except (OSError, AttributeError, TypeError):  # not glibc (Windows: no CDLL(None)): nothing to tune
         return None
 
 
-_MALLOC_TRIM = _trim_function()
+_MALLOC_TRIM = _malloc_function("malloc_trim")
+_MALLOPT = _malloc_function("mallopt")
+_M_ARENA_MAX = -8  # mallopt's parameter for the number of arenas (glibc's malloc.h)
+#: Arenas malloc may keep: the main thread's, and one the threads reading a sheet share.
+MALLOC_ARENAS = 2
+
+
+def share_malloc_arenas() -> None:
+    """Let the threads reading a sheet's pieces (fastexcel's, the one cutting and scanning them, the one
+    measuring the sheet) share one malloc arena: glibc gives each thread an arena of its own, and each
+    keeps pages its thread freed, so that a 100,000-row validation peaked 20-50 MB higher with the
+    piece-cutting thread than without it (400 MB with shared strings; 350 MB in shared arenas). Set once
+    for the process, before those threads start; a glibc that has made more arenas already reuses them."""
+    if _MALLOPT is not None:
+        _MALLOPT(_M_ARENA_MAX, MALLOC_ARENAS)
 
 
 def release_freed_memory() -> None:
