@@ -1,7 +1,8 @@
 """The pieces of an XLSX sheet that ``xlsx_stream`` hands to fastexcel: the sheet part inflated as a
 stream, cut before a ``<row`` element every so many rows, and each piece read by fastexcel from a small
-workbook of its own (the archive's small parts, and a sheet part made of the original head, a marker row
-above the piece when it is not the first, the piece, and the closing tags). See ``xlsx_stream``.
+workbook of its own (the archive's small parts, the shared strings the piece uses, and a sheet part made
+of the original head, a marker row above the piece when it is not the first, the piece, and the closing
+tags). See ``xlsx_stream``.
 """
 
 from __future__ import annotations
@@ -324,7 +325,7 @@ def _joined_pieces(tables: list[tuple[pa.RecordBatch, int]], offset: int) -> pa.
     """The pieces' cells (each with its marker's row, its first row number) as one grid from grid row
     ``offset`` (the first piece's marker): the other markers dropped, blank rows between pieces that
     fastexcel left out (rows without values after a piece's last value) put back. ``tables`` is emptied,
-    and each column's pieces freed once it is joined: the grid is never held twice."""
+    and each column's pieces are let go once it is joined."""
     width = max(table.num_columns for table, _ in tables)
     parts: list[list[pa.Array]] = [[] for _ in range(width)]
     end = offset  # the grid row after the rows placed
