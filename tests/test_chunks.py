@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
@@ -23,7 +24,7 @@ from hrimport.config import load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
 from hrimport.normalize import dates, values
-from hrimport.reader import xlsx_pieces, xlsx_stream
+from hrimport.reader import xlsx_piece_strings, xlsx_pieces, xlsx_stream
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 #: Fields that say when and how fast a run ran, not what it did.
@@ -322,6 +323,87 @@ def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
     assert rows[5 + 60 + 4]["external_id"] == "000060"  # the last row: two gaps and a row of spaces above
     kinds = {c["kind"] for c in run["values_read"]}
     assert {"number-format", "excel-date-cell", "formula-value"} <= kinds
+
+
+def write_shared_strings_workbook(path: Path) -> Path:
+    """60 people as Excel writes them: every text in the shared strings table, with what such a table
+    holds: rich text runs, a Japanese name with its phonetic guide, names with spaces kept around them
+    (``xml:space="preserve"``), characters written as entities, and strings every piece uses."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    book = xlsxwriter.Workbook(str(path))  # not constant_memory: a shared strings table
+    sheet = book.add_worksheet("Staff")
+    bold = book.add_format({"bold": True})
+    sheet.write_row(0, 0, ["Employee ID", "Name", "Email", "Country", "Title"])
+    for n in range(1, 61):
+        sheet.write_string(n, 0, f"{n:06d}")
+        if n % 7 == 0:
+            sheet.write_rich_string(n, 1, "Ann ", bold, f"Lee {n}", " Jr")
+        elif n % 7 == 1:
+            sheet.write_string(n, 1, f"  Spaced {n} ")
+        elif n % 7 == 2:
+            sheet.write_string(n, 1, f"O'Brien & <Sons> \"{n}\"")
+        else:
+            sheet.write_string(n, 1, f"Person {n}")
+        sheet.write_string(n, 2, f"p{n}@acme.example")
+        sheet.write_string(n, 3, "東京" if n % 5 == 0 else "SG")  # in every piece
+        sheet.write_string(n, 4, "Analyst")
+    book.close()
+    with zipfile.ZipFile(path) as original:
+        parts = {name: original.read(name) for name in original.namelist()}
+    table = parts["xl/sharedStrings.xml"]
+    assert table.count("<si><t>東京</t></si>".encode()) == 1
+    parts["xl/sharedStrings.xml"] = table.replace(  # the phonetic guide Excel keeps for a Japanese name
+        "<si><t>東京</t></si>".encode(),
+        '<si><t>東京</t><rPh sb="0" eb="2"><t>トウキョウ</t></rPh><phoneticPr fontId="1"/></si>'.encode())
+    with zipfile.ZipFile(path, "w") as rewritten:
+        for name, data in parts.items():
+            rewritten.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("form", ["as Excel writes it", "a table entry without text", "cells of another form"])
+def test_a_workbook_of_shared_strings_streamed_reads_every_string_as_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str) -> None:
+    """Each piece of a streamed sheet gets a shared strings table of its own, holding only the strings its
+    cells use (calamine would parse the whole table for every piece): every string reads as in the whole
+    read, rich text, phonetic guide, spaces and entities included. A table or cells in a form the cutting
+    does not know go whole with every piece, as before, and read the same."""
+    source = write_shared_strings_workbook(tmp_path / "staff.xlsx")
+    if form != "as Excel writes it":
+        with zipfile.ZipFile(source) as original:
+            parts = {name: original.read(name) for name in original.namelist()}
+        if form == "a table entry without text":  # calamine skips it: positions would not be its indexes
+            parts["xl/sharedStrings.xml"] = parts["xl/sharedStrings.xml"].replace(b"</sst>", b"<si><t/></si></sst>")
+        else:  # valid XML, but not the t="s"><v> the pieces are renumbered by
+            parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(b't="s">', b't="s" >')
+        with zipfile.ZipFile(source, "w") as rewritten:
+            for name, data in parts.items():
+                rewritten.writestr(name, data)
+    whole = reader.read_spreadsheet(source, expected_headers=["Employee ID"])
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 4)
+    cut: list[bool] = []
+    original_cut = xlsx_piece_strings.SharedStrings.cut
+
+    def cut_and_tell(strings: xlsx_piece_strings.SharedStrings, rows: bytes) -> Any:
+        result = original_cut(strings, rows)
+        cut.append(result is not None)
+        return result
+
+    monkeypatch.setattr(xlsx_piece_strings.SharedStrings, "cut", cut_and_tell)
+    chunks, streamed = reader.read_spreadsheet_chunks(source, chunk_rows=7, expected_headers=["Employee ID"])
+    chunks = list(chunks)
+    assert streamed
+    assert pd.concat([c.frame for c in chunks], ignore_index=True).equals(whole.frame.reset_index(drop=True))
+    assert [n for c in chunks for n in c.row_numbers] == whole.row_numbers
+    names = whole.frame["Name"].tolist()
+    assert names[6] == "Ann Lee 7 Jr" and names[7] == "  Spaced 8 " and names[8] == "O'Brien & <Sons> \"9\""
+    assert whole.frame["Country"].tolist()[4] == "東京"  # without its phonetic guide
+    # the pieces had tables of their own, or (another form) the whole table
+    assert cut == {"as Excel writes it": [True] * len(cut), "cells of another form": [False] * len(cut),
+                   "a table entry without text": []}[form]
+    assert len(cut) > 5 or form == "a table entry without text"
 
 
 def test_a_workbook_with_a_late_value_outside_the_header_is_read_whole_after_all(

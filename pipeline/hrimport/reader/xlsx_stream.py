@@ -4,9 +4,10 @@ size (issue 17).
 calamine (under fastexcel) cannot stream a sheet: it lays the whole of it out at once, and its cells cost
 several times their text. But a sheet's part can be cut: its XML is inflated as a stream and cut before a
 ``<row`` element every ``PIECE_ROWS`` rows, and each piece goes to fastexcel as a small workbook of its
-own (uncompressed, in a private temporary file): the archive's small parts (workbook, styles, shared
-strings, relationships) as they are, and the sheet part made of the original head up to ``<sheetData>``
-(without its ``<dimension>``), the piece, and the closing tags. fastexcel renders each cell as text by
+own (uncompressed, in a private temporary file): the archive's small parts (workbook, styles,
+relationships) as they are, a shared strings table of the strings the piece uses (``xlsx_piece_strings``),
+and the sheet part made of the original head up to ``<sheetData>`` (without its ``<dimension>``), the
+piece, and the closing tags. fastexcel renders each cell as text by
 itself, so every cell reads exactly as in the whole read (``workbook``), and ``SheetScanner`` looks through
 the same pieces for what fastexcel's text loses. The pieces are joined into grids of a chunk's rows, and
 the table is cut exactly where ``table_chunks`` cuts the whole read's.
@@ -243,7 +244,8 @@ class _Table:
             return None
         self.rows += len(numbers)
         self.info.rows_read = self.rows
-        table = _rows_of(self.info, body[filled], self.names, numbers, None, scan_replacements=True)
+        held = body if len(numbers) == len(body) else body[filled]  # every row: no copy of the grid
+        table = _rows_of(self.info, held, self.names, numbers, None, scan_replacements=True)
         if cells_read:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
         return table
