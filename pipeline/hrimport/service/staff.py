@@ -692,11 +692,12 @@ class _Run:
         results that name no external id), and remember the rows the service accepted (``on_accepted``);
         returns what gives the rows their outcomes (``_settle``). ``records`` and ``texts``: each row's
         record and element as sent."""
-        ids = [str(_with_id(record)["customer_system_id"]) for record in records]
-        if len(results) == len(ids) and [_result_id(result) for result in results] == ids:
-            found: list[dict[str, Any] | None] = list(results)  # the usual answer: each result in its row's place
-        else:
-            found = self._find(ids, results)
+        ids = [_sent_id(record) for record in records]
+        try:  # the usual answer: each result in its row's place (a result naming "" would be given it too)
+            in_order = len(results) == len(ids) and [result["user"]["customer_system_id"] for result in results] == ids
+        except (KeyError, TypeError):  # a result without a user record, or not a JSON object
+            in_order = False
+        found: list[dict[str, Any] | None] = list(results) if in_order else self._find(ids, results)
         outcomes = [None if result is None else _staff_outcome(_message(result)) for result in found]
         if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
             accepted = [_as_sent(record, text) for record, text, outcome in zip(records, texts, outcomes)
@@ -807,6 +808,14 @@ def _message(result: dict[str, Any]) -> str:
 
 #: ``staff_outcome``, each message read once: a run's answers say a handful of them again and again.
 _staff_outcome = lru_cache(maxsize=256)(staff_outcome)
+
+
+def _sent_id(record: StaffRecord) -> str:
+    """The external id ``record``'s element names, as text (its results name it)."""
+    payload = record.payload
+    if isinstance(payload, StoredPayload) and payload.element_of is not None:
+        return payload.element_of  # the text is that id's element: it names it, told without reading it
+    return str(_with_id(record)["customer_system_id"])
 
 
 def _result_id(result: Any) -> str | None:
