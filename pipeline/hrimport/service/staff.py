@@ -26,6 +26,9 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   (outcomes, read-back, journal, progress) and the encoding of the next are done while the service works
   on it. Only what must come first does: the service's acceptances are remembered (``on_accepted``)
   before the next request goes out, so a run killed at any moment loses at most the batch in flight.
+  Each row's record is asked for once per send and goes with its part; the usual answer (a result per
+  row, in the order sent) is matched by one comparison, and its read-back told for the whole batch at
+  once (``ReadBack.unaltered_many``), a row looked at alone only when its answer is not plainly as sent.
 """
 
 from __future__ import annotations
