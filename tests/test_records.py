@@ -117,3 +117,6 @@ def test_an_answer_told_unaltered_in_a_batch_is_one_no_warning_is_found_in(tmp_p
         if same:
             assert readback.warnings(record.row, record.payload, user) == ()
     assert told[0] and not told[1] and not told[3]  # as stored; no record; a field not stored
+    # texts that are not one element's fields each are told row by row, as ``unaltered`` tells them
+    odd = [(("name",), '"name":"A"},{"x":1'), (("name",), '"name":')]
+    assert readback.unaltered_many(odd, [{"name": "A"}] * 2) == [readback.unaltered(*c, {"name": "A"}) for c in odd]

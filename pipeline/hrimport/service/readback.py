@@ -210,7 +210,13 @@ class ReadBack:
         booleans."""
         if not compared:
             return []
-        sent_rows = json.loads("[{" + "},{".join(sent for _, sent in compared) + "}]")
+        try:
+            sent_rows = json.loads("[{" + "},{".join(sent for _, sent in compared) + "}]")
+        except ValueError:
+            sent_rows = None
+        if not isinstance(sent_rows, list) or len(sent_rows) != len(compared):
+            # not the texts of an element's fields: each row told alone, as its text is
+            return [self.unaltered(held, sent, user) for (held, sent), user in zip(compared, users)]
         same = []
         for (held, _), sent, user in zip(compared, sent_rows, users):
             try:
