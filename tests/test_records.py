@@ -84,6 +84,47 @@ def test_the_elements_made_from_the_columns_are_the_payloads_as_sent(tmp_path: P
         assert readback.unaltered(*record.compared, user) and readback.warnings(record.row, payload, user) == ()
         cut = {**user, "job_title": "Analy"}
         assert not readback.unaltered(*record.compared, cut) and readback.warnings(record.row, payload, cut)
+    # a batch's answers are told at once, as each alone
+    users = [{key: payload[name] for name, key in staff_output_names().items() if name in payload} for payload in payloads]
+    compared = [record.compared for record in records]
+    assert readback.unaltered_many(compared, users) == [True] * len(payloads)  # type: ignore[arg-type]
+    cut = [{**user, "job_title": "Analy"} for user in users]
+    assert readback.unaltered_many(compared, cut) == [False] * len(payloads)  # type: ignore[arg-type]
+
+
+def test_an_answer_told_unaltered_in_a_batch_is_one_no_warning_is_found_in(tmp_path: Path) -> None:
+    """``unaltered_many`` says True only where ``warnings`` would find nothing, and wherever ``unaltered``
+    says True: an answer storing the same values in another case, type or form is looked at row by row."""
+    rows = [person(1), person(2, **{"Is Intern": "yes"}), person(3, Gender="")]
+    cfg = load_config(write_config(tmp_path / "staff.toml"))
+    _, mapped, _, _ = prepare_staff(cfg, write_csv(tmp_path / "staff.csv", rows))
+    positions = list(range(len(mapped)))
+    elements = build_elements(mapped, positions)
+    assert elements is not None
+    records = PendingRecords()
+    records.extend_elements(mapped.row_numbers, mapped.frame["customer_system_id"].tolist(),
+                            mapped.frame["name"].tolist(), elements)
+    readback = ReadBack()
+    names = staff_output_names()
+    answers: list[tuple[StaffRecord, Any]] = []
+    for record in records:
+        payload = dict(record.payload)
+        user = {key: payload[name] for name, key in names.items() if name in payload}
+        answers += [(record, user), (record, None), (record, {**user, "gender": str(user.get("gender")).upper()}),
+                    (record, {k: v for k, v in user.items() if k != "country"}),
+                    (record, {**user, "is_intern": 1 if user.get("is_intern") is True else user.get("is_intern")}),
+                    (record, {**user, "job_start_date": str(user["job_start_date"]).replace("-", "/")})]
+    told = readback.unaltered_many([r.compared for r, _ in answers], [u for _, u in answers])  # type: ignore[misc]
+    for (record, user), same in zip(answers, told):
+        assert record.compared is not None
+        if readback.unaltered(*record.compared, user):
+            assert same
+        if same:
+            assert readback.warnings(record.row, record.payload, user) == ()
+    assert told[0] and not told[1] and not told[3]  # as stored; no record; a field not stored
+    # texts that are not one element's fields each are told row by row, as ``unaltered`` tells them
+    odd = [(("name",), '"name":"A"},{"x":1'), (("name",), '"name":')]
+    assert readback.unaltered_many(odd, [{"name": "A"}] * 2) == [readback.unaltered(*c, {"name": "A"}) for c in odd]
 
 
 def test_the_rows_answered_alike_are_kept_as_arrays_and_come_back_in_source_order() -> None:

@@ -23,7 +23,16 @@ import openpyxl
 import pytest
 from markupsafe import escape
 
-from hrimport.outcomes import Outcome, OutcomeRows, RowOutcome, RunResult, read_outcomes, write_outcomes
+from hrimport.outcomes import (
+    Outcome,
+    OutcomeJournal,
+    OutcomeRows,
+    Problem,
+    RowOutcome,
+    RunResult,
+    read_outcomes,
+    write_outcomes,
+)
 from hrimport.report import ReportFiles, default_report_folder, explain, write_report
 from hrimport.report import writer as report_writer
 from hrimport.report.cells import mask_value
@@ -433,6 +442,35 @@ def test_fast_outcomes_writer_matches_asdict(tmp_path: Path) -> None:
     lines = (tmp_path / "o.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines[0] == json.dumps({"record": "run", **asdict(result.info)}, ensure_ascii=False)
     assert lines[1:] == [json.dumps({"record": "row", **asdict(r)}, ensure_ascii=False) for r in result.rows]
+
+
+ROWS_SENT = [  # rows as an import's sending leaves them, each line put together from its texts or encoded whole
+    RowOutcome(2, "0000000", "Person 0", Outcome.ADDED, message="Add Successfully"),
+    RowOutcome(3, "E\u2028\"1\"", "Zoë \\ 陈\n\x01", Outcome.UPDATED, message="Update Successfully",
+               details={"plan": "changed", "changes": "job_title, country"}),
+    RowOutcome(4, "E2", "", Outcome.ADDED, message='Added: the service answered "Update Successfully" because',
+               details={"plan": "new", "changes": ""}),
+    RowOutcome(5, "E3", "Bo", Outcome.ADDED, details={"days": 3, "plan": "new"}),  # not all text: encoded whole
+    RowOutcome(6, "E4", "Cy", Outcome.ADDED, details={"tags": ["a"]}),  # unhashable
+    RowOutcome(7, "E5", "Di", Outcome.UPDATED, details={"plan": "new"}, changed_values={"gender": ["G", "F", "Female"]}),
+    RowOutcome(8, "E6", "Ed", Outcome.FAILED, (Problem("no-result", "Row 8: sent, but no result", row=8),), "Row 8"),
+    RowOutcome(9, "E7", "Fa", Outcome.NOT_SENT, source={"Employee ID": "E7"}),
+]
+
+
+def test_each_rows_line_is_the_json_of_its_record_in_the_journal_and_the_outcomes(tmp_path: Path) -> None:
+    """``outcomes.jsonl`` and the journal a run writes as the service answers hold one line per row:
+    ``{"record": "row", **asdict(row)}`` as ``json.dumps`` writes it, however the line is put together."""
+    expected = [json.dumps({"record": "row", **asdict(r)}, ensure_ascii=False) for r in ROWS_SENT]
+    write_outcomes(tmp_path / "o.jsonl", replace(sample_result(), rows=OutcomeRows(ROWS_SENT)))
+    # split at newlines only: a line may hold U+2028, which JSON leaves as it is and splitlines() splits at
+    assert (tmp_path / "o.jsonl").read_text(encoding="utf-8").split("\n")[1:] == [*expected, ""]
+    journal = OutcomeJournal(tmp_path / "j.jsonl", kind="staff", job="j", source=tmp_path / "s.csv", started_at="")
+    journal.add(ROWS_SENT[:3])
+    journal.add(ROWS_SENT[3:])
+    journal.close()
+    assert (tmp_path / "j.jsonl").read_text(encoding="utf-8").split("\n")[1:] == [*expected, ""]
+    assert list(read_outcomes(tmp_path / "o.jsonl").rows) == ROWS_SENT
 
 
 def test_a_dry_runs_payloads_are_its_request_bodies_one_line_each_as_given(tmp_path: Path) -> None:

@@ -372,3 +372,19 @@ def test_a_sent_row_without_a_result_is_failed_no_result(
     failed = {o.row: o.problem_codes for o in result.outcomes if o.outcome is Outcome.FAILED}
     assert failed == {5: ["no-result"], 8: ["no-result"]}
     assert result.counts() == {"added": 5, "failed": 2}
+
+
+def test_an_answer_in_another_order_gives_every_row_the_outcome_an_answer_in_order_gives(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    """The usual answer, one result per row in the order sent, is matched in one step; any other order
+    is matched by external id: the outcomes are the same, row for row."""
+    client, state = scripted_service
+    records = [named(row, f"p{row}", external_id=("U" if row % 3 == 0 else "A") + str(row)) for row in range(2, 40)]
+    outcomes = {}
+    for mode in ("plain", "reversed"):
+        state.mode = mode
+        outcomes[mode] = submit_staff(client, "99", records, batch_size=7).outcomes
+    assert outcomes["plain"] == outcomes["reversed"]
+    assert [o.outcome for o in outcomes["plain"]] == [
+        Outcome.UPDATED if row % 3 == 0 else Outcome.ADDED for row in range(2, 40)]

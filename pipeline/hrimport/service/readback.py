@@ -30,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import itemgetter
@@ -80,6 +80,18 @@ def _compared_of(sent: tuple[str, ...]) -> tuple[itemgetter[Any], itemgetter[Any
     if not held:
         return None
     return itemgetter(*(name for name, _ in held)), itemgetter(*(key for _, key in held))
+
+
+@lru_cache(maxsize=64)  # one entry per set of fields a file fills: a handful
+def _stored_values(held: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values a record holds for the compared fields ``held`` (input names), as a tuple in that order."""
+    keys = [_output_keys()[name] for name in held]
+    if not keys:
+        return lambda user: ()
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda user: (user[key],)
+    return itemgetter(*keys)
 
 
 def compared_fields() -> tuple[str, ...]:
@@ -190,6 +202,28 @@ class ReadBack:
         except (KeyError, TypeError, ValueError):
             return False
         return stored == "{" + sent + "}"
+
+    def unaltered_many(self, compared: Sequence[tuple[tuple[str, ...], str]], users: Sequence[Any]) -> list[bool]:
+        """``unaltered`` of many rows (each row's ``compared`` and answered ``user``): their sent texts read
+        in one call, and each row's values compared with its record's at once. Equal values mean ``warnings``
+        finds nothing (it compares them first), as the same JSON does; the values sent are text and
+        booleans."""
+        if not compared:
+            return []
+        try:
+            sent_rows = json.loads("[{" + "},{".join(sent for _, sent in compared) + "}]")
+        except ValueError:
+            sent_rows = None
+        if not isinstance(sent_rows, list) or len(sent_rows) != len(compared):
+            # not the texts of an element's fields: each row told alone, as its text is
+            return [self.unaltered(held, sent, user) for (held, sent), user in zip(compared, users)]
+        same = []
+        for (held, _), sent, user in zip(compared, sent_rows, users):
+            try:
+                same.append(isinstance(user, dict) and _stored_values(held)(user) == tuple(sent.values()))
+            except KeyError:
+                same.append(False)
+        return same
 
     def _warning(self, row: int, alteration: Alteration) -> Problem:
         name, column, stored = alteration.field, self.columns.get(alteration.field), alteration.stored

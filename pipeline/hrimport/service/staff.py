@@ -26,6 +26,9 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   (outcomes, read-back, journal, progress) and the encoding of the next are done while the service works
   on it. Only what must come first does: the service's acceptances are remembered (``on_accepted``)
   before the next request goes out, so a run killed at any moment loses at most the batch in flight.
+  Each row's record is asked for once per send and goes with its part; the usual answer (a result per
+  row, in the order sent) is matched by one comparison, and its read-back told for the whole batch at
+  once (``ReadBack.unaltered_many``), a row looked at alone only when its answer is not plainly as sent.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
 from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
@@ -398,6 +401,7 @@ class _Sent:
     part: list[int]
     first: FirstSends
     texts: list[str]  # each row's element as sent (``element_json``)
+    records: list[StaffRecord]  # each row's record (``records[part[k]]``), asked for once
     results: list[dict[str, Any]] | None = None
     error: ServiceError | RequestRejected | None = None
     resent: bool = False  # the client repeated the request after an attempt the service may have processed
@@ -430,7 +434,8 @@ class _Run:
         self.requests = self.batches = self.splits = 0
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
         self.notes: list[str] = []
-        self._encoded: dict[int, str] = {}  # rows of the next batch, encoded ahead (``element_json``)
+        # rows of the next batch, asked for and encoded ahead (``element_json``)
+        self._prepared: dict[int, tuple[StaffRecord, str]] = {}
 
     def send_all(self, batches: Iterator[list[int]], concurrency: int) -> None:
         """Send every batch (indices into ``records``), ``concurrency`` requests at a time, splitting a batch
@@ -439,21 +444,27 @@ class _Run:
         ahead: deque[list[int]] = deque()  # the next batch, taken early to be encoded while one is in flight
 
         def next_part() -> _Part | None:
+            split: FirstSends | None = None
             if waiting:
-                part, first = waiting.popleft()
+                part, split = waiting.popleft()
             else:
                 batch = ahead.popleft() if ahead else next(batches, None)
                 if batch is None:
                     return None
                 self.batches += 1
                 part = batch
-                first = self.on_sending([self.records[i] for i in batch]) if self.on_sending else FirstSends()
-            return part, first, [self._encoded.pop(i, "") or element_json(self.records[i]) for i in part]
+            prepared = [self._prepared.pop(i) if i in self._prepared else self._prepare(i) for i in part]
+            records = [record for record, _ in prepared]
+            if split is not None:
+                first = split
+            else:
+                first = self.on_sending(records) if self.on_sending else FirstSends()
+            return part, first, [text for _, text in prepared], records
 
         def encode_ahead() -> None:
             if not ahead and (batch := next(batches, None)) is not None:
                 ahead.append(batch)
-                self._encoded.update((i, element_json(self.records[i])) for i in batch)
+                self._prepared.update((i, self._prepare(i)) for i in batch)
 
         def answered(sent: _Sent) -> Callable[[], None] | None:
             parts, settle = self._answer(sent)
@@ -537,7 +548,12 @@ class _Run:
             except (ServiceError, RetriesExhausted):
                 pass
 
-    def _request(self, part: list[int], first: FirstSends, texts: list[str],
+    def _prepare(self, index: int) -> tuple[StaffRecord, str]:
+        """Record ``index`` and its element's JSON (``element_json``): asked for once per send."""
+        record = self.records[index]
+        return record, element_json(record)
+
+    def _request(self, part: list[int], first: FirstSends, texts: list[str], records: list[StaffRecord],
                  on_sent: Callable[[], None] | None = None) -> _Sent:
         """Send one part (``texts``: its rows' elements); the answer or the service's error, as data. Only
         the HTTP request: it runs in a worker thread, while the answer is handled in the submitting one
@@ -548,11 +564,11 @@ class _Run:
             results = self.client.bulk_add_edit_staff(self.customer_id, texts, on_resend=partial(resent.append, True),
                                                       on_sent=on_sent)
         except (ServiceError, RequestRejected) as exc:  # RetriesExhausted and AuthenticationError included
-            return _Sent(part, first, texts, error=exc, resent=bool(resent))
+            return _Sent(part, first, texts, records, error=exc, resent=bool(resent))
         finally:
             if on_sent is not None:
                 on_sent()
-        return _Sent(part, first, texts, results=results, resent=bool(resent))
+        return _Sent(part, first, texts, records, results=results, resent=bool(resent))
 
     def _answer(self, sent: _Sent) -> tuple[list[list[int]], Callable[[], None] | None]:
         """Give the rows of one answered part their outcomes; returns the parts still to send (a split),
@@ -584,10 +600,7 @@ class _Run:
         # records a lost answer may have created: every first send of a repeated request, and those
         # an earlier run sent without an answer
         created = sent.first.never_accepted if sent.resent else sent.first.sent_before
-        return [], self._match(part, sent.results or [], created, sent.texts)
-
-    def _payload(self, index: int) -> Mapping[str, Any]:
-        return _with_id(self.records[index])
+        return [], self._match(part, sent.records, sent.results or [], created, sent.texts)
 
     # ------------------------------------------------------------------------------------------ outcomes
 
@@ -607,22 +620,23 @@ class _Run:
         # by a collection of the youngest objects only, those made since the last batch.
         gc.collect(0)
 
+    @staticmethod
     def _outcome(
-        self, index: int, outcome: Outcome, message: str, problems: tuple[Problem, ...] = ()
+        record: StaffRecord, outcome: Outcome, message: str, problems: tuple[Problem, ...] = ()
     ) -> RowOutcome:
-        record = self.records[index]
         return RowOutcome(record.row, record.external_id, record.name, outcome, problems, message)
 
     def _fail(self, part: list[int], code: str, reason: str, outcome: Outcome = Outcome.FAILED) -> None:
         for i in part:
-            row = self.records[i].row
-            problem = Problem(code, f"Row {row}: {reason}", row=row)
-            self._set(i, self._outcome(i, outcome, problem.message, (problem,)))
+            record = self.records[i]
+            problem = Problem(code, f"Row {record.row}: {reason}", row=record.row)
+            self._set(i, self._outcome(record, outcome, problem.message, (problem,)))
         self._done(len(part))
 
     def _reject(self, index: int, reasons: list[tuple[str | None, str]], code: str) -> None:
         """Mark one row ``rejected`` with the service's reasons, one ``Problem`` per (field, reason)."""
-        row = self.records[index].row
+        record = self.records[index]
+        row = record.row
         problems = tuple(
             Problem(
                 code,
@@ -633,7 +647,7 @@ class _Run:
             for name, reason in reasons
         )
         self._set(
-            index, self._outcome(index, Outcome.REJECTED, " ".join(p.message for p in problems), problems)
+            index, self._outcome(record, Outcome.REJECTED, " ".join(p.message for p in problems), problems)
         )
 
     # --------------------------------------------------------------------------------------- splitting
@@ -673,75 +687,97 @@ class _Run:
 
     # ---------------------------------------------------------------------------------------- matching
 
-    def _match(self, part: list[int], results: list[dict[str, Any]], created: frozenset[str],
-               texts: list[str]) -> Callable[[], None]:
+    def _match(self, part: list[int], records: list[StaffRecord], results: list[dict[str, Any]],
+               created: frozenset[str], texts: list[str]) -> Callable[[], None]:
         """Find each row's result in a batch's answer, by external id (position as a fallback only for
         results that name no external id), and remember the rows the service accepted (``on_accepted``);
-        returns what gives the rows their outcomes (``_settle``). ``texts``: each row's element as sent."""
+        returns what gives the rows their outcomes (``_settle``). ``records`` and ``texts``: each row's
+        record and element as sent."""
+        ids = [_sent_id(record) for record in records]
+        try:  # the usual answer: each result in its row's place (a result naming "" would be given it too)
+            in_order = len(results) == len(ids) and [result["user"]["customer_system_id"] for result in results] == ids
+        except (KeyError, TypeError):  # a result without a user record, or not a JSON object
+            in_order = False
+        found: list[dict[str, Any] | None] = list(results) if in_order else self._find(ids, results)
+        outcomes = [None if result is None else _staff_outcome(_message(result)) for result in found]
+        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
+            accepted = [_as_sent(record, text) for record, text, outcome in zip(records, texts, outcomes)
+                        if outcome in _ACCEPTED]
+            if accepted:
+                self.on_accepted(accepted)
+        return partial(self._settle, part, records, found, outcomes, created)
+
+    def _find(self, ids: list[str], results: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+        """Each row's result (None: none) by its external id (``ids``, in the rows' order), the first row
+        of an id taking its first result; a result naming no external id goes to the row in its place when
+        the answer has one result per row and that row has none."""
         by_id: dict[str, deque[int]] = defaultdict(deque)
-        for i in part:
-            by_id[str(self._payload(i)["customer_system_id"])].append(i)
-        matched: dict[int, dict[str, Any]] = {}
+        for position, sent_id in enumerate(ids):
+            by_id[sent_id].append(position)
+        found: list[dict[str, Any] | None] = [None] * len(ids)
         anonymous: list[tuple[int, dict[str, Any]]] = []
         strangers: list[str] = []
         for position, result in enumerate(results):
             if not isinstance(result, dict):
                 continue
-            user = result.get("user")
-            ext = user.get("customer_system_id") if isinstance(user, dict) else None
-            if ext is None or ext == "":
+            ext = _result_id(result)
+            if ext is None:
                 anonymous.append((position, result))
-            elif by_id.get(str(ext)):
-                matched[by_id[str(ext)].popleft()] = result
+            elif by_id.get(ext):
+                found[by_id[ext].popleft()] = result
             else:
-                strangers.append(str(ext))
-        if anonymous and len(results) == len(part):
+                strangers.append(ext)
+        if anonymous and len(results) == len(ids):
             # e.g. a "Permission Denied" without a user record: trust the position if that row is free
             for position, result in anonymous:
-                if part[position] not in matched:
-                    matched[part[position]] = result
+                if found[position] is None:
+                    found[position] = result
         if strangers:
             self.notes.append(
                 f"the service returned results for external ids that were not sent: {', '.join(strangers[:5])}"
             )
-        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
-            accepted = [_as_sent(self.records[i], text) for i, text in zip(part, texts)
-                        if (found := matched.get(i)) is not None and staff_outcome(_message(found)) in _ACCEPTED]
-            if accepted:
-                self.on_accepted(accepted)
-        return partial(self._settle, part, matched, created)
+        return found
 
-    def _settle(self, part: list[int], matched: dict[int, dict[str, Any]], created: frozenset[str]) -> None:
+    def _settle(self, part: list[int], records: list[StaffRecord], found: list[dict[str, Any] | None],
+                outcomes: list[Outcome | None], created: frozenset[str]) -> None:
         """Give each row of an answered batch the outcome of its result (``_match``). An "updated" row in
         ``created`` was created by a send whose answer was lost: it is reported ``added``."""
-        for i in part:
-            found = matched.get(i)
-            if found is None:
-                row = self.records[i].row
+        # accepted rows: did the service store what was sent? (its answer holds the stored record) All the
+        # batch's rows told at once, without their payloads, when they hold the texts to compare with
+        checked = [(k, compared, result.get("user"))
+                   for k, (record, result, outcome) in enumerate(zip(records, found, outcomes))
+                   if outcome in _ACCEPTED and (compared := record.compared) is not None and result is not None]
+        same = self.readback.unaltered_many([compared for _, compared, _ in checked], [user for _, _, user in checked])
+        unaltered = {k for (k, _, _), yes in zip(checked, same) if yes}
+        for k, (i, record, result, outcome) in enumerate(zip(part, records, found, outcomes)):
+            if result is None:
                 problem = Problem(
-                    "no-result", f"Row {row}: sent, but the service's answer holds no result for it", row=row
+                    "no-result", f"Row {record.row}: sent, but the service's answer holds no result for it",
+                    row=record.row,
                 )
-                self._set(i, self._outcome(i, Outcome.FAILED, problem.message, (problem,)))
+                self._set(i, self._outcome(record, Outcome.FAILED, problem.message, (problem,)))
                 continue
-            outcome = self._from_result(i, found)
-            if outcome.outcome is Outcome.UPDATED and self.records[i].external_id in created:
-                outcome.outcome = Outcome.ADDED
-                outcome.message = (f"Added: the service answered {outcome.message!r} because an earlier send "
-                                   "created the record and its answer was lost.")
-            self._set(i, outcome)
+            row_outcome = self._from_result(record, result, outcome, k in unaltered)
+            if row_outcome.outcome is Outcome.UPDATED and record.external_id in created:
+                row_outcome.outcome = Outcome.ADDED
+                row_outcome.message = (f"Added: the service answered {row_outcome.message!r} because an earlier "
+                                       "send created the record and its answer was lost.")
+            self._set(i, row_outcome)
         self._done(len(part))
 
-    def _from_result(self, index: int, result: dict[str, Any]) -> RowOutcome:
+    def _from_result(self, record: StaffRecord, result: dict[str, Any], outcome: Outcome | None,
+                     unaltered: bool) -> RowOutcome:
+        """The outcome of a row's result (``outcome``: what its message says); ``unaltered``: its answer is
+        known to hold every field as sent."""
         message = _message(result)
-        outcome = staff_outcome(message)
-        row = self.records[index].row
+        row = record.row
         if outcome is None:
             problem = Problem(
                 "unexpected-message",
                 f"Row {row}: the service answered {message!r}, which is not known",
                 row=row,
             )
-            return self._outcome(index, Outcome.FAILED, problem.message, (problem,))
+            return self._outcome(record, Outcome.FAILED, problem.message, (problem,))
         if outcome is Outcome.PERMISSION_DENIED:
             problem = Problem(
                 "permission-denied",
@@ -749,14 +785,10 @@ class _Run:
                 f"for customer {self.customer_id}",
                 row=row,
             )
-            return self._outcome(index, outcome, problem.message, (problem,))
-        # accepted: did the service store what was sent? (its answer holds the stored record)
-        record, user = self.records[index], result.get("user")
-        if record.compared is not None and self.readback.unaltered(*record.compared, user):
-            altered: tuple[Problem, ...] = ()  # every field stored as sent, told without the payload
-        else:
-            altered = self.readback.warnings(row, self._payload(index), user)
-        return self._outcome(index, outcome, message, altered)
+            return self._outcome(record, outcome, problem.message, (problem,))
+        # accepted: what the service stored otherwise than sent, when that is not known to be nothing
+        altered = () if unaltered else self.readback.warnings(row, _with_id(record), result.get("user"))
+        return self._outcome(record, outcome, message, altered)
 
 
 _ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
@@ -766,13 +798,32 @@ _ACCEPTED = (Outcome.ADDED, Outcome.UPDATED)
 #: (``_send_one_at_a_time``); a request is written in about a millisecond when a connection is free.
 _ON_THE_WIRE = 0.25
 
-#: A part ready to send: its rows (indices into the records), what the state folder knows of them, and
-#: each row's element as JSON.
-_Part = tuple[list[int], FirstSends, list[str]]
+#: A part ready to send: its rows (indices into the records), what the state folder knows of them, each
+#: row's element as JSON, and each row's record.
+_Part = tuple[list[int], FirstSends, list[str], list[StaffRecord]]
 
 
 def _message(result: dict[str, Any]) -> str:
     return str(result.get("message") or "")
+
+
+#: ``staff_outcome``, each message read once: a run's answers say a handful of them again and again.
+_staff_outcome = lru_cache(maxsize=256)(staff_outcome)
+
+
+def _sent_id(record: StaffRecord) -> str:
+    """The external id ``record``'s element names, as text (its results name it)."""
+    payload = record.payload
+    if isinstance(payload, StoredPayload) and payload.element_of is not None:
+        return payload.element_of  # the text is that id's element: it names it, told without reading it
+    return str(_with_id(record)["customer_system_id"])
+
+
+def _result_id(result: Any) -> str | None:
+    """The external id a result's ``user`` names, as text; None when it names none (or is no result)."""
+    user = result.get("user") if isinstance(result, dict) else None
+    ext = user.get("customer_system_id") if isinstance(user, dict) else None
+    return None if ext is None or ext == "" else str(ext)
 
 
 def _as_sent(record: StaffRecord, text: str) -> StaffRecord:

@@ -123,6 +123,8 @@ def _as_dict(payload: Mapping[str, Any]) -> dict[str, Any]:
 def _canonical(external_id: str, payload: Mapping[str, Any]) -> Mapping[str, Any]:
     """``payload`` as the fingerprint reads it; ``payload`` itself (no copy) when it already is (a
     ``StaffRecord``'s payload names its external id and never holds ``customer_id``)."""
+    if isinstance(payload, StoredPayload) and payload.element_of == external_id:
+        return payload  # the element of that id: it names it and holds no customer_id
     if "customer_id" not in payload and payload.get("customer_system_id") == external_id:
         return payload
     canonical = {k: v for k, v in payload.items() if k != "customer_id"}
