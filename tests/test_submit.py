@@ -255,7 +255,7 @@ class ScriptedBulk:
     """State of the stand-in bulk endpoint: how it answers, and the batches it received."""
 
     def __init__(self) -> None:
-        self.mode = "plain"  # plain | reversed | drop-last
+        self.mode = "plain"  # plain | reversed | drop-last | stranger
         self.batches: list[list[str]] = []
 
 
@@ -282,6 +282,8 @@ def scripted_app(state: ScriptedBulk) -> FastAPI:
             results.reverse()
         elif state.mode == "drop-last":
             results = results[:-1]
+        elif state.mode == "stranger":  # the last result names someone who was not sent
+            results[-1]["user"]["customer_system_id"] = "X" + results[-1]["user"]["customer_system_id"]
         return {"result": results}
 
     return app
@@ -388,3 +390,20 @@ def test_an_answer_in_another_order_gives_every_row_the_outcome_an_answer_in_ord
     assert outcomes["plain"] == outcomes["reversed"]
     assert [o.outcome for o in outcomes["plain"]] == [
         Outcome.UPDATED if row % 3 == 0 else Outcome.ADDED for row in range(2, 40)]
+
+
+def test_rows_handed_on_as_settled_are_every_row_once_and_a_stranger_in_the_answer_is_noted(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    # a result naming an external id that was not sent: the run says so (its report's notes), and the row
+    # it stood for has no result
+    client, state = scripted_service
+    state.mode = "stranger"
+    records = [named(row, f"p{row}") for row in range(2, 9)]
+    collected: list[list[int]] = []
+
+    result = submit_staff(client, "99", records, batch_size=4, collect=lambda rows: collected.append([o.row for o in rows]))
+
+    assert result.outcomes == [] and sorted(row for rows in collected for row in rows) == list(range(2, 9))
+    assert result.notes == ["the service returned results for external ids that were not sent: XA5",
+                            "the service returned results for external ids that were not sent: XA8"]

@@ -207,6 +207,7 @@ def import_staff(
         remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
         total = len(records)
         announce(f"Sending {total:,} rows")
+        sent = SentRows()  # the outcomes, kept compactly as they come
         submitted = submit_staff(target.client, target.customer_id, records,
                                  batch_size=batch_size or config.batch_size,
                                  progress=(lambda n: progress(n, total)) if progress else None,
@@ -214,9 +215,8 @@ def import_staff(
                                  on_sending=(lambda batch: state.sending(target.customer_id, batch))
                                  if state is not None else None, on_outcomes=on_outcomes,
                                  readback=ReadBack(config.report.mask, facts.field_sources),
-                                 concurrency=concurrency or config.concurrency)
-        sent = SentRows()
-        sent.add(submitted.outcomes)
+                                 concurrency=concurrency or config.concurrency, collect=sent.add)
+        notes += [f"{note[0].upper()}{note[1:]}." for note in submitted.notes]  # e.g. results for ids not sent
         outcomes += sent.listed
         alike += sent.alike()
     timings["submit"] = time.perf_counter() - t

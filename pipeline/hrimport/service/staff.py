@@ -351,8 +351,11 @@ def submit_staff(
     on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
     readback: ReadBack | None = None,
     concurrency: int = 1,
+    collect: Callable[[list[RowOutcome]], None] | None = None,
 ) -> SubmitResult:
-    """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order.
+    """Send ``records`` in bulk batches; return exactly one ``RowOutcome`` per record, in input order, or
+    hand them to ``collect`` as they are settled (then ``SubmitResult.outcomes`` is empty: a big import keeps
+    them its own compact way, ``hrimport.imports.records.SentRows``).
 
     ``progress`` is called with the number of records that just got their outcome (an increment, as a
     progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
@@ -372,7 +375,7 @@ def submit_staff(
     # as given, not copied into a list: an import's records make their payloads as they are asked for
     # (``hrimport.imports.records``), and a list of them all would hold every payload at once
     run = _Run(client, customer_id, records, progress, on_accepted, on_sending, readback or ReadBack(),
-               on_outcomes)
+               on_outcomes, collect)
     started = time.perf_counter()
     batches = (list(range(start, min(start + batch_size, len(run.records))))
                for start in range(0, len(run.records), batch_size))
@@ -380,10 +383,10 @@ def submit_staff(
     # again as outcomes pile up: the collector waits, and ``_done`` frees each batch's own cycles.
     with paused_gc():
         run.send_all(batches, concurrency)
-    outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes]
+    outcomes = [run.outcomes[i] for i in range(len(run.records)) if i in run.outcomes] if collect is None else []
     # rows in = rows out (issue 3, "Outcomes"): a record without an outcome would be a bug here
-    if len(outcomes) != len(run.records):
-        raise AssertionError(f"{len(run.records)} records sent but {len(outcomes)} outcomes")
+    if run.settled_count != len(run.records):
+        raise AssertionError(f"{len(run.records)} records sent but {run.settled_count} outcomes")
     return SubmitResult(
         outcomes=outcomes,
         requests=run.requests,
@@ -420,17 +423,21 @@ class _Run:
         on_sending: Callable[[list[StaffRecord]], FirstSends] | None,
         readback: ReadBack,
         on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
+        collect: Callable[[list[RowOutcome]], None] | None = None,
     ) -> None:
         self.client = client
         self.readback = readback
         self.on_outcomes = on_outcomes
+        self.collect = collect
         self.finished: list[RowOutcome] = []  # outcomes set since the last ``_done``
         self.on_sending = on_sending
         self.customer_id = customer_id
         self.records = records
         self.progress = progress
         self.on_accepted = on_accepted
-        self.outcomes: dict[int, RowOutcome] = {}
+        self.outcomes: dict[int, RowOutcome] = {}  # kept here unless ``collect`` takes them
+        self.settled = bytearray(len(records))  # 1 for each record with its outcome
+        self.settled_count = 0
         self.requests = self.batches = self.splits = 0
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
         self.notes: list[str] = []
@@ -605,14 +612,19 @@ class _Run:
     # ------------------------------------------------------------------------------------------ outcomes
 
     def _set(self, index: int, outcome: RowOutcome) -> None:
-        if index in self.outcomes:  # each row gets exactly one outcome
+        if self.settled[index]:  # each row gets exactly one outcome
             raise AssertionError(f"row {outcome.row} got a second outcome")
-        self.outcomes[index] = outcome
+        self.settled[index] = 1
+        self.settled_count += 1
+        if self.collect is None:
+            self.outcomes[index] = outcome
         self.finished.append(outcome)
 
     def _done(self, count: int) -> None:
         if self.on_outcomes is not None and self.finished:
             self.on_outcomes(self.finished)
+        if self.collect is not None and self.finished:
+            self.collect(self.finished)
         self.finished = []
         if self.progress is not None and count:
             self.progress(count)
