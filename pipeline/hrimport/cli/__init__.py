@@ -14,11 +14,14 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hrimport.errors import HrimportError
+
+if TYPE_CHECKING:
+    import stamina.instrumentation
 
 
 class _CurrentStderr(logging.StreamHandler[Any]):
@@ -79,9 +82,17 @@ def main(debug: bool) -> None:
     # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every
     # invocation, so that a --debug run does not leave debug lines on for the next one in the same process
     logging.getLogger("hrimport").setLevel(logging.DEBUG if debug else logging.NOTSET)
-    from hrimport.service.client import log_retries_readably  # httpx: loaded for a command, not for --help
+    # stamina's retry lines replaced by ours; httpx (hrimport.service.client) is loaded only when a retry is
+    # logged, so that a command which never connects (``staff validate``) does not load it
+    import stamina.instrumentation
 
-    log_retries_readably()
+    stamina.instrumentation.set_on_retry_hooks([_log_retry])
+
+
+def _log_retry(details: stamina.instrumentation.RetryDetails) -> None:
+    from hrimport.service.client import log_retry
+
+    log_retry(details)
 
 
 def _register_subcommands() -> None:

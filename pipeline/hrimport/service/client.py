@@ -572,14 +572,10 @@ def open_client(
     return ServiceClient(http, retry=retry, token_source=token_source, owns_http=True)
 
 
-def _log_retry(details: stamina.instrumentation.RetryDetails) -> None:
+def log_retry(details: stamina.instrumentation.RetryDetails) -> None:
     """One readable line per retry, e.g. 'retrying in 1.2 s (attempt 2): HTTP 503'."""
     cause = details.caused_by
     why = f"HTTP {cause.response.status_code}" if isinstance(cause, _RetryableStatus) else type(cause).__name__
     log.warning("service busy or unreachable (%s); retrying in %.1f s (attempt %d)",
                 why, details.wait_for, details.retry_num + 1)
 
-
-def log_retries_readably() -> None:
-    """Replace stamina's bare ``stamina.retry_scheduled`` log lines with ``_log_retry``'s."""
-    stamina.instrumentation.set_on_retry_hooks([_log_retry])
