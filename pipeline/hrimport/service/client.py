@@ -309,17 +309,12 @@ class ServiceClient:
 
     @staticmethod
     def bulk_json(customer_id: str | int, records: Sequence[Mapping[str, Any] | str]) -> bytes:
-        """The bulk request body as sent: ``bulk_body`` encoded as httpx encodes ``json=`` (UTF-8, no
-        spaces), with each element given as text put in as it is, so no element is encoded twice."""
+        """The bulk request body as sent, encoded as httpx encodes ``json=`` (UTF-8, no spaces):
+        ``customer_id`` once, as a string, at the top level (spec "Staff input fields"), a ``customer_id``
+        left inside an element dropped (elements must not hold one), and each element given as text put in
+        as it is, so no element is encoded twice."""
         elements = ",".join(r if isinstance(r, str) else _encode_json(_without_customer_id(r)) for r in records)
         return f'{{"customer_id":{_encode_json(str(customer_id))},"bulk_staff_data":[{elements}]}}'.encode()
-
-    @staticmethod
-    def bulk_body(customer_id: str | int, records: list[dict[str, Any]]) -> dict[str, Any]:
-        """The bulk endpoint's request body: ``customer_id`` once, as a string, at the top level (spec "Staff
-        input fields"); a ``customer_id`` left inside an element is dropped, since elements must not hold
-        one."""
-        return {"customer_id": str(customer_id), "bulk_staff_data": [_without_customer_id(r) for r in records]}
 
     def calculate_total_days(
         self,
