@@ -16,8 +16,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-import pyarrow as pa
-
 from hrimport.changes.guards import check_drift
 from hrimport.changes.plan import Plan, PlanInput, PlannedRow, PlanRows, make_plan_by_chunks
 from hrimport.config import ImportConfig
@@ -57,6 +55,7 @@ from hrimport.service.staff import (
     submit_staff,
 )
 from hrimport.stages import announce
+from hrimport.stores import TextColumn
 from hrimport.to_fix_format import FIX_COLUMN
 
 if TYPE_CHECKING:
@@ -269,12 +268,7 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
                                            message=VALID_MESSAGE) for pos in warned]
             attach_chunk(listed, chunk.table, mapped, config.report.mask, 0, cells=False)
             plain = [pos for pos in valid if pos not in mapped.warnings]
-            # kept to the end: in malloc's pool, not pyarrow's, whose pages the next chunks reuse
-            pool = pa.system_memory_pool()
-            got.checked.add(listed, PlainRows(array("q", (mapped.row_numbers[pos] for pos in plain)),
-                                              pa.array([ids[pos] for pos in plain], type=pa.string(), memory_pool=pool),
-                                              pa.array([names[pos] for pos in plain], type=pa.string(), memory_pool=pool),
-                                              Outcome.VALID, VALID_MESSAGE))
+            got.checked.add(listed, _plain_rows(mapped.row_numbers, ids, names, plain, Outcome.VALID, VALID_MESSAGE))
             continue
         keep = ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset, spill=True)
         offset += len(mapped)
@@ -359,12 +353,18 @@ def _alike_rows(group: PlainRows, start: int, stop: int, chunk: ChunkKeep,
     taken = set(plain)
     listed = [RowOutcome(numbers[i], ids[i], names[i], group.outcome, message=group.message)
               for i in range(len(numbers)) if i not in taken]
-    # kept to the end: in malloc's pool, not pyarrow's, whose pages the next chunks reuse
-    pool = pa.system_memory_pool()
-    return listed, PlainRows(array("q", (numbers[i] for i in plain)),
-                             pa.array([ids[i] for i in plain], type=pa.string(), memory_pool=pool),
-                             pa.array([names[i] for i in plain], type=pa.string(), memory_pool=pool),
-                             group.outcome, group.message, plain_details if plain_details is not None else {})
+    return listed, _plain_rows(numbers, ids, names, plain, group.outcome, group.message, plain_details)
+
+
+def _plain_rows(rows: Sequence[int], ids: Sequence[str], names: Sequence[str], positions: list[int],
+                outcome: Outcome, message: str, details: dict[str, str] | None = None) -> PlainRows:
+    """The rows at ``positions`` as ``PlainRows`` kept to the end of the run: their ids and names as
+    ``TextColumn``s (in malloc's pool, not pyarrow's, whose pages the next chunks reuse)."""
+    kept_ids, kept_names = TextColumn(), TextColumn()
+    kept_ids.extend(ids[i] for i in positions)
+    kept_names.extend(names[i] for i in positions)
+    return PlainRows(array("q", (rows[i] for i in positions)), kept_ids, kept_names, outcome, message,
+                     details if details is not None else {})
 
 
 def _add_problem(outcome: RowOutcome, problem: Problem) -> RowOutcome:
