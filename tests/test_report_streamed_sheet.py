@@ -59,22 +59,26 @@ def _write(path: Path, rows: Rows, *, streamed: bool, comments: bool = False,
     for col, text in enumerate(["Row", "Text", "Other", "Message"]):
         ws.write_string(0, col, text, formats["header"])
     for row, given in rows:
-        cells: list[Cell] = [(col, value, formats[name]) for col, value, name in given]
-        if streamed:
-            assert isinstance(ws, StreamedSheet)
-            ws.write_cells(row, cells)
-        else:
-            for col, value, cell_format in cells:
-                if isinstance(value, str):
-                    ws.write_string(row, col, value, cell_format)
-                else:
-                    ws.write_number(row, col, value, cell_format)
+        _write_row(ws, row, [(col, value, formats[name]) for col, value, name in given], streamed=streamed)
         if comments and row % 2:  # to_fix marks its bad cells with comments, written after the row's cells
             ws.write_comment(row, 1, f"comment of row {row + 1}", {"author": "hrimport"})
     ws.set_column(0, 0, 12)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, rows[-1][0], 6)
     wb.close()
+
+
+def _write_row(ws: Worksheet, row: int, cells: list[Cell], *, streamed: bool) -> None:
+    """One row, by ``StreamedSheet.write_cells`` or cell by cell through xlsxwriter's own API."""
+    if streamed:
+        assert isinstance(ws, StreamedSheet)
+        ws.write_cells(row, cells)
+        return
+    for col, value, cell_format in cells:
+        if isinstance(value, str):
+            ws.write_string(row, col, value, cell_format)
+        else:
+            ws.write_number(row, col, value, cell_format)
 
 
 def _parts(path: Path) -> dict[str, bytes]:
@@ -107,7 +111,6 @@ def test_rows_given_out_of_order_or_with_row_formats_come_out_as_xlsxwriter_writ
     assert _parts(tmp_path / "streamed.xlsx") == _parts(tmp_path / "xlsxwriter.xlsx")
 
 
-
 def _write_two_sheets(path: Path, rows: Rows, *, streamed: bool) -> None:
     """``rows`` on two sheets written turn by turn, as report.xlsx writes its Rows and Problems sheets: which
     format xlsxwriter numbers first depends on when each sheet's rows go out."""
@@ -118,16 +121,7 @@ def _write_two_sheets(path: Path, rows: Rows, *, streamed: bool) -> None:
     sheets = [wb.add_worksheet(name, worksheet_class=StreamedSheet if streamed else None) for name in ("A", "B")]
     for i, (row, given) in enumerate(rows):
         ws = sheets[i % 3 == 0]  # every third row to the second sheet
-        cells: list[Cell] = [(col, value, formats[name]) for col, value, name in given]
-        if streamed:
-            assert isinstance(ws, StreamedSheet)
-            ws.write_cells(row, cells)
-        else:
-            for col, value, cell_format in cells:
-                if isinstance(value, str):
-                    ws.write_string(row, col, value, cell_format)
-                else:
-                    ws.write_number(row, col, value, cell_format)
+        _write_row(ws, row, [(col, value, formats[name]) for col, value, name in given], streamed=streamed)
     wb.close()
 
 
