@@ -263,8 +263,11 @@ class PendingRecords(Positional[StaffRecord]):
 
     def keeping(self, keep: Callable[[int, str], bool]) -> PendingRecords:
         """The records whose (row, external id) ``keep`` accepts, their payloads in the same file."""
+        return self.taken(self.heads.positions(keep))
+
+    def taken(self, chosen: Sequence[int]) -> PendingRecords:
+        """The records at positions ``chosen`` (ascending), their payloads in the same file."""
         out = PendingRecords(self._cache_size, self._spill)
-        chosen = self.heads.positions(keep)
         out.heads = self.heads.taken(chosen)
         out._starts.extend(self._starts[i] for i in chosen)
         out._lengths.extend(self._lengths[i] for i in chosen)

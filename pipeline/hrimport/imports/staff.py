@@ -181,9 +181,10 @@ def import_staff(
             held = [t.message for t in tripped]
         if state is not None and not full and records:
             status_of = plan.rows.status_of
-            same = records.heads.taken(records.heads.positions(lambda row, _: status_of(row) == "unchanged"))
+            unchanged = [status_of(row) == "unchanged" for row in records.heads.rows]  # each row's told once
+            same = records.heads.taken([i for i, is_same in enumerate(unchanged) if is_same])
             alike.append(PlainRows(same.rows, same.external_ids, same.names, Outcome.UNCHANGED, UNCHANGED_MESSAGE))
-            records = records.keeping(lambda row, _: status_of(row) != "unchanged")
+            records = records.taken([i for i, is_same in enumerate(unchanged) if not is_same])
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
