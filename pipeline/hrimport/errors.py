@@ -27,7 +27,7 @@ become these.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 
 class HrimportError(Exception):
@@ -190,3 +190,23 @@ EXIT_REPORT = 6
 #: Stopped by a signal: the shell's convention, 128 + the signal's number (SIGINT 2, SIGTERM 15).
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def untraced(exc: E) -> E:
+    """``exc``, and the exceptions it was raised from, without their tracebacks: for an error kept as data
+    (a request's answer), not raised. A traceback's frames (an HTTP client's, its retry loop's state) hold
+    the exception again, a reference cycle only a full collection frees: a run of rejected batches kept
+    each one's request body and answer, ~300 KB a batch, to its end."""
+    seen: set[int] = set()
+    chained: list[BaseException | None] = [exc]
+    while chained:
+        current = chained.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.__traceback__ = None
+        chained += [current.__cause__, current.__context__]
+    return exc

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any, Protocol
 
-from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError
+from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError, untraced
 from hrimport.fields import by_name
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable
@@ -571,7 +571,7 @@ class _Run:
             results = self.client.bulk_add_edit_staff(self.customer_id, texts, on_resend=partial(resent.append, True),
                                                       on_sent=on_sent)
         except (ServiceError, RequestRejected) as exc:  # RetriesExhausted and AuthenticationError included
-            return _Sent(part, first, texts, records, error=exc, resent=bool(resent))
+            return _Sent(part, first, texts, records, error=untraced(exc), resent=bool(resent))
         finally:
             if on_sent is not None:
                 on_sent()
