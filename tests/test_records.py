@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from array import array
 from pathlib import Path
 from typing import Any
@@ -12,10 +13,19 @@ from hrimport.config import load_config
 from hrimport.fields import staff_output_names
 from hrimport.imports.records import PendingRecords, SentRows
 from hrimport.imports.staff import prepare_staff
-from hrimport.outcomes import Outcome, OutcomeRows, PlainRows, Problem, RowOutcome
+from hrimport.outcomes import (
+    Outcome,
+    OutcomeRows,
+    PlainRows,
+    Problem,
+    RowOutcome,
+    RunInfo,
+    RunResult,
+    SourceInfo,
+)
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
-from hrimport.stores import TextColumn
+from hrimport.stores import PickledRows, TextColumn
 from tests.staff_files import person, write_config, write_csv
 
 KEYS = ("customer_system_id", "name", "system_email", "country", "is_intern", "is_employee", "customer_data_type")
@@ -167,3 +177,55 @@ def test_the_stores_of_a_runs_rows_index_and_slice_as_a_list_does() -> None:
             assert store[cut] == as_a_list[cut], cut
         with pytest.raises(IndexError):
             store[4]
+
+
+def _chunk_of_outcomes(first: int) -> tuple[list[RowOutcome], PlainRows]:
+    """Ten rows from ``first``: some invalid with their cells, one valid with a warning, the rest plain."""
+    listed = [RowOutcome(first + k, f"E{first + k}", f"Zoë {first + k}", Outcome.INVALID,
+                         (Problem("not-a-date", f"Row {first + k}: 'x' is not a date.", first + k, "Hire Date",
+                                  "job_start_date", "x"),),
+                         f"Row {first + k}: 'x' is not a date.", source={"Employee ID": f"E{first + k}", "Hire Date": "x"})
+              for k in (1, 4, 5)]
+    listed.append(RowOutcome(first + 7, f"E{first + 7}", "", Outcome.VALID,
+                             (Problem("name-order", "a warning", first + 7, severity="warning"),)))
+    plain = [first + k for k in (0, 2, 3, 6, 8, 9)]
+    return listed, PlainRows(array("q", plain), [f"E{r}" for r in plain], ["" for _ in plain], Outcome.VALID)
+
+
+def test_rows_to_fix_past_the_ones_held_wait_in_a_file_and_come_back_the_same() -> None:
+    # a file whose every row is invalid, or that the service rejects whole: past ``held`` rows of their own, the
+    # outcomes (each with its problems and cells) are read back from a temporary file, not held in memory
+    held, spooled = OutcomeRows(held=1_000_000), OutcomeRows(held=4)
+    for first in range(2, 62, 10):
+        for rows in (held, spooled):
+            listed, plain = _chunk_of_outcomes(first)
+            rows.add(listed, plain)
+
+    assert spooled._spool is not None and held._spool is None
+    assert list(spooled) == list(held) and len(spooled) == len(held) == 60
+    assert spooled[::-1] == held[::-1] and spooled[17] == held[17]
+    assert spooled.outcome_counts() == held.outcome_counts() == {Outcome.INVALID: 18, Outcome.VALID: 42}
+    assert spooled.warned() == held.warned() == 6 and spooled.attention() == 18
+    assert sorted(spooled.row_numbers()) == sorted(held.row_numbers()) == list(range(2, 62))
+    assert [[o.row for o in listed] for listed, _ in spooled.segments()] == [
+        [o.row for o in listed] for listed, _ in held.segments()]
+    attention = RunResult(_run_info(), spooled).need_attention
+    assert len(attention) == 18 and list(attention) == [o for o in held if not o.outcome.is_success]
+    assert attention[0].source == {"Employee ID": "E3", "Hire Date": "x"} and attention[-1].row == 57
+
+
+def test_rows_handed_to_another_process_by_a_file_come_back_the_same_each_time(tmp_path: Path) -> None:
+    listed, _ = _chunk_of_outcomes(2)
+    rows = listed * 700  # more than one piece of the file
+    path = tmp_path / "rows.pickle"
+
+    handed = PickledRows.write(iter(rows), path, path.open("wb"))
+    again = pickle.loads(pickle.dumps(handed))  # what reaches the other process: the path and the count
+
+    assert len(again) == 2_800 and list(again) == rows and list(again) == rows and again[-1] == rows[-1]
+    assert len(pickle.dumps(handed)) < 300
+
+
+def _run_info() -> RunInfo:
+    source = SourceInfo(path="staff.csv", name="staff.csv", format="csv", size=1, sha256="0")
+    return RunInfo(kind="staff", job="test", source=source, service_url="", customer_id="99", started_at="")

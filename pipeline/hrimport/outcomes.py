@@ -29,7 +29,7 @@ from hrimport.errors import (
     EXIT_TERMINATED,
 )
 from hrimport.provenance import ValueChange
-from hrimport.stores import Positional
+from hrimport.stores import Positional, Spool, Spooled
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -86,6 +86,11 @@ class Problem:
     def is_warning(self) -> bool:
         return self.severity == "warning"
 
+    def __reduce__(self) -> tuple[type[Problem], tuple[Any, ...]]:
+        # pickled (``OutcomeRows``' spool) as its constructor's arguments: a frozen dataclass with slots is
+        # otherwise restored field by field through ``dataclasses.fields``, 40 us a row
+        return Problem, (self.code, self.message, self.row, self.column, self.field, self.value, self.severity)
+
 
 @dataclass(slots=True)
 class RowOutcome:
@@ -108,6 +113,10 @@ class RowOutcome:
     @property
     def problem_codes(self) -> list[str]:
         return list(dict.fromkeys(p.code for p in self.problems))
+
+    def __reduce__(self) -> tuple[type[RowOutcome], tuple[Any, ...]]:
+        return RowOutcome, (self.row, self.external_id, self.name, self.outcome, self.problems, self.message,
+                            self.details, self.source, self.changed_values)
 
 
 @dataclass
@@ -203,16 +212,42 @@ def as_list(values: Sequence[Any]) -> list[Any]:
     return to_list() if to_list is not None else list(values)
 
 
+#: Rows with something of their own (problems, cells, details) an ``OutcomeRows`` keeps as objects. Past
+#: them, each chunk's wait pickled in a temporary file and are read back a piece at a time as they are
+#: iterated: a row to fix is ~5 KB as objects (its problems, its 40 cells), and a file whose every row is
+#: invalid, or that the service rejects whole, must not take memory in proportion to its rows (issue 17).
+HELD_LISTED = 10_000
+#: Rows of a chunk pickled (and read back) at once.
+_SPOOLED_AT_ONCE = 2_000
+
+
+@dataclass(frozen=True)
+class _SpooledRows:
+    """One chunk's listed rows in the spool of their ``OutcomeRows``, a piece at a time."""
+
+    pieces: tuple[Spooled, ...]
+    count: int
+    # what the tallies of a run need, counted as the rows went in: they are not read back for them
+    outcomes: Counter[Outcome]
+    warned: int  # rows that are a success with a warning
+    rows: array[int]  # the rows' numbers
+
+
 class OutcomeRows(Positional[RowOutcome]):
     """Every row's outcome in source order, chunk by chunk: the rows with something of their own as
-    ``RowOutcome``s, the plain ones as ``PlainRows`` (made into ``RowOutcome``s only while iterated).
+    ``RowOutcome``s (past ``held`` of them, in a temporary file), the plain ones as ``PlainRows`` (made into
+    ``RowOutcome``s only while iterated).
 
     A ``Sequence``: iterate it, ``len()`` it, slice it. The tallies a verdict needs (``counts``...) are
-    worked out without making every plain row an object."""
+    worked out without making every plain row an object. The rows are its own once added: a row read
+    back from the file is a new object each time, so change a row before it is added, not after."""
 
-    def __init__(self, rows: Iterable[RowOutcome] = ()) -> None:
-        self._segments: list[tuple[list[RowOutcome], list[PlainRows]]] = []
+    def __init__(self, rows: Iterable[RowOutcome] = (), *, held: int = HELD_LISTED) -> None:
+        self._segments: list[tuple[list[RowOutcome] | _SpooledRows, list[PlainRows]]] = []
         self._length = 0
+        self._held = held
+        self._kept = 0  # listed rows held as objects
+        self._spool: Spool[RowOutcome] | None = None
         listed = list(rows)
         if listed:
             self.add(listed)
@@ -222,8 +257,29 @@ class OutcomeRows(Positional[RowOutcome]):
         message); every row after the rows of the chunks added before."""
         listed.sort(key=lambda o: o.row)
         kept = [p for p in plain if p is not None and len(p)]
-        self._segments.append((listed, kept))
+        stored: list[RowOutcome] | _SpooledRows = listed
+        if listed and self._kept + len(listed) > self._held:
+            stored = self._spooled(listed)
+        else:
+            self._kept += len(listed)
+        self._segments.append((stored, kept))
         self._length += len(listed) + sum(len(p) for p in kept)
+
+    def _spooled(self, listed: list[RowOutcome]) -> _SpooledRows:
+        if self._spool is None:
+            self._spool = Spool()
+        spool = self._spool
+        pieces = tuple(spool.put(listed[i:i + _SPOOLED_AT_ONCE]) for i in range(0, len(listed), _SPOOLED_AT_ONCE))
+        return _SpooledRows(pieces, len(listed), Counter(o.outcome for o in listed), _warned(listed),
+                            array("q", (o.row for o in listed)))
+
+    def _rows_of(self, stored: list[RowOutcome] | _SpooledRows) -> Iterator[RowOutcome]:
+        if isinstance(stored, list):
+            yield from stored
+            return
+        assert self._spool is not None
+        for piece in stored.pieces:
+            yield from self._spool.get(piece)
 
     def __len__(self) -> int:
         return self._length
@@ -231,9 +287,9 @@ class OutcomeRows(Positional[RowOutcome]):
     def __iter__(self) -> Iterator[RowOutcome]:
         for listed, plain in self._segments:
             if not plain:
-                yield from listed
+                yield from self._rows_of(listed)
             else:
-                yield from heapq.merge(listed, *(p.outcomes() for p in plain), key=lambda o: o.row)
+                yield from heapq.merge(self._rows_of(listed), *(p.outcomes() for p in plain), key=lambda o: o.row)
 
     def _at(self, index: int) -> RowOutcome:
         return next(itertools.islice(self, index, None))
@@ -256,23 +312,81 @@ class OutcomeRows(Positional[RowOutcome]):
 
     def segments(self) -> Iterator[tuple[list[RowOutcome], list[PlainRows]]]:
         """Each chunk's rows as added: its listed rows and its plain ones."""
-        yield from self._segments
+        for listed, plain in self._segments:
+            yield list(self._rows_of(listed)), plain
 
     def listed(self) -> Iterator[RowOutcome]:
         """The rows held as ``RowOutcome``s (every row that has problems, details or cells)."""
         for listed, _ in self._segments:
-            yield from listed
+            yield from self._rows_of(listed)
 
     def plain(self) -> Iterator[PlainRows]:
         for _, plain in self._segments:
             yield from plain
 
+    def outcome_counts(self) -> Counter[Outcome]:
+        """Rows per outcome."""
+        counter: Counter[Outcome] = Counter()
+        for listed, plain in self._segments:
+            counter.update(listed.outcomes if isinstance(listed, _SpooledRows) else (o.outcome for o in listed))
+            for rows_alike in plain:
+                counter[rows_alike.outcome] += len(rows_alike)
+        return counter
+
+    def attention(self) -> int:
+        """How many rows are not a success (every such row is listed)."""
+        counts = self.outcome_counts()
+        return sum(n for outcome, n in counts.items() if not outcome.is_success)
+
+    def warned(self) -> int:
+        """How many rows are a success with a warning (every such row is listed)."""
+        return sum(listed.warned if isinstance(listed, _SpooledRows) else _warned(listed) for listed, _ in self._segments)
+
     def row_numbers(self) -> array[int]:
         """Every row's number, as a compact array (8 bytes a row)."""
-        numbers = array("q", (o.row for o in self.listed()))
-        for plain in self.plain():
-            numbers.extend(plain.rows)
+        numbers = array("q")
+        for listed, plain in self._segments:
+            numbers.extend(listed.rows if isinstance(listed, _SpooledRows) else (o.row for o in listed))
+            for rows_alike in plain:
+                numbers.extend(rows_alike.rows)
         return numbers
+
+
+def _warned(rows: Iterable[RowOutcome]) -> int:
+    return sum(1 for o in rows if o.outcome.is_success and any(p.is_warning for p in o.problems))
+
+
+class AttentionRows(Positional[RowOutcome]):
+    """The rows of a run that are not a success, in source order (``RunResult.need_attention``): read from
+    its ``OutcomeRows`` each time they are iterated, never all held at once."""
+
+    def __init__(self, rows: OutcomeRows) -> None:
+        self._rows = rows
+        self._count: int | None = None
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._rows.attention()
+        return self._count
+
+    def __iter__(self) -> Iterator[RowOutcome]:
+        return (o for o in self._rows.listed() if not o.outcome.is_success)
+
+    def _at(self, index: int) -> RowOutcome:
+        return next(itertools.islice(self, index, None))
+
+    def _slice(self, start: int, stop: int, step: int) -> list[RowOutcome]:
+        if step > 0:
+            return list(itertools.islice(self, start, max(start, stop), step))
+        rows = list(self)
+        return [rows[i] for i in range(start, stop, step)]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, AttentionRows | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -293,9 +407,7 @@ class RunResult:
 
     def counts(self) -> dict[str, int]:
         """Rows per outcome, every outcome listed (zero included), in ``Outcome`` order."""
-        counter = Counter(r.outcome for r in self.rows.listed())
-        for plain in self.rows.plain():
-            counter[plain.outcome] += len(plain)
+        counter = self.rows.outcome_counts()
         return {o.value: counter.get(o, 0) for o in Outcome}
 
     @property
@@ -306,11 +418,12 @@ class RunResult:
     @property
     def with_warnings(self) -> int:
         """Rows imported (or found valid) with a warning: sent, but with something doubtful to look at."""
-        return sum(1 for r in self.rows.listed() if r.outcome.is_success and any(p.is_warning for p in r.problems))
+        return self.rows.warned()
 
     @property
-    def need_attention(self) -> list[RowOutcome]:
-        return [r for r in self.rows.listed() if not r.outcome.is_success]
+    def need_attention(self) -> AttentionRows:
+        """The rows not imported (invalid, rejected, failed...), in source order, each read when iterated."""
+        return AttentionRows(self.rows)
 
     @property
     def exit_code(self) -> int:

@@ -1,14 +1,23 @@
 """Compact stores of a run's rows (issue 17: a million rows in flat memory).
 
 - ``Positional``: a read-only ``Sequence`` whose subclasses say only how to get the item at one position;
-- ``TextColumn``: strings kept to the end of a run (external ids, names) as Arrow arrays.
+- ``TextColumn``: strings kept to the end of a run (external ids, names) as Arrow arrays;
+- ``Spool``: lists of objects kept to the end of a run in a temporary file, not in memory;
+- ``SpooledList``: a list appended to, and iterated, whose items past the first few thousand wait in a ``Spool``;
+- ``PickledRows``: objects written to a file a piece at a time, for another process to read as a sequence.
 """
 
 from __future__ import annotations
 
 import bisect
+import os
+import pickle
+import tempfile
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar, overload
+from itertools import islice
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Generic, TypeVar, overload
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -84,3 +93,109 @@ class TextColumn(Positional[str]):
         import pyarrow as pa
 
         return pa.chunked_array(self._pieces, type=pa.string())
+
+
+#: Where a ``Spool`` holds one list: its first byte in the file and its length in bytes.
+Spooled = tuple[int, int]
+
+
+class Spool(Generic[T]):
+    """Lists of objects pickled into a temporary file (unlinked from the start, readable by this process
+    only, gone when the spool is dropped), each read back whole when asked for: what a run keeps to its
+    end that would otherwise take memory in proportion to its rows."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
+        weakref.finalize(self, self._file.close)
+
+    def put(self, items: list[T]) -> Spooled:
+        data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+        start = self._file.seek(0, os.SEEK_END)
+        self._file.write(data)
+        return start, len(data)
+
+    def get(self, where: Spooled) -> list[T]:
+        start, length = where
+        self._file.seek(start)
+        items: list[T] = pickle.loads(self._file.read(length))
+        return items
+
+
+class SpooledList(Generic[T]):
+    """A list that is appended to, then iterated (as often as needed) in the order of its items: the first
+    ``held`` of them are kept in memory, the others wait in a ``Spool``, a piece of ``AT_ONCE`` at a time,
+    so a list of every problem of a file whose every row has one does not take memory in proportion to it."""
+
+    AT_ONCE = 2_000
+
+    def __init__(self, held: int = 10_000) -> None:
+        self._held: list[T] = []
+        self._capacity = held
+        self._pieces: list[Spooled] = []
+        self._tail: list[T] = []  # the items after the held ones, not yet put in the spool
+        self._spool: Spool[T] | None = None
+        self._length = 0
+
+    def append(self, item: T) -> None:
+        self._length += 1
+        if len(self._held) < self._capacity:
+            self._held.append(item)
+            return
+        self._tail.append(item)
+        if len(self._tail) == self.AT_ONCE:
+            if self._spool is None:
+                self._spool = Spool()
+            self._pieces.append(self._spool.put(self._tail))
+            self._tail = []
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[T]:
+        yield from self._held
+        for piece in self._pieces:
+            assert self._spool is not None
+            yield from self._spool.get(piece)
+        yield from self._tail
+
+
+class PickledRows(Positional[T]):
+    """Objects pickled into a file a piece at a time (``write``), read back the same way each time they are
+    iterated: how many rows reach another process (``hrimport.report.writer``'s to_fix) without being held,
+    or pickled, whole on either side. Only the file's path and the count are pickled with it."""
+
+    AT_ONCE = 1_000
+
+    def __init__(self, path: Path, count: int) -> None:
+        self.path, self._count = path, count
+
+    @classmethod
+    def write(cls, items: Iterable[T], path: Path, out: IO[bytes]) -> PickledRows[T]:
+        """Write ``items`` to ``out`` (the file ``path``, open to write), and close it."""
+        count = 0
+        with out:
+            piece: list[T] = []
+            for item in items:
+                piece.append(item)
+                if len(piece) == cls.AT_ONCE:
+                    pickle.dump(piece, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    count, piece = count + len(piece), []
+            if piece:
+                pickle.dump(piece, out, protocol=pickle.HIGHEST_PROTOCOL)
+                count += len(piece)
+        return cls(path, count)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[T]:
+        with open(self.path, "rb") as fh:
+            while True:
+                try:
+                    piece: list[T] = pickle.load(fh)
+                except EOFError:
+                    return
+                yield from piece
+
+    def _at(self, index: int) -> T:
+        return next(islice(self, index, None))

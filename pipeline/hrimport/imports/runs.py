@@ -298,7 +298,7 @@ def close_run(
     lost = target.client.lost if target.client is not None else None
     halted = target.client.halted if target.client is not None else None
     run_notes = list(notes)
-    unsent = sum(1 for o in rows.listed() if o.outcome is Outcome.NOT_SENT)
+    unsent = rows.outcome_counts()[Outcome.NOT_SENT]
     if halted is not None:
         run_notes.append(f"The run was stopped ({halted}): the requests in flight finished, {unsent} row(s) were "
                          "not sent. Run the import again to send them: nothing is sent twice.")

@@ -136,6 +136,7 @@ def import_staff(
             h_and_m.add(restart.field)
     checked, kept, settled, records, people, filled = (
         gathered.checked, gathered.kept, gathered.settled, gathered.records, gathered.people, gathered.filled)
+    del gathered  # each row's outcome is let go once its chunk's report rows have it (``_by_chunk``)
     facts = staged.finish()
     timings = staged.timings
     if validate_only:
@@ -150,7 +151,7 @@ def import_staff(
                                facts.duplicates[row].message)
                     for row, external_id, name in records.heads if row in facts.duplicates]
         records = records.keeping(lambda row, _: row not in facts.duplicates)
-    outcomes: list[RowOutcome] = list(settled)
+    outcomes, settled = settled, []
 
     plan: Plan | None = None
     # the rows alike (unchanged, a dry run's valid rows, the rows the service added...): made ``RowOutcome``s
@@ -218,6 +219,7 @@ def import_staff(
                                  concurrency=concurrency or config.concurrency, collect=sent.add)
         notes += [f"{note[0].upper()}{note[1:]}." for note in submitted.notes]  # e.g. results for ids not sent
         outcomes += sent.listed
+        sent.listed = []
         alike += sent.alike()
     timings["submit"] = time.perf_counter() - t
 
@@ -298,7 +300,9 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
     line of the plan: ``outcomes``, and the rows ``alike`` (each group ascending: a dry run's valid rows,
     the rows the service added...), made ``RowOutcome``s only if they have something of their own."""
-    outcomes.sort(key=lambda o: o.row)
+    # taken from the end as each chunk's rows are given theirs: a row attached its cells is held only until
+    # the ``OutcomeRows`` has it (which keeps past a few thousand in a file), not to the end of the run
+    outcomes.sort(key=lambda o: o.row, reverse=True)
     plan_rows = plan.rows if plan is not None else PlanRows()  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
@@ -313,16 +317,16 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
             entry.status, {"plan": entry.status, "changes": ""})
 
     rows = OutcomeRows()
-    start = planned_at = 0
+    planned_at = 0
     alike_at = [0] * len(alike)
     for chunk in chunks:
         last = chunk.table.row_numbers[-1]
         planned_to = bisect.bisect_right(plan_rows.numbers, last, lo=planned_at)
         planned = {r.row: r for r in plan_rows[planned_at:planned_to]}
         planned_at = planned_to
-        stop = bisect.bisect_right(outcomes, last, lo=start, key=lambda o: o.row)
-        mine = outcomes[start:stop]
-        start = stop
+        mine = []
+        while outcomes and outcomes[-1].row <= last:
+            mine.append(outcomes.pop())
         plain = []
         for k, group in enumerate(alike):
             end = bisect.bisect_right(group.rows, last, lo=alike_at[k])

@@ -18,6 +18,7 @@ from hrimport.report.cells import Masker, mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import Explanation, explain
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target, service_host
+from hrimport.stores import SpooledList
 
 #: Outcome -> (background, text) colours shared by the HTML page and the xlsx ``Rows`` sheet.
 OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
@@ -268,7 +269,8 @@ class ProblemGroup:
 
     code: str
     explanation: Explanation
-    lines: list[ProblemLine] = field(default_factory=list)
+    # every row needing attention can have a line here: past the first few thousand, they wait in a file
+    lines: SpooledList[ProblemLine] = field(default_factory=SpooledList)
 
     @cached_property
     def row_count(self) -> int:

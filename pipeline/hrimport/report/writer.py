@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +33,7 @@ from hrimport.report.history import is_run_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
+from hrimport.stores import PickledRows
 
 OUTCOMES_FILE = "outcomes.jsonl"
 PAYLOADS_FILE = "payloads.jsonl"
@@ -98,20 +100,29 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+#: The rows to fix, on their way to the process writing ``to_fix`` (removed once it has).
+_FIX_ROWS_FILE = ".to_fix-rows.pickle"
+
+
 class _FixFileJob:
     """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its files."""
 
-    def __init__(self, source: SourceInfo, rows: list[RowOutcome], folder: Path) -> None:
-        self.args = (source, rows, folder)
+    def __init__(self, source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> None:
+        self.args: tuple[SourceInfo, Sequence[RowOutcome], Path] = (source, rows, folder)
         self.pool: ProcessPoolExecutor | None = None
         self.future: Future[FixFiles] | None = None
+        self.handed: Path | None = None
         if len(rows) * (len(source.headers) + 1) >= PARALLEL_FIX_CELLS:
             try:
                 # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
                 self.pool = ProcessPoolExecutor(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn")
                 )
-                self.future = self.pool.submit(write_fix_files, *self.args)
+                # the rows go by a file in the run's private folder, a piece at a time: pickled whole into the
+                # process's pipe, 100,000 rows to fix (each with its cells) took as much memory again
+                self.handed = folder / _FIX_ROWS_FILE
+                handed = PickledRows.write(rows, self.handed, open_private(self.handed, "wb"))
+                self.future = self.pool.submit(write_fix_files, source, handed, folder)
             except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
                 self.close()
 
@@ -125,6 +136,9 @@ class _FixFileJob:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+        if self.handed is not None:
+            self.handed.unlink(missing_ok=True)
+            self.handed = None
 
 
 def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None = None) -> ReportFiles:
