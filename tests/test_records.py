@@ -25,7 +25,7 @@ from hrimport.outcomes import (
 )
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import StaffRecord, build_elements, build_payloads, element_json
-from hrimport.stores import PickledRows, TextColumn
+from hrimport.stores import PickledRows, SpooledList, TextColumn
 from tests.staff_files import person, write_config, write_csv
 
 KEYS = ("customer_system_id", "name", "system_email", "country", "is_intern", "is_employee", "customer_data_type")
@@ -229,3 +229,10 @@ def test_rows_handed_to_another_process_by_a_file_come_back_the_same_each_time(t
 def _run_info() -> RunInfo:
     source = SourceInfo(path="staff.csv", name="staff.csv", format="csv", size=1, sha256="0")
     return RunInfo(kind="staff", job="test", source=source, service_url="", customer_id="99", started_at="")
+
+
+def test_a_long_list_of_problem_lines_comes_back_in_order_each_time_it_is_read() -> None:
+    lines = SpooledList[int](held=3)
+    for n in range(4_500):  # held, then two pieces in the file, then a tail not yet written
+        lines.append(n)
+    assert len(lines) == 4_500 and list(lines) == list(range(4_500)) and list(lines) == list(range(4_500))

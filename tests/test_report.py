@@ -411,6 +411,8 @@ def test_a_big_fix_file_written_in_another_process_is_the_same(
     assert inline.to_fix is not None and parallel.to_fix is not None
     assert _sheet_rows(parallel.to_fix, "Staff") == _sheet_rows(inline.to_fix, "Staff")
     assert stat.S_IMODE(parallel.to_fix.stat().st_mode) == 0o600
+    # the rows went to the other process by a file in the run's folder, gone once it wrote them
+    assert sorted(p.name for p in parallel.folder.iterdir()) == sorted(p.name for p in inline.folder.iterdir())
 
 
 # --- re-rendering, the token, explanations ------------------------------------------------------------------
