@@ -16,6 +16,7 @@ from hrimport.imports.staff import prepare_staff
 from hrimport.outcomes import (
     Outcome,
     OutcomeRows,
+    OutcomesByRow,
     PlainRows,
     Problem,
     RowOutcome,
@@ -236,3 +237,19 @@ def test_a_long_list_of_problem_lines_comes_back_in_order_each_time_it_is_read()
     for n in range(4_500):  # held, then two pieces in the file, then a tail not yet written
         lines.append(n)
     assert len(lines) == 4_500 and list(lines) == list(range(4_500)) and list(lines) == list(range(4_500))
+
+
+def test_outcomes_gathered_in_any_order_are_taken_back_a_range_of_rows_at_a_time_in_row_order() -> None:
+    # the rows the service answered come in the order it answered (several requests in flight, a batch
+    # resent without its rejected rows); past ``held`` they wait in runs in a file
+    rows = [r for start in range(2, 10_002, 100) for r in reversed(range(start, start + 100))]
+    gathered = OutcomesByRow(held=7)
+    gathered += (RowOutcome(r, f"E{r}", "", Outcome.REJECTED, message=f"Row {r}: no.") for r in rows)
+    assert len(gathered) == 10_000
+
+    taken = [gathered.taken(last) for last in (150, 2_000, 2_001, 9_999, 20_000)]
+
+    assert [[o.row for o in part] for part in taken] == [
+        list(range(2, 151)), list(range(151, 2_001)), [2_001], list(range(2_002, 10_000)), [10_000, 10_001]]
+    assert taken[1][0] == RowOutcome(151, "E151", "", Outcome.REJECTED, message="Row 151: no.")
+    assert len(gathered) == 0 and list(gathered.drained()) == []

@@ -8,6 +8,7 @@ each with exactly one ``Outcome``. Rows in = sum of outcomes, always (``RunResul
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import json
@@ -18,7 +19,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from hrimport.errors import (
     EXIT_HELD,
@@ -354,6 +355,81 @@ class OutcomeRows(Positional[RowOutcome]):
 
 def _warned(rows: Iterable[RowOutcome]) -> int:
     return sum(1 for o in rows if o.outcome.is_success and any(p.is_warning for p in o.problems))
+
+
+class OutcomesByRow:
+    """Rows' outcomes gathered in any order (the invalid rows chunk by chunk, the rows the service answered
+    as it answers), taken back in row order a range at a time (``taken``), as the report's rows are put
+    together chunk by chunk. The first ``held`` wait in memory; past them, in runs of a few thousand in a
+    temporary file, each run sorted and known by its first and last row, so a file the service rejects whole
+    does not hold every row's outcome in memory (issue 17)."""
+
+    def __init__(self, held: int = HELD_LISTED) -> None:
+        self._held: list[RowOutcome] = []
+        self._capacity = held
+        self._tail: list[RowOutcome] = []  # past the held ones, the next run
+        self._runs: list[tuple[int, int, Spooled]] = []  # (first row, last row, where) of each run
+        self._spool: Spool[RowOutcome] | None = None
+        self._length = 0
+
+    def append(self, outcome: RowOutcome) -> None:
+        self._length += 1
+        if len(self._held) < self._capacity:
+            self._held.append(outcome)
+            return
+        self._tail.append(outcome)
+        if len(self._tail) == _SPOOLED_AT_ONCE:
+            self._put(self._tail)
+            self._tail = []
+
+    def extend(self, outcomes: Iterable[RowOutcome]) -> None:
+        for o in outcomes:
+            self.append(o)
+
+    def __iadd__(self, outcomes: Iterable[RowOutcome]) -> Self:
+        self.extend(outcomes)
+        return self
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _put(self, run: list[RowOutcome]) -> None:
+        run.sort(key=lambda o: o.row)
+        if self._spool is None:
+            self._spool = Spool()
+        self._runs.append((run[0].row, run[-1].row, self._spool.put(run)))
+
+    def taken(self, last: int) -> list[RowOutcome]:
+        """The outcomes of rows up to ``last`` not taken before, in row order; they are let go here."""
+        out = [o for o in self._held if o.row <= last] + [o for o in self._tail if o.row <= last]
+        self._held = [o for o in self._held if o.row > last]
+        self._tail = [o for o in self._tail if o.row > last]
+        runs = []
+        for first, final, where in self._runs:
+            if first > last:
+                runs.append((first, final, where))
+                continue
+            assert self._spool is not None
+            run = self._spool.get(where)
+            cut = bisect.bisect_right(run, last, key=lambda o: o.row)
+            out += run[:cut]
+            if cut < len(run):  # the rest of the run, for the ranges to come
+                rest = run[cut:]
+                runs.append((rest[0].row, final, self._spool.put(rest)))
+        self._runs = runs
+        self._length -= len(out)
+        out.sort(key=lambda o: o.row)
+        return out
+
+    def drained(self) -> Iterator[RowOutcome]:
+        """Every outcome not taken, in no particular order; they are let go as they are read."""
+        held, tail, runs = self._held, self._tail, self._runs
+        self._held, self._tail, self._runs, self._length = [], [], [], 0
+        yield from held
+        yield from tail
+        for _, _, where in runs:
+            assert self._spool is not None
+            yield from self._spool.get(where)
 
 
 class AttentionRows(Positional[RowOutcome]):

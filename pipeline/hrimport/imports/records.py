@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from hrimport.outcomes import Outcome, PlainRows, RowOutcome
+from hrimport.outcomes import Outcome, OutcomesByRow, PlainRows, RowOutcome
 from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
 from hrimport.stores import Positional, TextColumn
 
@@ -296,8 +296,10 @@ class SentRows:
     #: Groups of (outcome, message) at most: a service wording each answer its own way keeps its rows listed.
     MAX_GROUPS = 64
 
-    def __init__(self) -> None:
-        self.listed: list[RowOutcome] = []
+    def __init__(self, listed: list[RowOutcome] | OutcomesByRow | None = None) -> None:
+        # the rows with something of their own: a run's ``OutcomesByRow``, which keeps them out of memory
+        # past a few thousand (a file the service rejects whole)
+        self.listed = listed if listed is not None else []
         self._groups: dict[tuple[Outcome, str], tuple[RowHeads, list[int], list[str], list[str]]] = {}
 
     def add(self, rows: Iterable[RowOutcome]) -> None:

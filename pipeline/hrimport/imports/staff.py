@@ -34,6 +34,7 @@ from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
     OutcomeRows,
+    OutcomesByRow,
     OutcomesDone,
     PlainRows,
     Problem,
@@ -145,13 +146,16 @@ def import_staff(
                            ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started,
                            t0=t0, timings=timings, dry_run=True, rows_read=facts.rows)
         return result
+    outcomes = settled  # every row's outcome known so far, the rows sent's to come
     if facts.duplicates:
-        settled = [_add_problem(o, facts.duplicates[o.row]) if o.row in facts.duplicates else o for o in settled]
-        settled += [RowOutcome(row, external_id, name, Outcome.INVALID, (facts.duplicates[row],),
-                               facts.duplicates[row].message)
-                    for row, external_id, name in records.heads if row in facts.duplicates]
+        outcomes = OutcomesByRow()
+        outcomes += (_add_problem(o, facts.duplicates[o.row]) if o.row in facts.duplicates else o
+                     for o in settled.drained())
+        outcomes += (RowOutcome(row, external_id, name, Outcome.INVALID, (facts.duplicates[row],),
+                                facts.duplicates[row].message)
+                     for row, external_id, name in records.heads if row in facts.duplicates)
         records = records.keeping(lambda row, _: row not in facts.duplicates)
-    outcomes, settled = settled, []
+    del settled
 
     plan: Plan | None = None
     # the rows alike (unchanged, a dry run's valid rows, the rows the service added...): made ``RowOutcome``s
@@ -208,7 +212,7 @@ def import_staff(
         remember = (lambda accepted: state.remember(target.customer_id, accepted)) if state is not None else None
         total = len(records)
         announce(f"Sending {total:,} rows")
-        sent = SentRows()  # the outcomes, kept compactly as they come
+        sent = SentRows(listed=outcomes)  # the outcomes, kept compactly as they come
         submitted = submit_staff(target.client, target.customer_id, records,
                                  batch_size=batch_size or config.batch_size,
                                  progress=(lambda n: progress(n, total)) if progress else None,
@@ -218,8 +222,6 @@ def import_staff(
                                  readback=ReadBack(config.report.mask, facts.field_sources),
                                  concurrency=concurrency or config.concurrency, collect=sent.add)
         notes += [f"{note[0].upper()}{note[1:]}." for note in submitted.notes]  # e.g. results for ids not sent
-        outcomes += sent.listed
-        sent.listed = []
         alike += sent.alike()
     timings["submit"] = time.perf_counter() - t
 
@@ -246,7 +248,7 @@ class _Gathered:
 
     checked: OutcomeRows = field(default_factory=OutcomeRows)  # validate only: every row's outcome
     kept: list[ChunkKeep] = field(default_factory=list)  # otherwise: what each chunk knows of its rows
-    settled: list[RowOutcome] = field(default_factory=list)  # rows whose outcome is known before sending
+    settled: OutcomesByRow = field(default_factory=OutcomesByRow)  # rows whose outcome is known before sending
     records: PendingRecords = field(default_factory=PendingRecords)  # the valid rows' request bodies
     people: RowHeads = field(default_factory=RowHeads)  # every row: number, external id, name (the plan)
     filled: Counter[str] = field(default_factory=Counter)  # field -> rows holding a value (the drift guard)
@@ -295,14 +297,11 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
     return staged, got
 
 
-def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | None,
+def _by_chunk(outcomes: OutcomesByRow, chunks: list[ChunkKeep], plan: Plan | None,
               alike: Sequence[PlainRows] = ()) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
     line of the plan: ``outcomes``, and the rows ``alike`` (each group ascending: a dry run's valid rows,
     the rows the service added...), made ``RowOutcome``s only if they have something of their own."""
-    # taken from the end as each chunk's rows are given theirs: a row attached its cells is held only until
-    # the ``OutcomeRows`` has it (which keeps past a few thousand in a file), not to the end of the run
-    outcomes.sort(key=lambda o: o.row, reverse=True)
     plan_rows = plan.rows if plan is not None else PlanRows()  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
@@ -324,9 +323,9 @@ def _by_chunk(outcomes: list[RowOutcome], chunks: list[ChunkKeep], plan: Plan | 
         planned_to = bisect.bisect_right(plan_rows.numbers, last, lo=planned_at)
         planned = {r.row: r for r in plan_rows[planned_at:planned_to]}
         planned_at = planned_to
-        mine = []
-        while outcomes and outcomes[-1].row <= last:
-            mine.append(outcomes.pop())
+        # taken chunk by chunk: a row attached its cells is held only until the ``OutcomeRows`` has it
+        # (which keeps past a few thousand in a file), not to the end of the run
+        mine = outcomes.taken(last)
         plain = []
         for k, group in enumerate(alike):
             end = bisect.bisect_right(group.rows, last, lo=alike_at[k])
