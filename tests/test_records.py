@@ -253,3 +253,6 @@ def test_outcomes_gathered_in_any_order_are_taken_back_a_range_of_rows_at_a_time
         list(range(2, 151)), list(range(151, 2_001)), [2_001], list(range(2_002, 10_000)), [10_000, 10_001]]
     assert taken[1][0] == RowOutcome(151, "E151", "", Outcome.REJECTED, message="Row 151: no.")
     assert len(gathered) == 0 and list(gathered.drained()) == []
+    gathered += (RowOutcome(r, f"E{r}", "", Outcome.INVALID) for r in reversed(range(2, 3_002)))
+    assert sorted(o.row for o in gathered.drained()) == list(range(2, 3_002)) and len(gathered) == 0
+    assert gathered.taken(10_000) == []

@@ -30,7 +30,7 @@ from hrimport.errors import (
     EXIT_TERMINATED,
 )
 from hrimport.provenance import ValueChange
-from hrimport.stores import Positional, Spool, Spooled
+from hrimport.stores import Positional, Spool, Spooled, SpooledList
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -357,47 +357,34 @@ def _warned(rows: Iterable[RowOutcome]) -> int:
     return sum(1 for o in rows if o.outcome.is_success and any(p.is_warning for p in o.problems))
 
 
-class OutcomesByRow:
+class OutcomesByRow(SpooledList[RowOutcome]):
     """Rows' outcomes gathered in any order (the invalid rows chunk by chunk, the rows the service answered
     as it answers), taken back in row order a range at a time (``taken``), as the report's rows are put
     together chunk by chunk. The first ``held`` wait in memory; past them, in runs of a few thousand in a
     temporary file, each run sorted and known by its first and last row, so a file the service rejects whole
     does not hold every row's outcome in memory (issue 17)."""
 
+    AT_ONCE = _SPOOLED_AT_ONCE
+
     def __init__(self, held: int = HELD_LISTED) -> None:
-        self._held: list[RowOutcome] = []
-        self._capacity = held
-        self._tail: list[RowOutcome] = []  # past the held ones, the next run
+        super().__init__(held)
         self._runs: list[tuple[int, int, Spooled]] = []  # (first row, last row, where) of each run
-        self._spool: Spool[RowOutcome] | None = None
-        self._length = 0
-
-    def append(self, outcome: RowOutcome) -> None:
-        self._length += 1
-        if len(self._held) < self._capacity:
-            self._held.append(outcome)
-            return
-        self._tail.append(outcome)
-        if len(self._tail) == _SPOOLED_AT_ONCE:
-            self._put(self._tail)
-            self._tail = []
-
-    def extend(self, outcomes: Iterable[RowOutcome]) -> None:
-        for o in outcomes:
-            self.append(o)
 
     def __iadd__(self, outcomes: Iterable[RowOutcome]) -> Self:
-        self.extend(outcomes)
+        for o in outcomes:
+            self.append(o)
         return self
 
-    def __len__(self) -> int:
-        return self._length
+    def _spooled(self, items: list[RowOutcome]) -> None:
+        items.sort(key=lambda o: o.row)
+        self._runs.append((items[0].row, items[-1].row, self._spool_of().put(items)))
 
-    def _put(self, run: list[RowOutcome]) -> None:
-        run.sort(key=lambda o: o.row)
-        if self._spool is None:
-            self._spool = Spool()
-        self._runs.append((run[0].row, run[-1].row, self._spool.put(run)))
+    def __iter__(self) -> Iterator[RowOutcome]:
+        """Every outcome not taken, in no particular order."""
+        yield from self._held
+        yield from self._tail
+        for _, _, where in self._runs:
+            yield from self._spool_of().get(where)
 
     def taken(self, last: int) -> list[RowOutcome]:
         """The outcomes of rows up to ``last`` not taken before, in row order; they are let go here."""
@@ -409,27 +396,24 @@ class OutcomesByRow:
             if first > last:
                 runs.append((first, final, where))
                 continue
-            assert self._spool is not None
-            run = self._spool.get(where)
+            run = self._spool_of().get(where)
             cut = bisect.bisect_right(run, last, key=lambda o: o.row)
             out += run[:cut]
             if cut < len(run):  # the rest of the run, for the ranges to come
                 rest = run[cut:]
-                runs.append((rest[0].row, final, self._spool.put(rest)))
+                runs.append((rest[0].row, final, self._spool_of().put(rest)))
         self._runs = runs
         self._length -= len(out)
         out.sort(key=lambda o: o.row)
         return out
 
     def drained(self) -> Iterator[RowOutcome]:
-        """Every outcome not taken, in no particular order; they are let go as they are read."""
+        """Every outcome not taken, in no particular order; this store is empty after (the outcomes are let go
+        as they are read)."""
         held, tail, runs = self._held, self._tail, self._runs
         self._held, self._tail, self._runs, self._length = [], [], [], 0
-        yield from held
-        yield from tail
-        for _, _, where in runs:
-            assert self._spool is not None
-            yield from self._spool.get(where)
+        spool = self._spool_of()
+        return itertools.chain(held, tail, itertools.chain.from_iterable(spool.get(where) for _, _, where in runs))
 
 
 class AttentionRows(Positional[RowOutcome]):

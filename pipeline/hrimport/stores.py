@@ -143,10 +143,17 @@ class SpooledList(Generic[T]):
             return
         self._tail.append(item)
         if len(self._tail) == self.AT_ONCE:
-            if self._spool is None:
-                self._spool = Spool()
-            self._pieces.append(self._spool.put(self._tail))
+            self._spooled(self._tail)
             self._tail = []
+
+    def _spooled(self, items: list[T]) -> None:
+        """Put ``AT_ONCE`` items, the ones after those held so far, in the spool."""
+        self._pieces.append(self._spool_of().put(items))
+
+    def _spool_of(self) -> Spool[T]:
+        if self._spool is None:
+            self._spool = Spool()
+        return self._spool
 
     def __len__(self) -> int:
         return self._length
@@ -154,8 +161,7 @@ class SpooledList(Generic[T]):
     def __iter__(self) -> Iterator[T]:
         yield from self._held
         for piece in self._pieces:
-            assert self._spool is not None
-            yield from self._spool.get(piece)
+            yield from self._spool_of().get(piece)
         yield from self._tail
 
 
