@@ -30,7 +30,7 @@ from hrimport.errors import (
     EXIT_TERMINATED,
 )
 from hrimport.provenance import ValueChange
-from hrimport.stores import Positional, Spool, Spooled, SpooledList
+from hrimport.stores import Iterated, Spool, Spooled, SpooledList
 
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
@@ -234,7 +234,7 @@ class _SpooledRows:
     rows: array[int]  # the rows' numbers
 
 
-class OutcomeRows(Positional[RowOutcome]):
+class OutcomeRows(Iterated[RowOutcome]):
     """Every row's outcome in source order, chunk by chunk: the rows with something of their own as
     ``RowOutcome``s (past ``held`` of them, in a temporary file), the plain ones as ``PlainRows`` (made into
     ``RowOutcome``s only while iterated).
@@ -291,22 +291,6 @@ class OutcomeRows(Positional[RowOutcome]):
                 yield from self._rows_of(listed)
             else:
                 yield from heapq.merge(self._rows_of(listed), *(p.outcomes() for p in plain), key=lambda o: o.row)
-
-    def _at(self, index: int) -> RowOutcome:
-        return next(itertools.islice(self, index, None))
-
-    def _slice(self, start: int, stop: int, step: int) -> list[RowOutcome]:
-        if step == 1:
-            return list(itertools.islice(self, start, max(start, stop)))  # the first rows without making the others
-        rows = list(self)
-        return [rows[i] for i in range(start, stop, step)]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, OutcomeRows | list | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"OutcomeRows({len(self)} rows)"
@@ -416,7 +400,7 @@ class OutcomesByRow(SpooledList[RowOutcome]):
         return itertools.chain(held, tail, itertools.chain.from_iterable(spool.get(where) for _, _, where in runs))
 
 
-class AttentionRows(Positional[RowOutcome]):
+class AttentionRows(Iterated[RowOutcome]):
     """The rows of a run that are not a success, in source order (``RunResult.need_attention``): read from
     its ``OutcomeRows`` each time they are iterated, never all held at once."""
 
@@ -431,22 +415,6 @@ class AttentionRows(Positional[RowOutcome]):
 
     def __iter__(self) -> Iterator[RowOutcome]:
         return (o for o in self._rows.listed() if not o.outcome.is_success)
-
-    def _at(self, index: int) -> RowOutcome:
-        return next(itertools.islice(self, index, None))
-
-    def _slice(self, start: int, stop: int, step: int) -> list[RowOutcome]:
-        if step > 0:
-            return list(itertools.islice(self, start, max(start, stop), step))
-        rows = list(self)
-        return [rows[i] for i in range(start, stop, step)]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, AttentionRows | list | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass

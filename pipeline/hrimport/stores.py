@@ -1,6 +1,7 @@
 """Compact stores of a run's rows (issue 17: a million rows in flat memory).
 
-- ``Positional``: a read-only ``Sequence`` whose subclasses say only how to get the item at one position;
+- ``Positional``: a read-only ``Sequence`` whose subclasses say only how to get the item at one position,
+  and ``Iterated``, one read front to back;
 - ``TextColumn``: strings kept to the end of a run (external ids, names) as Arrow arrays;
 - ``Spool``: lists of objects kept to the end of a run in a temporary file, not in memory;
 - ``SpooledList``: a list appended to, and iterated, whose items past the first few thousand wait in a ``Spool``;
@@ -51,6 +52,30 @@ class Positional(Sequence[T]):
         if not 0 <= index < len(self):
             raise IndexError(f"{type(self).__name__} index out of range")
         return self._at(index)
+
+
+class Iterated(Positional[T]):
+    """A ``Positional`` read front to back (its ``__iter__``): an item is found by iterating up to it, a
+    slice by iterating over it; equal to a list, a tuple or another ``Iterated`` holding equal items."""
+
+    def __iter__(self) -> Iterator[T]:
+        raise NotImplementedError
+
+    def _at(self, index: int) -> T:
+        return next(islice(self, index, None))
+
+    def _slice(self, start: int, stop: int, step: int) -> list[T]:
+        if step == 1:
+            return list(islice(self, start, max(start, stop)))  # the first items without making the others
+        items = list(self)
+        return [items[i] for i in range(start, stop, step)]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Iterated | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class TextColumn(Positional[str]):
@@ -165,7 +190,7 @@ class SpooledList(Generic[T]):
         yield from self._tail
 
 
-class PickledRows(Positional[T]):
+class PickledRows(Iterated[T]):
     """Objects pickled into a file a piece at a time (``write``), read back the same way each time they are
     iterated: how many rows reach another process (``hrimport.report.writer``'s to_fix) without being held,
     or pickled, whole on either side. Only the file's path and the count are pickled with it."""
@@ -202,6 +227,3 @@ class PickledRows(Positional[T]):
                 except EOFError:
                     return
                 yield from piece
-
-    def _at(self, index: int) -> T:
-        return next(islice(self, index, None))
