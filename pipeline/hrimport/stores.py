@@ -142,7 +142,7 @@ class Spool(Generic[T]):
     def get(self, where: Spooled) -> list[T]:
         start, length = where
         self._file.seek(start)
-        items: list[T] = pickle.loads(self._file.read(length))
+        items: list[T] = pickle.loads(self._file.read(length))  # unpickled: written by this process, for itself
         return items
 
 
