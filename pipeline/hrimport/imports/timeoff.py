@@ -179,7 +179,7 @@ def import_timeoff(
             pending[r.pos] = False
             found = overlapping[r.pos]
             parts[bisect.bisect_right(ends, r.pos)].listed.append(RowOutcome(
-                r.row, r.external_id, table.names[r.pos], Outcome.INVALID, tuple(found),
+                r.row, r.external_id, table.name(r.pos), Outcome.INVALID, tuple(found),
                 " ".join(p.message for p in found), r.details()))
         timings["check"] = checked + time.perf_counter() - t
 
@@ -208,7 +208,7 @@ def import_timeoff(
                         warnings[r.pos] = r.warnings
                 for pos, o in refused.items():
                     pending[pos] = False
-                    o.name = table.names[pos]
+                    o.name = table.name(pos)
                     part.listed.append(o)
             settler.finish(notes)
         timings["total_days"] = time.perf_counter() - t
@@ -283,19 +283,12 @@ class _Part:
                 alike.append(pos)
                 alike_messages.append(message)
         for r, (pos, message) in zip(table.rows([pos for pos, _ in own]), own):
-            self.listed.append(RowOutcome(r.row, r.external_id, table.names[pos], outcome,
+            self.listed.append(RowOutcome(r.row, r.external_id, table.name(pos), outcome,
                                           tuple(warnings.get(pos, ()) if warnings else ()), message, r.details()))
         if not alike:
             return
         at = np.array(alike, dtype=np.int64)
-        ids, names = [table.ids[i] for i in alike], [table.names[i] for i in alike]
-        kept_ids = TextColumn()
-        kept_ids.extend(ids)
-        if names == ids:  # no name but the id (no name column, no staff import): one column for both
-            kept_names = kept_ids
-        else:
-            kept_names = TextColumn()
-            kept_names.extend(names)
+        ids, names = table.taken(at)  # read from the table when the rows are: nothing copied
         distinct = set(alike_messages)
         message, column = "", None
         if len(distinct) == 1:
@@ -306,7 +299,7 @@ class _Part:
         else:  # each its own ("Added as time-off record 12.")
             column = TextColumn()
             column.extend(alike_messages)
-        self.plain.append(PlainRows(numbers[at].copy(), kept_ids, kept_names, outcome, message,
+        self.plain.append(PlainRows(numbers[at], ids, names, outcome, message,
                                     messages=column, detail_columns=table.detail_columns(at)))
 
     def posted(self, table: LeaveTable, position: dict[int, int], outcomes: list[RowOutcome]) -> None:
@@ -317,7 +310,7 @@ class _Part:
             if o.outcome is Outcome.ADDED and not o.problems:
                 added.append((pos, o.message))
             else:
-                o.name = table.names[pos]
+                o.name = table.name(pos)
                 self.listed.append(o)
         added.sort()
         self.settle(table, [pos for pos, _ in added], Outcome.ADDED, [message for _, message in added])

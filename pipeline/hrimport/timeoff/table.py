@@ -12,6 +12,7 @@ dict each; ``overlaps`` is ``hrimport.timeoff.rows.find_overlaps`` on the people
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ from hrimport.stores import Positional, TextColumn
 from hrimport.timeoff.leave_types import Lang, LeaveTypeMatch
 from hrimport.timeoff.rows import TimeOffRow, find_overlaps
 
-__all__ = ["CodedTexts", "Codes", "LeaveTable"]
+__all__ = ["CodedTexts", "Codes", "LeaveTable", "TakenTexts"]
 
 Ints = npt.NDArray[np.int64]
 
@@ -70,6 +71,53 @@ class CodedTexts(Positional[str]):
         return [values[c] for c in self._codes.tolist()]
 
 
+class TakenTexts(Positional[str]):
+    """The texts of ``column`` at ``positions``, taken only when read; where ``column`` holds "", the text
+    of ``fallback`` (a name that is its row's external id is kept once, as the id)."""
+
+    def __init__(self, column: TextColumn, positions: npt.NDArray[np.int32], fallback: TextColumn | None = None) -> None:
+        self._column, self._positions, self._fallback = column, positions, fallback
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def _at(self, index: int) -> str:
+        pos = int(self._positions[index])
+        text = self._column[pos]
+        return text or (self._fallback[pos] if self._fallback is not None else "")
+
+    def tolist(self) -> list[str]:
+        texts: list[str] = self._column.as_arrow().take(self._positions).to_pylist()
+        if self._fallback is not None:
+            backs: list[str] = self._fallback.as_arrow().take(self._positions).to_pylist()
+            texts = [text or back for text, back in zip(texts, backs)]
+        return texts
+
+
+class _Details(Positional[str]):
+    """One time-off detail column of the rows of a ``LeaveTable`` at ``positions``, worked out as read."""
+
+    def __init__(self, table: LeaveTable, positions: npt.NDArray[np.int32], key: str) -> None:
+        self._table, self._positions, self._key = table, positions, key
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def _at(self, index: int) -> str:
+        codes, values = self._table.detail_codes(self._key, self._positions[index:index + 1])
+        return values[int(codes[0])]
+
+    def tolist(self) -> list[str]:
+        codes, values = self._table.detail_codes(self._key, self._positions)
+        return [values[c] for c in codes.tolist()]
+
+
+#: The kept columns of a ``LeaveTable`` and their ``array`` type codes.
+_COLUMNS = {"row": "q", "person": "q", "kind": "i", "country": "i", "start": "i", "end": "i", "half": "b",
+            "given": "i", "decision": "i"}
+_DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
+
+
 class LeaveTable:
     """The valid rows of a time-off file, in source order, each known by its position (``TimeOffRow.pos``).
 
@@ -82,9 +130,10 @@ class LeaveTable:
         self._kind_index: dict[tuple[str, Lang], int] = {}
         self.texts = Codes()  # dates, countries, day figures and decisions
         self.ids = TextColumn()
-        self.names = TextColumn()
+        self.names = TextColumn()  # "" where the name is the external id (``name``)
         self.notes = TextColumn()
-        self._pieces: list[dict[str, np.ndarray]] = []
+        # each column grown in place, chunk by chunk (realloc: no copy left behind), seen as NumPy once closed
+        self._growing = {name: array(code) for name, code in _COLUMNS.items()}
         self._columns: dict[str, np.ndarray] = {}
         self.total_days = np.empty(0, dtype=np.int32)  # the figure sent or settled, as a code; -1: not yet known
         self.imported = np.empty(0, dtype=bool)  # the ledger holds it: named by an overlap, never flagged
@@ -103,27 +152,26 @@ class LeaveTable:
                 self.kinds.append((r.match, r.lang))
             kinds.append(kind)
         codes = self.texts.codes
-        self._pieces.append({
-            "row": np.array([r.row for r in rows], dtype=np.int64),
-            "kind": np.array(kinds, dtype=np.int32),
-            "country": codes(r.country for r in rows),
-            "start": codes(r.start for r in rows),
-            "end": codes(r.end for r in rows),
-            "half": np.array([r.half_start + 2 * r.half_end for r in rows], dtype=np.int8),
-            "given": codes(r.total_given for r in rows),
-            "decision": codes(r.decision for r in rows),
-        })
+        grow = self._growing
+        grow["row"].extend(r.row for r in rows)
+        # the person, as a number to sort by: equal ids, equal numbers (two ids may share one: then their rows
+        # are compared by id, ``overlaps``)
+        grow["person"].extend(hash(r.external_id) for r in rows)
+        grow["kind"].extend(kinds)
+        for name, texts in (("country", (r.country for r in rows)), ("start", (r.start for r in rows)),
+                            ("end", (r.end for r in rows)), ("given", (r.total_given for r in rows)),
+                            ("decision", (r.decision for r in rows))):
+            grow[name].frombytes(codes(texts).tobytes())
+        grow["half"].extend(r.half_start + 2 * r.half_end for r in rows)
         self.ids.extend(r.external_id for r in rows)
-        self.names.extend(names)
+        self.names.extend("" if name == r.external_id else name for r, name in zip(rows, names))
         if self.keep_notes:
             self.notes.extend(r.notes for r in rows)
 
     def close(self) -> None:
         """Join the chunks' columns: every row is in."""
-        self._columns = {name: np.concatenate([p[name] for p in self._pieces]) if self._pieces
-                         else np.empty(0, dtype=np.int64) for name in
-                         ("row", "kind", "country", "start", "end", "half", "given", "decision")}
-        self._pieces = []
+        self._columns = {name: np.frombuffer(column, dtype=_DTYPES[_COLUMNS[name]])
+                         for name, column in self._growing.items()}
         self.total_days = np.full(len(self), -1, dtype=np.int32)
         self.imported = np.zeros(len(self), dtype=bool)
 
@@ -131,6 +179,10 @@ class LeaveTable:
         """One of the kept columns of every row: ``row`` (numbers), ``given`` (the file's day figure, a code
         into ``texts.values``), ...; see ``close``."""
         return self._columns[name]
+
+    def name(self, pos: int) -> str:
+        """The name of the row at ``pos`` for the report."""
+        return self.names[pos] or self.ids[pos]
 
     def rows(self, positions: Sequence[int] | Ints) -> list[TimeOffRow]:
         """The rows at ``positions`` as ``TimeOffRow``s, ``total_days`` set where it is known."""
@@ -151,44 +203,69 @@ class LeaveTable:
         return out
 
     def detail_columns(self, positions: Ints) -> dict[str, Sequence[str]]:
-        """``TimeOffRow.details()`` of the rows at ``positions``, as one column per key."""
+        """``TimeOffRow.details()`` of the rows at ``positions``, as one column per key, each worked out as
+        it is read: ~4 bytes a row kept, where dicts would be ~1 KB."""
+        at = np.asarray(positions, dtype=np.int32)
+        return {key: _Details(self, at, key) for key in ("leave_type", "start_date", "end_date", "half_days",
+                                                          "total_days")}
+
+    def detail_codes(self, key: str, positions: npt.NDArray[np.int32]) -> tuple[np.ndarray, Sequence[str]]:
+        """The ``key`` detail of the rows at ``positions``, as codes into the texts returned with them."""
         c, values = self._columns, self.texts.values
-        names = [match.send_name(lang) for match, lang in self.kinds]
-        start, end = c["start"][positions], c["end"][positions]
-        half = c["half"][positions].astype(np.int32)
-        half[(half > 0) & (start == end)] = 4  # a one-day record: "half day"
-        sent = self.total_days[positions]
-        shown = np.where(sent >= 0, sent, c["given"][positions])
-        return {
-            "leave_type": CodedTexts(c["kind"][positions], names),
-            "start_date": CodedTexts(start, values),
-            "end_date": CodedTexts(end, values),
-            "half_days": CodedTexts(half, HALF_DAYS),
-            "total_days": CodedTexts(shown.astype(np.int32), values),
-        }
+        if key == "leave_type":
+            return c["kind"][positions], [match.send_name(lang) for match, lang in self.kinds]
+        if key == "start_date":
+            return c["start"][positions], values
+        if key == "end_date":
+            return c["end"][positions], values
+        if key == "half_days":
+            half = c["half"][positions].astype(np.int32)
+            half[(half > 0) & (c["start"][positions] == c["end"][positions])] = 4  # a one-day record: "half day"
+            return half, HALF_DAYS
+        sent = self.total_days[positions]  # total_days: what is sent once known, else the file's figure
+        return np.where(sent >= 0, sent, c["given"][positions]), values
+
+    def taken(self, positions: Ints) -> tuple[TakenTexts, TakenTexts]:
+        """The external ids and names of the rows at ``positions``, taken only when read."""
+        at = np.asarray(positions, dtype=np.int32)
+        return TakenTexts(self.ids, at), TakenTexts(self.names, at, self.ids)
 
     def overlaps(self) -> dict[int, list[Problem]]:
         """``find_overlaps`` of every row, imported ones named and not flagged: the same problems, found by
         comparing the rows of only the people with two periods that touch."""
         if len(self) < 2:
             return {}
-        import pyarrow.compute as pc
-
-        c = self._columns
-        person = np.asarray(pc.dictionary_encode(self.ids.as_arrow()).combine_chunks().indices, dtype=np.int64)
+        person = self._columns["person"]
         # dates compared as the texts find_overlaps compares: by their rank among the file's sorted texts
-        ranks = np.empty(len(self.texts.values), dtype=np.int64)
+        ranks = np.empty(len(self.texts.values), dtype=np.int32)
         ranks[np.argsort(np.array(self.texts.values, dtype=object), kind="stable")] = np.arange(len(ranks))
-        start, end = ranks[c["start"]], ranks[c["end"]]
-        order = np.lexsort((c["row"], end, start, person))
-        p, s, e = person[order], start[order], end[order]
-        # sorted by start within a person, a row clashes with an earlier one when it starts by the latest
-        # end before it: that end, per person, is the running maximum of (person, end) as one number
-        span = len(ranks) + 1
-        latest = np.maximum.accumulate(p * span + e)
-        clashes = (p[1:] == p[:-1]) & (latest[:-1] - p[1:] * span >= s[1:])
-        if not clashes.any():
+        # the people a share at a time (by their number), so that the sorting's arrays stay small
+        shares = max(1, len(self) // _OVERLAP_ROWS)  # a person's rows all in one share: same number
+        clashing = [self._clashing(np.flatnonzero(person % shares == share), person, ranks)
+                    for share in range(shares)]
+        who = np.unique(np.concatenate(clashing))
+        if not len(who):
             return {}
-        positions = np.flatnonzero(np.isin(person, np.unique(p[1:][clashes])))
-        rows = self.rows(positions)
+        # the rows of those people, compared as find_overlaps compares them (by id: two ids sharing a number
+        # only cost a comparison)
+        rows = self.rows(np.flatnonzero(np.isin(person, who)))
         return find_overlaps(rows, {r.pos for r in rows if self.imported[r.pos]})
+
+    def _clashing(self, at: Ints, person: Ints, ranks: npt.NDArray[np.int32]) -> Ints:
+        """The people, among the rows at ``at``, with two periods that touch."""
+        c = self._columns
+        start, end = ranks[c["start"][at]], ranks[c["end"][at]]
+        order = np.lexsort((c["row"][at], end, start, person[at]))
+        p, s, e = person[at][order], start[order], end[order]
+        # sorted by start within a person, a row clashes with an earlier one when it starts by the latest
+        # end before it: that end, per person, is the running maximum of (person's place, end) as one number
+        same = p[1:] == p[:-1]
+        place = np.concatenate(([0], np.cumsum(~same)))
+        span = len(ranks) + 1
+        latest = np.maximum.accumulate(place * span + e)
+        clashes = same & (latest[:-1] - place[1:] * span >= s[1:])
+        return np.unique(p[1:][clashes])
+
+
+#: Rows of the people whose periods are compared at once (``LeaveTable.overlaps``).
+_OVERLAP_ROWS = 100_000
