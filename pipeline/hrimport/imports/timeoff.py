@@ -52,7 +52,7 @@ from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import TimeOffRow, check_row
 from hrimport.timeoff.settings import TimeOffSettings, name_headers
-from hrimport.timeoff.table import Codes, CodedTexts, LeaveTable
+from hrimport.timeoff.table import Codes, CodedTexts, LeaveTable, ValidRows
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -152,21 +152,22 @@ def import_timeoff(
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         if ledger is not None:
             for part in parts:
-                rows = table.rows(range(part.lo, part.hi))
-                known = ledger.find(ledger_key(r) for r in rows)
+                at = np.arange(part.lo, part.hi)
+                keys = table.ledger_keys(at, service, customer_id)
+                known = ledger.find(keys)
                 again: list[int] = []
                 messages: list[str] = []
-                for r in rows:
-                    entry = known.get(ledger_key(r))
+                for pos, key in zip(at.tolist(), keys):
+                    entry = known.get(key)
                     if entry is None:
                         continue
                     if not entry.stored:
                         unanswered[entry.key] = entry
                         continue
-                    table.imported[r.pos] = True
-                    table.total_days[r.pos] = table.texts.code(entry.total_days)
+                    table.imported[pos] = True
+                    table.total_days[pos] = table.texts.code(entry.total_days)
                     record = f"record {entry.record_id}, " if entry.record_id is not None else ""
-                    again.append(r.pos)
+                    again.append(pos)
                     messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
                                     f"row {entry.source_row}); not sent again.")
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
@@ -275,8 +276,7 @@ class _Part:
         alike: list[int] = []
         alike_messages: list[str] = []
         own: list[tuple[int, str]] = []
-        for pos, message in zip(positions, messages):
-            row = int(numbers[pos])
+        for pos, row, message in zip(positions, numbers[np.asarray(positions, dtype=np.int64)].tolist(), messages):
             if (warnings and pos in warnings) or row in warned or row in changed:
                 own.append((pos, message))
             else:
@@ -343,8 +343,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
         part = _Part(ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset,
                                   spill=True), len(table), len(table))
         offset += len(mapped)
-        valid: list[TimeOffRow] = []
-        valid_names: list[str] = []
+        valid = ValidRows()
         for pos, row in enumerate(mapped.row_numbers):
             found = list(problems.get(pos, []))
             match, lang, more = check_row(
@@ -373,14 +372,19 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                 part.listed.append(RowOutcome(row, cells["customer_system_id"][pos], who[pos], Outcome.INVALID,
                                               tuple(found), " ".join(p.message for p in found), written))
                 continue
-            valid.append(TimeOffRow(
-                pos=pos, row=row, external_id=cells["customer_system_id"][pos], match=match, lang=lang,
-                country=cells["country"][pos], start=cells["start_date"][pos], end=cells["end_date"][pos],
-                half_start=half_start, half_end=half_end, total_given=cells["total_days"][pos],
-                notes=cells["notes"][pos], decision=cells["decision"][pos],
-            ))
-            valid_names.append(who[pos])
-        table.extend(valid, valid_names)
+            valid.rows.append(row)
+            valid.ids.append(cells["customer_system_id"][pos])
+            valid.names.append(who[pos])
+            valid.matches.append(match)
+            valid.langs.append(lang)
+            valid.countries.append(cells["country"][pos])
+            valid.starts.append(cells["start_date"][pos])
+            valid.ends.append(cells["end_date"][pos])
+            valid.halves.append(half_start + 2 * half_end)
+            valid.given.append(cells["total_days"][pos])
+            valid.notes.append(cells["notes"][pos])
+            valid.decisions.append(cells["decision"][pos])
+        table.extend(valid)
         part.hi = len(table)
         parts.append(part)
         checked += time.perf_counter() - t

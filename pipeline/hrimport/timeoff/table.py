@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from hrimport.outcomes import Problem
+from hrimport.state.ledger import LedgerKey
 from hrimport.stores import Positional, TextColumn
 from hrimport.timeoff.leave_types import Lang, LeaveTypeMatch
 from hrimport.timeoff.rows import TimeOffRow, find_overlaps
 
-__all__ = ["CodedTexts", "Codes", "LeaveTable", "TakenTexts"]
+__all__ = ["CodedTexts", "Codes", "LeaveTable", "TakenTexts", "ValidRows"]
 
 Ints = npt.NDArray[np.int64]
 
@@ -69,6 +71,25 @@ class CodedTexts(Positional[str]):
     def tolist(self) -> list[str]:
         values = self._values
         return [values[c] for c in self._codes.tolist()]
+
+
+@dataclass
+class ValidRows:
+    """A chunk's valid rows as columns, for ``LeaveTable.extend``: what a ``TimeOffRow`` is made of, and
+    each row's name for the report."""
+
+    rows: list[int] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    matches: list[LeaveTypeMatch] = field(default_factory=list)
+    langs: list[Lang] = field(default_factory=list)
+    countries: list[str] = field(default_factory=list)
+    starts: list[str] = field(default_factory=list)
+    ends: list[str] = field(default_factory=list)
+    halves: list[int] = field(default_factory=list)  # half start + 2 * half end
+    given: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
 
 
 class TakenTexts(Positional[str]):
@@ -141,32 +162,40 @@ class LeaveTable:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def extend(self, rows: list[TimeOffRow], names: list[str]) -> None:
-        """Add rows (after those added before), each with its name for the report."""
+    def extend(self, rows: ValidRows) -> None:
+        """Add a chunk's valid rows (after those added before)."""
         kinds = []
-        for r in rows:
-            key = (r.match.written, r.lang)
+        for match, lang in zip(rows.matches, rows.langs):
+            key = (match.written, lang)
             kind = self._kind_index.get(key)
             if kind is None:
                 kind = self._kind_index[key] = len(self.kinds)
-                self.kinds.append((r.match, r.lang))
+                self.kinds.append((match, lang))
             kinds.append(kind)
-        codes = self.texts.codes
-        grow = self._growing
-        grow["row"].extend(r.row for r in rows)
+        codes, grow = self.texts.codes, self._growing
+        grow["row"].extend(rows.rows)
         # the person, as a number to sort by: equal ids, equal numbers (two ids may share one: then their rows
         # are compared by id, ``overlaps``)
-        grow["person"].extend(hash(r.external_id) for r in rows)
+        grow["person"].extend(map(hash, rows.ids))
         grow["kind"].extend(kinds)
-        for name, texts in (("country", (r.country for r in rows)), ("start", (r.start for r in rows)),
-                            ("end", (r.end for r in rows)), ("given", (r.total_given for r in rows)),
-                            ("decision", (r.decision for r in rows))):
+        for name, texts in (("country", rows.countries), ("start", rows.starts), ("end", rows.ends),
+                            ("given", rows.given), ("decision", rows.decisions)):
             grow[name].frombytes(codes(texts).tobytes())
-        grow["half"].extend(r.half_start + 2 * r.half_end for r in rows)
-        self.ids.extend(r.external_id for r in rows)
-        self.names.extend("" if name == r.external_id else name for r, name in zip(rows, names))
+        grow["half"].extend(rows.halves)
+        self.ids.extend(rows.ids)
+        self.names.extend("" if name == external_id else name for external_id, name in zip(rows.ids, rows.names))
         if self.keep_notes:
-            self.notes.extend(r.notes for r in rows)
+            self.notes.extend(rows.notes)
+
+    def ledger_keys(self, positions: Ints, service: str, customer_id: str) -> list[LedgerKey]:
+        """The ledger's keys of the rows at ``positions`` (``hrimport.state.ledger``)."""
+        c, values = self._columns, self.texts.values
+        at = np.asarray(positions, dtype=np.int64)
+        english = [match.leave_type.en for match, _ in self.kinds]
+        return [LedgerKey(service, customer_id, external_id, english[kind], values[start], values[end])
+                for external_id, kind, start, end in zip(self.ids.as_arrow().take(at).to_pylist(),
+                                                          c["kind"][at].tolist(), c["start"][at].tolist(),
+                                                          c["end"][at].tolist())]
 
     def close(self) -> None:
         """Join the chunks' columns: every row is in."""
@@ -186,19 +215,23 @@ class LeaveTable:
 
     def rows(self, positions: Sequence[int] | Ints) -> list[TimeOffRow]:
         """The rows at ``positions`` as ``TimeOffRow``s, ``total_days`` set where it is known."""
-        c, values = self._columns, self.texts.values
-        at = np.asarray(positions, dtype=np.int64).tolist()
-        ids = [self.ids[i] for i in at]
-        notes = [self.notes[i] for i in at] if self.keep_notes else [""] * len(at)
+        c, values, kinds = self._columns, self.texts.values, self.kinds
+        at = np.asarray(positions, dtype=np.int64)
+        if not len(at):
+            return []
+        ids: list[str] = self.ids.as_arrow().take(at).to_pylist()
+        notes: list[str] = self.notes.as_arrow().take(at).to_pylist() if self.keep_notes else [""] * len(at)
         out = []
-        for pos, external_id, note in zip(at, ids, notes):
-            match, lang = self.kinds[c["kind"][pos]]
-            half, sent = int(c["half"][pos]), int(self.total_days[pos])
+        for pos, row, external_id, kind, country, start, end, half, given, decision, sent, note in zip(
+                at.tolist(), c["row"][at].tolist(), ids, c["kind"][at].tolist(), c["country"][at].tolist(),
+                c["start"][at].tolist(), c["end"][at].tolist(), c["half"][at].tolist(), c["given"][at].tolist(),
+                c["decision"][at].tolist(), self.total_days[at].tolist(), notes):
+            match, lang = kinds[kind]
             out.append(TimeOffRow(
-                pos=pos, row=int(c["row"][pos]), external_id=external_id, match=match, lang=lang,
-                country=values[c["country"][pos]], start=values[c["start"][pos]], end=values[c["end"][pos]],
-                half_start=bool(half & 1), half_end=bool(half & 2), total_given=values[c["given"][pos]],
-                notes=note, decision=values[c["decision"][pos]], total_days=values[sent] if sent >= 0 else "",
+                pos=pos, row=row, external_id=external_id, match=match, lang=lang, country=values[country],
+                start=values[start], end=values[end], half_start=bool(half & 1), half_end=bool(half & 2),
+                total_given=values[given], notes=note, decision=values[decision],
+                total_days=values[sent] if sent >= 0 else "",
             ))
         return out
 
