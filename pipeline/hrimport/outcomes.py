@@ -199,8 +199,9 @@ class PlainRows:
         keep = [i for i, row in enumerate(numbers) if row not in rows]
         kept = [everyone[i] for i in keep]
         messages = [o.message for o in kept] if self.messages is not None else None
-        columns = ({key: [o.details[key] for o in kept] for key in self.detail_columns}
-                   if self.detail_columns is not None else None)
+        columns: dict[str, Sequence[str]] | None = (
+            {key: [o.details[key] for o in kept] for key in self.detail_columns}
+            if self.detail_columns is not None else None)
         return PlainRows([o.row for o in kept], [o.external_id for o in kept], [o.name for o in kept], self.outcome,
                          self.message, self.details, messages, columns), taken
 

@@ -24,9 +24,10 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import time
 import unicodedata
-import bisect
+from array import array
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -39,7 +40,16 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.imports.runs import CHUNK_ROWS, ChunkKeep, StagedFile, close_run, read_map_validate
 from hrimport.mapper import MappedTable, MappingRestart
-from hrimport.outcomes import Outcome, OutcomeRows, OutcomesDone, PlainRows, Problem, Progress, RowOutcome, RunResult
+from hrimport.outcomes import (
+    Outcome,
+    OutcomeRows,
+    OutcomesDone,
+    PlainRows,
+    Problem,
+    Progress,
+    RowOutcome,
+    RunResult,
+)
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
@@ -52,7 +62,7 @@ from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import TimeOffRow, check_row
 from hrimport.timeoff.settings import TimeOffSettings, name_headers
-from hrimport.timeoff.table import Codes, CodedTexts, LeaveTable, ValidRows
+from hrimport.timeoff.table import CodedTexts, Codes, LeaveTable, ValidRows
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -290,16 +300,18 @@ class _Part:
         at = np.array(alike, dtype=np.int64)
         ids, names = table.taken(at)  # read from the table when the rows are: nothing copied
         distinct = set(alike_messages)
-        message, column = "", None
+        message = ""
+        column: Sequence[str] | None = None
         if len(distinct) == 1:
             message = alike_messages[0]
         elif len(distinct) <= _CODED_MESSAGES:
             codes = Codes()
             column = CodedTexts(codes.codes(alike_messages), codes.values)
         else:  # each its own ("Added as time-off record 12.")
-            column = TextColumn()
-            column.extend(alike_messages)
-        self.plain.append(PlainRows(numbers[at], ids, names, outcome, message,
+            texts = TextColumn()
+            texts.extend(alike_messages)
+            column = texts
+        self.plain.append(PlainRows(array("q", numbers[at].tobytes()), ids, names, outcome, message,
                                     messages=column, detail_columns=table.detail_columns(at)))
 
     def posted(self, table: LeaveTable, position: dict[int, int], outcomes: list[RowOutcome]) -> None:

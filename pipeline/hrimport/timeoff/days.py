@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from hrimport.timeoff.rows import TimeOffRow  # rows.py imports DayKey from here
 
 __all__ = [
-    "TOTALS_POLICIES", "DayCalculator", "DayKey", "DaysClient", "TotalsPolicy", "calendar_days", "format_days",
-    "parse_days", "settle_totals", "TotalsSettler",
+    "TOTALS_POLICIES", "DayCalculator", "DayKey", "DaysClient", "TotalsPolicy", "TotalsSettler", "calendar_days",
+    "format_days", "parse_days", "settle_totals",
 ]
 
 TotalsPolicy = Literal["file", "service", "strict"]
