@@ -255,8 +255,9 @@ class LeaveTable:
             half = c["half"][positions].astype(np.int32)
             half[(half > 0) & (c["start"][positions] == c["end"][positions])] = 4  # a one-day record: "half day"
             return half, HALF_DAYS
-        sent = self.total_days[positions]  # total_days: what is sent once known, else the file's figure
-        return np.where(sent >= 0, sent, c["given"][positions]), values
+        # total_days: what is sent once known (and not ""), else the file's figure, as TimeOffRow.details()
+        sent = self.total_days[positions]
+        return np.where((sent >= 0) & (sent != self.texts.code("")), sent, c["given"][positions]), values
 
     def taken(self, positions: Ints) -> tuple[TakenTexts, TakenTexts]:
         """The external ids and names of the rows at ``positions``, taken only when read."""
