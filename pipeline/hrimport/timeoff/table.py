@@ -3,7 +3,7 @@
 
 The overlap check needs every valid row of a person, and the total days and the posting come after it:
 each valid row is kept until then, not as a ``TimeOffRow`` (~1.5 KB with its strings) but as a few numbers
-(~40 bytes): its row number, its external id and name in Arrow arrays, and its leave type, country, dates,
+(~60 bytes): its row number, its external id and name in Arrow arrays, and its leave type, country, dates,
 day figures and decision as codes into their distinct values (``Codes``: a file has a few thousand dates,
 not a million). ``LeaveTable.rows`` makes ``TimeOffRow``s again for the rows being worked on, the same as
 those made from the file; ``detail_columns`` gives the report's time-off columns of many rows without a
@@ -52,7 +52,11 @@ class Codes:
         return np.array(out, dtype=np.int32)
 
     def code(self, text: str) -> int:
-        return int(self.codes([text])[0])
+        code = self._index.get(text)
+        if code is None:
+            code = self._index[text] = len(self.values)
+            self.values.append(text)
+        return code
 
 
 class CodedTexts(Positional[str]):
