@@ -178,7 +178,12 @@ class RunInfo:
 class PlainRows:
     """Rows of one chunk that have nothing of their own but their id and name: one outcome, message and
     details, no problems or cells kept (a valid row of a validation or a dry run). Held as arrays, not one
-    ``RowOutcome`` each: a million valid rows take ~20 MB instead of ~300 MB (issue 17, flat memory)."""
+    ``RowOutcome`` each: a million valid rows take ~20 MB instead of ~300 MB (issue 17, flat memory).
+
+    Rows whose message or details differ row by row (time off: each row's leave type, dates and days; "Added
+    as time-off record 12.") give them as columns, one value a row: ``messages`` in place of ``message``,
+    ``detail_columns`` (detail key -> each row's value, every key on every row, in the order a row's
+    details list them) in place of ``details``. A row's ``RowOutcome`` is made only as it is read."""
 
     rows: Sequence[int]  # ascending source row numbers (an ``array('q')`` or a NumPy array)
     external_ids: Sequence[str]  # a pyarrow string array, or a list
@@ -186,26 +191,45 @@ class PlainRows:
     outcome: Outcome
     message: str = ""
     details: dict[str, str] = field(default_factory=dict)  # every row's (one dict, as rows share it)
+    messages: Sequence[str] | None = None  # each row's own message, when they differ
+    detail_columns: dict[str, Sequence[str]] | None = None  # each row's own details, when they differ
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def split(self, rows: Container[int]) -> tuple[PlainRows, list[RowOutcome]]:
         """These rows without those in ``rows``, and those as ``RowOutcome``s (to be given problems)."""
-        numbers, ids, names = as_list(self.rows), as_list(self.external_ids), as_list(self.names)
+        numbers = as_list(self.rows)
         hit = [i for i, row in enumerate(numbers) if row in rows]
         if not hit:
             return self, []
-        taken = [RowOutcome(int(numbers[i]), ids[i], names[i], self.outcome, message=self.message,
-                            details=dict(self.details)) for i in hit]
+        everyone = list(self.outcomes())
+        taken = [everyone[i] for i in hit]
+        for o in taken:
+            o.details = dict(o.details)  # its own, to be changed
         keep = [i for i, row in enumerate(numbers) if row not in rows]
-        return PlainRows([numbers[i] for i in keep], [ids[i] for i in keep], [names[i] for i in keep], self.outcome,
-                         self.message, self.details), taken
+        kept = [everyone[i] for i in keep]
+        messages = [o.message for o in kept] if self.messages is not None else None
+        columns: dict[str, Sequence[str]] | None = (
+            {key: [o.details[key] for o in kept] for key in self.detail_columns}
+            if self.detail_columns is not None else None)
+        return PlainRows([o.row for o in kept], [o.external_id for o in kept], [o.name for o in kept], self.outcome,
+                         self.message, self.details, messages, columns), taken
 
     def outcomes(self) -> Iterator[RowOutcome]:
         ids, names = as_list(self.external_ids), as_list(self.names)
-        for row, external_id, name in zip(as_list(self.rows), ids, names):
-            yield RowOutcome(int(row), external_id, name, self.outcome, message=self.message, details=self.details)
+        if self.messages is None and self.detail_columns is None:
+            for row, external_id, name in zip(as_list(self.rows), ids, names):
+                yield RowOutcome(int(row), external_id, name, self.outcome, message=self.message, details=self.details)
+            return
+        messages = as_list(self.messages) if self.messages is not None else itertools.repeat(self.message)
+        if not self.detail_columns:
+            details: Iterable[dict[str, str]] = itertools.repeat(self.details)
+        else:
+            keys = tuple(self.detail_columns)
+            details = (dict(zip(keys, values)) for values in zip(*(as_list(c) for c in self.detail_columns.values())))
+        for row, external_id, name, message, own in zip(as_list(self.rows), ids, names, messages, details):
+            yield RowOutcome(int(row), external_id, name, self.outcome, message=message, details=own)
 
 
 def as_list(values: Sequence[Any]) -> list[Any]:

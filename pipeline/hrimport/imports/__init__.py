@@ -92,7 +92,7 @@ def import_file(
       a row the platform last accepted exactly as it is now is not sent again.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
-    - ``chunk_rows``: a staff file is read, mapped and validated this many rows at a time (default
+    - ``chunk_rows``: the file is read, mapped and validated this many rows at a time (default
       ``hrimport.imports.runs.CHUNK_ROWS``); the outcome is the same whatever it is.
 
     Raises ``HrimportError`` subclasses for what stops the whole file: a bad config or file (exit 2),
@@ -254,7 +254,9 @@ def _run(
         return import_staff(config, source, target, dry_run=dry_run, validate_only=validate_only, batch_size=batch_size,
                             state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
                             concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS)
+    from hrimport.imports.runs import CHUNK_ROWS
     from hrimport.imports.timeoff import import_timeoff
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
-                          concurrency=concurrency, progress=progress, on_outcomes=on_outcomes)
+                          concurrency=concurrency, progress=progress, on_outcomes=on_outcomes,
+                          chunk_rows=chunk_rows or CHUNK_ROWS)

@@ -24,29 +24,45 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import time
 import unicodedata
+from array import array
+from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
-from hrimport.imports.runs import finish_run, read_map_validate
-from hrimport.mapper import MappedTable
-from hrimport.outcomes import Outcome, OutcomesDone, Problem, Progress, RowOutcome, RunResult
-from hrimport.reader import SourceTable
+from hrimport.imports.runs import CHUNK_ROWS, ChunkKeep, StagedFile, close_run, read_map_validate
+from hrimport.mapper import MappedTable, MappingRestart
+from hrimport.outcomes import (
+    Outcome,
+    OutcomeRows,
+    OutcomesDone,
+    PlainRows,
+    Problem,
+    Progress,
+    RowOutcome,
+    RunResult,
+)
+from hrimport.reader import SourceTable, StreamBroken
 from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
 from hrimport.stages import announce
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
-from hrimport.timeoff.days import settle_totals
+from hrimport.stores import TextColumn
+from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
+from hrimport.timeoff.rows import TimeOffRow, check_row
 from hrimport.timeoff.settings import TimeOffSettings, name_headers
+from hrimport.timeoff.table import CodedTexts, Codes, LeaveTable, ValidRows
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -63,13 +79,22 @@ class PreparedTimeOff:
 
 
 def prepare_timeoff(config: ImportConfig, path: Path) -> PreparedTimeOff:
-    """Read, map and validate a time-off export as the config's ``[timeoff]`` section says."""
-    if config.timeoff is None:
-        raise ConfigError(f"{config.path.name} has no [timeoff] section: it describes a staff import")
-    settings = TimeOffSettings.from_mapping(config.timeoff, config.path.name)
-    mapping = settings.import_mapping(config.timeoff)
+    """Read, map and validate a time-off export as the config's ``[timeoff]`` section says, whole."""
+    settings = _settings(config)
+    mapping = settings.import_mapping(config.timeoff)  # type: ignore[arg-type]  # checked by _settings
     table, mapped, problems, timings = read_map_validate(config, path, mapping)
     return PreparedTimeOff(table, mapped, settings, problems, timings)
+
+
+def _settings(config: ImportConfig) -> TimeOffSettings:
+    if config.timeoff is None:
+        raise ConfigError(f"{config.path.name} has no [timeoff] section: it describes a staff import")
+    return TimeOffSettings.from_mapping(config.timeoff, config.path.name)
+
+
+#: The messages of a validation's valid rows (``hrimport timeoff validate``).
+VALID_MESSAGE = "Valid; not sent."
+VALID_TO_CALCULATE = "Valid; total days to be calculated by the service when imported; not sent."
 
 
 def import_timeoff(
@@ -83,6 +108,7 @@ def import_timeoff(
     concurrency: int | None = None,
     progress: Progress | None = None,
     on_outcomes: OutcomesDone | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> RunResult:
     """Import one time-off export; one outcome per source row (never raises for a bad row).
 
@@ -90,66 +116,37 @@ def import_timeoff(
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
     skips it. ``on_outcomes`` gets each record posted as the service answers it.
+
+    The file is read, mapped and checked ``chunk_rows`` rows at a time; what needs the whole file (the
+    overlaps, the ledger, the total days, the posting) works on its valid rows kept compactly
+    (``hrimport.timeoff.table``), a chunk's worth made ``TimeOffRow``s at a time: memory stays flat
+    whatever the number of rows (issue 17), and the outcome is the same whatever ``chunk_rows`` is.
     """
+    settings = _settings(config)
+    mapping = settings.import_mapping(config.timeoff)  # type: ignore[arg-type]  # checked by _settings
     started = datetime.now().astimezone()
     t0 = time.perf_counter()
-    prep = prepare_timeoff(config, path)
-    mapped, timings = prep.mapped, prep.timings
-    frame = mapped.frame
-
-    def col(name: str) -> list[str]:
-        return frame[name].tolist() if name in frame else [""] * len(frame)
-
-    cells = {name: col(name) for name in
-             ("customer_system_id", "leave_type", "lang", "country", "start_date", "end_date", "total_days",
-              "notes", "decision")}
-    outcomes: dict[int, RowOutcome] = {}
-
-    def written_details(pos: int) -> dict[str, str]:
-        return {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
-                "end_date": cells["end_date"][pos], "half_days": "", "total_days": cells["total_days"][pos]}
-
-    def invalid(pos: int, found: list[Problem], details: dict[str, str] | None = None) -> None:
-        outcomes[pos] = RowOutcome(mapped.row_numbers[pos], cells["customer_system_id"][pos], "", Outcome.INVALID,
-                                   tuple(found), " ".join(p.message for p in found), details or written_details(pos))
-
-    # -- leave type, lang, half days, period ------------------------------------------------------------
-    t = time.perf_counter()
-    rows: list[TimeOffRow] = []
-    for pos, row in enumerate(mapped.row_numbers):
-        found = list(prep.problems.get(pos, []))
-        match, lang, more = check_row(
-            row=row, leave_type=cells["leave_type"][pos], lang_cell=cells["lang"][pos],
-            config_lang=prep.settings.lang, start=cells["start_date"][pos], end=cells["end_date"][pos],
-            sources=mapped.field_sources,
-        ) if pos not in prep.problems else (None, None, [])
-        found += more
-        half_start = half_end = False
-        if not found:
-            try:
-                half_start, half_end = halves_for(
-                    start_cell=_cell(mapped.carried, "half_start", pos), end_cell=_cell(mapped.carried, "half_end", pos),
-                    day_cell=_cell(mapped.carried, "half_day", pos),
-                    one_day=cells["start_date"][pos] == cells["end_date"][pos],
-                )
-            except HalfDayError as exc:
-                column = mapped.carried_sources.get(exc.which)
-                found.append(Problem(exc.code, f"Row {row}, column '{column}': {exc.message}.", row, column,
-                                     exc.which, _cell(mapped.carried, exc.which, pos)))
-        if found or match is None or lang is None:
-            invalid(pos, found)
-            continue
-        rows.append(TimeOffRow(
-            pos=pos, row=row, external_id=cells["customer_system_id"][pos], match=match, lang=lang,
-            country=cells["country"][pos], start=cells["start_date"][pos], end=cells["end_date"][pos],
-            half_start=half_start, half_end=half_end, total_given=cells["total_days"][pos],
-            notes=cells["notes"][pos], decision=cells["decision"][pos],
-        ))
-
-    # -- ledger: records this service accepted before are not sent again -------------------------------
     customer_id = target.customer_id
     client = target.client  # None: offline (validate), nothing asked or sent
     offline = client is None
+    stream, h_and_m = True, set[str]()
+    with ExitStack() as names_stack:
+        names = _Names(config.state_dir, None if offline else target.service_key, customer_id, names_stack)
+        while True:  # at most three times, as a staff import: each retry knows what the first read did not
+            try:
+                staged = StagedFile(config, path, mapping, chunk_rows, stream=stream, h_and_m=h_and_m)
+                parts, table, checked = _gather(staged, config, settings, names, keep_notes=not offline and not dry_run)
+                break
+            except StreamBroken:
+                stream = False  # a text file that needs the whole read after all: again, read whole
+            except MappingRestart as restart:
+                h_and_m.add(restart.field)  # H and M in different chunks: again, neither read as a word
+    facts = staged.finish()
+    timings = staged.timings
+    table.close()
+
+    # -- ledger: records this service accepted before are not sent again -------------------------------
+    t = time.perf_counter()
     if not offline and not customer_id.isdigit():
         raise ConfigError(f"customer id {customer_id!r} is not a number: set [service] customer_id in "
                           f"{config.path.name} or HRIMPORT_CUSTOMER_ID")
@@ -158,100 +155,290 @@ def import_timeoff(
     def ledger_key(r: TimeOffRow) -> LedgerKey:
         return LedgerKey(service, customer_id, r.external_id, r.match.leave_type.en, r.start, r.end)
 
+    notes: list[str] = []
     with ExitStack() as stack:
         if ledger is None and use_ledger and not offline:
             ledger = stack.enter_context(open_ledger(config.state_dir))
-        imported: set[int] = set()
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         if ledger is not None:
-            known = ledger.find(ledger_key(r) for r in rows)
-            for r in rows:
-                entry = known.get(ledger_key(r))
-                if entry is None:
-                    continue
-                if not entry.stored:
-                    unanswered[entry.key] = entry
-                    continue
-                imported.add(r.pos)
-                r.total_days = entry.total_days
-                record = f"record {entry.record_id}, " if entry.record_id is not None else ""
-                outcomes[r.pos] = RowOutcome(
-                    r.row, r.external_id, "", Outcome.ALREADY_IMPORTED,
-                    message=f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} row "
-                            f"{entry.source_row}); not sent again.",
-                    details=r.details(),
-                )
+            for part in parts:
+                at = np.arange(part.lo, part.hi)
+                keys = table.ledger_keys(at, service, customer_id)
+                known = ledger.find(keys)
+                again: list[int] = []
+                messages: list[str] = []
+                for pos, key in zip(at.tolist(), keys):
+                    entry = known.get(key)
+                    if entry is None:
+                        continue
+                    if not entry.stored:
+                        unanswered[entry.key] = entry
+                        continue
+                    table.imported[pos] = True
+                    table.total_days[pos] = table.texts.code(entry.total_days)
+                    record = f"record {entry.record_id}, " if entry.record_id is not None else ""
+                    again.append(pos)
+                    messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
+                                    f"row {entry.source_row}); not sent again.")
+                part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
 
         # -- in-file overlaps ---------------------------------------------------------------------------
-        for pos, found in find_overlaps(rows, imported).items():
-            invalid(pos, found, next(r.details() for r in rows if r.pos == pos))
-        pending = [r for r in rows if r.pos not in outcomes]
-        timings["check"] = time.perf_counter() - t
+        pending = ~table.imported
+        overlapping = table.overlaps()
+        ends = [part.hi for part in parts]
+        for r in table.rows(sorted(overlapping)):
+            pending[r.pos] = False
+            found = overlapping[r.pos]
+            parts[bisect.bisect_right(ends, r.pos)].listed.append(RowOutcome(
+                r.row, r.external_id, table.name(r.pos), Outcome.INVALID, tuple(found),
+                " ".join(p.message for p in found), r.details()))
+        timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
         t = time.perf_counter()
-        notes: list[str] = []
         workers = concurrency or config.concurrency
+        warnings: dict[int, list[Problem]] = {}  # doubts of the rows still to send, by position
         if client is None:
-            for r in pending:
-                r.total_days = r.total_given
-                checked = "" if r.total_given else "; total days to be calculated by the service when imported"
-                outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID,
-                                             message=f"Valid{checked}; not sent.", details=r.details())
-            pending = []
-        elif pending:
-            announce(f"Checking the total days of {len(pending):,} rows with the service")
-            pending = settle_totals(pending, client, workers=workers, policy=prep.settings.total_days,
-                                    sources=mapped.field_sources, outcomes=outcomes, notes=notes)
+            for part in parts:
+                at = part.positions(pending)
+                given = table.column("given")[at]
+                table.total_days[at] = given
+                empty = table.texts.code("")
+                messages = [VALID_MESSAGE if code != empty else VALID_TO_CALCULATE for code in given.tolist()]
+                part.settle(table, at.tolist(), Outcome.VALID, messages)
+            pending[:] = False
+        elif pending.any():
+            announce(f"Checking the total days of {int(pending.sum()):,} rows with the service")
+            settler = TotalsSettler(client, workers=workers, policy=settings.total_days, sources=facts.field_sources)
+            for part in parts:
+                rows = table.rows(part.positions(pending))
+                refused: dict[int, RowOutcome] = {}
+                for r in settler.settle(rows, refused):
+                    table.total_days[r.pos] = table.texts.code(r.total_days)
+                    if r.warnings:
+                        warnings[r.pos] = r.warnings
+                for pos, o in refused.items():
+                    pending[pos] = False
+                    o.name = table.name(pos)
+                    part.listed.append(o)
+            settler.finish(notes)
         timings["total_days"] = time.perf_counter() - t
 
         # -- post -----------------------------------------------------------------------------------------
         t = time.perf_counter()
         if dry_run:
-            for r in pending:
-                outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", Outcome.VALID, tuple(r.warnings),
-                                             message=f"Valid; would be sent with total_days {r.total_days} "
-                                                     "(dry run).", details=r.details())
-        if pending and not dry_run:
+            for part in parts:
+                at = part.positions(pending).tolist()
+                messages = [f"Valid; would be sent with total_days {table.texts.values[code]} (dry run)."
+                            for code in table.total_days[at].tolist()]
+                part.settle(table, at, Outcome.VALID, messages, warnings)
+        total = int(pending.sum())
+        if total and not dry_run:
             assert client is not None  # rows are only pending here when totals were settled online
-            announce(f"Sending {len(pending):,} rows")
-            posted = post_time_off(client, pending, customer_id=customer_id,
-                                   ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
-                                   source_file=prep.table.info.name,
-                                   concurrency=workers, on_outcomes=on_outcomes,
-                                   progress=(lambda n: progress(n, len(pending))) if progress else None)
-            position = {row: pos for pos, row in enumerate(mapped.row_numbers)}
-            for o in posted:
-                outcomes[position[o.row]] = o
+            announce(f"Sending {total:,} rows")
+            for part in parts:
+                rows = table.rows(part.positions(pending))
+                for r in rows:
+                    r.warnings = warnings.get(r.pos, [])
+                posted = post_time_off(client, rows, customer_id=customer_id,
+                                       ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
+                                       source_file=facts.info.name,
+                                       concurrency=workers, on_outcomes=on_outcomes,
+                                       progress=(lambda n: progress(n, total)) if progress else None)
+                part.posted(table, {r.row: r.pos for r in rows}, posted)
         timings["submit"] = time.perf_counter() - t
 
-    names = _person_names(prep, cells["customer_system_id"], config.state_dir,
-                          None if offline else target.service_key, customer_id)
-    for pos, o in outcomes.items():
-        o.name = names[pos]
-    return finish_run("timeoff", config, target, prep.table, mapped, outcomes.values(), started=started, t0=t0,
-                      timings=prep.timings, dry_run=dry_run or target.client is None, notes=notes)
+    outcomes = OutcomeRows()
+    for part in parts:
+        part.keep.attach(part.listed)
+        outcomes.add(part.listed, *part.plain)
+    return close_run("timeoff", config, target, facts.info, outcomes, notes=[*facts.notes, *notes],
+                     ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
+                     timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+
+
+@dataclass
+class _Part:
+    """One chunk of the file, for the rest of the import: what the chunk knows of its rows (``ChunkKeep``),
+    the positions of its valid rows in the ``LeaveTable`` (``lo`` to ``hi``), and its rows' outcomes as
+    they are found: ``listed`` (a ``RowOutcome`` each: rows needing attention, with warnings or changed
+    values) and ``plain`` (rows alike but for their details and message, kept as columns)."""
+
+    keep: ChunkKeep
+    lo: int
+    hi: int
+    listed: list[RowOutcome] = field(default_factory=list)
+    plain: list[PlainRows] = field(default_factory=list)
+
+    def positions(self, chosen: np.ndarray) -> np.ndarray:
+        """The positions of this chunk's valid rows that ``chosen`` (a mask over every valid row) holds."""
+        return np.flatnonzero(chosen[self.lo:self.hi]) + self.lo
+
+    def settle(self, table: LeaveTable, positions: Sequence[int], outcome: Outcome, messages: list[str],
+               warnings: dict[int, list[Problem]] | None = None) -> None:
+        """Give the valid rows at ``positions`` (ascending) a successful ``outcome``, each its message and
+        ``warnings``: the rows with nothing of their own (no warning, no changed value to list) go to
+        ``plain``, as columns, the others to ``listed``."""
+        if not len(positions):
+            return
+        numbers = table.column("row")
+        warned, changed = self.keep.warnings, self.keep.changed
+        alike: list[int] = []
+        alike_messages: list[str] = []
+        own: list[tuple[int, str]] = []
+        for pos, row, message in zip(positions, numbers[np.asarray(positions, dtype=np.int64)].tolist(), messages):
+            if (warnings and pos in warnings) or row in warned or row in changed:
+                own.append((pos, message))
+            else:
+                alike.append(pos)
+                alike_messages.append(message)
+        for r, (pos, message) in zip(table.rows([pos for pos, _ in own]), own):
+            self.listed.append(RowOutcome(r.row, r.external_id, table.name(pos), outcome,
+                                          tuple(warnings.get(pos, ()) if warnings else ()), message, r.details()))
+        if not alike:
+            return
+        at = np.array(alike, dtype=np.int64)
+        ids, names = table.taken(at)  # read from the table when the rows are: nothing copied
+        distinct = set(alike_messages)
+        message = ""
+        column: Sequence[str] | None = None
+        if len(distinct) == 1:
+            message = alike_messages[0]
+        elif len(distinct) <= _CODED_MESSAGES:
+            codes = Codes()
+            column = CodedTexts(codes.codes(alike_messages), codes.values)
+        else:  # each its own ("Added as time-off record 12.")
+            texts = TextColumn()
+            texts.extend(alike_messages)
+            column = texts
+        self.plain.append(PlainRows(array("q", numbers[at].tobytes()), ids, names, outcome, message,
+                                    messages=column, detail_columns=table.detail_columns(at)))
+
+    def posted(self, table: LeaveTable, position: dict[int, int], outcomes: list[RowOutcome]) -> None:
+        """Keep the outcomes the service gave this chunk's rows (in the order it answered)."""
+        added: list[tuple[int, str]] = []
+        for o in outcomes:
+            pos = position[o.row]
+            if o.outcome is Outcome.ADDED and not o.problems:
+                added.append((pos, o.message))
+            else:
+                o.name = table.name(pos)
+                self.listed.append(o)
+        added.sort()
+        self.settle(table, [pos for pos, _ in added], Outcome.ADDED, [message for _, message in added])
+
+
+#: A group of plain rows with at most this many distinct messages keeps them as codes, else as texts.
+_CODED_MESSAGES = 256
+
+
+def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings, names: _Names, *,
+            keep_notes: bool) -> tuple[list[_Part], LeaveTable, float]:
+    """Read, map, validate and check ``staged`` chunk by chunk: the invalid rows' outcomes, the valid rows
+    in a ``LeaveTable``, and the seconds the time-off checks took."""
+    table = LeaveTable(keep_notes=keep_notes)
+    parts: list[_Part] = []
+    offset = 0  # rows of the file before the chunk
+    checked = 0.0
+    for chunk in staged:
+        t = time.perf_counter()
+        mapped, problems = chunk.mapped, chunk.problems
+        frame = mapped.frame
+
+        def col(name: str) -> list[str]:
+            return frame[name].tolist() if name in frame else [""] * len(frame)  # noqa: B023 (used at once)
+
+        cells = {name: col(name) for name in
+                 ("customer_system_id", "leave_type", "lang", "country", "start_date", "end_date", "total_days",
+                  "notes", "decision")}
+        who = names.of(chunk.table, mapped, cells["customer_system_id"])
+        part = _Part(ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset,
+                                  spill=True), len(table), len(table))
+        offset += len(mapped)
+        valid = ValidRows()
+        for pos, row in enumerate(mapped.row_numbers):
+            found = list(problems.get(pos, []))
+            match, lang, more = check_row(
+                row=row, leave_type=cells["leave_type"][pos], lang_cell=cells["lang"][pos],
+                config_lang=settings.lang, start=cells["start_date"][pos], end=cells["end_date"][pos],
+                sources=mapped.field_sources,
+            ) if pos not in problems else (None, None, [])
+            found += more
+            half_start = half_end = False
+            if not found:
+                try:
+                    half_start, half_end = halves_for(
+                        start_cell=_cell(mapped.carried, "half_start", pos),
+                        end_cell=_cell(mapped.carried, "half_end", pos),
+                        day_cell=_cell(mapped.carried, "half_day", pos),
+                        one_day=cells["start_date"][pos] == cells["end_date"][pos],
+                    )
+                except HalfDayError as exc:
+                    column = mapped.carried_sources.get(exc.which)
+                    found.append(Problem(exc.code, f"Row {row}, column '{column}': {exc.message}.", row, column,
+                                         exc.which, _cell(mapped.carried, exc.which, pos)))
+            if found or match is None or lang is None:
+                written = {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
+                           "end_date": cells["end_date"][pos], "half_days": "",
+                           "total_days": cells["total_days"][pos]}
+                part.listed.append(RowOutcome(row, cells["customer_system_id"][pos], who[pos], Outcome.INVALID,
+                                              tuple(found), " ".join(p.message for p in found), written))
+                continue
+            valid.rows.append(row)
+            valid.ids.append(cells["customer_system_id"][pos])
+            valid.names.append(who[pos])
+            valid.matches.append(match)
+            valid.langs.append(lang)
+            valid.countries.append(cells["country"][pos])
+            valid.starts.append(cells["start_date"][pos])
+            valid.ends.append(cells["end_date"][pos])
+            valid.halves.append(half_start + 2 * half_end)
+            valid.given.append(cells["total_days"][pos])
+            valid.notes.append(cells["notes"][pos])
+            valid.decisions.append(cells["decision"][pos])
+        table.extend(valid)
+        part.hi = len(table)
+        parts.append(part)
+        checked += time.perf_counter() - t
+    return parts, table, checked
 
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
 
 
-def _person_names(prep: PreparedTimeOff, ids: list[str], state_dir: Path, service: str | None,
-                  customer_id: str) -> list[str]:
-    """Each row's name for the report (never sent): the file's name column (``[timeoff] name``, else a column
-    headed as ``schemas/name_headers.toml`` lists), else the name the platform accepted for that external id
-    in a staff import (the state folder), else the external id."""
-    in_file = prep.mapped.carried.get("name") or _name_column(prep.table) or [""] * len(ids)
-    accepted: dict[str, str] = {}
-    unnamed = list(dict.fromkeys(ext for ext, name in zip(ids, in_file) if ext and not name))
-    if unnamed and service and (state_dir / STATE_FILE).exists():
-        try:
-            with StateStore.open(state_dir) as state:
-                accepted = state.names(service, customer_id, unnamed)
-        except ConfigError:
-            pass  # names are a courtesy of the report: an unreadable state folder costs only them
-    return [name or accepted.get(ext) or ext for ext, name in zip(ids, in_file)]
+class _Names:
+    """Each row's name for the report (never sent): the file's name column (``[timeoff] name``, else a
+    column headed as ``schemas/name_headers.toml`` lists), else the name the platform accepted for that
+    external id in a staff import (the state folder, when the run has a ``service``), else the external id.
+    Found chunk by chunk; the state folder is opened once, when a chunk first has a row without a name."""
+
+    def __init__(self, state_dir: Path, service: str | None, customer_id: str, stack: ExitStack) -> None:
+        self.state_dir, self.service, self.customer_id, self.stack = state_dir, service, customer_id, stack
+        self._state: StateStore | None = None
+        self._tried = False
+
+    def of(self, table: SourceTable, mapped: MappedTable, ids: list[str]) -> list[str]:
+        in_file = mapped.carried.get("name") or _name_column(table) or [""] * len(ids)
+        accepted: dict[str, str] = {}
+        unnamed = list(dict.fromkeys(ext for ext, name in zip(ids, in_file) if ext and not name))
+        state = self._open() if unnamed else None
+        if state is not None and self.service:
+            try:
+                accepted = state.names(self.service, self.customer_id, unnamed)
+            except ConfigError:
+                pass  # names are a courtesy of the report: an unreadable state folder costs only them
+        return [name or accepted.get(ext) or ext for ext, name in zip(ids, in_file)]
+
+    def _open(self) -> StateStore | None:
+        if not self._tried:
+            self._tried = True
+            if self.service and (self.state_dir / STATE_FILE).exists():
+                try:
+                    self._state = self.stack.enter_context(StateStore.open(self.state_dir))
+                except ConfigError:
+                    pass  # as above: only the names are lost
+        return self._state
 
 
 def _name_column(table: SourceTable) -> list[str] | None:

@@ -7,6 +7,7 @@ Modules, one job each:
 - ``halves``: half-day markers -> ``is_half_start_date`` / ``is_half_end_date``;
 - ``rows``: per-row checks and overlaps within the file;
 - ``days``: ``total_days`` from the calculation endpoint, each distinct period asked once;
+- ``table``: the valid rows of a file kept as compact columns until they are settled and posted;
 - ``post``: posting with bounded concurrency.
 
 The composition, ``import_timeoff``, is a use case: ``hrimport.imports.timeoff``. The ledger of accepted

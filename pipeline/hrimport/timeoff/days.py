@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from hrimport.timeoff.rows import TimeOffRow  # rows.py imports DayKey from here
 
 __all__ = [
-    "TOTALS_POLICIES", "DayCalculator", "DayKey", "DaysClient", "TotalsPolicy", "calendar_days", "format_days",
-    "parse_days", "settle_totals",
+    "TOTALS_POLICIES", "DayCalculator", "DayKey", "DaysClient", "TotalsPolicy", "TotalsSettler", "calendar_days",
+    "format_days", "parse_days", "settle_totals",
 ]
 
 TotalsPolicy = Literal["file", "service", "strict"]
@@ -123,48 +123,71 @@ def settle_totals(pending: list[TimeOffRow], client: DaysClient, *, workers: int
     source column) lets a problem name the cell to fix. Each distinct period is
     asked once, in parallel. Raises ``ServiceUnavailableError`` when not one calculation could connect.
     """
-    calculator = DayCalculator(client)
-    keys = list(dict.fromkeys(r.day_key for r in pending))
-    answers: dict[DayKey, Decimal | RequestRejected | RetriesExhausted] = {}
-
-    def ask(key: DayKey) -> tuple[DayKey, Decimal | RequestRejected | RetriesExhausted]:
-        try:
-            return key, calculator.days(key)
-        except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
-            return key, exc
-
-    if keys:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hrimport-days") as pool:
-            answers.update(pool.map(ask, keys))
-    unreachable = [a for a in answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
-    if unreachable and len(unreachable) == len(answers):
-        raise ServiceUnavailableError(str(unreachable[0]))
-
-    still: list[TimeOffRow] = []
-    filled = differs = 0
-    for r in pending:
-        answer = answers[r.day_key]
-        given = parse_days(r.total_given) if r.total_given else None
-        problem = _settle(r, answer, given, policy, sources)
-        if problem is None or problem.is_warning:
-            if problem is not None:
-                r.warnings.append(problem)
-                differs += problem.code == "total-days-differs"
-            filled += given is None
-            still.append(r)
-            continue
-        outcome = (Outcome.INVALID if problem.code in ("total-days-mismatch", "no-leave-days")
-                   else Outcome.NOT_SENT if problem.code == "not-sent"
-                   else Outcome.FAILED if isinstance(answer, RetriesExhausted) else Outcome.REJECTED)
-        outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (problem,), problem.message, r.details())
-    if pending:
-        note = (f"total_days filled from the calculation for {filled} row(s); {calculator.asked} distinct "
-                "period(s) asked of the calculation endpoint.")
-        if differs:
-            sent = "the service's count" if policy == "service" else "the file's figure"
-            note += f" {differs} row(s) sent with {sent} where the two differ (total-days-differs)."
-        notes.append(note)
+    settler = TotalsSettler(client, workers=workers, policy=policy, sources=sources)
+    still = settler.settle(pending, outcomes)
+    settler.finish(notes)
     return still
+
+
+class TotalsSettler:
+    """``settle_totals`` of a run's rows given a batch at a time (issue 17: the rows of a million-row file
+    are never all ``TimeOffRow``s at once), with the same outcomes and note: each distinct period asked
+    once per run, the counts for the note over every batch. ``finish`` once every batch is settled, before
+    any row is sent: it raises ``ServiceUnavailableError`` when not one calculation could connect, and
+    adds the note."""
+
+    def __init__(self, client: DaysClient, *, workers: int, policy: TotalsPolicy, sources: dict[str, str]) -> None:
+        self.calculator = DayCalculator(client)
+        self.workers, self.policy, self.sources = workers, policy, sources
+        # every distinct period's answer, refusals included: a period is asked once however many batches hold it
+        self.answers: dict[DayKey, Decimal | RequestRejected | RetriesExhausted] = {}
+        self.rows = self.filled = self.differs = 0
+
+    def settle(self, pending: list[TimeOffRow], outcomes: dict[int, RowOutcome]) -> list[TimeOffRow]:
+        """Settle the ``total_days`` of a batch of rows; returns those to send (``settle_totals``)."""
+        calculator, answers, policy = self.calculator, self.answers, self.policy
+
+        def ask(key: DayKey) -> tuple[DayKey, Decimal | RequestRejected | RetriesExhausted]:
+            try:
+                return key, calculator.days(key)
+            except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
+                return key, exc
+
+        keys = [key for key in dict.fromkeys(r.day_key for r in pending) if key not in answers]
+        if keys:
+            with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hrimport-days") as pool:
+                answers.update(pool.map(ask, keys))
+        self.rows += len(pending)
+        still: list[TimeOffRow] = []
+        for r in pending:
+            answer = answers[r.day_key]
+            given = parse_days(r.total_given) if r.total_given else None
+            problem = _settle(r, answer, given, policy, self.sources)
+            if problem is None or problem.is_warning:
+                if problem is not None:
+                    r.warnings.append(problem)
+                    self.differs += problem.code == "total-days-differs"
+                self.filled += given is None
+                still.append(r)
+                continue
+            outcome = (Outcome.INVALID if problem.code in ("total-days-mismatch", "no-leave-days")
+                       else Outcome.NOT_SENT if problem.code == "not-sent"
+                       else Outcome.FAILED if isinstance(answer, RetriesExhausted) else Outcome.REJECTED)
+            outcomes[r.pos] = RowOutcome(r.row, r.external_id, "", outcome, (problem,), problem.message, r.details())
+        return still
+
+    def finish(self, notes: list[str]) -> None:
+        """Raise ``ServiceUnavailableError`` if not one calculation could connect; else add the run's note."""
+        unreachable = [a for a in self.answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
+        if unreachable and len(unreachable) == len(self.answers):
+            raise ServiceUnavailableError(str(unreachable[0]))
+        if self.rows:
+            note = (f"total_days filled from the calculation for {self.filled} row(s); {self.calculator.asked} "
+                    "distinct period(s) asked of the calculation endpoint.")
+            if self.differs:
+                sent = "the service's count" if self.policy == "service" else "the file's figure"
+                note += f" {self.differs} row(s) sent with {sent} where the two differ (total-days-differs)."
+            notes.append(note)
 
 
 def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted, given: Decimal | None,
