@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from hrimport.errors import RequestRejected, RetriesExhausted, ServiceUnavailableError
+from hrimport.errors import RequestRejected, RetriesExhausted, ServiceUnavailableError, untraced
 from hrimport.outcomes import Outcome, Problem, RowOutcome
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ class TotalsSettler:
             try:
                 return key, calculator.days(key)
             except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
-                return key, exc
+                return key, untraced(exc)  # kept to the run's end: not with the frames of the request
 
         keys = [key for key in dict.fromkeys(r.day_key for r in pending) if key not in answers]
         if keys:
