@@ -1,4 +1,5 @@
-"""The benchmark's staff export: N rows x 40 columns as CSV and XLSX, and the config that imports it.
+"""The benchmark's staff export: N rows x 40 columns as CSV and XLSX, and the config that imports it; and
+a leave history of N rows (``leave.csv``, ``leave.toml``) for the time-off commands.
 
 The rows look like an HRIS export: ids with leading zeros (``0000123``), real Excel date cells (day-first
 text dates in the CSV), 20 mapped columns, 10 packed as custom data, 10 ignored, and about 5% bad rows
@@ -7,7 +8,7 @@ text dates in the CSV), 20 mapped columns, 10 packed as custom data, 10 ignored,
 systems do. Run as a script, it writes the files into a folder (the bench writes them in a child
 process, so that its own memory stays small and never counts in a command's peak)::
 
-    python tests/bench/bench_files.py FOLDER --rows 100000 --kinds csv,xlsx
+    python tests/bench/bench_files.py FOLDER --rows 100000 --kinds csv,xlsx,leave
 """
 
 from __future__ import annotations
@@ -107,11 +108,63 @@ def write_config(path: Path) -> Path:
     return path
 
 
+LEAVE_CONFIG = """\
+[service]
+customer_id = 99
+
+[source]
+date_order = "day-first"
+
+[timeoff]
+default_country = "SG"
+half_day = "Half Day"
+
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Days" = "total_days"
+"Country" = "country"
+"Reason" = "notes"
+"Status" = "decision"
+
+[timeoff.values.leave_type]
+"AL" = "Annual Leave"
+"MC" = "Sick Leave"
+
+[timeoff.values.decision]
+"Approved" = "Approve"
+"""
+LEAVE_TYPES = ["Annual Leave", "AL", "Sick Leave", "MC", "年假", "病假"]
+HALVES = ["", "", "", "", "AM", "PM", "", ""]
+
+
+def write_leave_csv(path: Path, n: int) -> Path:
+    """``n`` leave records, five a person a month or more apart, English and Chinese leave types, half
+    days, empty day figures; every 100th row needs attention (an unknown leave type, a period overlapping the
+    row before)."""
+    lines = ["Employee ID,Leave Type,From,To,Half Day,Days,Country,Reason,Status"]
+    for i in range(n):
+        start = dt.date(2024, 1, 1) + dt.timedelta(days=61 * (i % 5) + i % 17)
+        end = start + dt.timedelta(days=i % 3)
+        if i % 200 == 199:
+            start -= dt.timedelta(days=61)  # within the period of the row before: both overlap
+        leave_type = "Holidayz" if i % 200 == 99 else LEAVE_TYPES[i % len(LEAVE_TYPES)]
+        days = "" if i % 2 else str(1 + i % 3)
+        lines.append(f"E{i // 5:07d},{leave_type},{start:%d/%m/%Y},{end:%d/%m/%Y},{HALVES[i % 8] if i % 3 == 0 else ''},"
+                     f"{days},SG,trip {i % 50},Approved")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.with_name("leave.toml").write_text(LEAVE_CONFIG, encoding="utf-8")
+    return path
+
+
 #: What the script can write, by name: the file's name in the folder and its writer.
 KINDS = {
     "csv": ("staff.csv", write_csv),
     "xlsx": ("staff.xlsx", write_xlsx),
     "padded": ("staff-padded.xlsx", lambda path, n: write_xlsx(path, n, padded_ids=True)),
+    "leave": ("leave.csv", write_leave_csv),
 }
 
 

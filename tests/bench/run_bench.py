@@ -9,6 +9,7 @@ of ``--repeats`` runs (default 3). The baselines run in the same run, on the sam
   40-column export (tests/bench/bench_files.py), beside a bare pyarrow CSV read, a bare fastexcel XLSX read
   and ``frictionless validate`` (the bench extra: ``pip install -e '.[bench]'``);
 - ``million``: ``hrimport staff validate`` of a 1,000,000-row CSV, beside the bare pyarrow read of it;
+- ``timeoff``: ``hrimport timeoff validate`` of a 100,000-row leave history (CSV);
 - ``import``: ``hrimport staff import`` of the 100,000-row CSV into a served sandbox (``hrimport sandbox
   serve``), beside a minimal httpx loop posting the dry run's request bodies (``payloads.jsonl``: the same
   payloads in the same batches) into another fresh sandbox; with the client's CPU and the server's (from
@@ -20,7 +21,7 @@ the README between its bench markers, so the README quotes the bench and no numb
 instead (read + map + validate of each file, the reporter's files for a 100,000-row run), as the bench did
 before issue 17.
 
-Run: ``python tests/bench/run_bench.py [--quick] [--repeats 3] [--only startup,csv,xlsx,million,import]``
+Run: ``python tests/bench/run_bench.py [--quick] [--repeats 3] [--only startup,csv,xlsx,million,timeoff,import]``
 or ``python tests/bench/run_bench.py --stages [--quick]``.
 """
 
@@ -52,7 +53,7 @@ ROOT = HERE.parent.parent
 RESULTS = HERE / "RESULTS.md"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
-PARTS = ("startup", "csv", "xlsx", "million", "import")
+PARTS = ("startup", "csv", "xlsx", "million", "timeoff", "import")
 
 # This process imports nothing heavy and writes the files in a child: a child's ru_maxrss starts from the
 # size of the process it was forked from, so the bench's own memory must stay below every command's.
@@ -218,6 +219,17 @@ def bench_million(data: Path, work: Path, rows: int, repeats: int) -> Section:
     return section
 
 
+def bench_timeoff(data: Path, work: Path, rows: int, repeats: int) -> Section:
+    """The time-off commands' check of a leave history (no baseline: what matters is its memory)."""
+    source, config = data / "leave.csv", data / "leave.toml"
+    section = Section(f"{rows:,} leave records, CSV ({file_mb(source)})", rows)
+    section.rows.append(measure("`hrimport timeoff validate`", [*HRIMPORT, "timeoff", "validate", str(config),
+                                                                 str(source)],
+                                cwd=work / "validate", repeats=repeats, exit_codes=(0, 1)))
+    section.notes.append("Leave history: " + _rows_line(section.rows[-1].runs[-1].stdout))
+    return section
+
+
 def bench_import(data: Path, work: Path, rows: int, repeats: int) -> Section:
     """The import into a served sandbox, beside a minimal httpx loop posting the same bodies."""
     source, config = data / "staff.csv", data / "staff.toml"
@@ -331,7 +343,7 @@ def targets(sections: dict[str, Section]) -> list[Target]:
     ratio("xlsx", "`hrimport staff validate`", "baseline: bare fastexcel", 1.5,
           "XLSX validate within 1.5x of the bare fastexcel read")
     # the import too: it runs on the same 100,000 rows
-    ours_100k = [m for key in ("csv", "xlsx", "import") if key in sections for m in sections[key].rows
+    ours_100k = [m for key in ("csv", "xlsx", "timeoff", "import") if key in sections for m in sections[key].rows
                  if not m.baseline]
     if ours_100k:
         worst = max(ours_100k, key=lambda m: m.median("peak_mb"))
@@ -359,7 +371,7 @@ def targets(sections: dict[str, Section]) -> list[Target]:
 
 def _kind_of(sections: dict[str, Section], measured: Measured) -> str:
     key = next(key for key, s in sections.items() if measured in s.rows)
-    return "CSV, into a served sandbox" if key == "import" else key.upper()
+    return {"import": "CSV, into a served sandbox", "timeoff": "leave history, CSV"}.get(key, key.upper())
 
 
 def render(sections: dict[str, Section], *, repeats: int, quick: bool, load_at_start: float) -> str:
@@ -480,8 +492,9 @@ def main() -> None:
             write_files(data, sizes.rows, "csv,xlsx,padded")
             bench_stages(data, work, sizes.rows, repeats)
             return
-        if {"csv", "xlsx", "import"} & set(parts):
-            write_files(data, sizes.rows, "csv,xlsx" if "xlsx" in parts else "csv")
+        if {"csv", "xlsx", "timeoff", "import"} & set(parts):
+            write_files(data, sizes.rows, ",".join(["csv", *(["xlsx"] if "xlsx" in parts else []),
+                                                    *(["leave"] if "timeoff" in parts else [])]))
         if "million" in parts:
             write_files(folder / "million", sizes.million, "csv")
         sections: dict[str, Section] = {}
@@ -493,6 +506,8 @@ def main() -> None:
                 sections[part] = bench_file(part, data, work, sizes.rows, repeats)
             elif part == "million":
                 sections[part] = bench_million(folder / "million", work / "million", sizes.million, repeats)
+            elif part == "timeoff":
+                sections[part] = bench_timeoff(data, work / "timeoff", sizes.rows, repeats)
             else:
                 sections[part] = bench_import(data, work / "import", sizes.rows, repeats)
         table = render(sections, repeats=repeats, quick=args.quick, load_at_start=load_at_start)
