@@ -150,24 +150,31 @@ def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> 
             text = masker.text(text, quoted) if quoted else text
         click.echo(text, err=err)
 
+    # one walk of the rows (past a few thousand, they are read back from a file): the problems said as met,
+    # the warnings after them, so only as many warnings are kept as could still be said
     shown = 0
-    for row in result.need_attention:
-        for problem in row.problems or ():
-            if problem.is_warning or problem.code in _SAID_ONCE:
-                continue
-            if shown < limit:
-                say(row, problem.message)
-            shown += 1
-        if not row.problems and row.message and row.outcome.value != "not_sent":
-            if shown < limit:
-                say(row, f"Row {row.row}: {row.outcome.label}: {row.message}")
-            shown += 1
+    warnings: list[tuple[RowOutcome, str]] = []
+    warned = 0
     for row in result.rows.listed():  # the rows with problems (the others are only counted)
+        if not row.outcome.is_success:
+            for problem in row.problems or ():
+                if problem.is_warning or problem.code in _SAID_ONCE:
+                    continue
+                if shown < limit:
+                    say(row, problem.message)
+                shown += 1
+            if not row.problems and row.message and row.outcome.value != "not_sent":
+                if shown < limit:
+                    say(row, f"Row {row.row}: {row.outcome.label}: {row.message}")
+                shown += 1
         for problem in row.problems:
             if problem.is_warning:
-                if shown < limit:
-                    say(row, f"Warning: {problem.message}")
-                shown += 1
+                if len(warnings) < limit:
+                    warnings.append((row, f"Warning: {problem.message}"))
+                warned += 1
+    for row, text in warnings[:max(limit - shown, 0)]:
+        say(row, text)
+    shown += warned
     say_more = partial(click.echo, err=err)
     if shown > limit:
         say_more(f"... and {shown - limit:,} more (see the report)")

@@ -43,6 +43,7 @@ from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
     OutcomeRows,
+    OutcomesByRow,
     OutcomesDone,
     PlainRows,
     Problem,
@@ -250,8 +251,9 @@ def import_timeoff(
 
     outcomes = OutcomeRows()
     for part in parts:
-        part.keep.attach(part.listed)
-        outcomes.add(part.listed, *part.plain)
+        mine = part.listed.taken(part.keep.table.row_numbers[-1])  # this chunk's, let go once added
+        part.keep.attach(mine)
+        outcomes.add(mine, *part.plain)
     return close_run("timeoff", config, target, facts.info, outcomes, notes=[*facts.notes, *notes],
                      ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
@@ -262,12 +264,14 @@ class _Part:
     """One chunk of the file, for the rest of the import: what the chunk knows of its rows (``ChunkKeep``),
     the positions of its valid rows in the ``LeaveTable`` (``lo`` to ``hi``), and its rows' outcomes as
     they are found: ``listed`` (a ``RowOutcome`` each: rows needing attention, with warnings or changed
-    values) and ``plain`` (rows alike but for their details and message, kept as columns)."""
+    values; one store every chunk shares, which keeps them out of memory past a few thousand, so a file whose
+    every row is invalid stays flat too) and ``plain`` (rows alike but for their details and message, kept
+    as columns)."""
 
     keep: ChunkKeep
     lo: int
     hi: int
-    listed: list[RowOutcome] = field(default_factory=list)
+    listed: OutcomesByRow
     plain: list[PlainRows] = field(default_factory=list)
 
     def positions(self, chosen: np.ndarray) -> np.ndarray:
@@ -338,6 +342,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
     in a ``LeaveTable``, and the seconds the time-off checks took."""
     table = LeaveTable(keep_notes=keep_notes)
     parts: list[_Part] = []
+    listed = OutcomesByRow()  # every chunk's rows with something of their own
     offset = 0  # rows of the file before the chunk
     checked = 0.0
     for chunk in staged:
@@ -353,7 +358,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                   "notes", "decision")}
         who = names.of(chunk.table, mapped, cells["customer_system_id"])
         part = _Part(ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset,
-                                  spill=True), len(table), len(table))
+                                  spill=True), len(table), len(table), listed)
         offset += len(mapped)
         valid = ValidRows()
         for pos, row in enumerate(mapped.row_numbers):
