@@ -238,13 +238,12 @@ def as_list(values: Sequence[Any]) -> list[Any]:
     return to_list() if to_list is not None else list(values)
 
 
-#: Rows with something of their own (problems, cells, details) an ``OutcomeRows`` keeps as objects. Past
+#: Rows with something of their own (problems, cells, details) an ``OutcomeRows`` keeps as objects (and an
+#: ``OutcomesByRow``, and each problem group of report.html its lines: ``SpooledList``s). Past
 #: them, each chunk's wait pickled in a temporary file and are read back a piece at a time as they are
 #: iterated: a row to fix is ~5 KB as objects (its problems, its 40 cells), and a file whose every row is
 #: invalid, or that the service rejects whole, must not take memory in proportion to its rows (issue 17).
 HELD_LISTED = 10_000
-#: Rows of a chunk pickled (and read back) at once.
-_SPOOLED_AT_ONCE = 2_000
 
 
 @dataclass(frozen=True)
@@ -294,7 +293,8 @@ class OutcomeRows(Iterated[RowOutcome]):
         if self._spool is None:
             self._spool = Spool()
         spool = self._spool
-        pieces = tuple(spool.put(listed[i:i + _SPOOLED_AT_ONCE]) for i in range(0, len(listed), _SPOOLED_AT_ONCE))
+        at_once = SpooledList.AT_ONCE  # rows pickled, and read back, at once
+        pieces = tuple(spool.put(listed[i:i + at_once]) for i in range(0, len(listed), at_once))
         return _SpooledRows(pieces, Counter(o.outcome for o in listed), _warned(listed),
                             array("q", (o.row for o in listed)))
 
@@ -371,8 +371,6 @@ class OutcomesByRow(SpooledList[RowOutcome]):
     together chunk by chunk. The first ``held`` wait in memory; past them, in runs of a few thousand in a
     temporary file, each run sorted and known by its first and last row, so a file the service rejects whole
     does not hold every row's outcome in memory (issue 17)."""
-
-    AT_ONCE = _SPOOLED_AT_ONCE
 
     def __init__(self, held: int = HELD_LISTED) -> None:
         super().__init__(held)

@@ -153,7 +153,7 @@ class SpooledList(Generic[T]):
 
     AT_ONCE = 2_000
 
-    def __init__(self, held: int = 10_000) -> None:
+    def __init__(self, held: int) -> None:
         self._held: list[T] = []
         self._capacity = held
         self._pieces: list[Spooled] = []

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from hrimport.outcomes import Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.outcomes import HELD_LISTED, Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
 from hrimport.report.cells import Masker, mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import Explanation, explain
@@ -270,7 +270,7 @@ class ProblemGroup:
     code: str
     explanation: Explanation
     # every row needing attention can have a line here: past the first few thousand, they wait in a file
-    lines: SpooledList[ProblemLine] = field(default_factory=SpooledList)
+    lines: SpooledList[ProblemLine] = field(default_factory=lambda: SpooledList(HELD_LISTED))
 
     @cached_property
     def row_count(self) -> int:
