@@ -297,9 +297,10 @@ class SentRows:
     MAX_GROUPS = 64
 
     def __init__(self, listed: list[RowOutcome] | OutcomesByRow | None = None) -> None:
-        # the rows with something of their own: a run's ``OutcomesByRow``, which keeps them out of memory
-        # past a few thousand (a file the service rejects whole)
+        # the rows with something of their own: a run's ``OutcomesByRow`` (which may hold its invalid rows too),
+        # which keeps them out of memory past a few thousand (a file the service rejects whole)
         self.listed = listed if listed is not None else []
+        self._listed = 0  # how many of them are this one's
         self._groups: dict[tuple[Outcome, str], tuple[RowHeads, list[int], list[str], list[str]]] = {}
 
     def add(self, rows: Iterable[RowOutcome]) -> None:
@@ -311,6 +312,7 @@ class SentRows:
                     group = self._groups[o.outcome, o.message] = (RowHeads(), [], [], [])
             if group is None:
                 self.listed.append(o)
+                self._listed += 1
                 continue
             _, numbers, ids, names = group
             numbers.append(o.row)
@@ -320,7 +322,7 @@ class SentRows:
                 _flush(group)
 
     def __len__(self) -> int:
-        return len(self.listed) + sum(len(g[0]) + len(g[1]) for g in self._groups.values())
+        return self._listed + sum(len(g[0]) + len(g[1]) for g in self._groups.values())
 
     def alike(self) -> list[PlainRows]:
         """Each group's rows, in ascending row order (answers may come in another: several requests in flight)."""
