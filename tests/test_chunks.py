@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from tests.staff_files import HEADER, person, write_config, write_csv
 
 #: Fields that say when and how fast a run ran, not what it did.
 CLOCK = {"started_at", "finished_at", "duration_s", "timings"}
+#: A moment in a report's text (when the platform accepted a person, in the plan): a clock too.
+MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d")
 
 
 def varied_rows() -> list[dict[str, str]]:
@@ -491,3 +494,73 @@ def test_an_import_in_chunks_sends_no_gender_it_guessed_from_h_and_m(tmp_path: P
     stored = {s["customer_system_id"]: s["gender"] for s in sandbox.staff(99)}
     assert stored == {f"{n:06d}": "Female" for n in range(51, 61)}
     assert run.result.counts()["added"] == 10
+
+
+def test_an_import_in_chunks_sends_stores_and_reports_what_a_whole_read_does(
+        tmp_path: Path, start_sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two months imported into two fresh sandboxes, the file read whole into one and streamed in chunks of 7
+    into the other: the platform receives the same requests, byte for byte, and stores the same people, and
+    HR reads the same reports. The months hold what a chunk must not change: rows invalid only in the light
+    of the whole file, rows the platform refuses (their batch split and sent again), and a second month with
+    people unchanged (not sent again), changed, new and gone."""
+    monkeypatch.setenv("HRIMPORT_TOKEN", "demo-customer-99")
+    first = varied_rows()
+    for n, row in enumerate(first):
+        row["Shoe Size"] = "38" if n in (8, 23, 40) else ""  # not a data type of customer 99: refused
+    second = [dict(row) for row in first if row["Employee ID"] not in ("000017", "000060")]  # two gone
+    second[9]["Title"] = "Team Lead"
+    second[30]["Email"] = "person32@acme-group.example"
+    second.append(person(61, **{"Shoe Size": ""}))
+
+    def months(name: str, chunk_rows: int | None) -> tuple[Any, list[Path]]:
+        folder = tmp_path / name
+        folder.mkdir()
+        server = start_sandbox(folder / "sandbox.db")
+        config_path = write_config(folder / "staff.toml", date_order=None)  # its state folder beside it
+        config_path.write_text(config_path.read_text(encoding="utf-8").replace(
+            '"Cost Centre" = "Cost Center"', '"Cost Centre" = "Cost Center"\n"Shoe Size" = "Shoe Size"'),
+            encoding="utf-8")
+        config = load_config(config_path)
+        reports = []
+        for month, rows in (("first", first), ("second", second)):
+            source = write_csv(tmp_path / f"{month}.csv", rows)  # one file, read both ways
+            reports.append(folder / month)
+            with pytest.MonkeyPatch.context() as reading:
+                reading.setattr(reader, "STREAM_BYTES", 1 << 40 if chunk_rows is None else 0)
+                run = import_file(config, source, base_url=server.base_url, report_folder=reports[-1],
+                                  chunk_rows=chunk_rows, batch_size=8, skip_unchanged=True)
+            assert run.report is not None
+            for path in reports[-1].iterdir():  # the two sandboxes answer on two ports: the one thing that differs
+                if path.suffix in (".jsonl", ".json", ".csv", ".html"):
+                    text = path.read_text(encoding="utf-8").replace(server.base_url, "BASE")
+                    text = MOMENT.sub("WHEN", text.replace(f"127.0.0.1:{server.port}", "HOST"))
+                    path.write_text(text, encoding="utf-8")
+        return server, reports
+
+    whole_server, whole = months("whole", None)
+    chunked_server, chunked = months("chunked", 7)
+
+    assert chunked_server.bodies == whole_server.bodies
+    assert [(r["path"], r["status"], r["elements"]) for r in chunked_server.requests()] == [
+        (r["path"], r["status"], r["elements"]) for r in whole_server.requests()]
+    assert stored_people(chunked_server) == stored_people(whole_server)
+    # each batch holding a refused row was refused whole first, then sent again without it
+    assert [r["status"] for r in chunked_server.requests()].count(400) == 4
+    for month_whole, month_chunked in zip(whole, chunked):
+        assert_same_reports(month_whole, month_chunked)
+
+    # what each month did, so that two runs alike in doing nothing could not pass
+    firsts = {r["row"]: r["outcome"] for r in outcomes(chunked[0]) if r["record"] == "row"}
+    assert [firsts[row] for row in (6, 10, 13, 21, 25, 34, 42, 51)] == [
+        "invalid", "rejected", "invalid", "invalid", "rejected", "invalid", "rejected", "invalid"]
+    assert list(firsts.values()).count("added") == 52
+    seconds = {r["row"]: r["outcome"] for r in outcomes(chunked[1]) if r["record"] == "row"}
+    assert (seconds[11], seconds[32], seconds[60]) == ("updated", "updated", "added")
+    assert list(seconds.values()).count("unchanged") == 48
+    stored = {s["customer_system_id"]: s for s in stored_people(chunked_server)}
+    assert stored["000010"]["job_title"] == "Team Lead" and stored["000061"]["name"] == "Person 61"
+
+
+def stored_people(server: Any) -> list[dict[str, Any]]:
+    """What the sandbox stores of customer 99's people, without the clock (when each was stored)."""
+    return [{k: v for k, v in person.items() if k not in ("created_at", "updated_at")} for person in server.staff(99)]

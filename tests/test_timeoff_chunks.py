@@ -56,8 +56,9 @@ def leave_rows() -> list[list[str]]:
 
 
 def run_steps(tmp_path: Path, start_sandbox: Callable[..., Any], chunk_rows: int | None, name: str,
-              source: Path) -> dict[str, Path]:
-    """Dry run, import, and import again of ``source`` into a fresh sandbox; each step's report folder."""
+              source: Path) -> tuple[Any, dict[str, Path]]:
+    """Dry run, import, and import again of ``source`` into a fresh sandbox; the sandbox and each step's
+    report folder."""
     folder = tmp_path / name
     folder.mkdir()
     sandbox = start_sandbox(folder / "sandbox.db")
@@ -72,7 +73,7 @@ def run_steps(tmp_path: Path, start_sandbox: Callable[..., Any], chunk_rows: int
         for path in reports[step].iterdir():
             if path.suffix in (".jsonl", ".json", ".csv", ".html"):
                 path.write_text(path.read_text(encoding="utf-8").replace(sandbox.base_url, "BASE"), encoding="utf-8")
-    return reports
+    return sandbox, reports
 
 
 #: When a record was imported, as the ledger says it (``Already imported on ...``): a clock.
@@ -99,8 +100,13 @@ def test_a_leave_history_in_chunks_reports_exactly_what_one_chunk_reports(
     source = tmp_path / "leave.csv"
     with open(source, "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows([HEADER, *leave_rows()])
-    whole = run_steps(tmp_path, start_sandbox, None, "whole", source)
-    chunked = run_steps(tmp_path, start_sandbox, 7, "chunked", source)
+    whole_sandbox, whole = run_steps(tmp_path, start_sandbox, None, "whole", source)
+    chunked_sandbox, chunked = run_steps(tmp_path, start_sandbox, 7, "chunked", source)
+
+    # the platform got the same requests, byte for byte, and holds the same records
+    assert chunked_sandbox.bodies == whole_sandbox.bodies
+    assert stored_time_off(chunked_sandbox) == stored_time_off(whole_sandbox)
+    assert len(stored_time_off(chunked_sandbox)) == 33
 
     for step in ("dry", "first", "again"):
         assert records(chunked[step]) == records(whole[step]), step
@@ -126,3 +132,8 @@ def test_a_leave_history_in_chunks_reports_exactly_what_one_chunk_reports(
     again = {r["row"]: r["outcome"] for r in records(chunked["again"]) if r["record"] == "row"}
     added = [row for row, r in rows.items() if r["outcome"] == "added"]
     assert len(added) == 33 and all(again[row] == "already_imported" for row in added)
+
+
+def stored_time_off(sandbox: Any) -> list[dict[str, Any]]:
+    """The time-off records the sandbox stores, without the clock (when each was stored)."""
+    return [{k: v for k, v in record.items() if k not in ("created_at", "updated_at")} for record in sandbox.time_off()]
