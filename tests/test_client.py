@@ -364,6 +364,14 @@ def test_the_token_never_shows(sandbox: Any, caplog: pytest.LogCaptureFixture) -
     assert not [t for t in texts + [caplog.text] if secret in t]
 
 
+def test_a_token_written_into_the_base_url_is_not_shown_by_the_client(sandbox: Any) -> None:
+    """Some platforms hand out URLs with the key in them; a client printed (a log, a debugger) hides it."""
+    secret = "s3cr3t-key"
+    with open_client(f"{sandbox.base_url}?api_key={secret}", "demo-customer-99") as client:
+        shown = repr(client)
+    assert secret not in shown and shown.startswith(f"<ServiceClient {sandbox.base_url}")
+
+
 # ------------------------------------------------------------------------------------------ helpers
 
 

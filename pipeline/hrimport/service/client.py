@@ -242,7 +242,7 @@ class ServiceClient:
         self.halted: str | None = None
 
     def __repr__(self) -> str:
-        return f"<ServiceClient {self.http.base_url}>"
+        return f"<ServiceClient {shown_url(str(self.http.base_url))}>"  # a token in the URL is not shown
 
     def __enter__(self) -> Self:
         return self
