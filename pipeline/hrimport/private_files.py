@@ -5,6 +5,11 @@ makes is 0700 and every file 0600. Modes are set explicitly (``fchmod``/``chmod`
 nor an older file's mode decides them. On Windows a mode can only make a file read-only; folders there
 inherit their parent's access list, which is the user's profile for the default folders.
 
+Files that hold HR data for a while and that nobody is to read after the run are never named in the
+temporary folder, where a process killed outright (SIGKILL, the OOM killer) would leave them: spools are
+``tempfile.TemporaryFile``s (no name from the start), and the files another library must open by name
+are ``ScratchFiles``.
+
 Job and step names come from job files and become folder and file names (``reports/<job>/``,
 ``STATE_DIR/<job>.lock``), so ``safe_segment`` is the one rule that keeps such a name inside its folder.
 """
@@ -13,10 +18,14 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Literal, overload
+from types import TracebackType
+from typing import IO, Literal, Self, overload
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "make_private_file", "make_private_folder", "open_private", "safe_segment"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "ScratchFiles", "make_private_file", "make_private_folder", "open_private",
+           "safe_segment"]
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -94,3 +103,43 @@ def _set_private_mode(fd: int, path: Path) -> None:
         os.fchmod(fd, FILE_MODE)
     else:
         os.chmod(path, FILE_MODE)
+
+
+class ScratchFiles:
+    """Files another library opens by name (fastexcel reads only paths) that hold HR data for a moment: a
+    piece of a sheet, a workbook's trimmed copy. Where the system has anonymous files in memory (Linux's
+    ``memfd``, named ``/proc/self/fd/N`` while open), they are those, so a process killed outright leaves no
+    copy behind; elsewhere, files in a temporary folder only their owner can open. ``paths``: one per name
+    given; all gone on ``close``.
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._fds: list[int] = []
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        try:
+            for name in names:
+                self._fds.append(os.memfd_create(f"hrimport-{name}", os.MFD_CLOEXEC))
+            self.paths = [Path(f"/proc/self/fd/{fd}") for fd in self._fds]
+            if all(path.exists() for path in self.paths):
+                return
+        except (AttributeError, OSError):  # not Linux, or a kernel without memfd
+            pass
+        self._close_fds()
+        self._folder = tempfile.TemporaryDirectory(prefix="hrimport-")
+        self.paths = [Path(self._folder.name) / name for name in names]
+
+    def close(self) -> None:
+        self._close_fds()
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def _close_fds(self) -> None:
+        while self._fds:
+            os.close(self._fds.pop())
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()

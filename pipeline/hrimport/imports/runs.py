@@ -253,27 +253,29 @@ def _cells_at(table: SourceTable | SpilledCells, positions: list[int]) -> tuple[
 
 
 class SpilledCells:
-    """A chunk's cells as read, in a temporary Arrow file (unlinked when this is dropped, readable by this
-    process's user only) until the rows needing attention are known: a staff import keeps every chunk's
-    cells to the end, for the rows the service refuses (~700 bytes a row in memory: 70 MB of 100,000)."""
+    """A chunk's cells as read, in a temporary Arrow file until the rows needing attention are known: a staff
+    import keeps every chunk's cells to the end, for the rows the service refuses (~700 bytes a row in
+    memory: 70 MB of 100,000). The file has no name from the start (closed when this is dropped): every cell
+    of the export is in these files, and a process killed outright (SIGKILL, the OOM killer) mid-import must
+    not leave a copy of them in the temporary folder."""
 
     def __init__(self, table: SourceTable) -> None:
         import pyarrow as pa
 
         self.headers = [str(h) for h in table.frame.columns]
         self.row_numbers = table.row_numbers
-        self._file = tempfile.NamedTemporaryFile(suffix=".arrow")  # noqa: SIM115 (closed with this object)
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed with this object)
         weakref.finalize(self, self._file.close)
         cells = pa.table({h: pa.array(table.frame[h].tolist(), type=pa.string()) for h in self.headers})
-        with pa.ipc.new_file(self._file.name, cells.schema) as writer:
+        with pa.ipc.new_file(self._file, cells.schema) as writer:
             writer.write_table(cells)
 
     def rows_at(self, positions: list[int]) -> list[tuple[str, ...]]:
         import pyarrow as pa
 
-        with pa.memory_map(self._file.name) as source:
-            taken = pa.ipc.open_file(source).read_all().take(positions)
-            columns = [taken.column(h).to_pylist() for h in self.headers]
+        self._file.seek(0)
+        taken = pa.ipc.open_file(self._file).read_all().take(positions)
+        columns = [taken.column(h).to_pylist() for h in self.headers]
         return list(zip(*columns))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +36,7 @@ from hrimport.errors import InputFileError
 from hrimport.gc_pause import paused_gc
 from hrimport.listing import quoted
 from hrimport.outcomes import SourceInfo
+from hrimport.private_files import ScratchFiles
 from hrimport.reader.extent import (
     MAX_SPARSE_CELLS,
     SheetExtent,
@@ -436,9 +436,8 @@ def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
     check_extent(path, chosen.name, extent)
     if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
         return path
-    # a folder only its owner can open (the copy holds HR data), removed once the sheet is read
-    folder = Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="hrimport-")))
-    return trimmed_xlsx(path, chosen.part, extent, folder / path.name)
+    # the copy holds HR data: a file no one else can read, not left behind however the process ends
+    return trimmed_xlsx(path, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
 
 
 def _build_from_workbook(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-import tempfile
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hrimport.private_files import ScratchFiles
 from hrimport.reader.extent import check_extent, xlsx_sheet_extent
 from hrimport.reader.grid import CellsRead
 from hrimport.reader.text import StreamBroken
@@ -103,9 +103,9 @@ class ChunkReader:
         self.measuring = ThreadPoolExecutor(max_workers=1)
         self.extent = self.measuring.submit(xlsx_sheet_extent, path, part, layout.shared_strings)
         self.extent_checked = False
-        # a folder only its owner can open (the pieces hold HR data), removed once the sheet is read
-        self.scratch = tempfile.TemporaryDirectory(prefix="hrimport-")
-        self.books = [Path(self.scratch.name) / f"piece-{k}.xlsx" for k in range(2)]  # read, and written
+        # the pieces hold HR data: files no one else can read, none left behind however the process ends
+        self.scratch = ScratchFiles([f"piece-{k}.xlsx" for k in range(2)])
+        self.books = self.scratch.paths  # one read, the other written
         self.preparing = ThreadPoolExecutor(max_workers=1)
         self.archive = zipfile.ZipFile(path)
         self.stream: IO[bytes] = self.archive.open(part)
@@ -132,7 +132,7 @@ class ChunkReader:
         worker.shutdown(wait=True, cancel_futures=True)  # the worker reads the archive: let it finish first
         self.preparing.shutdown(wait=True, cancel_futures=True)
         self.measuring.shutdown(wait=True)
-        self.scratch.cleanup()
+        self.scratch.close()
         self.stream.close()
         self.archive.close()
 
