@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -102,6 +103,26 @@ def _same_file(a: Path, b: Path) -> bool:
 
 #: The rows to fix, on their way to the process writing ``to_fix`` (removed once it has).
 _FIX_ROWS_FILE = ".to_fix-rows.pickle"
+#: How often the process writing ``to_fix`` looks whether the run's process is still there.
+_PARENT_CHECK_SECONDS = 0.5
+
+
+def _end_with_parent(parent: int) -> None:
+    """In the process writing ``to_fix``: end it once ``parent`` (the run) is gone.
+
+    A run killed outright (``kill -9``, the OOM killer, which picks the run: it holds the rows) tells nobody,
+    and the pool's worker waits for its next task on a pipe it holds both ends of, so it never hears: it
+    would finish to_fix into the dead run's folder and then stay, a process of ~60 MB, until the machine
+    restarts; a monthly cron job killed now and then would gather them. Its own parent changes when the run
+    dies (the orphan is given to init), so it looks every ``_PARENT_CHECK_SECONDS``.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(1)  # nothing to clean up that the run would want: what it wrote is in the run's private folder
+
+    threading.Thread(target=watch, name="hrimport-end-with-run", daemon=True).start()
 
 
 class _FixFileJob:
@@ -116,7 +137,8 @@ class _FixFileJob:
             try:
                 # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
                 self.pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_end_with_parent, initargs=(os.getpid(),),
                 )
                 # the rows go by a file in the run's private folder, a piece at a time: pickled whole into the
                 # process's pipe, 100,000 rows to fix (each with its cells) took as much memory again
