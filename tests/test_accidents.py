@@ -103,6 +103,30 @@ def test_a_real_staff_and_time_off_import_leave_a_state_folder_only_its_owner_ca
     assert files == dict.fromkeys(files, 0o600)  # -wal and -shm files included, whichever are left
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_trial_on_the_embedded_sandbox_keeps_the_rows_it_stored_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the README's first import, run from the folder above the config's: the embedded sandbox's data goes to
+    # ./.hrimport/sandbox.db, not the config's state folder, and holds the export's rows as sent
+    (tmp_path / "samples").mkdir()
+    config = write_config(tmp_path / "samples" / "staff.toml")
+    export = write_csv(tmp_path / "samples" / "staff.csv", [person(1, Name="Aisha Rahman")])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HRIMPORT_SANDBOX_DB", raising=False)
+    old_umask = os.umask(0o022)  # the usual umask, which would make new files 0644 and folders 0755
+    try:
+        result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+    finally:
+        os.umask(old_umask)
+
+    assert result.exit_code == 0, result.output
+    sandbox_folder = tmp_path / ".hrimport"
+    assert b"Aisha Rahman" in (sandbox_folder / "sandbox.db").read_bytes()  # what the trial stored
+    assert stat.S_IMODE(sandbox_folder.stat().st_mode) == 0o700
+    files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in sandbox_folder.iterdir()}
+    assert files == dict.fromkeys(files, 0o600) and "sandbox.db" in files
+
+
 @pytest.mark.parametrize("url, shown", [
     ("https://x:s3cret@api.example.com/api:v1", "https://***:***@api.example.com/api:v1"),
     ("https://s3cret@api.example.com/api:v1", "https://***@api.example.com/api:v1"),
