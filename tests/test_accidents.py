@@ -200,6 +200,30 @@ def test_a_token_in_a_jobs_base_url_is_in_no_output_log_or_run_file(tmp_path: Pa
     _assert_no_secret_anywhere(result, tmp_path)
 
 
+def test_a_base_url_with_a_wrong_path_says_so_and_no_row_is_told_it_was_refused(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    wrong = sandbox.root_url + "/api:v2"  # the platform's host, another path: every endpoint there is a bare 404
+
+    leave = hrimport("timeoff", "import", str(leave_config(tmp_path)), str(leave_file(tmp_path)), "--base-url", wrong,
+                     "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
+    staff = hrimport("staff", "import", str(write_config(tmp_path / "staff.toml")),
+                     str(write_csv(tmp_path / "staff.csv", [person(1), person(2)])), "--base-url", wrong,
+                     "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
+
+    # time off: not "the service does not know staff '000101'" on every row (import your staff first?), but
+    # the run stopped as on a service it cannot use
+    assert leave.exit_code == 4, leave.output
+    assert one_error_line(leave) == (
+        "Error: the service answered POST /api/calculate-total-days with HTTP 404 (no such endpoint there); "
+        "check the base URL")
+    # staff: each row failed and says where to look, none "rejected" (the service refused it) for HR to fix
+    [summary] = (tmp_path / "reports" / "test-staff").glob("*/summary.json")
+    counts = json.loads(summary.read_text())["counts"]
+    assert {outcome: n for outcome, n in counts.items() if n} == {"failed": 2}
+    assert "Row 2: not imported: the service answered POST /api/bulk_add_edit_staff with HTTP 404 (no such " \
+           "endpoint there); check the base URL" in staff.stdout
+
+
 # ------------------------------------------------------------------ the embedded sandbox, never by accident
 
 
