@@ -103,6 +103,30 @@ def test_a_real_staff_and_time_off_import_leave_a_state_folder_only_its_owner_ca
     assert files == dict.fromkeys(files, 0o600)  # -wal and -shm files included, whichever are left
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_trial_on_the_embedded_sandbox_keeps_the_rows_it_stored_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the README's first import, run from the folder above the config's: the embedded sandbox's data goes to
+    # ./.hrimport/sandbox.db, not the config's state folder, and holds the export's rows as sent
+    (tmp_path / "samples").mkdir()
+    config = write_config(tmp_path / "samples" / "staff.toml")
+    export = write_csv(tmp_path / "samples" / "staff.csv", [person(1, Name="Aisha Rahman")])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HRIMPORT_SANDBOX_DB", raising=False)
+    old_umask = os.umask(0o022)  # the usual umask, which would make new files 0644 and folders 0755
+    try:
+        result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+    finally:
+        os.umask(old_umask)
+
+    assert result.exit_code == 0, result.output
+    sandbox_folder = tmp_path / ".hrimport"
+    assert b"Aisha Rahman" in (sandbox_folder / "sandbox.db").read_bytes()  # what the trial stored
+    assert stat.S_IMODE(sandbox_folder.stat().st_mode) == 0o700
+    files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in sandbox_folder.iterdir()}
+    assert files == dict.fromkeys(files, 0o600) and "sandbox.db" in files
+
+
 @pytest.mark.parametrize("url, shown", [
     ("https://x:s3cret@api.example.com/api:v1", "https://***:***@api.example.com/api:v1"),
     ("https://s3cret@api.example.com/api:v1", "https://***@api.example.com/api:v1"),
@@ -174,6 +198,30 @@ def test_a_token_in_a_jobs_base_url_is_in_no_output_log_or_run_file(tmp_path: Pa
     assert config.read_text().count(SECRETS[0]) == 1
     assert list(tmp_path.glob("reports/monthly/*/run.log"))  # the log was written, and holds none of them
     _assert_no_secret_anywhere(result, tmp_path)
+
+
+def test_a_base_url_with_a_wrong_path_says_so_and_no_row_is_told_it_was_refused(tmp_path: Path, sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    wrong = sandbox.root_url + "/api:v2"  # the platform's host, another path: every endpoint there is a bare 404
+
+    leave = hrimport("timeoff", "import", str(leave_config(tmp_path)), str(leave_file(tmp_path)), "--base-url", wrong,
+                     "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
+    staff = hrimport("staff", "import", str(write_config(tmp_path / "staff.toml")),
+                     str(write_csv(tmp_path / "staff.csv", [person(1), person(2)])), "--base-url", wrong,
+                     "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
+
+    # time off: not "the service does not know staff '000101'" on every row (import your staff first?), but
+    # the run stopped as on a service it cannot use
+    assert leave.exit_code == 4, leave.output
+    assert one_error_line(leave) == (
+        "Error: the service answered POST /api/calculate-total-days with HTTP 404 (no such endpoint there); "
+        "check the base URL")
+    # staff: each row failed and says where to look, none "rejected" (the service refused it) for HR to fix
+    [summary] = (tmp_path / "reports" / "test-staff").glob("*/summary.json")
+    counts = json.loads(summary.read_text())["counts"]
+    assert {outcome: n for outcome, n in counts.items() if n} == {"failed": 2}
+    assert "Row 2: not imported: the service answered POST /api/bulk_add_edit_staff with HTTP 404 (no such " \
+           "endpoint there); check the base URL" in staff.stdout
 
 
 # ------------------------------------------------------------------ the embedded sandbox, never by accident

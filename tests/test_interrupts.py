@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -104,3 +105,103 @@ def test_a_run_killed_outright_leaves_what_the_service_did_with_every_row_sent(t
     assert shown.stderr.strip().endswith(
         f"is the journal of a run stopped before it finished: {len(rows)} rows sent were recorded as the "
         "service answered, and no report can be made of it; run the import again: nothing is sent twice)")
+
+
+def alive_in_group(group: int) -> list[str]:
+    """The command lines of the live processes (zombies aside) in process group ``group``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # it ended meanwhile
+            continue
+        if state != "Z" and int(pgrp) == group:
+            found.append(command)
+    return found
+
+
+def test_a_run_killed_outright_while_another_process_writes_to_fix_leaves_no_process_behind(tmp_path: Path) -> None:
+    # every row to fix: 5,000 x 17 cells, past PARALLEL_FIX_CELLS, so to_fix is written by a second process
+    people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
+    data = staff_files.write_csv(tmp_path / "staff.csv", people)
+    config = staff_files.write_config(tmp_path / "staff.toml")
+    command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
+               "--report-dir", str(tmp_path / "reports")]
+    run = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not any("multiprocessing.spawn" in line for line in alive_in_group(run.pid)):
+            assert run.poll() is None, "the run ended before its second process started"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        run.kill()  # the run alone, as `kill -9 PID` or the OOM killer (which picks the run: it holds the rows)
+        run.wait()
+        deadline = time.monotonic() + 10
+        while alive_in_group(run.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert alive_in_group(run.pid) == []
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)  # whatever the run left, so that no test leaves it either
+        except ProcessLookupError:
+            pass
+
+
+def ctrl_c_once_written(command: list[str], name: str, folder: Path, **env: str) -> tuple[int, str]:
+    """Run ``command`` in a process group of its own and press Ctrl-C (SIGINT to the whole group, as a terminal
+    sends it) once a file called ``name`` appears under ``folder``; (exit code, stderr)."""
+    run = subprocess.Popen(command, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    try:
+        deadline = time.monotonic() + 60
+        while not any(folder.rglob(name)):
+            assert run.poll() is None, "the command ended before the moment to press Ctrl-C"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(run.pid, signal.SIGINT)
+        _, stderr = run.communicate(timeout=60)
+        return run.returncode, stderr
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+CTRL_C_LINE = ("Error: stopped by Ctrl-C (SIGINT) before the command finished; run it again when ready "
+               "(nothing is imported twice)")
+
+
+def test_ctrl_c_while_a_dry_run_writes_its_report_is_exit_130_in_one_line(tmp_path: Path) -> None:
+    people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]  # a report that takes a while
+    data = staff_files.write_csv(tmp_path / "staff.csv", people)
+    config = staff_files.write_config(tmp_path / "staff.toml")
+    command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
+               "--report-dir", str(tmp_path / "reports")]
+
+    code, stderr = ctrl_c_once_written(command, "report.html", tmp_path / "reports")
+
+    # not click's "Aborted!" and exit 1, which says the run finished with rows for HR to fix
+    assert code == 130, stderr
+    assert stderr.strip().splitlines()[-1] == CTRL_C_LINE
+    assert "Traceback" not in stderr and "Aborted" not in stderr
+
+
+def test_ctrl_c_while_a_job_writes_a_steps_report_is_exit_130_in_one_line(tmp_path: Path, sandbox: Any) -> None:
+    people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
+    staff_files.write_csv(tmp_path / "staff.csv", people)
+    staff_files.write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    job = tmp_path / "monthly.toml"
+    job.write_text('name = "monthly"\nstate_dir = "state"\nreport_dir = "reports"\n\n'
+                   '[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "staff.csv"\n', encoding="utf-8")
+
+    code, stderr = ctrl_c_once_written([sys.executable, "-m", "hrimport", "run", str(job)], "report.html",
+                                       tmp_path / "reports", HRIMPORT_TOKEN="demo-customer-99")
+
+    assert code == 130, stderr
+    assert stderr.strip().splitlines()[-1] == CTRL_C_LINE
+    assert "Traceback" not in stderr and "Aborted" not in stderr
+    [log] = (tmp_path / "reports").rglob("run.log")
+    assert "the run was stopped by Ctrl-C (SIGINT)" in log.read_text(encoding="utf-8")
+    assert "Traceback" not in log.read_text(encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -106,6 +107,23 @@ def test_serve_then_administer_the_running_sandbox_then_stop_it(served: Any) -> 
 
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=10) == 0  # a clean stop
+
+
+def test_a_port_in_use_is_a_usage_error_not_exit_3(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        served = subprocess.run(
+            [sys.executable, "-m", "hrimport", "sandbox", "serve", "--port", str(port), "--db", str(tmp_path / "s.db")],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+    # 3 is "another run of the same job is in progress" everywhere else
+    assert served.returncode == 2, served.stderr
+    assert served.stderr.splitlines()[-1] == (
+        f"Error: the sandbox could not listen on 127.0.0.1:{port}; try another --port (--port 0: any free one)")
+    assert "address already in use" in served.stderr  # uvicorn's reason, the line above
+    assert "Traceback" not in served.stderr
 
 
 def test_admin_commands_work_without_a_server_and_create_the_file(tmp_path: Path) -> None:

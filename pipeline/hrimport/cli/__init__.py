@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.errors import HrimportError
+from hrimport.errors import EXIT_INTERRUPTED, HrimportError
 
 if TYPE_CHECKING:
     import stamina.instrumentation
@@ -48,17 +48,28 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 
 class _ErrorBoundaryGroup(click.Group):
-    """Turn every ``HrimportError`` into one line on stderr and its exit code."""
+    """Turn every ``HrimportError`` into one line on stderr and its exit code, and Ctrl-C into exit 130."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except HrimportError as exc:
-            if ctx.find_root().params.get("debug"):
-                # the traceback, and still the documented exit code: --debug must not turn 4 into 1
-                traceback.print_exc(file=sys.stderr)
-            click.echo(f"Error: {exc}", err=True)
-            ctx.exit(exc.exit_code)
+            self._fail(ctx, str(exc), exc.exit_code)
+        except KeyboardInterrupt:
+            # Ctrl-C outside the sending (``hrimport.interrupts`` has it there): reading, a dry run, validate,
+            # the report. click would print "Aborted!" and exit 1, which is "some rows need attention"
+            self._fail(ctx, f"stopped by Ctrl-C (SIGINT) before the command finished; {_RUN_AGAIN}", EXIT_INTERRUPTED)
+
+    @staticmethod
+    def _fail(ctx: click.Context, message: str, exit_code: int) -> None:
+        if ctx.find_root().params.get("debug"):
+            # the traceback, and still the documented exit code: --debug must not turn 4 into 1
+            traceback.print_exc(file=sys.stderr)
+        click.echo(f"Error: {message}", err=True)
+        ctx.exit(exit_code)
+
+
+_RUN_AGAIN = "run it again when ready (nothing is imported twice)"
 
 
 @click.group(cls=_ErrorBoundaryGroup, context_settings={"help_option_names": ["-h", "--help"]})

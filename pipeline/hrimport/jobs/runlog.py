@@ -74,6 +74,9 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
     package.addHandler(hand_on)
     try:
         yield secrets
+    except KeyboardInterrupt:  # a person's Ctrl-C outside the sending: no error, and no traceback on the terminal
+        log.info("the run was stopped by Ctrl-C (SIGINT)")
+        raise
     except BaseException:
         log.exception("the run stopped on an unexpected error")
         raise

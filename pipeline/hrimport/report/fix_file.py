@@ -44,6 +44,7 @@ from hrimport.report.fix_marks import (
     comment_size,
     problem_text,
 )
+from hrimport.report.scratch import xlsxwriter_options
 from hrimport.report.streamed_sheet import Cell, StreamedSheet
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
 
@@ -112,7 +113,7 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     red with its problem in a comment; mode 0600."""
     headers, preamble = _layout(source, rows)
     with open_private(path, "wb") as fh:
-        wb = xlsxwriter.Workbook(fh, {"constant_memory": True, "strings_to_numbers": False})
+        wb = xlsxwriter.Workbook(fh, xlsxwriter_options(path, constant_memory=True, strings_to_numbers=False))
         # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
         # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
         red = {"bg_color": f"#{BAD_CELL_FILL}"}

@@ -47,6 +47,7 @@ from hrimport.report.fix_marks import (
     header_key,
     problem_text,
 )
+from hrimport.report.scratch import temporary_files_in
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
 
 __all__ = ["MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
@@ -109,7 +110,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     wb.active = ws
     for sheet in wb.worksheets:
         sheet.sheet_view.tabSelected = sheet is ws
-    with open_private(path, "wb") as fh:
+    with open_private(path, "wb") as fh, temporary_files_in(path.parent):
         wb.save(fh)
     return path
 

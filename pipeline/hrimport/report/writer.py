@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -102,6 +105,47 @@ def _same_file(a: Path, b: Path) -> bool:
 
 #: The rows to fix, on their way to the process writing ``to_fix`` (removed once it has).
 _FIX_ROWS_FILE = ".to_fix-rows.pickle"
+#: How often the process writing ``to_fix`` looks whether the run's process is still there.
+_PARENT_CHECK_SECONDS = 0.5
+
+
+def _end_with_run(parent: int) -> None:
+    """In the process writing ``to_fix``: end it when the run (``parent``) ends, however it ends.
+
+    A run killed outright (``kill -9``, the OOM killer, which picks the run: it holds the rows) tells nobody,
+    and the pool's worker waits for its next task on a pipe it holds both ends of, so it never hears: it
+    would finish to_fix into the dead run's folder and then stay, a process of ~60 MB, until the machine
+    restarts; a monthly cron job killed now and then would gather them. Its own parent changes when the run
+    dies (the orphan is given to init), so it looks every ``_PARENT_CHECK_SECONDS``.
+
+    A terminal sends Ctrl-C to both processes: the run says it in one line (exit 130); this one ends at once,
+    as the signal's default does, rather than print a KeyboardInterrupt traceback under it. It was started
+    with SIGINT held back (``_ctrl_c_held``), so a Ctrl-C while it was starting ends it here too.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # not on Windows, where nothing was held back
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(1)  # nothing to clean up that the run would want: what it wrote is in the run's private folder
+
+    threading.Thread(target=watch, name="hrimport-end-with-run", daemon=True).start()
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT held back (blocked, not lost) in this thread meanwhile; a process started meanwhile starts with it
+    held back too, until ``_end_with_run`` lets it in (Python would turn it into a traceback while starting)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no terminal process groups)
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)  # a Ctrl-C meanwhile arrives here
 
 
 class _FixFileJob:
@@ -116,13 +160,15 @@ class _FixFileJob:
             try:
                 # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
                 self.pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_end_with_run, initargs=(os.getpid(),),
                 )
                 # the rows go by a file in the run's private folder, a piece at a time: pickled whole into the
                 # process's pipe, 100,000 rows to fix (each with its cells) took as much memory again
                 self.handed = folder / _FIX_ROWS_FILE
                 handed = PickledRows.write(rows, self.handed, open_private(self.handed, "wb"))
-                self.future = self.pool.submit(write_fix_files, source, handed, folder)
+                with _ctrl_c_held():  # the process starts here
+                    self.future = self.pool.submit(write_fix_files, source, handed, folder)
             except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
                 self.close()
 

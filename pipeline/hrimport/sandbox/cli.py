@@ -102,9 +102,13 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None, alter_spec: s
     # the signal it caught: ignoring it here makes Ctrl-C and SIGTERM a clean exit (status 0).
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: None)
-    server.run()
-    if not server.started:
-        raise click.ClickException(f"the sandbox could not listen on {host}:{port}; try another --port")
+    try:
+        server.run()
+    except SystemExit:  # uvicorn ends the process itself when it cannot listen, with status 3 ("another run")
+        if server.started:
+            raise
+    if not server.started:  # uvicorn logged why on the line above
+        raise _BadOption(f"the sandbox could not listen on {host}:{port}; try another --port (--port 0: any free one)")
 
 
 @sandbox.command("add-customer")

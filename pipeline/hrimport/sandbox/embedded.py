@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from hrimport.errors import ConfigError
+from hrimport.private_files import make_private_file, make_private_folder
 
 DEFAULT_SANDBOX_DB = Path(".hrimport") / "sandbox.db"
 
@@ -29,7 +30,13 @@ def running_sandbox(db_path: str | Path, *, host: str = "127.0.0.1", port: int =
     from hrimport.sandbox.app import create_app
 
     db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    # A trial on the embedded sandbox stores the export's real rows (names, e-mails, birth dates...) in this
+    # file, by default .hrimport/ of the folder the command runs in, which need not be the config's state
+    # folder: private like it. A folder made here is 0700; an existing one (a $HRIMPORT_SANDBOX_DB the user
+    # chose) is left as it is, and the file is 0600 from its first byte (SQLite's -wal and -shm take its mode).
+    if not db_path.parent.exists():
+        make_private_folder(db_path.parent)
+    make_private_file(db_path)
     server = uvicorn.Server(uvicorn.Config(create_app(db_path), host=host, port=port, log_level="warning",
                                            lifespan="on"))
     thread = threading.Thread(target=server.run, name="hrimport-sandbox", daemon=True)

@@ -12,7 +12,9 @@ This module is the one place where httpx's exceptions (and the service's error a
     connection errors, still so
     after the retries; other 5xx   -> RetriesExhausted(ServiceUnavailableError)   (exit 4 if not handled)
     a 2xx that is not the JSON
-    the spec describes             -> UnexpectedAnswer(ServiceError)
+    the spec describes, or a 404
+    that says no error (no such
+    endpoint: a wrong base URL)    -> UnexpectedAnswer(ServiceError)
 
 Retry policy (``RetryPolicy``; api-notes "Transport and authentication": "429 ... back off exponentially",
 "500 (retry, then quote a request id)"): exponential backoff with jitter (stamina), at most ``attempts``
@@ -501,6 +503,12 @@ class ServiceClient:
             raise AccessDenied(status, error, details, body, method=method, path=path)
         if status == 409:
             raise Conflict(status, error, details, body, method=method, path=path)
+        if status == 404 and not error:
+            # the platform's refusals say what they refuse ({"error": ...} or {"message": ...}; api-notes); a
+            # bare 404 is no such endpoint: a wrong base URL, which must not make every row "rejected" for HR
+            # to fix (staff), or "unknown staff" (time off), but stop the run as a service it cannot use
+            raise UnexpectedAnswer(f"the service answered {method} {path} with HTTP 404 (no such endpoint there); "
+                                   "check the base URL")
         if 400 <= status < 500 and status != 429:
             raise RequestRejected(status, error, details, body, method=method, path=path)
         if status >= 429:  # 429 or 5xx: retried as far as allowed, still failing

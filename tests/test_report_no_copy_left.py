@@ -1,0 +1,56 @@
+"""A run killed outright while writing its report leaves no copy of the HR data in the temporary folder.
+
+The workbook libraries write each part of report.xlsx and to_fix.xlsx to a named file before zipping it
+(xlsxwriter also streams each sheet's rows to one): to_fix holds every cell of the rows to fix, unmasked. Each
+test runs a real dry run in a child process whose ``TMPDIR`` is a folder of its own, kills it with a real
+SIGKILL while such a file is being zipped by its name, and looks in that folder and in the report folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.staff_files import person, write_config, write_csv, write_workbook
+from tests.test_no_copy_left import killed_in
+
+#: A dry run killed while a workbook library zips a part it wrote to a file whose name starts with argv[3].
+KILLED_WHILE_ZIPPING = """
+import os, signal, sys, zipfile
+from pathlib import Path
+from hrimport.config import load_config
+from hrimport.imports import import_file
+
+zip_from_file = zipfile.ZipFile.write
+
+def write(self, filename, *rest, **options):
+    if Path(filename).name.startswith(sys.argv[3]):  # the part's file, named, being read into the package
+        os.kill(os.getpid(), signal.SIGKILL)
+    return zip_from_file(self, filename, *rest, **options)
+
+zipfile.ZipFile.write = write
+import_file(load_config(Path(sys.argv[1])), Path(sys.argv[2]), dry_run=True)
+"""
+
+
+@pytest.mark.parametrize(("writer", "export", "prefix"), [
+    ("xlsxwriter (report.xlsx)", "staff.csv", "tmp"),
+    ("openpyxl (to_fix.xlsx from the workbook itself)", "staff.xlsx", "openpyxl."),
+])
+def test_a_run_killed_while_writing_a_workbook_leaves_nothing_in_the_temporary_folder(
+        tmp_path: Path, writer: str, export: str, prefix: str) -> None:
+    rows = [person(n, Email=f"person{n}-at-acme") for n in range(1, 41)]  # every row to fix
+    source = tmp_path / export
+    write_csv(source, rows) if export.endswith(".csv") else write_workbook(source, rows)
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+
+    left = killed_in(tmp_path, KILLED_WHILE_ZIPPING, config, source, prefix)
+
+    assert left == [], writer
+    # what the library was writing stays where the report's own files are: the run's private folder
+    [folder] = (tmp_path / "reports" / "test-staff").iterdir()
+    parts = [path for path in folder.iterdir() if path.name.startswith(prefix)]
+    assert parts, writer
+    assert {path.stat().st_mode & 0o777 for path in parts} == {0o600}
+    assert folder.stat().st_mode & 0o777 == 0o700
