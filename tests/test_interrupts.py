@@ -148,9 +148,10 @@ def test_a_run_killed_outright_while_another_process_writes_to_fix_leaves_no_pro
             pass
 
 
-def ctrl_c_once_written(command: list[str], name: str, folder: Path, **env: str) -> tuple[int, str]:
-    """Run ``command`` in a process group of its own and press Ctrl-C (SIGINT to the whole group, as a terminal
-    sends it) once a file called ``name`` appears under ``folder``; (exit code, stderr)."""
+def signalled_once_written(command: list[str], name: str, folder: Path, signum: int = signal.SIGINT,
+                           **env: str) -> tuple[int, str]:
+    """Run ``command`` in a process group of its own and send ``signum`` to the whole group (as a terminal sends
+    Ctrl-C, as systemd stops a unit) once a file called ``name`` appears under ``folder``; (exit code, stderr)."""
     run = subprocess.Popen(command, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
     try:
@@ -159,7 +160,7 @@ def ctrl_c_once_written(command: list[str], name: str, folder: Path, **env: str)
             assert run.poll() is None, "the command ended before the moment to press Ctrl-C"
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        os.killpg(run.pid, signal.SIGINT)
+        os.killpg(run.pid, signum)
         _, stderr = run.communicate(timeout=60)
         return run.returncode, stderr
     finally:
@@ -180,7 +181,7 @@ def test_ctrl_c_while_a_dry_run_writes_its_report_is_exit_130_in_one_line(tmp_pa
     command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
                "--report-dir", str(tmp_path / "reports")]
 
-    code, stderr = ctrl_c_once_written(command, "report.html", tmp_path / "reports")
+    code, stderr = signalled_once_written(command, "report.html", tmp_path / "reports")
 
     # not click's "Aborted!" and exit 1, which says the run finished with rows for HR to fix
     assert code == 130, stderr
@@ -196,7 +197,7 @@ def test_ctrl_c_while_a_job_writes_a_steps_report_is_exit_130_in_one_line(tmp_pa
     job.write_text('name = "monthly"\nstate_dir = "state"\nreport_dir = "reports"\n\n'
                    '[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "staff.csv"\n', encoding="utf-8")
 
-    code, stderr = ctrl_c_once_written([sys.executable, "-m", "hrimport", "run", str(job)], "report.html",
+    code, stderr = signalled_once_written([sys.executable, "-m", "hrimport", "run", str(job)], "report.html",
                                        tmp_path / "reports", HRIMPORT_TOKEN="demo-customer-99")
 
     assert code == 130, stderr
@@ -205,3 +206,20 @@ def test_ctrl_c_while_a_job_writes_a_steps_report_is_exit_130_in_one_line(tmp_pa
     [log] = (tmp_path / "reports").rglob("run.log")
     assert "the run was stopped by Ctrl-C (SIGINT)" in log.read_text(encoding="utf-8")
     assert "Traceback" not in log.read_text(encoding="utf-8")
+
+
+def test_sigterm_while_a_dry_run_writes_its_report_is_exit_143_in_one_line(tmp_path: Path) -> None:
+    """systemd stopping a unit, a container stopped: the same as Ctrl-C, with SIGTERM's exit code (it was the
+    signal's default: the process gone without a word in the middle of cron's log)."""
+    people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
+    data = staff_files.write_csv(tmp_path / "staff.csv", people)
+    config = staff_files.write_config(tmp_path / "staff.toml")
+    command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
+               "--report-dir", str(tmp_path / "reports")]
+
+    code, stderr = signalled_once_written(command, "report.html", tmp_path / "reports", signal.SIGTERM)
+
+    assert code == 143, stderr
+    assert stderr.strip().splitlines()[-1] == ("Error: stopped by SIGTERM before the command finished; run it "
+                                               "again when ready (nothing is imported twice)")
+    assert "Traceback" not in stderr

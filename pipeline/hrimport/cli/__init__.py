@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.errors import EXIT_INTERRUPTED, HrimportError
+from hrimport.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, HrimportError
 
 if TYPE_CHECKING:
     import stamina.instrumentation
@@ -48,17 +48,23 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 
 class _ErrorBoundaryGroup(click.Group):
-    """Turn every ``HrimportError`` into one line on stderr and its exit code, and Ctrl-C into exit 130."""
+    """Turn every ``HrimportError`` into one line on stderr and its exit code, Ctrl-C into exit 130 and SIGTERM
+    into exit 143."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from hrimport.interrupts import Terminated, raise_on_sigterm
+
         try:
-            return super().invoke(ctx)
+            with raise_on_sigterm():
+                return super().invoke(ctx)
         except HrimportError as exc:
             self._fail(ctx, str(exc), exc.exit_code)
         except KeyboardInterrupt:
             # Ctrl-C outside the sending (``hrimport.interrupts`` has it there): reading, a dry run, validate,
             # the report. click would print "Aborted!" and exit 1, which is "some rows need attention"
             self._fail(ctx, f"stopped by Ctrl-C (SIGINT) before the command finished; {_RUN_AGAIN}", EXIT_INTERRUPTED)
+        except Terminated:  # SIGTERM there (systemctl stop, a container stopped): the same, exit 143
+            self._fail(ctx, f"stopped by SIGTERM before the command finished; {_RUN_AGAIN}", EXIT_TERMINATED)
 
     @staticmethod
     def _fail(ctx: click.Context, message: str, exit_code: int) -> None:

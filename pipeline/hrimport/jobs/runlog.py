@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
 from hrimport.private_files import open_private
 
@@ -76,6 +77,9 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
         yield secrets
     except KeyboardInterrupt:  # a person's Ctrl-C outside the sending: no error, and no traceback on the terminal
         log.info("the run was stopped by Ctrl-C (SIGINT)")
+        raise
+    except Terminated:  # SIGTERM there (systemctl stop): the same
+        log.info("the run was stopped by SIGTERM")
         raise
     except BaseException:
         log.exception("the run stopped on an unexpected error")
