@@ -477,3 +477,19 @@ def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default
     assert [(p["code"], p["column"], p["value"], p["severity"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A", "error"), ("error-value", "Cost Centre", "#DIV/0!", "error")]
     assert summary["problems"] == {"error-value": 2}
+
+
+def test_an_intern_sent_as_not_an_employee_is_told_in_how_values_were_read(tmp_path: Path, sandbox) -> None:
+    """The sheet has no is_employee for an intern; false is sent (the platform's default, true, contradicts
+    is_intern), and the report says so as it says every value sent that the sheet does not show."""
+    rows = [person(1, **{"Is Intern": "Yes"}), person(2, **{"Is Intern": "No"})]
+    result, summary = run_import(tmp_path, sandbox, rows)
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s.get("is_intern"), s.get("is_employee")) for s in sandbox.staff(99)}
+    assert stored["000001"] == (True, False)
+    told = [v for v in summary["values_read"] if v["kind"] == "intern-not-employee"]
+    assert [(v["field"], v["column"], v["rows"], [(e["row"], e["read"], e["sent"]) for e in v["examples"]])
+            for v in told] == [("is_employee", "Is Intern", 1, [(2, "", "false")])]
+    rows_told = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    assert rows_told[0]["changed_values"]["is_employee"] == ["Is Employee", "", "false"]

@@ -279,6 +279,16 @@ def map_records(
                       change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
                       change_rules(specs[name], date_rule))
 
+    if "is_intern" in columns and "is_employee" in specs:
+        # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule): an
+        # intern's empty is_employee is sent false, and the report says so as of any value not in the sheet
+        given = columns.get("is_employee", empty)
+        filled = given.mask((columns["is_intern"] == "true") & (given == ""), "false")
+        trail.compare("is_employee", sources.get("is_intern", "is_intern"), given, filled, "intern-not-employee",
+                      "is_intern is true, and the platform's default for is_employee (true) would contradict it")
+        columns["is_employee"] = filled
+        read.setdefault("is_employee", given)
+
     custom_cols: dict[str, pd.Series] = {}
     custom_sources: dict[str, str] = {}
     for column, type_name in mapping.custom_fields.items():
