@@ -446,3 +446,50 @@ def test_concurrency_puts_several_batches_in_flight_and_each_person_is_stored_on
              if r["path"].endswith("bulk_add_edit_staff")]
     assert len(spans) == 12
     assert max(sum(1 for start, end in spans if start <= t < end) for t, _ in spans) >= 2
+
+
+def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """A VLOOKUP that found nothing shows #N/A in Excel; the reading libraries hand it over as an empty cell,
+    which sent the config's default country (SG) for a person whose country the sheet does not give, and
+    dropped the cost centre (#DIV/0!) without a word."""
+    import xlsxwriter
+
+    path = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate([person(1, Country="MY"), person(2, Country="")], start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    sheet.write_formula(2, HEADER.index("Country"), '=VLOOKUP("Berlin",Sites!A:B,2,FALSE)', None, "#N/A")
+    sheet.write_formula(2, HEADER.index("Cost Centre"), "=1/0", None, "#DIV/0!")
+    sheet.write_formula(2, HEADER.index("Shoe Size"), "=NA()", None, "#N/A")  # a column not sent
+    book.close()
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert second["outcome"] == "invalid"
+    assert [(p["code"], p["column"], p["value"], p["severity"]) for p in second["problems"]] == [
+        ("error-value", "Country", "#N/A", "error"), ("error-value", "Cost Centre", "#DIV/0!", "error")]
+    assert summary["problems"] == {"error-value": 2}
+
+
+def test_an_intern_sent_as_not_an_employee_is_told_in_how_values_were_read(tmp_path: Path, sandbox) -> None:
+    """The sheet has no is_employee for an intern; false is sent (the platform's default, true, contradicts
+    is_intern), and the report says so as it says every value sent that the sheet does not show."""
+    rows = [person(1, **{"Is Intern": "Yes"}), person(2, **{"Is Intern": "No"})]
+    result, summary = run_import(tmp_path, sandbox, rows)
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s.get("is_intern"), s.get("is_employee")) for s in sandbox.staff(99)}
+    assert stored["000001"] == (True, False)
+    told = [v for v in summary["values_read"] if v["kind"] == "intern-not-employee"]
+    assert [(v["field"], v["column"], v["rows"], [(e["row"], e["read"], e["sent"]) for e in v["examples"]])
+            for v in told] == [("is_employee", "Is Intern", 1, [(2, "", "false")])]
+    rows_told = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    assert rows_told[0]["changed_values"]["is_employee"] == ["Is Employee", "", "false"]

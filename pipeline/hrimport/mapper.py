@@ -38,6 +38,7 @@ from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
+from hrimport.reader.grid import ERROR_VALUE
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
@@ -207,11 +208,19 @@ def map_records(
     trail = state.trail
     trail.row_numbers = table.row_numbers
 
-    def cells_of(name: str, actual: str, label: str) -> pd.Series:
+    errors: dict[tuple[int, str], Problem] = {}  # the cells holding an error value in a column sent
+
+    def cells_of(name: str, actual: str, label: str, field: str | None = None) -> pd.Series:
         """The cells of column ``actual``, cleaned, with what the reader and the cleaning did recorded for
-        the field ``name`` under ``label`` (the column as the config names it)."""
+        the field ``name`` under ``label`` (the column as the config names it). ``field``: the platform
+        field they go to (None for custom data), for the problem of a cell holding an error value."""
         for how in table.cells_read.get(actual, ()):
-            trail.cells(name, label, source[actual], how)
+            if how.kind == ERROR_VALUE:
+                for pos in how.positions.tolist():
+                    problem = _error_value(table.row_numbers[pos], actual, field, source[actual].iat[pos])
+                    errors.setdefault((pos, actual), problem)
+            else:
+                trail.cells(name, label, source[actual], how)
         return _clean(source[actual], trail, name, label)
 
     n = len(source)
@@ -220,7 +229,7 @@ def map_records(
     read: dict[str, pd.Series] = {}
     for column, name in mapping.columns.items():
         actual = resolve(column)
-        values = cells_of(name, actual, column)
+        values = cells_of(name, actual, column, name)
         if name not in columns:
             columns[name], read[name] = values, source[actual]
         else:  # two columns mapped to one field: the first non-empty value wins, left to right
@@ -228,7 +237,7 @@ def map_records(
             columns[name] = columns[name].where(taken, values)
             read[name] = read[name].where(taken, source[actual])
     for name, (join_cols, separator) in mapping.joins.items():
-        parts = [cells_of(name, resolve(c), c) for c in join_cols]
+        parts = [cells_of(name, resolve(c), c, name) for c in join_cols]
         columns[name] = read[name] = _join(parts, separator)
 
     specs = by_name(mapping.fields)
@@ -270,6 +279,16 @@ def map_records(
                       change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
                       change_rules(specs[name], date_rule))
 
+    if "is_intern" in columns and "is_employee" in specs:
+        # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule): an
+        # intern's empty is_employee is sent false, and the report says so as of any value not in the sheet
+        given = columns.get("is_employee", empty)
+        filled = given.mask((columns["is_intern"] == "true") & (given == ""), "false")
+        trail.compare("is_employee", sources.get("is_intern", "is_intern"), given, filled, "intern-not-employee",
+                      "is_intern is true, and the platform's default for is_employee (true) would contradict it")
+        columns["is_employee"] = filled
+        read.setdefault("is_employee", given)
+
     custom_cols: dict[str, pd.Series] = {}
     custom_sources: dict[str, str] = {}
     for column, type_name in mapping.custom_fields.items():
@@ -302,6 +321,8 @@ def map_records(
         for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
             mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
                                                   reading, name, values.iat[pos]))
+    for (pos, _), problem in errors.items():
+        mapped.add_problem(pos, problem)
     if table.row_problems:
         sent = used | set(custom_sources.values())
         position = {row: pos for pos, row in enumerate(table.row_numbers)}
@@ -351,6 +372,15 @@ def _export_change_notes(headers: list[str], expected: tuple[str, ...]) -> list[
         parts.append(f"has new column(s) {', '.join(repr(h) for h in new)}")
     return [(f"The export changed since the config was written: it {' and '.join(parts)} (compared with "
             "[source] expected_columns); check the mapping and update expected_columns.")]
+
+
+def _error_value(row: int, column: str, field_name: str | None, value: str) -> Problem:
+    """The problem of a cell holding an error value (``#N/A``) in a column sent: the cell has no value to send,
+    and sending nothing (or the config's default) would hide that the sheet shows an error there."""
+    return Problem("error-value",
+                   f"Row {row}, column '{column}': the cell shows the error {value}, not a value (a formula "
+                   "that found nothing, or an error pasted as a value); correct it or type the value.",
+                   row, column, field_name, value)
 
 
 def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: str, value: str) -> Problem:

@@ -34,6 +34,7 @@ KINDS: dict[str, str] = {
     "value-map": "Value map in the config",
     "default": "Default in the config (empty cell)",
     "constant": "Constant in the config",
+    "intern-not-employee": "An intern sent as not an employee",
     "date-day-month": "Day/month date read in the column's order",
     "date-serial": "Excel serial number read as a date",
     "date-time-dropped": "Date-time: the time left out",

@@ -31,6 +31,12 @@ class NoDataRowsError(InputFileError):
     """The file has a header row but no data rows under it."""
 
 
+#: The ``CellsRead`` kind of the cells holding an error value (``#N/A``, ``#DIV/0!``): not a way a value was
+#: read but a cell with none, which the mapper makes an ``error-value`` problem on its row where the
+#: column is sent (``hrimport.mapper``).
+ERROR_VALUE = "error-value"
+
+
 @dataclass(frozen=True)
 class CellsRead:
     """Cells of one column read in a way the report tells (issue 15, provenance): ``kind`` is a

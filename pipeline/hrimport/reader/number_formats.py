@@ -149,10 +149,15 @@ def xlsx_padded_styles(archive: zipfile.ZipFile) -> dict[int, ZeroPadded]:
     }
 
 
+#: How every error value Excel shows starts (``#N/A``, ``#DIV/0!``, ``#REF!``...); no number does.
+ERROR_MARK = "#"
+
+
 @dataclass(frozen=True)
 class SheetNumber:
     """A numeric cell the reader must show differently from its library: where, its stored value, and the
-    text Excel shows."""
+    text Excel shows. An error value (``#N/A``: ``stored`` starts with ``ERROR_MARK``) is one too: the
+    libraries read it as an empty cell."""
 
     row: int  # 0-based: Excel row number - 1
     column: int  # 0-based: A is 0

@@ -48,6 +48,7 @@ from hrimport.reader.extent import (
     xlsx_sheet_extent,
 )
 from hrimport.reader.grid import (
+    ERROR_VALUE,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -57,6 +58,7 @@ from hrimport.reader.grid import (
     normalize_header,
 )
 from hrimport.reader.number_formats import (
+    ERROR_MARK,
     SheetNumber,
     ZeroPadded,
     number_text,
@@ -257,12 +259,15 @@ def _rewrite_numbers(
         values = columns[j].to_numpy(dtype=object)
         changed = False
         by_format: dict[str, list[SheetNumber]] = {}
+        errors: list[SheetNumber] = []
         for number in numbers:
             if number.row < len(values) and values[number.row] == _library_text(number.stored, rendered):
                 values[number.row] = number.text
                 changed = True
                 if number.format:
                     by_format.setdefault(number.format, []).append(number)
+                elif number.stored.startswith(ERROR_MARK):
+                    errors.append(number)
         if changed:
             columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
         for code, cells in by_format.items():
@@ -270,6 +275,10 @@ def _rewrite_numbers(
             formatted.setdefault(j, []).append(CellsRead(
                 "number-format", f"number format {code}", np.array([n.row for n in cells], dtype=np.int64),
                 tuple(_stored_text(n.stored) for n in cells)))
+        if errors:  # the mapper flags them where they would be sent (ERROR_VALUE)
+            errors.sort(key=lambda n: n.row)
+            formatted.setdefault(j, []).append(CellsRead(
+                ERROR_VALUE, "an error value, not a value", np.array([n.row for n in errors], dtype=np.int64)))
     return formatted
 
 
@@ -293,7 +302,10 @@ def _add_formulas(
 
 
 def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
-    """What the reading library wrote for a stored number; an id's digits without the float round trip."""
+    """What the reading library wrote for a stored number; an id's digits without the float round trip; an
+    error value as an empty cell."""
+    if stored.startswith(ERROR_MARK):
+        return ""
     if stored.isdigit() and len(stored) < 16:
         return stored.lstrip("0") or "0"
     return rendered(float(stored))

@@ -29,7 +29,7 @@ from html import unescape
 from pathlib import Path
 from typing import IO
 
-from hrimport.reader.number_formats import SheetNumber, ZeroPadded, number_text
+from hrimport.reader.number_formats import ERROR_MARK, SheetNumber, ZeroPadded, number_text
 
 # A stored number whose text a 9-decimal rendering would change: an exponent, more than nine decimals,
 # more than sixteen digits, below 1e-4 (General shows an exponent there), or a negative zero. The
@@ -109,6 +109,8 @@ class SheetScanner:
         cells = self.cells
         if self.formulas:
             self.formula_cells.extend(_formula_cells(piece))
+        for error_ref, error in _error_cells(piece):
+            cells[error_ref] = (error, None)
         if self.style_hit is not None:
             for m in self.style_hit.finditer(piece):
                 cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
@@ -152,6 +154,24 @@ def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
                 if ref >= 0:
                     yield piece[ref + 4 : piece.find(b'"', ref + 4)], text
         at = piece.find(b"<f", at + 1)
+
+
+def _error_cells(piece: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """(reference, error) of the cells in ``piece`` holding an error value (``t="e"``: ``#N/A``, ``#DIV/0!``,
+    a formula's last result or a pasted one). fastexcel and python-calamine read them as empty cells, where
+    Excel shows the error. Literal finds: a sheet without errors costs one."""
+    at = piece.find(b' t="e"')
+    while at >= 0:
+        start = piece.rfind(b"<c ", 0, at)
+        end = piece.find(b">", at)
+        close = piece.find(b"</c>", end)
+        value = piece.find(b"<v>", end, close) if start >= 0 and end > 0 and close > 0 else -1
+        if value >= 0:
+            tag = piece[start:end]
+            ref = tag.find(b' r="')
+            if ref >= 0:
+                yield tag[ref + 4 : tag.find(b'"', ref + 4)], piece[value + 3 : piece.find(b"</v>", value)]
+        at = piece.find(b' t="e"', at + 1)
 
 
 def _look_alike_cells(piece: bytes, anchors: Iterable[bytes] = LOOK_ALIKE_ANCHORS) -> Iterator[bytes]:
@@ -269,6 +289,9 @@ def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, Zero
             continue
         stored = stored_bytes.decode()
         text: str | None
+        if stored.startswith(ERROR_MARK):  # an error value (``_error_cells``): shown as it is
+            found.append(SheetNumber(position[0], position[1], stored, stored))
+            continue
         if style is not None and stored.isdigit():  # an id: no float round trip
             text = padded[style].show_whole(int(stored))
         else:

@@ -37,6 +37,7 @@ import pandas as pd
 from hrimport.errors import HrimportError
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.grid import (
+    ERROR_VALUE,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -142,7 +143,7 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
-_KIND_ORDER = {"number-format": 0, "formula-value": 1, "excel-date-cell": 2}
+_KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "formula-value": 2, "excel-date-cell": 3}
 
 
 def _joined(tables: list[SourceTable]) -> SourceTable:

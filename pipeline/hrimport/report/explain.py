@@ -191,6 +191,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "program), so what it says cannot be known; it is shown with \ufffd where the bytes were.",
         "Retype the value in the HR system (or in the file) and export or save the file again.",
     ),
+    "error-value": Explanation(
+        "An error instead of a value",
+        "The cell shows an Excel error such as #N/A or #DIV/0! (a formula that found nothing, or an error "
+        "pasted as a value), so there is no value to send; sending nothing, or the config's default, would "
+        "hide it.",
+        "Correct the formula (or type the value) in the file, save it and import it again.",
+    ),
     "extra-cells": Explanation(
         "More cells than the header",
         "The row has values beyond the last column of the header, usually because a value holding the "
