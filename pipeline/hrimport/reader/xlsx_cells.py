@@ -163,14 +163,9 @@ def _error_cells(piece: bytes) -> Iterator[tuple[bytes, bytes]]:
     at = piece.find(b' t="e"')
     while at >= 0:
         start = piece.rfind(b"<c ", 0, at)
-        end = piece.find(b">", at)
-        close = piece.find(b"</c>", end)
-        value = piece.find(b"<v>", end, close) if start >= 0 and end > 0 and close > 0 else -1
-        if value >= 0:
-            tag = piece[start:end]
-            ref = tag.find(b' r="')
-            if ref >= 0:
-                yield tag[ref + 4 : tag.find(b'"', ref + 4)], piece[value + 3 : piece.find(b"</v>", value)]
+        ref = _cell_reference(piece, start, (b"e",))
+        if ref is not None and (value := _stored_value(piece, piece.find(b">", start))) is not None:
+            yield ref, value
         at = piece.find(b' t="e"', at + 1)
 
 
@@ -271,13 +266,18 @@ def _numeric_cell(piece: bytes, start: int) -> tuple[bytes, bytes] | None:
     if kind >= 0 and not tag.startswith(b'n"', kind + 4):
         return None  # text, boolean, error or ISO date: not shown through a number format
     ref = tag.find(b' r="')
-    if ref < 0:
+    value = _stored_value(piece, end) if ref >= 0 else None
+    return None if value is None else (tag[ref + 4 : tag.find(b'"', ref + 4)], value)
+
+
+def _stored_value(piece: bytes, end: int) -> bytes | None:
+    """The ``<v>`` of the cell whose opening tag ends at ``end`` (its ``>``); None for a cell without one
+    (``<c .../>``)."""
+    if end < 0 or piece[end - 1 : end] == b"/":
         return None
     close = piece.find(b"</c>", end)
     value = piece.find(b"<v>", end, close)
-    if value < 0:
-        return None
-    return tag[ref + 4 : tag.find(b'"', ref + 4)], piece[value + 3 : piece.find(b"</v>", value)]
+    return None if value < 0 else piece[value + 3 : piece.find(b"</v>", value)]
 
 
 def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, ZeroPadded]) -> list[SheetNumber]:
