@@ -493,3 +493,18 @@ def test_an_intern_sent_as_not_an_employee_is_told_in_how_values_were_read(tmp_p
             for v in told] == [("is_employee", "Is Intern", 1, [(2, "", "false")])]
     rows_told = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
     assert rows_told[0]["changed_values"]["is_employee"] == ["Is Employee", "", "false"]
+
+
+def test_an_intern_with_another_role_is_told_the_columns_the_file_has(tmp_path: Path, sandbox) -> None:
+    """A file without an is_employee column: the message names the columns to check, not the is_employee the
+    tool fills in for interns, which no column of the file holds."""
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text(encoding="utf-8").replace('"Is Employee" = "is_employee"\n', ""),
+                      encoding="utf-8")
+    result, _summary = run_import(tmp_path, sandbox, [person(1, **{"Is Intern": "Yes", "Is Manager": "Yes"})],
+                                  config=config)
+
+    assert result.exit_code == 1, result.output
+    assert ("Row 2: an intern cannot also be a manager or an employee (check the columns 'Is Intern', "
+            "'Is Manager').") in result.output
+    assert sandbox.staff(99) == []

@@ -280,7 +280,10 @@ def _other_rows(row: int, rows: list[int]) -> str:
 
 
 def _intern(*, row: int, mapped: MappedTable, **_: object) -> str:
-    cols = [mapped.field_sources.get(n, n) for n in ("is_intern", "is_manager", "is_employee") if n in mapped.frame]
+    # the fields with a source to look at (a column, a config value): not an is_employee the mapper filled for
+    # an intern, which no column of the file holds
+    cols = [mapped.field_sources[n] for n in ("is_intern", "is_manager", "is_employee")
+            if n in mapped.frame and n in mapped.field_sources]
     return (f"Row {row}: an intern cannot also be a manager or an employee "
             f"(check the columns {', '.join(repr(c) for c in cols)}).")
 
