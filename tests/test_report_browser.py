@@ -17,6 +17,7 @@ import openpyxl
 import pytest
 
 from hrimport.changes.plan import PlanInput, make_plan
+from hrimport.demo import run_demo
 from hrimport.docs import SCREENSHOTS, screenshot
 from hrimport.outcomes import Outcome, RunResult
 from hrimport.report import ReportFiles, write_report
@@ -32,6 +33,14 @@ from tests.headless_chromium import (
 from tests.report_samples import sample_result
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _printable(paper: str) -> int:
+    """The CSS pixels across a sheet of ``paper`` inside the report's @page margins (10 mm)."""
+    return round((PAPER[paper][0] - 2 * 10 / 25.4) * 96)
+
+
+PRINTABLE_A4 = _printable("A4")
 
 #: Measured in the page: everything that sticks out of its parent (unless the parent is a box that scrolls
 #: sideways, and ``scrollAllowed``), every box whose content is wider than the box, a page wider than the
@@ -271,7 +280,7 @@ REPORTS: dict[str, Callable[[], RunResult]] = {
 def test_on_a_phone_every_row_is_a_card_and_nothing_sticks_out(kind: str, tmp_path: Path,
                                                                 tab: ChromiumPage) -> None:
     files = write_report(REPORTS[kind](), tmp_path / "r")
-    tab.open(files.html, width=420)
+    tab.open(files.html, width=360)  # the narrowest phones in common use
     # tables may scroll sideways inside their box on a phone: they do not need to here
     assert tab.evaluate(f"{LAYOUT_CHECK}(false)") == []
     cards = tab.evaluate("Array.from(document.querySelectorAll('#all-rows tbody tr'),"
@@ -298,6 +307,27 @@ def test_on_a_wide_screen_every_table_fits_without_scrolling(kind: str, tmp_path
     assert right <= 1400, last
 
 
+@pytest.fixture(scope="module")
+def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The reports ``make demo`` writes: real imports of the samples into the embedded sandbox, with every
+    section a real run fills (the sandbox banner, how values were read, the leave-day notes)."""
+    output = tmp_path_factory.mktemp("demo")
+    return {step.source.name: step.report.html for step in run_demo(output)}
+
+
+@pytest.mark.parametrize(("width", "media"), [(360, "screen"), (1400, "screen"), (PRINTABLE_A4, "print")],
+                         ids=["small phone", "wide screen", "A4 paper"])
+def test_the_demo_reports_fit_a_small_phone_a_wide_screen_and_paper(
+        width: int, media: str, demo_reports: dict[str, Path], tab: ChromiumPage) -> None:
+    # the sample exports fill what the made-up results above do not: "How values were read" once made
+    # the page twice as wide as a 360px phone
+    assert sorted(demo_reports) == ["bamboohr_staff.csv", "leave_history.xlsx", "workday_staff.xlsx"]
+    for source, html in demo_reports.items():
+        tab.open(html, width=width, media="" if media == "screen" else media)
+        assert tab.evaluate("document.getElementById('values-read') !== null"), source
+        assert (source, tab.evaluate(f"{LAYOUT_CHECK}(false)")) == (source, [])
+
+
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
 def test_ten_rows_with_four_problems_print_on_two_pages(paper: str, tmp_path: Path, tab: ChromiumPage) -> None:
     files = write_report(_ten_rows_four_problems(), tmp_path / "r")
@@ -318,7 +348,7 @@ def test_ten_rows_with_four_problems_print_on_two_pages(paper: str, tmp_path: Pa
 def test_on_paper_nothing_overlaps_and_ids_stay_whole(kind: str, paper: str, tmp_path: Path,
                                                       tab: ChromiumPage) -> None:
     files = write_report(REPORTS[kind](), tmp_path / "r")
-    printable = round((PAPER[paper][0] - 2 * 10 / 25.4) * 96)  # CSS px inside the @page margins (10 mm)
+    printable = _printable(paper)
     tab.open(files.html, width=printable, media="print")
     assert tab.evaluate(f"{LAYOUT_CHECK}(false)") == []
     assert set(tab.evaluate("Array.from(document.querySelectorAll('th'), th => getComputedStyle(th).position)")) \
