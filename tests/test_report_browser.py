@@ -317,15 +317,18 @@ def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize(("width", "media"), [(360, "screen"), (1400, "screen"), (PRINTABLE_A4, "print")],
                          ids=["small phone", "wide screen", "A4 paper"])
-def test_the_demo_reports_fit_a_small_phone_a_wide_screen_and_paper(
+def test_the_demo_reports_and_histories_fit_a_small_phone_a_wide_screen_and_paper(
         width: int, media: str, demo_reports: dict[str, Path], tab: ChromiumPage) -> None:
     # the sample exports fill what the made-up results above do not: "How values were read" once made
-    # the page twice as wide as a 360px phone
+    # the page twice as wide as a 360px phone, and each job's history ran off the right of a printed A4
     assert sorted(demo_reports) == ["bamboohr_staff.csv", "leave_history.xlsx", "workday_staff.xlsx"]
     for source, html in demo_reports.items():
         tab.open(html, width=width, media="" if media == "screen" else media)
         assert tab.evaluate("document.getElementById('values-read') !== null"), source
         assert (source, tab.evaluate(f"{LAYOUT_CHECK}(false)")) == (source, [])
+        history = html.parent.parent / "index.html"
+        tab.open(history, width=width, media="" if media == "screen" else media)
+        assert (history.parent.name, tab.evaluate(f"{LAYOUT_CHECK}(false)")) == (history.parent.name, [])
 
 
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
