@@ -36,7 +36,7 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "not-an-email": Explanation(
         "Unusual e-mail address",
         "The address is not in the usual form name@example.com (one @, no spaces, a dot after the @); the "
-        "message says what is missing. The platform sets no rule for e-mail addresses, so by default this is a "
+        "message says what looks wrong. The platform sets no rule for e-mail addresses, so by default this is a "
         "warning and the address is sent as written; with email_check = \"strict\" under [staff] in the config, "
         "the row is held back instead.",
         "If it is a typo, correct the address in the HR system (or in the file to fix) and import again. If it "
