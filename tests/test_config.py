@@ -52,6 +52,7 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
     assert config.report.job == "import"
     assert config.report.mask == ("passport_number",)
     assert config.staff is not None and config.staff.constants["staff_type"] == "Payroll"
+    assert config.staff.email_check == "warn"  # our e-mail pattern doubts a row, never holds it back
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,8 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"staff": "concurrency = 9"},
          "[staff] concurrency must be at most 4 (the connections the client keeps open), not 9"),
         ({"staff": "concurrency = 0"}, "concurrency must be a whole number of at least 1"),
+        ({"staff": 'email_check = "off"'}, '[staff] email_check must be "warn" or "strict", not \'off\''),
+        ({"top": '[timeoff]\nemail_check = "strict"'}, "unknown key 'email_check'"),
         ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),
         ({"top": "[service]\ntimeout = 0"}, "a number above 0 and at most 600 (default 30), not 0"),
     ],

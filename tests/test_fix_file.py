@@ -74,8 +74,9 @@ def styled_export(path: Path, rows: list[dict[str, str]]) -> Path:
 
 def refusing_config(tmp_path: Path) -> Path:
     """The tests' staff config, also sending "Shoe Size", a data type the sandbox's company 99 does not have:
-    a row with a shoe size is refused by the service (a problem about the row, not a cell)."""
-    config = write_config(tmp_path / "staff.toml")
+    a row with a shoe size is refused by the service (a problem about the row, not a cell). Its e-mail check
+    is strict: an address that is not name@example.com is a cell to fix."""
+    config = write_config(tmp_path / "staff.toml", email_check="strict")
     custom = '"Cost Centre" = "Cost Center"'
     config.write_text(config.read_text().replace(custom, f'{custom}\n"Shoe Size" = "Shoe Size"'))
     return config
@@ -144,7 +145,7 @@ def test_each_bad_cell_is_red_with_its_problem_in_a_comment(tmp_path: Path, sand
     marked = {c.coordinate: c.comment.text for row in ws.iter_rows() for c in row if is_red(c)}
     assert set(marked) == {"C4", "D5", "F6"}  # e-mail of original row 5, country of 7, hire date of 8
     assert marked["C4"].startswith("'nope' is not an e-mail address")
-    assert "How to fix: Correct the address" in marked["C4"]
+    assert "How to fix: If it is a typo, correct the address" in marked["C4"]
     assert marked["C4"].endswith("\n\nChecked with payroll")  # the file's own note stays, under ours
     assert marked["D5"].startswith("'Atlantis' is not a country")
     assert marked["F6"].startswith("'31/02/2024' is not a real date")
@@ -245,7 +246,8 @@ def test_the_to_fix_xlsx_of_a_csv_source_imports_with_the_csv_config(tmp_path: P
 
 
 def phone_config(tmp_path: Path) -> Path:
-    config = write_config(tmp_path / "staff.toml")
+    """Phone mapped; e-mail checked strictly, so that a row with "nope" for an address is a row to fix."""
+    config = write_config(tmp_path / "staff.toml", email_check="strict")
     mapped = '"Move Date" = "new_country_effective_date"'
     config.write_text(config.read_text().replace(mapped, f'{mapped}\n"Phone" = "phone"'))
     return config

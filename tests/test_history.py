@@ -92,11 +92,11 @@ def test_three_imports_make_three_lines_newest_first_with_their_figures_and_work
         tmp_path: Path, sandbox: Any) -> None:
     results = [
         import_staff(tmp_path, sandbox, "staff_jan.csv",
-                     [person(1), person(2), person(3, Email="leak-me-not")]),
+                     [person(1), person(2), person(3, Country="leak-me-not")]),
         import_staff(tmp_path, sandbox, "staff_feb.csv", [person(n) for n in range(1, 6)]),
         import_staff(tmp_path, sandbox, "staff_mar.csv",
                      [*(person(n) for n in range(1, 5)), person(5, **{"Hire Date": "31/02/2020"}),
-                      person(6, Email="also-not-an-email")]),
+                      person(6, Country="also-not-a-country")]),
     ]
     assert [r.exit_code for r in results] == [1, 0, 1]
 
@@ -115,7 +115,7 @@ def test_three_imports_make_three_lines_newest_first_with_their_figures_and_work
     assert stat.S_IMODE(page.stat().st_mode) == 0o600
     # the page shows counts and verdicts, never a row's value or a person's name
     text = page.read_text(encoding="utf-8")
-    assert "leak-me-not" not in text and "also-not-an-email" not in text and "Person " not in text
+    assert "leak-me-not" not in text and "also-not-a-country" not in text and "Person " not in text
 
 
 def test_the_page_draws_a_bar_per_run_of_rows_read_and_rows_needing_attention_in_chromium(
@@ -123,7 +123,7 @@ def test_the_page_draws_a_bar_per_run_of_rows_read_and_rows_needing_attention_in
     import_staff(tmp_path, sandbox, "staff_jan.csv", [person(n) for n in range(1, 4)])
     import_staff(tmp_path, sandbox, "staff_feb.csv", [person(n) for n in range(1, 5)])
     import_staff(tmp_path, sandbox, "staff_mar.csv",
-                 [*(person(n) for n in range(1, 9)), person(9, Email="nope"), person(10, Email="nope")])
+                 [*(person(n) for n in range(1, 9)), person(9, Country="Atlantis"), person(10, Country="Atlantis")])
 
     dom = run_chromium(tmp_path / "reports" / "test-staff" / "index.html", tmp_path, "--dump-dom")
 
@@ -169,7 +169,7 @@ def test_a_history_page_that_cannot_be_written_is_a_warning_not_a_failed_import(
                                                                                 sandbox: Any) -> None:
     (tmp_path / "reports" / "test-staff" / "index.html").mkdir(parents=True)  # in the way of the page
 
-    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Email="bad")])
+    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Country="Atlantis")])
 
     assert result.exit_code == 1  # the rows' exit code, not an error
     assert re.search(r"hrimport: the history page .*index\.html could not be written: Is a directory",
@@ -264,7 +264,7 @@ def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: P
 
 def test_import_json_prints_the_summary_json_it_wrote_and_the_human_lines_on_stderr(tmp_path: Path,
                                                                                     sandbox: Any) -> None:
-    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Email="bad")], "--json")
+    result = import_staff(tmp_path, sandbox, "staff.csv", [person(1), person(2, Country="Atlantis")], "--json")
 
     assert result.exit_code == 1
     [summary] = (tmp_path / "reports").glob("*/*/summary.json")
@@ -277,7 +277,7 @@ def test_import_json_prints_the_summary_json_it_wrote_and_the_human_lines_on_std
 def test_validate_json_prints_the_summary_an_import_would_write_without_writing_files(tmp_path: Path,
                                                                                      sandbox: Any) -> None:
     config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
-    source = write_csv(tmp_path / "staff.csv", [person(1), person(2, Email="bad")])
+    source = write_csv(tmp_path / "staff.csv", [person(1), person(2, Country="Atlantis")])
     dry = run_cli("staff", "import", str(config), str(source), "--dry-run", "--report-dir",
                   str(tmp_path / "r"))
     [written] = (tmp_path / "r").glob("*/*/summary.json")
@@ -292,7 +292,7 @@ def test_validate_json_prints_the_summary_an_import_would_write_without_writing_
         k: v for k, v in summary.items() if k not in varies}
     assert printed["verdict"] == "1 of 2 rows checked; 1 needs attention"
     assert (printed["files"], printed["target"]) == ({}, None)
-    assert "Row 3, column 'Email'" in result.stderr and "Row 3" not in result.stdout
+    assert "Row 3, column 'Country'" in result.stderr and "Row 3" not in result.stdout
     assert not (tmp_path / "reports").exists()  # a validate writes nothing
 
 

@@ -125,7 +125,7 @@ def test_a_run_killed_outright_while_another_process_writes_to_fix_leaves_no_pro
     # every row to fix: 5,000 x 17 cells, past PARALLEL_FIX_CELLS, so to_fix is written by a second process
     people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
     data = staff_files.write_csv(tmp_path / "staff.csv", people)
-    config = staff_files.write_config(tmp_path / "staff.toml")
+    config = staff_files.write_config(tmp_path / "staff.toml", email_check="strict")  # every address refused
     command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
                "--report-dir", str(tmp_path / "reports")]
     run = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -177,7 +177,7 @@ CTRL_C_LINE = ("Error: stopped by Ctrl-C (SIGINT) before the command finished; r
 def test_ctrl_c_while_a_dry_run_writes_its_report_is_exit_130_in_one_line(tmp_path: Path) -> None:
     people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]  # a report that takes a while
     data = staff_files.write_csv(tmp_path / "staff.csv", people)
-    config = staff_files.write_config(tmp_path / "staff.toml")
+    config = staff_files.write_config(tmp_path / "staff.toml", email_check="strict")  # every address refused
     command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
                "--report-dir", str(tmp_path / "reports")]
 
@@ -192,7 +192,7 @@ def test_ctrl_c_while_a_dry_run_writes_its_report_is_exit_130_in_one_line(tmp_pa
 def test_ctrl_c_while_a_job_writes_a_steps_report_is_exit_130_in_one_line(tmp_path: Path, sandbox: Any) -> None:
     people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
     staff_files.write_csv(tmp_path / "staff.csv", people)
-    staff_files.write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    staff_files.write_config(tmp_path / "staff.toml", base_url=sandbox.base_url, email_check="strict")
     job = tmp_path / "monthly.toml"
     job.write_text('name = "monthly"\nstate_dir = "state"\nreport_dir = "reports"\n\n'
                    '[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "staff.csv"\n', encoding="utf-8")
@@ -213,7 +213,7 @@ def test_sigterm_while_a_dry_run_writes_its_report_is_exit_143_in_one_line(tmp_p
     signal's default: the process gone without a word in the middle of cron's log)."""
     people = [staff_files.person(n, Email=f"person{n}-at-acme") for n in range(1, 5001)]
     data = staff_files.write_csv(tmp_path / "staff.csv", people)
-    config = staff_files.write_config(tmp_path / "staff.toml")
+    config = staff_files.write_config(tmp_path / "staff.toml", email_check="strict")  # every address refused
     command = [sys.executable, "-m", "hrimport", "staff", "import", str(config), str(data), "--dry-run",
                "--report-dir", str(tmp_path / "reports")]
 

@@ -84,9 +84,9 @@ def test_a_file_with_forty_percent_fewer_people_is_held_until_accepted(tmp_path:
 
 
 def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, sandbox: Any) -> None:
-    rows = [person(n) for n in range(1, 21)] + [person(21, Email="nope")]
+    rows = [person(n) for n in range(1, 21)] + [person(21, Country="Atlantis")]
     assert month(tmp_path, sandbox, rows, "october.csv", "import").exit_code == 1
-    fixed = [dict(person(21), Problem="Row 22: not an e-mail address")]
+    fixed = [dict(person(21), Problem="Row 22: 'Atlantis' is not a country we recognise")]
     result = month(tmp_path, sandbox, fixed, "to_fix.csv", "import")
     assert result.exit_code == 0, result.output
 

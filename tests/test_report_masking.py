@@ -48,7 +48,7 @@ def rows() -> list[dict[str, str]]:
     for n in range(1, 6):
         changes = {PASSPORT_HEADER: SHORT_PASSPORTS.get(n, ""), "Birth Date": SHORT_BAD_BIRTHDATES.get(n, "")}
         if n == 3:
-            changes["Email"] = "not-an-email"  # invalid for another reason: its passport goes to to_fix
+            changes["Country"] = "Atlantis"  # invalid for another reason: its passport goes to to_fix
         people.append(person(n, **changes))
     return people
 

@@ -43,7 +43,7 @@ def test_a_run_killed_while_writing_a_workbook_leaves_nothing_in_the_temporary_f
     rows = [person(n, Email=f"person{n}-at-acme") for n in range(1, 41)]  # every row to fix
     source = tmp_path / export
     write_csv(source, rows) if export.endswith(".csv") else write_workbook(source, rows)
-    config = write_config(tmp_path / "staff.toml", date_order=None)
+    config = write_config(tmp_path / "staff.toml", date_order=None, email_check="strict")  # every address refused
 
     left = killed_in(tmp_path, KILLED_WHILE_ZIPPING, config, source, prefix)
 

@@ -12,6 +12,7 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
 
     [staff]
     customer_system_id_type = "BambooHR"
+    email_check = "warn"                  # or "strict": hold back a row whose e-mail is not name@example.com
 
     [staff.columns]                       # source column -> staff field
     "Employee #" = "customer_system_id"
@@ -54,6 +55,11 @@ DEFAULT_HTML_ROW_LIMIT = 5000
 # send the value without its leading =, +, -, @ with a warning.
 FORMULA_TEXT_MODES = ("reject", "strip")
 DEFAULT_FORMULA_TEXT = "reject"
+# What becomes of an e-mail field's value that does not look like name@example.com (hrimport.validate): the
+# platform's interface types these fields as plain strings, so the pattern is ours, and by default the row is
+# sent with a warning; "strict" holds the row back.
+EMAIL_CHECKS = ("warn", "strict")
+DEFAULT_EMAIL_CHECK = "warn"
 # The most a workbook (a ZIP: .xlsx, .xlsm, .ods) may unpack to, in MB: a real 100,000 x 40 export unpacks
 # to about 250 MB, while a "ZIP bomb" packs a sheet of gigabytes into a megabyte.
 DEFAULT_MAX_UNPACKED_MB = 500
@@ -110,6 +116,7 @@ class FieldMapping:
     # source columns read with each row but sent as no field (time off: half-day markers): key -> column
     carried: dict[str, str] = field(default_factory=dict)
     expected_columns: tuple[str, ...] = ()  # [source] expected_columns: the headers the config was made for
+    email_check: str = DEFAULT_EMAIL_CHECK  # [staff] email_check: "warn" | "strict"
 
     @property
     def source_columns(self) -> list[str]:
@@ -177,7 +184,8 @@ class ImportConfig:
 
 _TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir", "guards"}
 _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
-_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size", "concurrency"}
+_STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size", "concurrency",
+               "email_check"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
 _TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name"}
 
@@ -363,6 +371,10 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
     if not isinstance(pack_unmapped, bool):
         raise ConfigError(f"{here} pack_unmapped must be true or false")
 
+    email_check = table.get("email_check", DEFAULT_EMAIL_CHECK)
+    if email_check not in EMAIL_CHECKS:
+        choices = " or ".join(f'"{m}"' for m in EMAIL_CHECKS)
+        raise ConfigError(f"{here} email_check must be {choices}, not {email_check!r}")
     extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
     _reject_todo(here, constants, defaults, values, extra)
     mapped = set(columns.values()) | set(joins) | set(constants) | set(defaults)
@@ -387,6 +399,7 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         custom_fields={str(k): str(v) for k, v in custom.items()},
         pack_unmapped=pack_unmapped,
         extra=extra,
+        email_check=email_check,
     )
 
 

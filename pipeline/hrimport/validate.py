@@ -3,12 +3,18 @@
 Only this module touches pandera. ``validate_records`` runs the schema lazily, so every problem of
 every row is found in one pass, and turns ``SchemaErrors.failure_cases`` into sentences an HR person
 understands, naming the source row, the column, the value and what is expected.
+
+Every check but one is the platform's own rule (a date, a country code, an allowed value...). The e-mail
+check is ours: the interface types the e-mail fields as plain strings. So a value that does not look like
+name@example.com is a ``not-an-email`` warning on its row, which is sent as written, unless the config's
+``[staff] email_check = "strict"`` makes it an error (the row is not sent).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -16,14 +22,16 @@ import pandera.pandas as pa
 import pyarrow as arrow
 import pyarrow.compute as pc
 
+from hrimport.config import DEFAULT_EMAIL_CHECK
 from hrimport.fields import Field, by_name
 from hrimport.mapper import MappedTable
 from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.values import RE2_SPACES
 from hrimport.outcomes import Problem
 
-# Deliberately plain: one @, no spaces, a dot in the domain. The service is the final judge; this catches
-# the typos HR exports actually contain ("jane.doe@", "jane doe@acme.com", "jane@acme").
+# Deliberately plain: one @, no spaces, a dot in the domain. It catches the typos HR exports actually contain
+# ("jane.doe@", "jane doe@acme.com"), but real addresses fail it too (an intranet's "ann@intranet"), and the
+# platform publishes no rule: a warning unless the config's email_check is "strict".
 EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s.]+"
 # The same for pyarrow, whose RE2 runs it ~5x faster than pandas falls back to Python's re for \s.
 _EMAIL_RE2 = rf"^[^@{RE2_SPACES}]+@[^@{RE2_SPACES}]+\.[^@{RE2_SPACES}.]+$"
@@ -107,12 +115,16 @@ def build_schema(fields: tuple[Field, ...], present: set[str], *, duplicates: bo
     return pa.DataFrameSchema(columns, checks=_rule_checks(present))
 
 
-def validate_records(mapped: MappedTable, *, duplicates: bool = True) -> dict[int, list[Problem]]:
+def validate_records(
+    mapped: MappedTable, *, duplicates: bool = True, email_check: str = DEFAULT_EMAIL_CHECK
+) -> dict[int, list[Problem]]:
     """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid).
 
     The problems the reader and the mapper already found (``mapped.problems``) come first; a cell they
     flagged is not reported again by the schema (a two-digit year is not also "not a date").
     ``duplicates=False``: ``mapped`` is one chunk of a file, whose duplicate ids ``KeyIds`` finds.
+    ``email_check`` (the config's ``[staff] email_check``): "warn" adds each ``not-an-email`` to
+    ``mapped.warnings`` (the row stays valid and carries it), "strict" makes it a problem of its row.
     """
     frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
     schema = build_schema(mapped.fields, set(frame.columns), duplicates=duplicates)
@@ -122,13 +134,19 @@ def validate_records(mapped: MappedTable, *, duplicates: bool = True) -> dict[in
         return problems
     except pa.errors.SchemaErrors as exc:
         cases = exc.failure_cases
-    for pos, found in _problems_from(cases, mapped, frame, problems).items():
-        problems.setdefault(pos, []).extend(found)
+    warn = email_check != "strict"
+    for pos, found in _problems_from(cases, mapped, frame, problems, strict_email=not warn).items():
+        for problem in found:
+            if warn and problem.code in _OUR_RULES:
+                mapped.add_problem(pos, replace(problem, severity="warning"))
+            else:
+                problems.setdefault(pos, []).append(problem)
     return problems
 
 
 def _problems_from(
-    cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]]
+    cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]], *,
+    strict_email: bool,
 ) -> dict[int, list[Problem]]:
     specs = by_name(mapped.fields)
     cases = cases[cases["index"].notna()]
@@ -156,13 +174,15 @@ def _problems_from(
         text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
         message = _MESSAGES.get(code, _generic)(
             row=row, column=source, value=text, field=f, frame=frame, pos=pos, mapped=mapped,
-            dup_rows=dup_rows.get(text, []),
+            dup_rows=dup_rows.get(text, []), strict_email=strict_email,
         )
         problems[pos].append(Problem(code, message, row, source, field_name, text if field_name else None))
     return dict(problems)
 
 
 _ROW_RULES = {"intern-with-other-role", "country-change-incomplete"}
+# Checks of a rule the platform's interface does not state (principle 2): a warning unless the config is strict.
+_OUR_RULES = {"not-an-email"}
 
 
 class KeyIds:
@@ -231,8 +251,31 @@ def _not_date(*, row: int, column: str | None, value: str, **_: object) -> str:
             "(expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
 
 
-def _not_email(*, row: int, column: str | None, value: str, **_: object) -> str:
-    return f"{_where(row, column)}: '{value}' is not an e-mail address (expected name@example.com)."
+def _not_email(*, row: int, column: str | None, value: str, strict_email: bool, **_: object) -> str:
+    if strict_email:
+        return (f"{_where(row, column)}: '{value}' is not an e-mail address ({email_flaw(value)}; expected "
+                "name@example.com); not sent (email_check = \"strict\").")
+    return f"{_where(row, column)}: '{value}' does not look like an e-mail address ({email_flaw(value)}); kept as written."
+
+
+def email_flaw(value: str) -> str:
+    """What keeps ``value`` from the form ``EMAIL_PATTERN`` describes, in a few words."""
+    local, at, domain = value.partition("@")
+    if not at:
+        return "no @"
+    if "@" in domain:
+        return "more than one @"
+    if any(c.isspace() for c in value):
+        return "a space in it"
+    if not local:
+        return "nothing before the @"
+    if not domain:
+        return "nothing after the @"
+    if "." not in domain:
+        return "no dot after the @"
+    if domain.endswith("."):
+        return "a dot at the end"
+    return "the part after the @ is not a domain such as example.com"
 
 
 def _country(*, row: int, column: str | None, value: str, **_: object) -> str:
@@ -308,5 +351,5 @@ _MESSAGES: dict[str, Callable[..., str]] = {
     "country-change-incomplete": _country_change,
 }
 
-__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "validate_records"]
+__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "email_flaw", "validate_records"]
 

@@ -59,7 +59,7 @@ def read_map_validate(
         )
         timings["map"] = time.perf_counter() - t
         t = time.perf_counter()
-        problems = validate_records(mapped)
+        problems = validate_records(mapped, email_check=mapping.email_check)
         timings["validate"] = time.perf_counter() - t
     return table, mapped, problems, timings
 
@@ -141,7 +141,7 @@ class StagedFile:
                                      state=self.state)
                 self.timings["map"] += time.perf_counter() - t
                 t = time.perf_counter()
-                problems = validate_records(mapped, duplicates=False)
+                problems = validate_records(mapped, duplicates=False, email_check=self.mapping.email_check)
                 self.key_ids.add(mapped, problems)
                 self.timings["validate"] += time.perf_counter() - t
                 self._rows += len(mapped)

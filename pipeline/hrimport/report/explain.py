@@ -34,9 +34,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell.",
     ),
     "not-an-email": Explanation(
-        "Not an e-mail address",
-        "The cell should hold an e-mail address such as name@example.com.",
-        "Correct the address: one @, no spaces, and a domain after the @.",
+        "Unusual e-mail address",
+        "The address is not in the usual form name@example.com (one @, no spaces, a dot after the @); the "
+        "message says what looks wrong. The platform sets no rule for e-mail addresses, so by default this is a "
+        "warning and the address is sent as written; with email_check = \"strict\" under [staff] in the config, "
+        "the row is held back instead.",
+        "If it is a typo, correct the address in the HR system (or in the file to fix) and import again. If it "
+        "is right (an internal address such as ann@intranet), there is nothing to do.",
     ),
     "unknown-country": Explanation(
         "Unknown country",
