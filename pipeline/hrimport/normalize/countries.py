@@ -4,8 +4,9 @@ The names come from ISO codes and pycountry's English names, CLDR's names in man
 (``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``) and the names HR
 systems write (``schemas/countries.toml``). A name is matched ignoring case and
 repeated spaces, never accents. A name that two sources give to different countries (Vietnamese ``Nga`` =
-Russia, alpha-3 ``NGA`` = Nigeria) is not certain: it stays as written, and ``flag_ambiguous_countries``
-puts an ``ambiguous-country`` problem on its row, naming the candidates.
+Russia, alpha-3 ``NGA`` = Nigeria), or that ``countries.toml`` lists as ``[ambiguous]`` (``Congo``: the
+Republic to ISO, either Congo to people), is not certain: it stays as written, and
+``flag_ambiguous_countries`` puts an ``ambiguous-country`` problem on its row, naming the candidates.
 
 Example::
 
@@ -55,7 +56,8 @@ def country_key(value: str) -> str:
 
 
 def read_country_file() -> dict[str, Any]:
-    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[names.<language>] code = [names]``."""
+    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[ambiguous] name = [codes]``,
+    ``[names.<language>] code = [names]``."""
     with open(data_dir("schemas") / COUNTRIES_FILE, "rb") as fh:
         return tomllib.load(fh)
 
@@ -143,6 +145,9 @@ def country_names() -> CountryNames:
         for code, spellings in names.items():
             for name in spellings:
                 add(name, code)
+    for name, codes in data.get("ambiguous", {}).items():  # "Congo": CG to ISO, either Congo to people
+        for code in codes:
+            add(name, code)
 
     certain = {key: next(iter(found)) for key, found in meanings.items() if len(found) == 1}
     ambiguous = {key: found for key, found in meanings.items() if len(found) > 1}
