@@ -85,12 +85,15 @@ def test_every_country_in_the_data_file_is_a_real_code_and_every_language_is_cld
         assert Locale.parse(language).territories, language
     for language, names in data["names"].items():
         assert set(names) <= alpha2_codes(), language
+    assert set(data["iso_names"]) <= alpha2_codes()
 
 
 def test_every_name_in_the_data_file_means_its_country_for_certain() -> None:
+    data = read_country_file()
+    tables = {"iso_names": data["iso_names"], **data["names"]}
     wrong = {
-        (language, name): country_code(name)
-        for language, names in read_country_file()["names"].items()
+        (table, name): country_code(name)
+        for table, names in tables.items()
         for code, spellings in names.items()
         for name in spellings
         if country_code(name) != code
@@ -375,6 +378,38 @@ def test_a_bare_congo_is_flagged_and_a_value_map_or_a_full_name_settles_it(tmp_p
             for entry in summary["values_read"] if entry["field"] == "country"}
     assert read["value-map"] == [(2, "Congo", "CD"), (5, "congo", "CD")]  # the report says who decided
     assert read["country-name"] == [(3, "DR Congo", "CD"), (4, "Republic of the Congo", "CG")]
+
+
+# ISO 3166-1's English short names, as a Workday or SAP export writes them: iso-codes' comma form (what
+# pycountry holds), ISO's own "(the)" form (its Online Browsing Platform) and names ISO has since replaced.
+ISO_SHORT_NAMES = {
+    "Korea, Republic of": "KR", "Korea (the Republic of)": "KR", "Iran, Islamic Republic of": "IR",
+    "Congo, The Democratic Republic of the": "CD", "Congo (the Democratic Republic of the)": "CD",
+    "Congo (the)": "CG", "Tanzania, United Republic of": "TZ", "Moldova (the Republic of)": "MD",
+    "Taiwan, Province of China": "TW", "Taiwan (Province of China)": "TW", "Virgin Islands, British": "VG",
+    "Virgin Islands (U.S.)": "VI", "Palestine, State of": "PS", "Bolivia, Plurinational State of": "BO",
+    "Venezuela (Bolivarian Republic of)": "VE", "Micronesia, Federated States of": "FM",
+    "Korea, Democratic People's Republic of": "KP", "Netherlands (Kingdom of the)": "NL",
+    "United States of America (the)": "US", "Macedonia, the former Yugoslav Republic of": "MK",
+    "Libyan Arab Jamahiriya": "LY",
+}
+
+
+def test_iso_short_names_in_either_of_isos_forms_are_read_as_their_codes_and_the_report_says_so(
+    tmp_path: Path, sandbox
+) -> None:
+    rows = [person(n, Country=name) for n, name in enumerate(ISO_SHORT_NAMES, start=1)]
+    data = write_xlsx(tmp_path / "workday.xlsx", rows)
+    result, summary = import_file(tmp_path, sandbox, values_config(tmp_path), data)
+    assert result.exit_code == 0, result.output
+    assert {sid: s["country"] for sid, s in stored(sandbox).items()} == {
+        f"{n:06d}": code for n, code in enumerate(ISO_SHORT_NAMES.values(), start=1)}
+    [names] = [entry for entry in summary["values_read"] if entry["kind"] == "country-name"]
+    assert (names["column"], names["rows"]) == ("Country", len(ISO_SHORT_NAMES))
+    assert [(e["row"], e["read"], e["sent"]) for e in names["examples"]] == [
+        (2, "Korea, Republic of", "KR"), (3, "Korea (the Republic of)", "KR"), (4, "Iran, Islamic Republic of", "IR")]
+    [html] = (tmp_path / "reports").glob("*/*/report.html")
+    assert "Korea (the Republic of) → KR" in html.read_text(encoding="utf-8")
 
 
 def test_strip_sends_formula_like_text_without_its_leading_character_with_a_warning(tmp_path: Path,

@@ -1,8 +1,8 @@
 """Country names and codes rewritten as ISO 3166 alpha-2 codes; anything not certain left as written.
 
 The names come from ISO codes and pycountry's English names, CLDR's names in many languages
-(``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``) and the names HR
-systems write (``schemas/countries.toml``). A name is matched ignoring case and
+(``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``), ISO's short names
+as ISO writes them and the names HR systems write (``schemas/countries.toml``). A name is matched ignoring case and
 repeated spaces, never accents. A name that two sources give to different countries (Vietnamese ``Nga`` =
 Russia, alpha-3 ``NGA`` = Nigeria), or that ``countries.toml`` lists as ``[ambiguous]`` (``Congo``: the
 Republic to ISO, either Congo to people), is not certain: it stays as written, and
@@ -57,7 +57,7 @@ def country_key(value: str) -> str:
 
 def read_country_file() -> dict[str, Any]:
     """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[ambiguous] name = [codes]``,
-    ``[names.<language>] code = [names]``."""
+    ``[iso_names] code = [names]``, ``[names.<language>] code = [names]``."""
     with open(data_dir("schemas") / COUNTRIES_FILE, "rb") as fh:
         return tomllib.load(fh)
 
@@ -141,7 +141,7 @@ def country_names() -> CountryNames:
                 add(name, code)
         if language == "en":
             english = {code: name for code, name in territories.items() if code in real}
-    for names in data["names"].values():
+    for names in [data.get("iso_names", {}), *data["names"].values()]:
         for code, spellings in names.items():
             for name in spellings:
                 add(name, code)
