@@ -1,7 +1,7 @@
 """The mistakes an unattended monthly run must survive without harm (issue 13), run as a user runs them.
 
-- Nothing readable by others, nothing echoed: the state folder is private; a token written into the base
-  URL appears in no byte of what a failed run prints or writes.
+- Nothing readable by others, nothing echoed: the state folder is private; a base URL with a token
+  written into it is refused before anything is sent, and the token appears in no byte of the refusal.
 - The embedded sandbox is never used by accident: every output of a run says where its rows went, a job
   uses the embedded sandbox only when its file says so, and a token with no base URL is an error.
 - Every config mistake is one line and exit 2, never a traceback; ``--debug`` keeps the exit code.
@@ -148,8 +148,23 @@ def test_a_base_url_refused_as_not_http_is_named_without_its_secret() -> None:
         resolve_connection(None, base_url="https://example.com:port/x", environ={"HRIMPORT_TOKEN": "t"})
 
 
-def _url_with_secrets(port: int) -> str:
-    return (f"http://svc:{SECRETS[0]}@127.0.0.1:{port}/api:v1?token={SECRETS[1]}&api_key={SECRETS[2]}")
+def _url_with(mistake: str, base_url: str) -> str:
+    """``base_url`` with a password written into it, or with a query string carrying keys."""
+    if mistake == "password":
+        scheme, rest = base_url.split("://", 1)
+        return f"{scheme}://svc:{SECRETS[0]}@{rest}"
+    return f"{base_url}?token={SECRETS[1]}&api_key={SECRETS[2]}"
+
+
+def _refusal(setting: str, mistake: str, base_url: str) -> str:
+    """The one line a base URL with ``mistake`` in it is refused with, naming where it was set."""
+    scheme, rest = base_url.split("://", 1)
+    fix = "put the token in the environment variable named by token_env (HRIMPORT_TOKEN), not in the URL"
+    if mistake == "password":
+        return (f"Error: {setting} has a user name or password in it ({scheme}://***:***@{rest}), which would be "
+                f"sent in place of the token: remove it from the URL, and {fix}")
+    return (f"Error: {setting} has a query string ({base_url}?token=***&api_key=***), which would be added to "
+            f"every request's path: remove everything from the '?' on, and {fix}")
 
 
 def _assert_no_secret_anywhere(result: Result, folder: Path) -> None:
@@ -164,39 +179,66 @@ def _assert_no_secret_anywhere(result: Result, folder: Path) -> None:
                     assert secret.encode() not in data, path
 
 
-@pytest.mark.parametrize("kind", ["staff", "timeoff"])
-@pytest.mark.parametrize("debug", [False, True])
-def test_a_token_in_the_base_url_is_in_no_byte_of_a_cannot_connect_failure(
-    tmp_path: Path, kind: str, debug: bool
+@pytest.mark.parametrize("mistake", ["password", "query"])
+@pytest.mark.parametrize("setting", ["--base-url", "$HRIMPORT_BASE_URL", "staff.toml [service] base_url"])
+def test_a_base_url_with_a_password_or_a_query_is_refused_in_one_line_before_anything_is_sent(
+    tmp_path: Path, sandbox: Any, setting: str, mistake: str
 ) -> None:
-    port = closed_port()
-    if kind == "staff":
-        config, source = write_config(tmp_path / "staff.toml"), write_csv(tmp_path / "staff.csv", [person(1)])
-    else:
-        config, source = leave_config(tmp_path), leave_file(tmp_path)
-    args = ["--debug"] if debug else []
-    result = hrimport(*args, kind, "import", str(config), str(source), "--base-url", _url_with_secrets(port),
-                      "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
-    assert result.exit_code == 4, result.output  # --debug keeps the exit code
-    assert f"cannot connect to the service at http://***:***@127.0.0.1:{port}/api:v1" in result.stderr
-    assert ("Traceback" in result.stderr) is debug
+    # httpx would send a password in the URL as Basic auth instead of the token (every request 401), and
+    # would put every request's path after a query string (every request to the base URL's own path)
+    url = _url_with(mistake, sandbox.base_url)
+    config = write_config(tmp_path / "staff.toml", base_url=url if setting.startswith("staff.toml") else None)
+    option = ["--base-url", url] if setting == "--base-url" else []
+    env = {"HRIMPORT_BASE_URL": url} if setting == "$HRIMPORT_BASE_URL" else {}
+    result = hrimport("staff", "import", str(config), str(write_csv(tmp_path / "staff.csv", [person(1)])), *option,
+                      "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN, **env)
+
+    assert result.exit_code == 2, result.output
+    assert one_error_line(result) == _refusal(setting, mistake, sandbox.base_url)
+    assert sandbox.requests() == [] and sandbox.staff(99) == []
+    assert not (tmp_path / "reports").exists()
     _assert_no_secret_anywhere(result, tmp_path)
 
 
-def test_a_token_in_a_jobs_base_url_is_in_no_output_log_or_run_file(tmp_path: Path) -> None:
-    port = closed_port()
-    config = write_config(tmp_path / "staff.toml", base_url=_url_with_secrets(port))
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_password_in_the_base_url_is_in_no_byte_of_a_time_off_or_leave_days_refusal(
+    tmp_path: Path, sandbox: Any, debug: bool
+) -> None:
+    url = _url_with("password", sandbox.base_url)
+    args = ["--debug"] if debug else []
+    leave = hrimport(*args, "timeoff", "import", str(leave_config(tmp_path)), str(leave_file(tmp_path)),
+                     "--base-url", url, "--report-dir", str(tmp_path / "reports"), HRIMPORT_TOKEN=TOKEN)
+    days = hrimport(*args, "leave-days", "MY", "2024-03-04", "2024-03-08", HRIMPORT_TOKEN=TOKEN,
+                    HRIMPORT_BASE_URL=url)
+
+    assert (leave.exit_code, days.exit_code) == (2, 2)  # --debug keeps the exit code
+    assert _refusal("--base-url", "password", sandbox.base_url) in leave.stderr
+    assert _refusal("$HRIMPORT_BASE_URL", "password", sandbox.base_url) in days.stderr
+    assert ("Traceback" in leave.stderr + days.stderr) is debug
+    assert sandbox.requests() == []
+    for result in (leave, days):
+        _assert_no_secret_anywhere(result, tmp_path)
+
+
+def test_a_jobs_step_with_a_password_in_its_base_url_stops_the_run_before_any_step_sends(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    first = write_config(tmp_path / "first.toml", base_url=sandbox.base_url)
+    second = write_config(tmp_path / "staff.toml", base_url=_url_with("password", sandbox.base_url))
     (tmp_path / "exports").mkdir()
-    write_csv(tmp_path / "exports" / "staff.csv", [person(1)])
+    write_csv(tmp_path / "exports" / "first.csv", [person(1)])
+    write_csv(tmp_path / "exports" / "second.csv", [person(2)])
     job = tmp_path / "monthly.toml"
-    job.write_text('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "exports/staff.csv"\n')
+    job.write_text('[[step]]\nname = "first"\nkind = "staff"\nconfig = "first.toml"\nsource = "exports/first.csv"\n'
+                   '[[step]]\nname = "second"\nkind = "staff"\nconfig = "staff.toml"\n'
+                   'source = "exports/second.csv"\n')
 
     result = hrimport("run", str(job), HRIMPORT_TOKEN=TOKEN)
 
-    assert result.exit_code == 4, result.output
-    assert "cannot connect to the service at http://***:***@127.0.0.1" in result.stderr
-    assert config.read_text().count(SECRETS[0]) == 1
-    assert list(tmp_path.glob("reports/monthly/*/run.log"))  # the log was written, and holds none of them
+    assert result.exit_code == 2, result.output
+    assert _refusal("staff.toml [service] base_url", "password", sandbox.base_url) in one_error_line(result)
+    assert sandbox.requests() == [] and sandbox.staff(99) == []  # not even the first step
+    assert second.read_text().count(SECRETS[0]) == 1 and first.exists()
     _assert_no_secret_anywhere(result, tmp_path)
 
 

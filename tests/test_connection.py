@@ -62,6 +62,23 @@ def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
         resolve_connection(None, base_url=url, environ={"HRIMPORT_TOKEN": "t"})
 
 
+@pytest.mark.parametrize("url, refused", [
+    ("https://user@api.example.com/api:v1", "--base-url has a user name or password in it (https://***@api"),
+    ("https://:pw@api.example.com/api:v1", "--base-url has a user name or password in it (https://***:***@api"),
+    ("https://api.example.com/api:v1?", "--base-url has a query string (https://api.example.com/api:v1?)"),
+    ("https://api.example.com/api:v1/?v=2#top", "--base-url has a query string (https://api.example.com/api:v1/?v=***"),
+    ("https://api.example.com/team@acme/api:v1", None),  # an @ in the path is the path's
+    ("https://api.example.com/api:v1#why?", None),
+])
+def test_a_base_url_with_a_user_or_a_query_string_is_refused(url: str, refused: str | None) -> None:
+    if refused is None:
+        assert resolve_connection(None, base_url=url, environ={"HRIMPORT_TOKEN": "t"}).base_url == url
+        return
+    with pytest.raises(ConfigError) as caught:
+        resolve_connection(None, base_url=url, environ={"HRIMPORT_TOKEN": "t"})
+    assert str(caught.value).startswith(refused)
+
+
 def test_a_report_shows_the_service_without_credentials_or_query() -> None:
     assert service_host("https://user:pw@api.example.com:8443/api:v1?sig=abc") == "https://api.example.com:8443/api:v1"
 

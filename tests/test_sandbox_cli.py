@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -107,6 +109,47 @@ def test_serve_then_administer_the_running_sandbox_then_stop_it(served: Any) -> 
 
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=10) == 0  # a clean stop
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_new_sandbox_file_holding_a_trials_rows_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    db = tmp_path / "trial" / "sandbox.db"
+    old_umask = os.umask(0o022)  # the usual umask, which would make the file 0644 and the folder 0755
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hrimport", "sandbox", "serve", "--port", "0", "--db", str(db)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+    finally:
+        os.umask(old_umask)
+    try:
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+        staff = {"customer_id": 99, "customer_system_id": "E1", "customer_system_id_type": "SAP",
+                 "name": "Aisha Rahman", "system_email": "aisha@acme.example", "country": "MY",
+                 "job_title": "Analyst", "job_start_date": "2020-01-31", "staff_type": "Payroll"}
+        answer = httpx.post(base_url + "/api/add_edit_staff", json=staff,
+                            headers={"Authorization": "Bearer demo-customer-99"}, timeout=10)
+        assert answer.json()["message"] == "add successfully"
+        # while it runs: the database and SQLite's -wal and -shm beside it, which hold the rows meanwhile
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in db.parent.iterdir()}
+        assert modes == {"sandbox.db": 0o600, "sandbox.db-wal": 0o600, "sandbox.db-shm": 0o600}
+        assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700  # the folder made for it
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=10)
+    assert b"Aisha Rahman" in db.read_bytes() and stat.S_IMODE(db.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_an_existing_sandbox_file_and_folder_keep_the_modes_their_owner_gave_them(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o750)
+    db = shared / "sandbox.db"
+    assert hrimport("add-customer", "--db", str(db), "200", "Globex Pte Ltd").exit_code == 0
+    db.chmod(0o640)  # the team's trial file, readable by its group on purpose
+    assert hrimport("add-customer", "--db", str(db), "201", "Initech").exit_code == 0
+    assert (stat.S_IMODE(db.stat().st_mode), stat.S_IMODE(shared.stat().st_mode)) == (0o640, 0o750)
 
 
 def test_a_port_in_use_is_a_usage_error_not_exit_3(tmp_path: Path) -> None:

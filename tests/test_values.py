@@ -36,6 +36,7 @@ from hrimport.normalize.countries import (
 from hrimport.normalize.formulas import formula_like_positions, is_formula_like, strip_formula
 from hrimport.normalize.values import fold
 from hrimport.normalize.words import read_value_words
+from hrimport.sandbox.validation import normalise_country
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 TOKEN = "demo-customer-99"
@@ -84,12 +85,15 @@ def test_every_country_in_the_data_file_is_a_real_code_and_every_language_is_cld
         assert Locale.parse(language).territories, language
     for language, names in data["names"].items():
         assert set(names) <= alpha2_codes(), language
+    assert set(data["iso_names"]) <= alpha2_codes()
 
 
 def test_every_name_in_the_data_file_means_its_country_for_certain() -> None:
+    data = read_country_file()
+    tables = {"iso_names": data["iso_names"], **data["names"]}
     wrong = {
-        (language, name): country_code(name)
-        for language, names in read_country_file()["names"].items()
+        (table, name): country_code(name)
+        for table, names in tables.items()
         for code, spellings in names.items()
         for name in spellings
         if country_code(name) != code
@@ -119,8 +123,24 @@ def test_a_cldr_name_means_its_own_country_or_is_known_to_be_ambiguous() -> None
 
 def test_the_names_that_mean_two_countries_are_known() -> None:
     # A new language or a new CLDR release that adds one shows up here, to be reviewed by a person.
-    assert sorted(country_names().ambiguous) == ["nga"]
+    assert sorted(country_names().ambiguous) == ["congo", "kongo", "nga", "도미니카"]
     assert country_candidates("Nga") == "Russia (RU) or Nigeria (NG, ISO code NGA)"
+    assert country_candidates("도미니카") == "Dominica (DM) or Dominican Republic (DO)"
+
+
+@pytest.mark.parametrize("written", ["Congo", "congo", "  CONGO ", "Congo  ", "Ｃｏｎｇｏ", "Kongo"])
+def test_congo_alone_is_either_congo_and_never_guessed(written: str) -> None:
+    # ISO's short name and Spanish say the Republic (CG); an English export may mean the Democratic Republic
+    assert country_code(written) is None
+    assert country_candidates(written) == "Congo - Kinshasa (CD) or Congo - Brazzaville (CG)"
+    assert normalise_country(written) is None  # the sandbox takes codes only: it never reads a name either
+
+
+def test_every_name_listed_as_ambiguous_names_real_countries_and_stays_ambiguous() -> None:
+    for name, codes in read_country_file()["ambiguous"].items():
+        assert len(codes) >= 2 and set(codes) <= alpha2_codes(), name
+        assert country_code(name) is None, name
+        assert set(country_names().ambiguous[fold(name)]) == set(codes), name
 
 
 def test_cldr_groupings_and_regions_are_not_countries() -> None:
@@ -334,6 +354,62 @@ def test_a_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows
         6: [("formula-like-text", "Cost Centre", None)],
         8: [("unknown-country", "Country", "country")],
     }
+
+
+def test_a_bare_congo_is_flagged_and_a_value_map_or_a_full_name_settles_it(tmp_path: Path, sandbox) -> None:
+    rows = [person(1, Country="Congo"), person(2, Country="DR Congo"), person(3, Country="Republic of the Congo"),
+            person(4, Country="congo ")]
+    data = write_csv(tmp_path / "staff.csv", rows, header=VALUES_HEADER)
+    config = values_config(tmp_path)
+    result = hrimport("staff", "validate", str(config), str(data))
+    assert result.exit_code == 1, result.output
+    congo = ("could be Congo - Kinshasa (CD) or Congo - Brazzaville (CG); write the two-letter ISO code.")
+    assert result.output.splitlines()[:2] == [f"Row 2, column 'Country': 'Congo' {congo}",
+                                              f"Row 5, column 'Country': 'congo' {congo}"]
+
+    # the company knows which Congo its people are in: one value map for the file
+    config.write_text(config.read_text(encoding="utf-8") + '\n[staff.values.country]\n"Congo" = "CD"\n',
+                      encoding="utf-8")
+    result, summary = import_file(tmp_path, sandbox, config, data)
+    assert result.exit_code == 0, result.output
+    assert {sid: s["country"] for sid, s in stored(sandbox).items()} == {
+        "000001": "CD", "000002": "CD", "000003": "CG", "000004": "CD"}
+    read = {entry["kind"]: [(e["row"], e["read"], e["sent"]) for e in entry["examples"]]
+            for entry in summary["values_read"] if entry["field"] == "country"}
+    assert read["value-map"] == [(2, "Congo", "CD"), (5, "congo", "CD")]  # the report says who decided
+    assert read["country-name"] == [(3, "DR Congo", "CD"), (4, "Republic of the Congo", "CG")]
+
+
+# ISO 3166-1's English short names, as a Workday or SAP export writes them: iso-codes' comma form (what
+# pycountry holds), ISO's own "(the)" form (its Online Browsing Platform) and names ISO has since replaced.
+ISO_SHORT_NAMES = {
+    "Korea, Republic of": "KR", "Korea (the Republic of)": "KR", "Iran, Islamic Republic of": "IR",
+    "Congo, The Democratic Republic of the": "CD", "Congo (the Democratic Republic of the)": "CD",
+    "Congo (the)": "CG", "Tanzania, United Republic of": "TZ", "Moldova (the Republic of)": "MD",
+    "Taiwan, Province of China": "TW", "Taiwan (Province of China)": "TW", "Virgin Islands, British": "VG",
+    "Virgin Islands (U.S.)": "VI", "Palestine, State of": "PS", "Bolivia, Plurinational State of": "BO",
+    "Venezuela (Bolivarian Republic of)": "VE", "Micronesia, Federated States of": "FM",
+    "Korea, Democratic People's Republic of": "KP", "Netherlands (Kingdom of the)": "NL",
+    "United States of America (the)": "US", "Macedonia, the former Yugoslav Republic of": "MK",
+    "Libyan Arab Jamahiriya": "LY",
+}
+
+
+def test_iso_short_names_in_either_of_isos_forms_are_read_as_their_codes_and_the_report_says_so(
+    tmp_path: Path, sandbox
+) -> None:
+    rows = [person(n, Country=name) for n, name in enumerate(ISO_SHORT_NAMES, start=1)]
+    data = write_xlsx(tmp_path / "workday.xlsx", rows)
+    result, summary = import_file(tmp_path, sandbox, values_config(tmp_path), data)
+    assert result.exit_code == 0, result.output
+    assert {sid: s["country"] for sid, s in stored(sandbox).items()} == {
+        f"{n:06d}": code for n, code in enumerate(ISO_SHORT_NAMES.values(), start=1)}
+    [names] = [entry for entry in summary["values_read"] if entry["kind"] == "country-name"]
+    assert (names["column"], names["rows"]) == ("Country", len(ISO_SHORT_NAMES))
+    assert [(e["row"], e["read"], e["sent"]) for e in names["examples"]] == [
+        (2, "Korea, Republic of", "KR"), (3, "Korea (the Republic of)", "KR"), (4, "Iran, Islamic Republic of", "IR")]
+    [html] = (tmp_path / "reports").glob("*/*/report.html")
+    assert "Korea (the Republic of) → KR" in html.read_text(encoding="utf-8")
 
 
 def test_strip_sends_formula_like_text_without_its_leading_character_with_a_warning(tmp_path: Path,

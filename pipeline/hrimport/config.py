@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from hrimport.errors import ConfigError
 from hrimport.fields import Field, by_name, staff_fields, timeoff_fields
+from hrimport.service.urls import check_base_url
 from hrimport.tomlfile import read_toml, reject_unknown_keys
 
 if TYPE_CHECKING:  # the config is read before any data: it imports no pandas
@@ -224,6 +225,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         token_env=_opt_str(service, "token_env", where) or DEFAULT_TOKEN_ENV,
         timeout=_request_timeout(service.get("timeout", DEFAULT_REQUEST_TIMEOUT), where),
     )
+    if service_settings.base_url:  # a password written in the file, a query string: refused now, as a token is
+        check_base_url(service_settings.base_url, f"{where} [service] base_url", service_settings.token_env)
 
     source = _table(data, "source", where)
     source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text", "max_unpacked_mb",

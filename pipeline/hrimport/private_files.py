@@ -62,13 +62,17 @@ def make_private_folder(folder: Path) -> Path:
     return folder
 
 
-def make_private_file(path: Path) -> Path:
+def make_private_file(path: Path, *, keep_existing_mode: bool = False) -> Path:
     """Create ``path`` empty with mode 0600 when missing, or set an existing file to 0600; never truncates.
 
     For files another library then opens by name (a SQLite database), so they are private from their
-    first byte on.
+    first byte on. ``keep_existing_mode``: an existing file keeps its mode (a file the user chose, perhaps
+    shared with a group on purpose).
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | (os.O_EXCL if keep_existing_mode else 0), FILE_MODE)
+    except FileExistsError:
+        return path
     try:
         _set_private_mode(fd, path)
     finally:

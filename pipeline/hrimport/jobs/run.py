@@ -85,13 +85,12 @@ def run_job(
 
 
 def _check_targets(job: Job, base_url: str | None) -> None:
-    """Refuse, before anything is done, a step that would go to the embedded sandbox when the job file does
-    not say ``sandbox = true``: an unattended run whose environment file failed to load must fail, not
+    """Refuse, before anything is done, a step whose base URL cannot be used (a password or a query string
+    in it: ``resolve_base_url`` raises), and one that would go to the embedded sandbox when the job file
+    does not say ``sandbox = true``: an unattended run whose environment file failed to load must fail, not
     "succeed" on the sandbox."""
-    if job.sandbox:
-        return
     for step in job.steps:
-        if resolve_base_url(step.config.service, base_url=base_url) is None:
+        if resolve_base_url(step.config.service, base_url=base_url) is None and not job.sandbox:
             raise ConfigError(
                 f"step {step.name} has no base URL ({step.config.path.name}): set it with {BASE_URL_SETTINGS}; "
                 f"a job uses the embedded sandbox only when {job.path.name} says sandbox = true"

@@ -1,11 +1,12 @@
 """Country names and codes rewritten as ISO 3166 alpha-2 codes; anything not certain left as written.
 
 The names come from ISO codes and pycountry's English names, CLDR's names in many languages
-(``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``) and the names HR
-systems write (``schemas/countries.toml``). A name is matched ignoring case and
+(``schemas/cldr_country_names.json``, written from Babel's CLDR data by ``make cldr``), ISO's short names
+as ISO writes them and the names HR systems write (``schemas/countries.toml``). A name is matched ignoring case and
 repeated spaces, never accents. A name that two sources give to different countries (Vietnamese ``Nga`` =
-Russia, alpha-3 ``NGA`` = Nigeria) is not certain: it stays as written, and ``flag_ambiguous_countries``
-puts an ``ambiguous-country`` problem on its row, naming the candidates.
+Russia, alpha-3 ``NGA`` = Nigeria), or that ``countries.toml`` lists as ``[ambiguous]`` (``Congo``: the
+Republic to ISO, either Congo to people), is not certain: it stays as written, and
+``flag_ambiguous_countries`` puts an ``ambiguous-country`` problem on its row, naming the candidates.
 
 Example::
 
@@ -55,7 +56,8 @@ def country_key(value: str) -> str:
 
 
 def read_country_file() -> dict[str, Any]:
-    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[names.<language>] code = [names]``."""
+    """``schemas/countries.toml`` as written: ``[cldr] languages``, ``[ambiguous] name = [codes]``,
+    ``[iso_names] code = [names]``, ``[names.<language>] code = [names]``."""
     with open(data_dir("schemas") / COUNTRIES_FILE, "rb") as fh:
         return tomllib.load(fh)
 
@@ -139,10 +141,13 @@ def country_names() -> CountryNames:
                 add(name, code)
         if language == "en":
             english = {code: name for code, name in territories.items() if code in real}
-    for names in data["names"].values():
+    for names in [data.get("iso_names", {}), *data["names"].values()]:
         for code, spellings in names.items():
             for name in spellings:
                 add(name, code)
+    for name, codes in data.get("ambiguous", {}).items():  # "Congo": CG to ISO, either Congo to people
+        for code in codes:
+            add(name, code)
 
     certain = {key: next(iter(found)) for key, found in meanings.items() if len(found) == 1}
     ambiguous = {key: found for key, found in meanings.items() if len(found) > 1}

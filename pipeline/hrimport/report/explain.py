@@ -221,7 +221,8 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "ambiguous-country": Explanation(
         "Country not certain",
-        "The text is a name or code of more than one country (in different languages), so it is not guessed.",
+        "The text is a name or code of more than one country (in different languages, or a name such as "
+        "Congo that people use for two), so it is not guessed.",
         "Write the country's two-letter ISO code (AT, BE, RU...).",
     ),
     "formula-like-text": Explanation(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.fields import Basis, LeaveType, leave_types
+from hrimport.private_files import make_private_file, make_private_folder
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vendors (
@@ -88,7 +89,12 @@ class Store:
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = Path(db_path)
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        # The file holds the rows a trial sent (names, e-mails, birth dates): a new one, and a folder made for
+        # it, readable by the owner only whatever the umask; SQLite gives its -wal and -shm the file's mode.
+        # An existing file or folder keeps the mode its owner gave it.
+        if not self.db_path.parent.exists():
+            make_private_folder(self.db_path.parent)
+        make_private_file(self.db_path, keep_existing_mode=True)
         conn = self._connect()
         try:
             conn.execute("PRAGMA journal_mode=WAL")

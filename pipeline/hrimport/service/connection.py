@@ -22,11 +22,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from hrimport.config import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
-from hrimport.service.urls import EMBEDDED_SANDBOX, service_host, shown_url
+from hrimport.service.urls import EMBEDDED_SANDBOX, check_base_url, service_host, shown_url
 
 if TYPE_CHECKING:
     from hrimport.service.client import ServiceClient
@@ -78,10 +77,23 @@ BASE_URL_SETTINGS = "--base-url, base_url in the config's [service] table, or $H
 def resolve_base_url(
     service: ServiceSettings | None = None, *, base_url: str | None = None, environ: Mapping[str, str] | None = None
 ) -> str | None:
-    """The base URL as set (option, config, environment), or None: the embedded sandbox."""
+    """The base URL as set (option, config, environment), or None: the embedded sandbox.
+
+    A URL that cannot be used as it is (not http(s), a password or a query string in it) is a
+    ``ConfigError`` naming the setting it came from (``hrimport.service.urls.check_base_url``).
+    """
     env = os.environ if environ is None else environ
     service = service or ServiceSettings()
-    return base_url or service.base_url or env.get("HRIMPORT_BASE_URL", "").strip() or None
+    settings = (
+        (base_url, "--base-url"),
+        (service.base_url, "base_url in the config's [service] table"),
+        (env.get("HRIMPORT_BASE_URL", "").strip(), "$HRIMPORT_BASE_URL"),
+    )
+    for url, setting in settings:
+        if url:
+            check_base_url(url, setting, service.token_env or DEFAULT_TOKEN_ENV)
+            return url
+    return None
 
 
 def resolve_connection(
@@ -112,21 +124,8 @@ def resolve_connection(
     elif not token:
         raise ConfigError(f"no token: set the environment variable {token_env} to the service's auth token")
     if url is not None:
-        if not _is_http_url(url):
-            raise ConfigError(
-                f"base URL {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1"
-            )
         url = url.rstrip("/")
     return Connection(url, token, customer_id, token_env, service.timeout)
-
-
-def _is_http_url(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # parsed here, so that "host:abc" is refused now rather than by the client
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """A service's URL made fit to show, and the name of where a run's records went.
 
 A base URL may carry a secret: a user may write ``https://x:TOKEN@host/...`` or ``?api_key=...`` into it.
-Every URL hrimport prints, logs or writes to a report or ``summary.json`` goes through ``shown_url`` (or
-``service_host``, which drops credentials and query altogether), so that no such secret is ever echoed.
+``check_base_url`` refuses such a base URL before anything is sent; and every URL hrimport prints, logs or
+writes to a report or ``summary.json`` goes through ``shown_url`` (or ``service_host``, which drops
+credentials and query altogether), so that no such secret is ever echoed, the refusal's included.
 
 Its own module, not ``connection``: the client (``hrimport.service.client``) names the URL in its "cannot
 connect" message, and ``connection`` imports the client.
@@ -17,7 +18,17 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["EMBEDDED_SANDBOX", "HIDDEN", "describe_target", "is_sandbox_target", "service_host", "shown_url"]
+from hrimport.errors import ConfigError
+
+__all__ = [
+    "EMBEDDED_SANDBOX",
+    "HIDDEN",
+    "check_base_url",
+    "describe_target",
+    "is_sandbox_target",
+    "service_host",
+    "shown_url",
+]
 
 HIDDEN = "***"
 
@@ -56,6 +67,40 @@ def shown_url(url: str) -> str:
         query = urlencode([(key, HIDDEN) for key, _ in pairs], safe="*") if pairs else HIDDEN
     fragment = HIDDEN if parts.fragment else ""
     return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def check_base_url(url: str, setting: str, token_env: str) -> None:
+    """Refuse a base URL the requests cannot be sent to as meant: ``ConfigError`` naming ``setting`` (where
+    the URL was written) and the fix, the URL shown without its secrets.
+
+    Besides a URL that is not http(s): a user name or password in it is sent by httpx as Basic auth in
+    place of the Bearer token (every request answered 401, "check the token"), and a query string ends up
+    before every request's path (``/api?x=1/add_edit_staff``: every request to the base URL's own path).
+
+    >>> check_base_url("https://x:s3cret@api.example.com/api:v1", "--base-url", "HRIMPORT_TOKEN")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hrimport.errors.ConfigError: --base-url has a user name or password in it (https://***:***@api.example.com/api:v1), ...
+    """
+    if not _is_http_url(url):
+        raise ConfigError(f"base URL {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
+    fix = f"put the token in the environment variable named by token_env ({token_env}), not in the URL"
+    if "@" in urlsplit(url).netloc:
+        raise ConfigError(f"{setting} has a user name or password in it ({shown_url(url)}), which would be sent "
+                          f"in place of the token: remove it from the URL, and {fix}")
+    if "?" in url.split("#", 1)[0]:
+        shown = shown_url(url) if urlsplit(url).query else shown_url(url).split("#", 1)[0] + "?"  # a bare "?" too
+        raise ConfigError(f"{setting} has a query string ({shown}), which would be added to every request's path: "
+                          f"remove everything from the '?' on, and {fix}")
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # parsed here, so that "host:abc" is refused now rather than by the client
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0
 
 
 def service_host(url: str) -> str:
