@@ -58,7 +58,7 @@ def test_nothing_set_means_the_embedded_sandbox_with_its_demo_tokens() -> None:
 
 @pytest.mark.parametrize("url", ["ftp://example.com/x", "example.com/api", "https://"])
 def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
-    with pytest.raises(ConfigError, match="is not an http\\(s\\) URL"):
+    with pytest.raises(ConfigError, match="^--base-url '.*' is not an http\\(s\\) URL"):  # names where it was set
         resolve_connection(None, base_url=url, environ={"HRIMPORT_TOKEN": "t"})
 
 

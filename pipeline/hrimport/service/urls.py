@@ -83,7 +83,7 @@ def check_base_url(url: str, setting: str, token_env: str) -> None:
     hrimport.errors.ConfigError: --base-url has a user name or password in it (https://***:***@api.example.com/api:v1), ...
     """
     if not _is_http_url(url):
-        raise ConfigError(f"base URL {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
+        raise ConfigError(f"{setting} {shown_url(url)!r} is not an http(s) URL, e.g. https://api.example.com/api:v1")
     fix = f"put the token in the environment variable named by token_env ({token_env}), not in the URL"
     if "@" in urlsplit(url).netloc:
         raise ConfigError(f"{setting} has a user name or password in it ({shown_url(url)}), which would be sent "
