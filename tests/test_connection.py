@@ -19,6 +19,7 @@ from hrimport.service.connection import (
     resolve_connection,
     service_host,
 )
+from tests.staff_files import person, write_config, write_csv
 from tests.test_timeoff_import import CONFIG, add_staff, write_xlsx
 
 SERVICE = ServiceSettings(base_url="https://config.example/api:v1", customer_id="100", token_env="ACME_TOKEN")
@@ -133,3 +134,28 @@ def test_an_import_with_nothing_set_goes_to_the_embedded_sandbox_and_says_so(tmp
     assert result.exit_code == 1, result.output
     assert "using the embedded sandbox, data kept in " + str(db) in result.stderr
     assert "the service does not know staff '000101'" in result.stdout
+
+
+@pytest.mark.parametrize("kind", ["staff", "timeoff"])
+def test_an_import_with_no_customer_id_anywhere_is_refused_before_anything_is_sent(
+        tmp_path: Path, sandbox: Any, kind: str) -> None:
+    # a config that never said which company, and no $HRIMPORT_CUSTOMER_ID: not a row's problem for HR
+    if kind == "staff":
+        config = write_config(tmp_path / "staff.toml")
+        data = write_csv(tmp_path / "staff.csv", [person(1), person(2)])
+    else:
+        add_staff(sandbox, [("000101", "MY")])
+        config = tmp_path / "leave.toml"
+        config.write_text(CONFIG.format(extra="", columns=""), encoding="utf-8")
+        data = _leave_file(tmp_path)
+    config.write_text(config.read_text().replace("customer_id = 99\n", ""), encoding="utf-8")
+    sandbox.clear_requests()
+    result = CliRunner().invoke(main, [kind, "import", str(config), str(data), "--report-dir", str(tmp_path / "r")],
+                                env={"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": sandbox.base_url,
+                                     "HRIMPORT_CUSTOMER_ID": ""})
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        f"Error: no customer id: set customer_id in the [service] table of {config.name}, or $HRIMPORT_CUSTOMER_ID "
+        "(the company's number)")
+    assert [r for r in sandbox.requests() if "staff" in r["path"] or "time-off" in r["path"]] == []
+    assert not (tmp_path / "r").exists() or not list((tmp_path / "r").rglob("report.html"))

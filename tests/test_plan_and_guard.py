@@ -83,6 +83,37 @@ def test_a_file_with_forty_percent_fewer_people_is_held_until_accepted(tmp_path:
     assert {s["job_title"] for s in sandbox.staff(99) if s["customer_system_id"] <= "000012"} == {"Lead"}
 
 
+def test_leavers_released_with_accept_drift_are_not_held_again_next_month(tmp_path: Path, sandbox: Any) -> None:
+    october = [person(n) for n in range(1, 21)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    november = october[:17]  # three leavers dropped from the export
+    assert month(tmp_path, sandbox, november, "november.csv", "import").exit_code == 5
+    assert month(tmp_path, sandbox, november, "november.csv", "import", "--accept-drift").exit_code == 0
+
+    december = [dict(p) for p in november]
+    december[0]["Title"] = "Senior Analyst"
+    planned = month(tmp_path, sandbox, december, "december.csv", "plan", "--json")
+    assert planned.exit_code == 0, planned.output
+    plan = json.loads(planned.stdout)
+    assert plan["counts"] == {"new": 0, "changed": 1, "unchanged": 16, "invalid": 0, "missing": 0}
+    assert plan["accepted_before"] == 17 and plan["held"] == []
+    imported = month(tmp_path, sandbox, december, "december.csv", "import")
+    assert imported.exit_code == 0, imported.output
+    assert "Held for review" not in imported.stdout
+
+
+def test_one_leaver_a_month_never_adds_up_to_a_held_month(tmp_path: Path, sandbox: Any) -> None:
+    october = [person(n) for n in range(1, 31)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    november = october[1:]  # one leaver of 30 (3%): under the 5% the guard allows
+    assert month(tmp_path, sandbox, november, "november.csv", "import").exit_code == 0
+    december = november[1:]  # one more of the 29 who were there in November (3%)
+    result = month(tmp_path, sandbox, december, "december.csv", "import")
+    assert result.exit_code == 0, result.output
+    assert "Plan: 0 new, 0 changed, 28 unchanged, 0 invalid, 1 missing" in result.stdout
+    assert len(sandbox.staff(99)) == 30  # leavers are never removed from the platform
+
+
 def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, sandbox: Any) -> None:
     rows = [person(n) for n in range(1, 21)] + [person(21, Country="Atlantis")]
     assert month(tmp_path, sandbox, rows, "october.csv", "import").exit_code == 1

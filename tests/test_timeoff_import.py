@@ -572,8 +572,8 @@ _COLUMNS = """
 @pytest.mark.parametrize(("config_text", "message"), [
     ((Path(__file__).parent.parent / "samples" / "bamboohr_staff.toml").read_text(encoding="utf-8"),
      "has no [timeoff] section"),
-    ('[timeoff]\nlang = "FR"\n' + _COLUMNS, 'lang must be "EN", "ZH" or "auto"'),
-    ('[timeoff]\nhalf_start = "Start Half"\n' + _COLUMNS,
+    ('[service]\ncustomer_id = 99\n[timeoff]\nlang = "FR"\n' + _COLUMNS, 'lang must be "EN", "ZH" or "auto"'),
+    ('[service]\ncustomer_id = 99\n[timeoff]\nhalf_start = "Start Half"\n' + _COLUMNS,
      "half_start names column 'Start Half', which is not in the file"),
 ])
 def test_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, staffed: Any, config_text: str, message: str) -> None:

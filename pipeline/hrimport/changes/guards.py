@@ -12,7 +12,8 @@ Shares are of the people accepted before (the first two) or of the people presen
 No guard acts before ``MIN_PEOPLE`` people were accepted from the job (a first run, a company of eight
 whose one leaver would be 12%), and the last two need as many people to compare. A ``to_fix`` file holds
 only the rows that needed fixing (``Plan.partial``): nobody is missing from it, and its headcount says
-nothing. Thresholds come from the config's
+nothing. The people a file that was imported left out stop being the job's (``StateStore.left_job``): each
+month is compared with the last, not with everyone the job ever sent. Thresholds come from the config's
 ``[guards]`` (``GuardSettings``); ``--accept-drift`` releases a held run after a person has looked.
 """
 

@@ -146,6 +146,11 @@ def import_file(
                         )
                 if target is None:
                     conn = connection or resolve_connection(config.service, base_url=base_url)
+                    if not conn.customer_id:
+                        # every row would go out with an empty customer_id and come back refused, one
+                        # "problem" per row for HR: it is the config's, said once before anything is sent
+                        raise ConfigError(f"no customer id: set customer_id in the [service] table of "
+                                          f"{config.path.name}, or $HRIMPORT_CUSTOMER_ID (the company's number)")
                     # a staff dry run needs no service at all; a time-off one asks the calculation endpoint
                     target = stack.enter_context(open_target(conn, offline=dry_run and kind == "staff"))
                 if target.client is not None:

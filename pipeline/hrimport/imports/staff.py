@@ -66,7 +66,8 @@ if TYPE_CHECKING:
 class AcceptedPayloads(Protocol):
     """What the staff import needs of the state store (``hrimport.state.store``): what the service last
     accepted, for the plan (``before``, a chunk of rows at a time, so that an unchanged row is not sent
-    again; ``job_people`` and ``filled_shares``, for the missing people and the drift guard). ``remember``
+    again; ``job_people`` and ``filled_shares``, for the missing people and the drift guard; ``left_job``, once a
+    file is imported, for the people it left out). ``remember``
     is called after each batch the service answers, so a run killed half way loses at most the batch in
     flight; ``sending`` before each batch, so a record created by a send whose answer was lost is reported
     ``added``."""
@@ -80,6 +81,8 @@ class AcceptedPayloads(Protocol):
     def job_people(self, customer_id: str, job: str) -> Iterable[tuple[str, str, str]]: ...
 
     def filled_shares(self, customer_id: str, job: str) -> dict[str, float]: ...
+
+    def left_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None: ...
 
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
@@ -223,6 +226,10 @@ def import_staff(
                                  concurrency=concurrency or config.concurrency, collect=sent.add)
         notes += [f"{note[0].upper()}{note[1:]}." for note in submitted.notes]  # e.g. results for ids not sent
         alike += sent.alike()
+    if plan is not None and plan.missing and state is not None and not held and not dry_run:
+        # the file was imported (the guard let it through, or a person released it): the next month is
+        # compared with it, not with everyone this job ever sent, so leavers do not add up to a held month
+        state.left_job(target.customer_id, config.report.job, [m.external_id for m in plan.missing])
     timings["submit"] = time.perf_counter() - t
 
     rows = _by_chunk(outcomes, kept, plan, alike)

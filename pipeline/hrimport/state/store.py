@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS staff_accepted (
     accepted_at  TEXT NOT NULL,
     name         TEXT NOT NULL DEFAULT '',  -- the name the service accepted (the time-off report shows it)
     payload      TEXT,                      -- the payload accepted (JSON): the plan's "before"
-    job          TEXT NOT NULL DEFAULT '',  -- the job whose import sent it: the plan's "missing"
+    job          TEXT NOT NULL DEFAULT '',  -- the job whose file holds it: the plan's "missing" ('' once left out)
     PRIMARY KEY (service, customer_id, external_id)
 );
 CREATE TABLE IF NOT EXISTS staff_sending (
@@ -274,6 +274,18 @@ class StateStore:
             "SELECT external_id, name, accepted_at FROM staff_accepted "
             "WHERE service = ? AND customer_id = ? AND job = ?", (service, str(customer_id), job))
 
+    def left_job(self, service: str, customer_id: str, job: str, external_ids: Sequence[str]) -> None:
+        """These people, missing from a file of ``job`` that was imported, are no longer the job's: the next
+        month is compared with that file, so a leaver dropped from the export is missing once, not every
+        month until the guard holds (their payload stays, for when they come back)."""
+        for start in range(0, len(external_ids), _CHUNK):
+            chunk = list(external_ids[start:start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            with self._transaction():
+                self._db.execute(
+                    f"UPDATE staff_accepted SET job = '' WHERE service = ? AND customer_id = ? AND job = ? "
+                    f"AND external_id IN ({marks})", [service, str(customer_id), job, *chunk])
+
     def filled_shares(self, service: str, customer_id: str, job: str) -> dict[str, float]:
         """Per field, the share of the payloads ``job``'s imports sent and the service accepted that hold a
         value (``hrimport.changes.guards.filled_shares`` of them, in the same order: the field first held by
@@ -369,6 +381,10 @@ class AcceptedStaff:
     def job_people(self, customer_id: str, job: str) -> Iterator[tuple[str, str, str]]:
         """(external id, name, accepted at) of the people ``job``'s imports sent (the plan's "missing")."""
         return self.store.job_people(self.service, customer_id, job)
+
+    def left_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None:
+        """The people a file of ``job`` that was imported left out are no longer the job's (``StateStore.left_job``)."""
+        self.store.left_job(self.service, customer_id, job, external_ids)
 
     def filled_shares(self, customer_id: str, job: str) -> dict[str, float]:
         """Per field, the share of ``job``'s accepted payloads holding a value (the drift guard's "before")."""
