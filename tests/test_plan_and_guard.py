@@ -83,6 +83,23 @@ def test_a_file_with_forty_percent_fewer_people_is_held_until_accepted(tmp_path:
     assert {s["job_title"] for s in sandbox.staff(99) if s["customer_system_id"] <= "000012"} == {"Lead"}
 
 
+def test_a_held_import_leads_its_verdict_with_the_hold(tmp_path: Path, sandbox: Any) -> None:
+    october = [person(n) for n in range(1, 21)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    november = october[:12]  # the same 12 people, and 8 gone: a broken export
+
+    held = month(tmp_path, sandbox, november, "november.csv", "import")
+
+    assert held.exit_code == 5, held.output
+    verdict = ("Held for review, nothing sent: the file differs from last time more than the drift guard allows; "
+               "12 need attention.")
+    assert verdict in held.stdout.splitlines()
+    assert json.loads(latest_run(tmp_path).read_text())["verdict"] == verdict[:-1]
+    dry = month(tmp_path, sandbox, november, "november.csv", "import", "--dry-run")
+    assert dry.exit_code == 5
+    assert verdict.replace("Held for review, nothing sent", "Would be held for review") in dry.stdout.splitlines()
+
+
 def test_leavers_released_with_accept_drift_are_not_held_again_next_month(tmp_path: Path, sandbox: Any) -> None:
     october = [person(n) for n in range(1, 21)]
     assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0

@@ -526,6 +526,10 @@ def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: P
     verdict = ("held for review: the staff step sent nothing, the drift guard tripped (headcount down 40%: 20 "
                "people were accepted from this job, this file has 12")
     assert f"monthly: {verdict}" in result.stderr
+    # the step's own line: the 12 people were on the platform already, which is no import ("12 of 12 rows
+    # imported" beside exit 5 read as one)
+    assert ("staff: Held for review, nothing sent: the file differs from last time more than the drift guard "
+            "allows; 12 of 12 rows unchanged since last time (staff_2024-06.csv)") in result.stderr
     subject = box.messages[-1]["Subject"]
     assert subject.startswith(f"[hrimport] monthly: {verdict}") and subject.endswith(
         "run again with --accept-drift if the file is right (exit 5)")

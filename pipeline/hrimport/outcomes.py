@@ -492,6 +492,8 @@ class RunResult:
         verb = "checked" if self.info.dry_run else "imported"
         if total == 0:
             return "No data rows were found in the file."
+        if self.info.held:
+            return self._held_verdict(total, attention)
         text = f"{self.imported:,} of {total:,} rows {verb}"
         warned = self.with_warnings
         if warned:
@@ -499,12 +501,21 @@ class RunResult:
             text += f" ({warned:,} with warnings)"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
-        if self.info.held:
-            text += "; held for review: the file differs from last time more than the drift guard allows"
-        elif self.info.interrupted:
+        if self.info.interrupted:
             text += f"; the run was stopped ({self.info.interrupted}) before sending every row"
         elif self.info.service_lost:
             text += "; the service became unreachable, so the run stopped sending"
+        return text
+
+    def _held_verdict(self, total: int, attention: int) -> str:
+        """A held run leads with the hold: its rows counted as a success are only those unchanged since last
+        time (nothing was sent), which "12 of 12 rows imported" beside exit 5 would misstate."""
+        lead = "Would be held for review" if self.info.dry_run else "Held for review, nothing sent"
+        text = f"{lead}: the file differs from last time more than the drift guard allows"
+        if self.imported:
+            text += f"; {self.imported:,} of {total:,} rows unchanged since last time"
+        if attention:
+            text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
         return text
 
     def check_accounted(self, rows_read: int) -> None:
