@@ -550,6 +550,9 @@ def test_the_report_names_people_from_the_file_the_staff_import_or_their_id(tmp_
         ("Aisha Rahman", "added"), ("Person 1", "added"), ("000104", "added"), ("Nobody Known", "rejected")]
     folder = Path(result.stdout.split("Report folder: ")[1].splitlines()[0])
     assert "Aisha Rahman" in (folder / "report.html").read_text(encoding="utf-8")
+    # the name column is read for the report, so it is not listed among the columns ignored
+    assert "Employee Name" not in result.output
+    assert run.info.ignored_columns == []
 
     # a column the config names wins over one found by its header
     header = [*HEADER, "Name", "Preferred"]

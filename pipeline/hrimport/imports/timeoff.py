@@ -28,7 +28,7 @@ import bisect
 import time
 import unicodedata
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -254,8 +254,11 @@ def import_timeoff(
         mine = part.listed.taken(part.keep.table.row_numbers[-1])  # this chunk's, let go once added
         part.keep.attach(mine)
         outcomes.add(mine, *part.plain)
+    # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"
+    name_column = None if settings.name_column else _name_header(facts.info.headers)
     return close_run("timeoff", config, target, facts.info, outcomes, notes=[*facts.notes, *notes],
-                     ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
+                     ignored_columns=[c for c in facts.ignored_columns if c != name_column],
+                     values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
 
 
@@ -446,10 +449,13 @@ class _Names:
         return self._state
 
 
+def _name_header(headers: Iterable[object]) -> str | None:
+    """The file's first column headed as a name (``schemas/name_headers.toml``), or None."""
+    known = name_headers()
+    return next((str(h) for h in headers if normalize_header(unicodedata.normalize("NFKC", str(h))) in known), None)
+
+
 def _name_column(table: SourceTable) -> list[str] | None:
     """The cells of the file's first column headed as a name, trimmed; None when it has none."""
-    known = name_headers()
-    for column in table.frame.columns:
-        if normalize_header(unicodedata.normalize("NFKC", str(column))) in known:
-            return [str(v).strip() for v in table.frame[column].fillna("").tolist()]
-    return None
+    column = _name_header(table.frame.columns)
+    return None if column is None else [str(v).strip() for v in table.frame[column].fillna("").tolist()]
