@@ -84,6 +84,12 @@ def test_a_service_stopped_mid_run_ends_the_import_with_exit_4_and_every_row_acc
     assert outcomes["failed"] <= 8 and outcomes["not_sent"] == len(rows) - outcomes["added"] - outcomes["failed"]
     codes = Counter(code for o in run.rows if o.outcome.value == "failed" for code in o.problem_codes)
     assert set(codes) <= {"connect-failed", "transport-failed"}
+    for o in run.rows:  # a record that could not connect was not sent; one whose connection broke may have been
+        if "connect-failed" in o.problem_codes:
+            assert o.message.endswith("Not sent: the next run sends it."), o.message
+        elif "transport-failed" in o.problem_codes:
+            assert o.message.endswith("If the record did reach the service, the next run finds it and reports it "
+                                      "imported, never a second record."), o.message
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert summary["exit_code"] == 4
     assert summary["verdict"].endswith("; the service became unreachable, so the run stopped sending")

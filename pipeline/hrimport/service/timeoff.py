@@ -110,6 +110,8 @@ def post_time_off(
                 if ledger is not None and key not in earlier:
                     ledger.forget_sending(key)
                 return _outcome(r, Outcome.NOT_SENT, exc.code, f"{exc}.")
+            if exc.unreachable:  # no connection was made: the record cannot have reached the service
+                return _outcome(r, Outcome.FAILED, exc.code, f"{exc}. Not sent: the next run sends it.")
             return _outcome(r, Outcome.FAILED, exc.code,
                             f"{exc}. If the record did reach the service, the next run finds it and reports "
                             "it imported, never a second record.")
