@@ -246,6 +246,23 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
     assert table[6].endswith("  summary.json cannot be read: it is not JSON")
 
 
+def test_hrimport_runs_of_an_import_config_lists_the_runs_of_its_report_folder(tmp_path: Path,
+                                                                             sandbox: Any) -> None:
+    # staff import writes to the config's [report] folder (beside the config) and job: runs finds them there
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    config.write_text(config.read_text().replace('[report]\n', '[report]\nfolder = "reports"\n'))
+    source = write_csv(tmp_path / "staff.csv", [person(1), person(2, Country="Atlantis")])
+    assert run_cli("staff", "import", str(config), str(source)).exit_code == 1
+
+    listed = run_cli("runs", str(config), "--json")
+
+    assert listed.exit_code == 0, listed.stderr
+    found = json.loads(listed.stdout)
+    assert found["folder"] == str(tmp_path / "reports" / "test-staff")
+    assert [(r["file"], r["rows_read"], r["imported"], r["exit_code"]) for r in found["runs"]] == [
+        ("staff.csv", 2, 1, 1)]
+
+
 def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: Path, sandbox: Any) -> None:
     import_staff(tmp_path, sandbox, "staff.csv", [person(1)])
 
@@ -253,8 +270,8 @@ def test_hrimport_runs_names_what_to_give_when_the_path_is_not_a_job(tmp_path: P
     parent = run_cli("runs", str(tmp_path / "reports"))
 
     assert missing.exit_code == parent.exit_code == 2
-    assert missing.stderr == (f"Error: {tmp_path / 'nowhere'} is neither a job file nor a folder: give a job "
-                              "file (JOB.toml) or a job's report folder (reports/<job>)\n")
+    assert missing.stderr == (f"Error: {tmp_path / 'nowhere'} is neither a file nor a folder: give a job file "
+                              "(JOB.toml), an import config or a job's report folder (reports/<job>)\n")
     assert parent.stderr == (f"Error: {tmp_path / 'reports'} holds no runs itself but the folders of jobs "
                              f"test-staff: give one of them, e.g. {tmp_path / 'reports' / 'test-staff'}\n")
 

@@ -23,8 +23,8 @@ def runs(job_or_folder: Path, as_json: bool) -> None:
     the exit code, the report and the verdict. The same lines as the job's index.html, from the same
     summary.json files; a run whose summary cannot be read is listed as such.
 
-    JOB.toml is a job file (its report_dir and name), REPORT_FOLDER a job's report folder (reports/<job>,
-    where single imports of a config whose [report] job is <job> go too).
+    JOB.toml is a job file (its report_dir and name) or an import config (its [report] folder and job,
+    where `staff import` and `timeoff import` write), REPORT_FOLDER a job's report folder (reports/<job>).
 
     Example:
 

@@ -96,19 +96,26 @@ def read_runs(job_folder: Path) -> list[RunLine]:
 
 
 def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
-    """``hrimport runs``: the job's folder and its runs, from a job file (its ``report_dir`` and name) or
-    from the folder itself (``reports/<job>``). Raises ``ConfigError`` for a path that is neither."""
+    """``hrimport runs``: the job's folder and its runs, from a job file (its ``report_dir`` and name), an
+    import config (its ``[report]`` folder and job: where ``staff import`` and ``timeoff import`` write) or
+    the folder itself (``reports/<job>``). Raises ``ConfigError`` for a path that is none of these."""
     if job_or_folder.is_file():
         # here, not at the top: hrimport.jobs runs imports, whose reports import this module
+        from hrimport.config import load_config
         from hrimport.jobs import load_job
+        from hrimport.tomlfile import read_toml
 
-        job = load_job(job_or_folder)
-        folder = job.report_dir / safe_segment(job.name, "job")
+        if {"staff", "timeoff"} & set(read_toml(job_or_folder, "job file or import config")):
+            report = load_config(job_or_folder).report
+            folder = report.folder / safe_segment(report.job, "job")
+        else:
+            job = load_job(job_or_folder)
+            folder = job.report_dir / safe_segment(job.name, "job")
     elif job_or_folder.is_dir():
         folder = job_or_folder
     else:
-        raise ConfigError(f"{job_or_folder} is neither a job file nor a folder: give a job file (JOB.toml) "
-                          "or a job's report folder (reports/<job>)")
+        raise ConfigError(f"{job_or_folder} is neither a file nor a folder: give a job file (JOB.toml), an import "
+                          "config or a job's report folder (reports/<job>)")
     lines = read_runs(folder)
     if not lines and job_or_folder.is_dir():
         jobs = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(map(is_run_folder, p.iterdir())))
