@@ -28,6 +28,7 @@ from hrimport.normalize import dates, values
 from hrimport.reader import xlsx_piece_strings, xlsx_pieces, xlsx_stream
 from tests.staff_files import HEADER, person, write_config, write_csv
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: Fields that say when and how fast a run ran, not what it did.
 CLOCK = {"started_at", "finished_at", "duration_s", "timings"}
 #: A moment in a report's text (when the platform accepted a person, in the plan): a clock too.
@@ -136,6 +137,18 @@ def test_validate_in_chunks_counts_and_lists_the_same_rows(tmp_path: Path, strea
     assert chunked.verdict() == whole.verdict() == "55 of 60 rows checked; 5 need attention"
     assert chunked.info.values_read == whole.info.values_read
     assert chunked.info.notes == whole.info.notes
+
+
+@pytest.mark.parametrize("name", ["staff_errors.xls", "staff_errors.ods"])
+def test_a_cell_showing_an_error_is_flagged_in_chunks_as_in_a_whole_read(tmp_path: Path, name: str) -> None:
+    """LibreOffice's save of a lookup that found nothing (tests/fixtures/SOURCES.md): the error cells of an
+    XLS or ODS are found by what reads the whole file, and each chunk's rows keep theirs."""
+    config = load_config(write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n'))
+    for chunk_rows in (None, 1):
+        rows = import_file(config, FIXTURES / name, validate_only=True, chunk_rows=chunk_rows).result.rows
+        assert [(r.row, r.outcome, [(p.code, p.column, p.value) for p in r.problems]) for r in rows] == [
+            (2, "valid", []),
+            (3, "invalid", [("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")])]
 
 
 def test_a_late_row_that_proves_the_other_date_order_stops_the_file_as_a_whole_read_does(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from tests.report_samples import sheet_lines
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TOKEN = "demo-customer-99"
 
 
@@ -476,6 +478,87 @@ def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default
     assert second["outcome"] == "invalid"
     assert [(p["code"], p["column"], p["value"], p["severity"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A", "error"), ("error-value", "Cost Centre", "#DIV/0!", "error")]
+    assert summary["problems"] == {"error-value": 2}
+
+
+def _xls_with_errors(path: Path) -> Path:
+    """The staff export as Excel 97-2003 (xlwt): row 3 shows #N/A in Country and #DIV/0! in Cost Centre, as
+    a lookup pasted as values leaves them (BOOLERR records), and #N/A in Shoe Size, a column not sent."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    for c, header in enumerate(HEADER):
+        sheet.write(0, c, header)
+    errors = {"Country": 0x2A, "Cost Centre": 0x07, "Shoe Size": 0x2A}  # #N/A, #DIV/0! (xlwt misnames #N/A)
+    for r, row in enumerate([person(1, Country="MY"), person(2)], start=1):
+        for c, header in enumerate(HEADER):
+            if r == 2 and header in errors:
+                sheet.row(r).set_cell_error(c, errors[header])
+            elif row[header]:
+                sheet.write(r, c, row[header])
+    book.save(str(path))
+    return path
+
+
+def _ods_with_errors(path: Path) -> Path:
+    """The staff export as LibreOffice saves it (odfpy): row 3's Country a VLOOKUP that found nothing, its
+    Cost Centre a division by zero, its Shoe Size (not sent) #N/A: formula cells whose result is an error,
+    marked calcext:value-type="error" with the error as their text."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    errors = {"Country": ("of:=VLOOKUP(\"Berlin\";$Sites.A:B;2;0)", "#N/A"), "Cost Centre": ("of:=1/0", "#DIV/0!"),
+              "Shoe Size": ("of:=NA()", "#N/A")}
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1, Country="MY"), person(2, Country="")]):
+        cells = TableRow()
+        for header in HEADER:
+            if r == 2 and header in errors:
+                formula, shown = errors[header]
+                cell = TableCell(formula=formula, valuetype="string", stringvalue="")
+                cell.setAttrNS("urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0",
+                               "value-type", "error")
+                cell.addElement(P(text=shown))
+            elif row[header]:
+                cell = TableCell(valuetype="string")
+                cell.addElement(P(text=row[header]))
+            else:
+                cell = TableCell()
+            cells.addElement(cell)
+        table.addElement(cells)
+    doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def _saved_by_libreoffice(path: Path) -> Path:
+    """The same export saved by LibreOffice Calc, which calculated its formulas (tests/fixtures/SOURCES.md)."""
+    return Path(shutil.copy(FIXTURES / f"staff_errors{path.suffix}", path))
+
+
+@pytest.mark.parametrize(("name", "write"), [
+    ("staff.xls", _xls_with_errors), ("staff.ods", _ods_with_errors),
+    ("staff.xls", _saved_by_libreoffice), ("staff.ods", _saved_by_libreoffice),
+], ids=["xls-xlwt", "ods-odfpy", "xls-libreoffice", "ods-libreoffice"])
+def test_a_cell_an_xls_or_ods_shows_as_an_error_is_never_sent_as_the_default(
+        tmp_path: Path, sandbox, name: str, write) -> None:
+    """python-calamine reads an error cell of an XLS or ODS as an empty cell, as it does in an XLSX: the
+    config's default country (SG) was sent for a person the sheet shows #N/A for."""
+    path = write(tmp_path / name)
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert (second["row"], second["outcome"]) == (3, "invalid")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")]
     assert summary["problems"] == {"error-value": 2}
 
 

@@ -6,7 +6,8 @@ Here a format code is recognised as zero-padded (``zero_padded_format``) and a n
 (``ZeroPadded.show``); the formats a workbook's styles use are read once from its small style parts
 (``xlsx_padded_styles``), and only when some style pads are the sheet's cells looked at
 (``xlsx_cells.scan_xlsx_sheet``); in an ODS the same is done for ``number:min-integer-digits`` number styles
-(``ods_sheet_numbers``), and in an XLS for its FORMAT records (``xls_sheet_numbers``). Other formats (dates, decimals, currency...) are left to the reader's own
+(``ods_sheet_numbers``), and in an XLS for its FORMAT records (``xls_sheet_numbers``, which also finds the
+error cells of an XLS). Other formats (dates, decimals, currency...) are left to the reader's own
 rendering: only zero padding changes the characters an id is made of.
 """
 
@@ -156,8 +157,8 @@ ERROR_MARK = "#"
 @dataclass(frozen=True)
 class SheetNumber:
     """A numeric cell the reader must show differently from its library: where, its stored value, and the
-    text Excel shows. An error value (``#N/A``: ``stored`` starts with ``ERROR_MARK``) is one too: the
-    libraries read it as an empty cell."""
+    text Excel shows. An error value is one too (``stored`` starts with ``ERROR_MARK``: ``#N/A`` as an XLSX
+    stores it, or the mark alone; ``text`` the error shown): the libraries read it as an empty cell."""
 
     row: int  # 0-based: Excel row number - 1
     column: int  # 0-based: A is 0
@@ -284,24 +285,38 @@ def _column_style(column_styles: list[tuple[int, str | None]], col: int) -> str 
     return None
 
 
+#: The bytes of a BIFF record only an error value is written with: a BOOLERR record (id 0x0205, 8 bytes)
+#: whose flag says error, or a FORMULA record's cached result of type error (2), an error code, and the
+#: 0xFFFF that marks a result that is not a number. A file without either holds no error cell; a file with
+#: one is read cell by cell.
+_XLS_ERROR_RECORDS = (re.compile(rb"\x05\x02\x08\x00.{7}\x01", re.DOTALL),
+                      re.compile(rb"\x02.[\x00\x07\x0f\x17\x1d\x24\x2a]...\xff\xff", re.DOTALL))
+
+
 def xls_sheet_numbers(path: str, sheet: str) -> list[SheetNumber]:
-    """The number cells of one XLS sheet whose format pads with zeros, and the text they show.
+    """The number cells of one XLS sheet whose format pads with zeros, and the text they show; and its
+    cells showing an error value (``#N/A``), which python-calamine reads as empty cells.
 
     xlrd reads the workbook's FORMAT and XF records first (``on_demand``: no sheet yet); only when some
-    cell format pads is the sheet itself read, in Python, and only its number cells looked at.
+    cell format pads, or the workbook's records hold an error value, is the sheet itself read, in Python,
+    and only its number and error cells looked at.
     """
-    import xlrd  # only for XLS files with formats: it is slow, and needed nowhere else
+    import xlrd  # only for XLS files with formats or errors: it is slow, and needed nowhere else
 
     book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
     try:
         formats = {key: zero_padded_format(fmt.format_str or "") for key, fmt in book.format_map.items()}
         padded = {i: formats[xf.format_key] for i, xf in enumerate(book.xf_list) if formats.get(xf.format_key)}
-        if not padded:
+        errors = any(record.search(book.mem) for record in _XLS_ERROR_RECORDS)
+        if not padded and not errors:
             return []
         cells = book.sheet_by_name(sheet)
         found = []
         for row in range(cells.nrows):
             for col, kind in enumerate(cells.row_types(row)):
+                if kind == xlrd.XL_CELL_ERROR:
+                    code = cells.cell_value(row, col)
+                    found.append(SheetNumber(row, col, ERROR_MARK, xlrd.error_text_from_code.get(code, "(error)")))
                 if kind != xlrd.XL_CELL_NUMBER:
                     continue
                 pad = padded.get(cells.cell_xf_index(row, col))

@@ -358,8 +358,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
     (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
     found: list[SheetNumber] = []
+    extents: dict[str, SheetExtent] = {}
     if info.format == "ods":
-        for name, extent in ods_sheet_extents(path).items():  # calamine lays out every sheet on opening
+        extents = ods_sheet_extents(path)
+        for name, extent in extents.items():  # calamine lays out every sheet on opening
             check_extent(path, name, extent)
             check_blank_tail(path, name, extent)
     try:
@@ -387,6 +389,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         found, formulas = scan.numbers, scan.formulas
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
+        errors = extents[chosen.name].errors if chosen.name in extents else []
+        found.extend(SheetNumber(row, column, ERROR_MARK, shown) for row, column, shown in errors)
     elif info.format == "xls":
         found = xls_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
