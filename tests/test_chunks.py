@@ -341,6 +341,41 @@ def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
     assert {"number-format", "excel-date-cell", "formula-value"} <= kinds
 
 
+def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_in_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """openpyxl writes formulas without calculating them: in pieces of 3 rows past the 31 the header is
+    looked for in, cut in chunks of 2, each such cell in a column sent is still flagged on its own row."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Staff"
+    sheet.append(HEADER)
+    for n in range(1, 41):
+        row = person(n)
+        if n in (4, 37):
+            row.update({"Country": '=IF(1,"MY","SG")', "Shoe Size": "=37+1"})
+        if n == 37:
+            row["Cost Centre"] = '="CC-"&"2"'
+        sheet.append([row[h] for h in HEADER])
+    source = tmp_path / "staff.xlsx"
+    book.save(source)
+    config = load_config(write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n'))
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = import_file(config, source, validate_only=True).result
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
+    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
+    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+
+    flagged = [(r.row, [(p.code, p.column, p.value) for p in r.problems]) for r in chunked.rows if r.problems]
+    assert flagged == [(5, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")')]),
+                       (38, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")'),
+                             ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')])]
+    assert list(chunked.rows) == list(whole.rows)
+
+
 def write_shared_strings_workbook(path: Path) -> Path:
     """60 people as Excel writes them: every text in the shared strings table, with what such a table
     holds: rich text runs, a Japanese name with its phonetic guide, names with spaces kept around them

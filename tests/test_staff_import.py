@@ -481,6 +481,52 @@ def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default
     assert summary["problems"] == {"error-value": 2}
 
 
+def test_a_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_default(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """openpyxl, as any program that writes formulas without calculating them, saves a formula cell with no
+    result: the reading libraries hand it over as an empty cell, which sent the config's default country
+    (SG) for a person whose country Excel would look up, and no cost centre, without a word."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Staff"
+    sheet.append(HEADER)
+    sheet.append([person(1, Country="MY")[h] for h in HEADER])
+    formulas = {"Country": "=VLOOKUP(H3,Sites!A:B,2,FALSE)", "Cost Centre": '="CC-"&"2"', "Shoe Size": "=37+1"}
+    sheet.append([formulas.get(h, value) for h, value in person(2).items()])
+    book.create_sheet("Sites").append(["Female", "SG"])
+    path = tmp_path / "staff.xlsx"
+    book.save(path)
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert (second["row"], second["outcome"]) == (3, "invalid")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("formula-not-calculated", "Country", "=VLOOKUP(H3,Sites!A:B,2,FALSE)"),
+        ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')]
+    assert second["problems"][0]["message"] == (
+        "Row 3, column 'Country': the cell holds the formula =VLOOKUP(H3,Sites!A:B,2,FALSE), saved without its "
+        "result by a program that does not calculate; open the file in Excel or LibreOffice and save it.")
+    assert summary["problems"] == {"formula-not-calculated": 2}
+
+
+def test_a_formula_calculated_to_empty_text_is_an_empty_cell(tmp_path: Path, sandbox, engine: str) -> None:
+    """The same kind of file once LibreOffice calculated it (tests/fixtures/SOURCES.md): a formula whose result
+    is empty text shows an empty cell, saved as such, so the config's default fills it as any empty cell."""
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+    result, summary = run_import(tmp_path, sandbox, FIXTURES / "staff_formulas.xlsx", config=config)
+
+    assert result.exit_code == 0, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY"), ("000002", "SG")]
+    told = {v["kind"]: [(e["row"], e["read"], e["sent"]) for e in v["examples"]]
+            for v in summary["values_read"] if v["field"] == "country"}
+    assert told == {"formula-value": [(2, '=IF(1,"MY","SG")', "MY")], "default": [(3, "", "SG")]}
+
+
 def _xls_with_errors(path: Path) -> Path:
     """The staff export as Excel 97-2003 (xlwt): row 3 shows #N/A in Country and #DIV/0! in Cost Centre, as
     a lookup pasted as values leaves them (BOOLERR records), and #N/A in Shoe Size, a column not sent."""

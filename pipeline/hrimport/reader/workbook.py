@@ -49,6 +49,7 @@ from hrimport.reader.extent import (
 )
 from hrimport.reader.grid import (
     ERROR_VALUE,
+    FORMULA_NOT_CALCULATED,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -121,6 +122,7 @@ class _Grid(NamedTuple):
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
 DATE_CELL_RULE = "a date cell: read as YYYY-MM-DD, whatever the day/month order"
 FORMULA_RULE = "a formula: the value it last calculated, saved with the file"
+NOT_CALCULATED_RULE = "a formula saved without its result: nothing to send"
 
 
 class _Layout(NamedTuple):
@@ -190,13 +192,15 @@ def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, of
     columns = {j: _text_column(column) for j, column in enumerate(table.columns)}
     read_columns = dict(columns)
     numbers = scan.numbers
-    formulas, look_alike = scan.formulas, scan.look_alike_text
+    formulas, uncalculated, look_alike = scan.formulas, scan.uncalculated, scan.look_alike_text
     if offset:
         numbers = [dataclasses.replace(n, row=n.row - offset) for n in numbers]
         formulas = [(row - offset, column, formula) for row, column, formula in formulas]
+        uncalculated = [(row - offset, column, formula) for row, column, formula in uncalculated]
         look_alike = {(row - offset, column) for row, column in look_alike}
     cells_read = _rewrite_numbers(columns, numbers, first_column, nine_decimals)
     _add_formulas(cells_read, formulas, first_column)
+    _add_formulas(cells_read, uncalculated, first_column, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
     text_rows: dict[int, list[int]] = {}
     for row, column in look_alike:
         text_rows.setdefault(column - first_column, []).append(row)
@@ -288,9 +292,11 @@ def _stored_text(stored: str) -> str:
 
 
 def _add_formulas(
-    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int
+    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int,
+    kind: str = "formula-value", rule: str = FORMULA_RULE,
 ) -> None:
-    """The cells holding a formula (``SheetScan.formulas``, sorted by row), by column."""
+    """The cells holding a formula (``SheetScan.formulas``, or ``uncalculated`` as ``FORMULA_NOT_CALCULATED``),
+    by column."""
     by_column: dict[int, list[tuple[int, str]]] = {}
     for row, column, formula in formulas:
         by_column.setdefault(column - first_column, []).append((row, formula))
@@ -298,7 +304,7 @@ def _add_formulas(
         cells.sort()
         rows = np.array([row for row, _ in cells], dtype=np.int64)
         held = tuple(formula for _, formula in cells)
-        cells_read.setdefault(j, []).append(CellsRead("formula-value", FORMULA_RULE, rows, held))
+        cells_read.setdefault(j, []).append(CellsRead(kind, rule, rows, held))
 
 
 def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
@@ -384,9 +390,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         except calamine.PasswordError:
             raise password_protected(path) from None
     formulas: list[tuple[int, int, str]] = []
+    uncalculated: list[tuple[int, int, str]] = []
     if layout is not None and chosen.part:
         scan = scan_xlsx_sheet(str(source), chosen.part, padded, lossy=False, formulas=True)
-        found, formulas = scan.numbers, scan.formulas
+        found, formulas, uncalculated = scan.numbers, scan.formulas, scan.uncalculated
     elif info.format == "ods":
         found = ods_sheet_numbers(str(path), chosen.name)
         errors = extents[chosen.name].errors if chosen.name in extents else []
@@ -404,6 +411,7 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         columns[j] = ()  # free each column once converted
     cells_read = _rewrite_numbers(data, found, 0, number_text)
     _add_formulas(cells_read, formulas, 0)
+    _add_formulas(cells_read, uncalculated, 0, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))

@@ -56,6 +56,9 @@ class SheetScan:
     # (row, column, formula), 0-based: the cells holding a formula (their value is its last result); the
     # formula as Excel shows it, or "" for a cell sharing another cell's formula
     formulas: list[tuple[int, int, str]] = field(default_factory=list)
+    # the same for the formula cells saved without a result (``_formula_cells``): the libraries read them as
+    # empty cells, where Excel shows what the formula calculates
+    uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def scan_xlsx_sheet(
@@ -103,7 +106,7 @@ class SheetScanner:
             self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
         self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
         self.texts: list[bytes] = []  # references of look-alike text cells
-        self.formula_cells: list[tuple[bytes, str]] = []
+        self.formula_cells: list[tuple[bytes, str, bool]] = []
 
     def add(self, piece: bytes) -> None:
         cells = self.cells
@@ -130,30 +133,48 @@ class SheetScanner:
                     self.texts.append(ref)
 
     def result(self) -> SheetScan:
-        placed_formulas = [(*p, f) for ref, f in self.formula_cells if (p := _position(ref)) is not None]
+        placed = [(*p, f, calculated) for ref, f, calculated in self.formula_cells if (p := _position(ref)) is not None]
         return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
-                         sorted(placed_formulas))
+                         sorted((row, column, f) for row, column, f, calculated in placed if calculated),
+                         sorted((row, column, f) for row, column, f, calculated in placed if not calculated))
 
 
-def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
-    """(reference, formula) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``; "" for a cell
-    sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas costs one."""
+def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str, bool]]:
+    """(reference, formula, saved with a result) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``;
+    "" for a cell sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas
+    costs one."""
     at = piece.find(b"<f")
     while at >= 0:
         if piece[at + 2 : at + 3] in (b">", b" "):
             end = piece.find(b">", at)
             text = ""
+            after = end + 1  # where the formula element ends
             if end > 0 and piece[end - 1 : end] != b"/":
                 close = piece.find(b"</f>", end)
                 if close > 0:
                     text = "=" + unescape(piece[end + 1 : close].decode("utf-8", "replace"))
+                    after = close + 4
             start = piece.rfind(b"<c ", 0, at)
             if start >= 0:
                 tag_end = piece.find(b">", start)
                 ref = piece.find(b' r="', start, tag_end)
                 if ref >= 0:
-                    yield piece[ref + 4 : piece.find(b'"', ref + 4)], text
+                    yield piece[ref + 4 : piece.find(b'"', ref + 4)], text, _has_result(piece, start, tag_end, after)
         at = piece.find(b"<f", at + 1)
+
+
+def _has_result(piece: bytes, start: int, tag_end: int, after: int) -> bool:
+    """Whether the formula cell whose tag spans ``start``-``tag_end`` was saved with its result: a ``<v>``
+    after its formula (ending at ``after``) holding a value, or empty in a cell of type ``str``, where Excel
+    saves a formula whose result is empty text. openpyxl and other programs that do not calculate write
+    ``<v/>`` or no ``<v>`` at all."""
+    cell_end = piece.find(b"</c>", after)
+    value = piece.find(b"<v", after, len(piece) if cell_end < 0 else cell_end)
+    if value < 0:
+        return False
+    if piece.startswith(b"<v>", value) and not piece.startswith(b"<v></v>", value):
+        return True
+    return b' t="str"' in piece[start:tag_end]
 
 
 def _error_cells(piece: bytes) -> Iterator[tuple[bytes, bytes]]:

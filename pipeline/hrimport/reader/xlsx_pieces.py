@@ -174,7 +174,7 @@ class ChunkReader:
         del tables
         table = _joined_pieces(pieces, offset)
         scan = SheetScan([n for s in scans for n in s.numbers], {cell for s in scans for cell in s.look_alike_text},
-                         [f for s in scans for f in s.formulas])
+                         [f for s in scans for f in s.formulas], [f for s in scans for f in s.uncalculated])
         del scans
         return ChunkGrid(table, 0, offset, scan, last)
 
