@@ -376,6 +376,38 @@ def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_
     assert list(chunked.rows) == list(whole.rows)
 
 
+def test_numbers_shown_through_a_format_are_told_alike_in_a_streamed_read_and_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Salaries shown through #,##0.00 and hours through 0%, sent as stored: in pieces of 3 rows, cut in
+    chunks of 2, "How values were read" counts and shows them as the whole read does."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Staff")
+    money, percent = book.add_format({"num_format": "#,##0.00"}), book.add_format({"num_format": "0%"})
+    sheet.write_row(0, 0, [*HEADER, "Salary", "Hours"])
+    for n in range(1, 41):
+        sheet.write_row(n, 0, [person(n)[h] for h in HEADER])
+        sheet.write_number(n, len(HEADER), 3000 + n * 12.5, money)
+        sheet.write_number(n, len(HEADER) + 1, 1 if n % 4 else 0.5, percent)
+    book.close()
+    config = load_config(write_config(tmp_path / "staff.toml", extra='"Salary" = "Salary"\n"Hours" = "Hours"\n'))
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = import_file(config, source, validate_only=True).result
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
+    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
+    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+
+    assert chunked.info.values_read == whole.info.values_read
+    told = [(v.field, v.rows, [(e.row, e.read, e.sent, e.rows) for e in v.examples])
+            for v in chunked.info.values_read if v.kind == "number-as-stored"]
+    assert told == [("Salary", 40, [(2, "3,012.50", "3012.5", 1), (3, "3,025.00", "3025", 1), (4, "3,037.50", "3037.5", 1)]),
+                    ("Hours", 40, [(2, "100%", "1", 30), (5, "50%", "0.5", 10)])]
+
+
 def write_shared_strings_workbook(path: Path) -> Path:
     """60 people as Excel writes them: every text in the shared strings table, with what such a table
     holds: rich text runs, a Japanese name with its phonetic guide, names with spaces kept around them

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from openpyxl import Workbook
 
 from hrimport.cli import main
+from hrimport.reader import workbook
+from hrimport.sandbox.store import Store
 from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
 from tests.report_samples import sheet_lines
@@ -606,6 +608,122 @@ def test_a_cell_an_xls_or_ods_shows_as_an_error_is_never_sent_as_the_default(
     assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")]
     assert summary["problems"] == {"error-value": 2}
+
+
+#: An FTE shown through 0%, a salary through #,##0.00 and a grade through 0, on rows 2-4 of the staff export.
+FORMATTED = [(0.8, 1234.5678, 7), (1, 5200, 7), (0.8, 5200.5, 7)]
+FORMATTED_HEADER = [*HEADER, "FTE", "Salary", "Grade"]
+
+
+def _xlsx_with_formats(path: Path) -> Path:
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(path))
+    percent, money, whole = (book.add_format({"num_format": code}) for code in ("0%", "#,##0.00", "0"))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, FORMATTED_HEADER)
+    for r, numbers in enumerate(FORMATTED, start=1):
+        sheet.write_row(r, 0, [person(r)[h] for h in HEADER])
+        for c, (number, style) in enumerate(zip(numbers, (percent, money, whole)), start=len(HEADER)):
+            sheet.write_number(r, c, number, style)
+    book.close()
+    return path
+
+
+def _xls_with_formats(path: Path) -> Path:
+    import xlwt
+
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    styles = [xlwt.easyxf(num_format_str=code) for code in ("0%", "#,##0.00", "0")]
+    for c, header in enumerate(FORMATTED_HEADER):
+        sheet.write(0, c, header)
+    for r, numbers in enumerate(FORMATTED, start=1):
+        for c, header in enumerate(HEADER):
+            sheet.write(r, c, person(r)[header])
+        for c, (number, style) in enumerate(zip(numbers, styles), start=len(HEADER)):
+            sheet.write(r, c, number, style)
+    book.save(str(path))
+    return path
+
+
+def _ods_with_formats(path: Path) -> Path:
+    """As LibreOffice writes them: percentage and number styles, each cell with its value and the text shown."""
+    from odf.number import Number, NumberStyle, PercentageStyle
+    from odf.number import Text as NumberText
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    doc = OpenDocumentSpreadsheet()
+    percent = PercentageStyle(name="N10")
+    percent.addElement(Number(decimalplaces="0", minintegerdigits="1"))
+    percent.addElement(NumberText(text="%"))
+    money = NumberStyle(name="N4")
+    money.addElement(Number(decimalplaces="2", minintegerdigits="1", grouping="true"))
+    whole = NumberStyle(name="N1")
+    whole.addElement(Number(decimalplaces="0", minintegerdigits="1"))
+    for style in (percent, money, whole):
+        doc.automaticstyles.addElement(style)
+    for name, data_style in (("ce1", "N10"), ("ce2", "N4"), ("ce3", "N1")):
+        doc.automaticstyles.addElement(Style(name=name, family="table-cell", datastylename=data_style))
+    table = Table(name="Staff")
+    header = TableRow()
+    for text in FORMATTED_HEADER:
+        cell = TableCell(valuetype="string")
+        cell.addElement(P(text=text))
+        header.addElement(cell)
+    table.addElement(header)
+    for r, (fte, salary, grade) in enumerate(FORMATTED, start=1):
+        row = TableRow()
+        for h in HEADER:
+            cell = TableCell(valuetype="string") if person(r)[h] else TableCell()
+            if person(r)[h]:
+                cell.addElement(P(text=person(r)[h]))
+            row.addElement(cell)
+        for kind, style, value, shown in (("percentage", "ce1", fte, f"{fte:.0%}"), ("float", "ce2", salary, f"{salary:,.2f}"),
+                                          ("float", "ce3", grade, str(grade))):
+            cell = TableCell(valuetype=kind, value=str(value), stylename=style)
+            cell.addElement(P(text=shown))
+            row.addElement(cell)
+        table.addElement(row)
+    doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def _formats_saved_by_libreoffice(path: Path) -> Path:
+    """The xlsxwriter export converted by LibreOffice Calc (tests/fixtures/SOURCES.md)."""
+    return Path(shutil.copy(FIXTURES / f"staff_formats{path.suffix}", path))
+
+
+@pytest.mark.parametrize(("name", "write", "fast_xlsx"), [
+    ("staff.xlsx", _xlsx_with_formats, True), ("staff.xlsx", _xlsx_with_formats, False),
+    ("staff.xls", _xls_with_formats, True), ("staff.ods", _ods_with_formats, True),
+    ("staff.xls", _formats_saved_by_libreoffice, True), ("staff.ods", _formats_saved_by_libreoffice, True),
+], ids=["xlsx-fastexcel", "xlsx-calamine", "xls-xlwt", "ods-odfpy", "xls-libreoffice", "ods-libreoffice"])
+def test_a_number_shown_through_a_format_is_sent_as_stored_and_the_report_says_what_excel_shows(
+        tmp_path: Path, sandbox, monkeypatch: pytest.MonkeyPatch, name: str, write, fast_xlsx: bool) -> None:
+    """Excel shows 0.8 through 0% as 80% and 1234.5678 through #,##0.00 as 1,234.57: the number the cell stores
+    is sent (rounding or scaling it would alter it), and "How values were read" lists each such cell with
+    what Excel shows; a format that shows the number as it is read (7 through 0) is not listed."""
+    monkeypatch.setattr(workbook, "FAST_XLSX", fast_xlsx)
+    Store(sandbox.db_path).add_data_types(99, ["FTE", "Salary"])  # the company's own data types
+    config = write_config(tmp_path / "staff.toml", extra='"FTE" = "FTE"\n"Salary" = "Salary"\n"Grade" = "Grade"\n')
+
+    result, summary = run_import(tmp_path, sandbox, write(tmp_path / name), config=config)
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: {d["name"]: d["value"] for d in s["customer_data_type"]} for s in sandbox.staff(99)}
+    assert stored["000001"] == {"Cost Center": "CC-1", "FTE": "0.8", "Salary": "1234.5678", "Grade": "7"}
+    assert [(stored[i]["FTE"], stored[i]["Salary"]) for i in ("000002", "000003")] == [("1", "5200"), ("0.8", "5200.5")]
+    told = [(v["field"], v["rows"], v["rule"], [(e["row"], e["read"], e["sent"], e["rows"]) for e in v["examples"]])
+            for v in summary["values_read"] if v["kind"] == "number-as-stored"]
+    assert told == [
+        ("FTE", 3, "number format 0%: the number the cell stores is sent", [(2, "80%", "0.8", 2), (3, "100%", "1", 1)]),
+        ("Salary", 3, "number format #,##0.00: the number the cell stores is sent",
+         [(2, "1,234.57", "1234.5678", 1), (3, "5,200.00", "5200", 1), (4, "5,200.50", "5200.5", 1)])]
 
 
 def test_an_intern_sent_as_not_an_employee_is_told_in_how_values_were_read(tmp_path: Path, sandbox) -> None:
