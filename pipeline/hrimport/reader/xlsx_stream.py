@@ -144,7 +144,7 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
-_KIND_ORDER = {"number-format": 0, "number-as-stored": 1, ERROR_VALUE: 2, "formula-value": 3,
+_KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "number-as-stored": 2, "formula-value": 3,
                FORMULA_NOT_CALCULATED: 4, "excel-date-cell": 5}
 
 
