@@ -516,6 +516,46 @@ def test_a_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_def
     assert summary["problems"] == {"formula-not-calculated": 2}
 
 
+def test_an_ods_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_default(
+        tmp_path: Path, sandbox) -> None:
+    """odfpy writes an ODS formula as it is given, without calculating it: a formula cell with no value type,
+    which python-calamine reads as an empty cell (and LibreOffice would calculate on opening)."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    formulas = {"Country": 'of:=IF(1;"MY";"SG")', "Cost Centre": 'of:="CC-"&"2"', "Shoe Size": "of:=37+1"}
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1, Country="MY"), person(2)]):
+        cells = TableRow()
+        for header in HEADER:
+            if r == 2 and header in formulas:
+                cell = TableCell(formula=formulas[header])
+            elif row[header]:
+                cell = TableCell(valuetype="string")
+                cell.addElement(P(text=row[header]))
+            else:
+                cell = TableCell()
+            cells.addElement(cell)
+        table.addElement(cells)
+    doc.spreadsheet.addElement(table)
+    path = tmp_path / "staff.ods"
+    doc.save(str(path))
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("formula-not-calculated", "Country", '=IF(1;"MY";"SG")'),
+        ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')]
+    assert summary["problems"] == {"formula-not-calculated": 2}
+
+
 def test_a_formula_calculated_to_empty_text_is_an_empty_cell(tmp_path: Path, sandbox, engine: str) -> None:
     """The same kind of file once LibreOffice calculated it (tests/fixtures/SOURCES.md): a formula whose result
     is empty text shows an empty cell, saved as such, so the config's default fills it as any empty cell."""

@@ -8,8 +8,8 @@ stray cell at XFD1048576 asks for 17 billion cells (the process aborted), cells 
 
 - the last row holding a value that is not blank, and the farthest column holding any value up to it;
 - how many cells hold a value there;
-- in an ODS, the cells showing an error value (``#N/A``), which python-calamine reads as empty text: this
-  pass is the one that looks at every cell of the file.
+- in an ODS, the cells showing an error value (``#N/A``) and the formulas saved without a result, which
+  python-calamine reads as empty cells: this pass is the one that looks at every cell of the file.
 
 A blank tail (rows below the table whose cells hold only empty text or spaces) is cut off an XLSX before
 it is read (``trimmed_xlsx``): those rows would be dropped as blank anyway. A grid still bigger than
@@ -66,6 +66,8 @@ class SheetExtent:
     rows_end: int | None = None  # XLSX: where ``</sheetData>`` begins
     # ODS: (row, column, the error shown), 0-based, of the cells showing an error value (``ods_sheet_extents``)
     errors: list[tuple[int, int, str]] = field(default_factory=list)
+    # ODS: (row, column, formula), 0-based, of the formula cells saved without a result
+    uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
 
     @property
     def cells(self) -> int:
@@ -357,7 +359,8 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
 
     LibreOffice saves a formula whose result is an error as a string cell of empty value, marked
     ``calcext:value-type="error"``, the error (``#N/A``, ``Err:502``) as its text: python-calamine reads
-    the empty value.
+    the empty value. A program that does not calculate (odfpy) saves a formula without a value type: there
+    is no result, and python-calamine reads an empty cell.
     """
     extents: dict[str, SheetExtent] = {}
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
@@ -374,6 +377,8 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
                     sheet.start_row()
             elif tag in cells:
                 kind = element.get(value_type)
+                if kind is None and (formula := element.get(_t("formula"))) is not None:
+                    sheet.add_uncalculated(int(element.get(columns_repeated, "1")), formula)
                 if kind is not None or len(element):
                     repeat = int(element.get(columns_repeated, "1"))
                     if kind == "string" and element.get(_CALC_VALUE_TYPE) == "error":
@@ -408,15 +413,23 @@ class _OdsSheet:
         self.pending_values = self.pending_column = 0  # since the last row showing something
         self.pending_cell = ""
         self.row_errors: list[tuple[int, str]] = []  # (column, error shown) of the current row's error cells
+        self.row_formulas: list[tuple[int, str]] = []  # (column, formula) of its formulas saved without a result
 
     def start_row(self) -> None:
         self.column = self.row_values = self.row_last_value = self.row_last_shown = 0
         self.row_errors = []
+        self.row_formulas = []
 
     def add_error(self, repeat: int, shown: str) -> None:
         """``repeat`` cells showing the error ``shown`` ("(error)" when written without its text), from the
         current column on; ``add_value`` follows."""
         self.row_errors.extend((self.column + k, shown or "(error)") for k in range(min(repeat, _REPEATS_LISTED)))
+
+    def add_uncalculated(self, repeat: int, formula: str) -> None:
+        """``repeat`` cells holding ``formula`` (``of:=A1*2`` as ODF writes it: ``=A1*2``) without a result,
+        from the current column on."""
+        shown = formula.split(":", 1)[1] if formula[:1] != "=" and ":" in formula else formula
+        self.row_formulas.extend((self.column + k, shown) for k in range(min(repeat, _REPEATS_LISTED)))
 
     def add_value(self, repeat: int, shown: bool) -> None:
         self.column += repeat
@@ -427,9 +440,9 @@ class _OdsSheet:
 
     def end_row(self, repeat: int) -> None:
         extent = self.extent
-        if self.row_errors:
-            extent.errors.extend((self.rows + k, column, shown) for k in range(min(repeat, _REPEATS_LISTED))
-                                 for column, shown in self.row_errors)
+        for found, marked in ((extent.errors, self.row_errors), (extent.uncalculated, self.row_formulas)):
+            found.extend((self.rows + k, column, text) for k in range(min(repeat, _REPEATS_LISTED))
+                         for column, text in marked)
         self.rows += repeat
         if not self.row_values:
             return

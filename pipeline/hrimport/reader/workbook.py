@@ -427,8 +427,9 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         found, formulas, uncalculated, shown = scan.numbers, scan.formulas, scan.uncalculated, scan.shown
     elif info.format == "ods":
         found, shown = ods_sheet_numbers(str(path), chosen.name)
-        errors = extents[chosen.name].errors if chosen.name in extents else []
-        found.extend(SheetNumber(row, column, ERROR_MARK, text) for row, column, text in errors)
+        extent = extents.get(chosen.name, SheetExtent())
+        found.extend(SheetNumber(row, column, ERROR_MARK, text) for row, column, text in extent.errors)
+        uncalculated = extent.uncalculated
     elif info.format == "xls":
         found, shown = xls_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
