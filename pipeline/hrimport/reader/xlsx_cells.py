@@ -121,7 +121,7 @@ class SheetScanner:
             indexes = b"|".join(str(i).encode() for i in sorted(look_alike_strings))
             self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
         self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
-        self.shown: list[tuple[bytes, bytes, int]] = []  # (reference, stored value, style): a displayed style
+        self.shown: list[ShownNumber] = []  # the cells of a displayed style shown otherwise than read
         self.texts: list[bytes] = []  # references of look-alike text cells
         self.formula_cells: list[tuple[bytes, str, bool]] = []
 
@@ -133,6 +133,7 @@ class SheetScanner:
             cells[error_ref] = (error, None)
         if self.style_hit is not None:
             padded = self.padded
+            displayed: list[tuple[bytes, bytes, int]] = []  # (reference, stored value, style)
             for m in self.style_hit.finditer(piece):
                 start = piece.rfind(b"<", 0, m.start())
                 if m.group(2) is not None and piece.startswith(b'<c r="', start):  # without the finds of _numeric_cell
@@ -144,7 +145,9 @@ class SheetScanner:
                     if style in padded:
                         cells[cell[0]] = (cell[1], style)
                     else:
-                        self.shown.append((*cell, style))
+                        displayed.append((*cell, style))
+            if displayed:  # rendered a piece at a time: the piece's cells, not the sheet's, wait in memory
+                self.shown.extend(_shown(displayed, self.displayed))
         if not self.lossy:
             return
         for m in _LOSSY.finditer(piece):
@@ -163,7 +166,7 @@ class SheetScanner:
         return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
                          sorted((row, column, f) for row, column, f, calculated in placed if calculated),
                          sorted((row, column, f) for row, column, f, calculated in placed if not calculated),
-                         _shown(self.shown, self.displayed))
+                         self.shown)
 
 
 def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str, bool]]:
@@ -356,7 +359,7 @@ def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, Zero
 
 def _shown(cells: list[tuple[bytes, bytes, int]], formats: dict[int, DisplayFormat]) -> list[ShownNumber]:
     """The cells found of a displayed style whose text shown differs from the number read (``SheetScan.shown``):
-    each value is rendered once per format (a column of percentages holds a few values many times)."""
+    each value is rendered once per format and piece (a column of percentages holds a few values many times)."""
     found = []
     texts: dict[tuple[int, bytes], tuple[str, str] | None] = {}
     position = _position
