@@ -28,6 +28,7 @@ from hrimport.normalize import dates, values
 from hrimport.reader import xlsx_piece_strings, xlsx_pieces, xlsx_stream
 from tests.staff_files import HEADER, person, write_config, write_csv
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: Fields that say when and how fast a run ran, not what it did.
 CLOCK = {"started_at", "finished_at", "duration_s", "timings"}
 #: A moment in a report's text (when the platform accepted a person, in the plan): a clock too.
@@ -137,6 +138,18 @@ def test_validate_in_chunks_counts_and_lists_the_same_rows(tmp_path: Path, strea
     assert chunked.verdict() == whole.verdict() == "56 of 60 rows checked (1 with warnings); 4 need attention"
     assert chunked.info.values_read == whole.info.values_read
     assert chunked.info.notes == whole.info.notes
+
+
+@pytest.mark.parametrize("name", ["staff_errors.xls", "staff_errors.ods"])
+def test_a_cell_showing_an_error_is_flagged_in_chunks_as_in_a_whole_read(tmp_path: Path, name: str) -> None:
+    """LibreOffice's save of a lookup that found nothing (tests/fixtures/SOURCES.md): the error cells of an
+    XLS or ODS are found by what reads the whole file, and each chunk's rows keep theirs."""
+    config = load_config(write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n'))
+    for chunk_rows in (None, 1):
+        rows = import_file(config, FIXTURES / name, validate_only=True, chunk_rows=chunk_rows).result.rows
+        assert [(r.row, r.outcome, [(p.code, p.column, p.value) for p in r.problems]) for r in rows] == [
+            (2, "valid", []),
+            (3, "invalid", [("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")])]
 
 
 def test_a_late_row_that_proves_the_other_date_order_stops_the_file_as_a_whole_read_does(tmp_path: Path) -> None:
@@ -327,6 +340,73 @@ def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
     assert rows[5 + 60 + 4]["external_id"] == "000060"  # the last row: two gaps and a row of spaces above
     kinds = {c["kind"] for c in run["values_read"]}
     assert {"number-format", "excel-date-cell", "formula-value"} <= kinds
+
+
+def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_in_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """openpyxl writes formulas without calculating them: in pieces of 3 rows past the 31 the header is
+    looked for in, cut in chunks of 2, each such cell in a column sent is still flagged on its own row."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Staff"
+    sheet.append(HEADER)
+    for n in range(1, 41):
+        row = person(n)
+        if n in (4, 37):
+            row.update({"Country": '=IF(1,"MY","SG")', "Shoe Size": "=37+1"})
+        if n == 37:
+            row["Cost Centre"] = '="CC-"&"2"'
+        sheet.append([row[h] for h in HEADER])
+    source = tmp_path / "staff.xlsx"
+    book.save(source)
+    config = load_config(write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n'))
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = import_file(config, source, validate_only=True).result
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
+    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
+    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+
+    flagged = [(r.row, [(p.code, p.column, p.value) for p in r.problems]) for r in chunked.rows if r.problems]
+    assert flagged == [(5, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")')]),
+                       (38, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")'),
+                             ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')])]
+    assert list(chunked.rows) == list(whole.rows)
+
+
+def test_numbers_shown_through_a_format_are_told_alike_in_a_streamed_read_and_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Salaries shown through #,##0.00 and hours through 0%, sent as stored: in pieces of 3 rows, cut in
+    chunks of 2, "How values were read" counts and shows them as the whole read does."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Staff")
+    money, percent = book.add_format({"num_format": "#,##0.00"}), book.add_format({"num_format": "0%"})
+    sheet.write_row(0, 0, [*HEADER, "Salary", "Hours"])
+    for n in range(1, 41):
+        sheet.write_row(n, 0, [person(n)[h] for h in HEADER])
+        sheet.write_number(n, len(HEADER), 3000 + n * 12.5, money)
+        sheet.write_number(n, len(HEADER) + 1, 1 if n % 4 else 0.5, percent)
+    book.close()
+    config = load_config(write_config(tmp_path / "staff.toml", extra='"Salary" = "Salary"\n"Hours" = "Hours"\n'))
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = import_file(config, source, validate_only=True).result
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
+    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
+    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+
+    assert chunked.info.values_read == whole.info.values_read
+    told = [(v.field, v.rows, [(e.row, e.read, e.sent, e.rows) for e in v.examples])
+            for v in chunked.info.values_read if v.kind == "number-as-stored"]
+    assert told == [("Salary", 40, [(2, "3,012.50", "3012.5", 1), (3, "3,025.00", "3025", 1), (4, "3,037.50", "3037.5", 1)]),
+                    ("Hours", 40, [(2, "100%", "1", 30), (5, "50%", "0.5", 10)])]
 
 
 def write_shared_strings_workbook(path: Path) -> Path:

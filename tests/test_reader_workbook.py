@@ -25,6 +25,7 @@ from openpyxl.chart import BarChart, Reference
 from hrimport.cli import main
 from hrimport.errors import InputFileError
 from hrimport.reader import read_spreadsheet, workbook
+from hrimport.reader.display_formats import display_format
 from hrimport.reader.number_formats import ZeroPadded, zero_padded_format
 from tests.staff_files import HEADER, person, write_config
 
@@ -75,6 +76,48 @@ def test_which_format_codes_pad_with_zeros(code: str, expected: ZeroPadded | Non
 )
 def test_a_zero_padded_format_shows_a_number_as_excel_does(pad: ZeroPadded, value: float, shown: str | None) -> None:
     assert pad.show(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("code", "value", "shown"),
+    [
+        ("0%", 0.8, "80%"),
+        ("0.00%", 0.12345, "12.35%"),
+        ("#,##0.00", 1234.5678, "1,234.57"),
+        ("#,##0", 1234567, "1,234,567"),
+        ("#,##0", 0, "0"),
+        ("0", 2.5, "3"),  # Excel rounds half away from zero...
+        ("0.00", 2.675, "2.68"),  # ...of the 15 digits it keeps (the double is 2.67499999...)
+        ("0.00", -0.001, "-0.00"),
+        ("0.0", 2.5, "2.5"),  # the text read: not listed
+        ("#.##", 5, "5."),
+        ("0.0??", 1.5, "1.5"),  # ? pads with spaces: none at the ends
+        ('"RM"#,##0.00', 5200, "RM5,200.00"),
+        ("[$€-407]#,##0.00", 1234.5, "€1,234.50"),
+        ("#,##0.00 [$€-407]", 1234.5, "1,234.50 €"),
+        ('"$"#,##0.00', -5, "-$5.00"),  # one section: the minus first
+        ("#,##0.00;(#,##0.00)", -1234.5, "(1,234.50)"),
+        ("#,##0.00;[Red]-#,##0.00", -1234.5, "-1,234.50"),
+        ('_("$"* #,##0.00_);_("$"* \\(#,##0.00\\);_("$"* "-"??_);_(@_)', 1234.5, "$1,234.50"),
+        ('_("$"* #,##0.00_);_("$"* \\(#,##0.00\\);_("$"* "-"??_);_(@_)', 0, "$-"),
+        ("0;-0;;@", 0, ""),  # an empty section for zero: the cell shows nothing
+        ("#,##0,", 1234567, "1,235"),  # a comma after the digits: thousands
+        ('0.0,,"M"', 12345678, "12.3M"),
+        ("000-00-0000", 12345678, "012-34-5678"),
+        ("(000) 000-0000", 5551234567, "(555) 123-4567"),
+    ],
+)
+def test_a_display_format_shows_a_number_as_excel_does(code: str, value: float, shown: str) -> None:
+    display = display_format(code)
+    assert display is not None and display.show(value) == shown
+
+
+@pytest.mark.parametrize("code", ["General", "@", "yyyy-mm-dd", "[h]:mm", "0.00E+00", "# ?/?", "[>=100]0;0",
+                                  "[DBNum1]0"])
+def test_formats_the_reader_does_not_render_are_not_display_formats(code: str) -> None:
+    """General and text show the number as read, dates are dates; scientific notation, fractions, conditions
+    and numeral systems are left unlisted (README)."""
+    assert display_format(code) is None
 
 
 def write_formatted_xlsxwriter(path: Path) -> Path:

@@ -568,7 +568,7 @@ EMITTED_CODES = [
     "transport-failed", "http-503", "unknown-leave-type", "total-days-mismatch", "no-leave-days",
     "end-before-start", "not-a-half-day-marker", "ambiguous-half-day", "overlaps-in-file",
     "overlaps-existing", "unknown-staff", "not-sent",
-    "ambiguous-country", "formula-like-text", "formula-like-text-stripped", "error-value",
+    "ambiguous-country", "formula-like-text", "formula-like-text-stripped", "error-value", "formula-not-calculated",
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -15,12 +16,15 @@ from hypothesis import strategies as st
 from openpyxl import Workbook
 
 from hrimport.cli import main
+from hrimport.reader import workbook
+from hrimport.sandbox.store import Store
 from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
 from tests.report_samples import sheet_lines
 from tests.staff_files import HEADER, person, write_config, write_csv
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TOKEN = "demo-customer-99"
 
 
@@ -478,6 +482,289 @@ def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default
     assert [(p["code"], p["column"], p["value"], p["severity"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A", "error"), ("error-value", "Cost Centre", "#DIV/0!", "error")]
     assert summary["problems"] == {"error-value": 2}
+
+
+def test_a_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_default(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """openpyxl, as any program that writes formulas without calculating them, saves a formula cell with no
+    result: the reading libraries hand it over as an empty cell, which sent the config's default country
+    (SG) for a person whose country Excel would look up, and no cost centre, without a word."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Staff"
+    sheet.append(HEADER)
+    sheet.append([person(1, Country="MY")[h] for h in HEADER])
+    formulas = {"Country": "=VLOOKUP(H3,Sites!A:B,2,FALSE)", "Cost Centre": '="CC-"&"2"', "Shoe Size": "=37+1"}
+    sheet.append([formulas.get(h, value) for h, value in person(2).items()])
+    book.create_sheet("Sites").append(["Female", "SG"])
+    path = tmp_path / "staff.xlsx"
+    book.save(path)
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert (second["row"], second["outcome"]) == (3, "invalid")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("formula-not-calculated", "Country", "=VLOOKUP(H3,Sites!A:B,2,FALSE)"),
+        ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')]
+    assert second["problems"][0]["message"] == (
+        "Row 3, column 'Country': the cell holds the formula =VLOOKUP(H3,Sites!A:B,2,FALSE), saved without its "
+        "result by a program that does not calculate; open the file in Excel or LibreOffice and save it.")
+    assert summary["problems"] == {"formula-not-calculated": 2}
+
+
+def test_an_ods_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_default(
+        tmp_path: Path, sandbox) -> None:
+    """odfpy writes an ODS formula as it is given, without calculating it: a formula cell with no value type,
+    which python-calamine reads as an empty cell (and LibreOffice would calculate on opening)."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    formulas = {"Country": 'of:=IF(1;"MY";"SG")', "Cost Centre": 'of:="CC-"&"2"', "Shoe Size": "of:=37+1"}
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1, Country="MY"), person(2)]):
+        cells = TableRow()
+        for header in HEADER:
+            if r == 2 and header in formulas:
+                cell = TableCell(formula=formulas[header])
+            elif row[header]:
+                cell = TableCell(valuetype="string")
+                cell.addElement(P(text=row[header]))
+            else:
+                cell = TableCell()
+            cells.addElement(cell)
+        table.addElement(cells)
+    doc.spreadsheet.addElement(table)
+    path = tmp_path / "staff.ods"
+    doc.save(str(path))
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("formula-not-calculated", "Country", '=IF(1;"MY";"SG")'),
+        ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')]
+    assert summary["problems"] == {"formula-not-calculated": 2}
+
+
+def test_a_formula_calculated_to_empty_text_is_an_empty_cell(tmp_path: Path, sandbox, engine: str) -> None:
+    """The same kind of file once LibreOffice calculated it (tests/fixtures/SOURCES.md): a formula whose result
+    is empty text shows an empty cell, saved as such, so the config's default fills it as any empty cell."""
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+    result, summary = run_import(tmp_path, sandbox, FIXTURES / "staff_formulas.xlsx", config=config)
+
+    assert result.exit_code == 0, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY"), ("000002", "SG")]
+    told = {v["kind"]: [(e["row"], e["read"], e["sent"]) for e in v["examples"]]
+            for v in summary["values_read"] if v["field"] == "country"}
+    assert told == {"formula-value": [(2, '=IF(1,"MY","SG")', "MY")], "default": [(3, "", "SG")]}
+
+
+def _xls_with_errors(path: Path) -> Path:
+    """The staff export as Excel 97-2003 (xlwt): row 3 shows #N/A in Country and #DIV/0! in Cost Centre, as
+    a lookup pasted as values leaves them (BOOLERR records), and #N/A in Shoe Size, a column not sent."""
+    import xlwt
+
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    for c, header in enumerate(HEADER):
+        sheet.write(0, c, header)
+    errors = {"Country": 0x2A, "Cost Centre": 0x07, "Shoe Size": 0x2A}  # #N/A, #DIV/0! (xlwt misnames #N/A)
+    for r, row in enumerate([person(1, Country="MY"), person(2)], start=1):
+        for c, header in enumerate(HEADER):
+            if r == 2 and header in errors:
+                sheet.row(r).set_cell_error(c, errors[header])
+            elif row[header]:
+                sheet.write(r, c, row[header])
+    book.save(str(path))
+    return path
+
+
+def _ods_with_errors(path: Path) -> Path:
+    """The staff export as LibreOffice saves it (odfpy): row 3's Country a VLOOKUP that found nothing, its
+    Cost Centre a division by zero, its Shoe Size (not sent) #N/A: formula cells whose result is an error,
+    marked calcext:value-type="error" with the error as their text."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    errors = {"Country": ("of:=VLOOKUP(\"Berlin\";$Sites.A:B;2;0)", "#N/A"), "Cost Centre": ("of:=1/0", "#DIV/0!"),
+              "Shoe Size": ("of:=NA()", "#N/A")}
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1, Country="MY"), person(2, Country="")]):
+        cells = TableRow()
+        for header in HEADER:
+            if r == 2 and header in errors:
+                formula, shown = errors[header]
+                cell = TableCell(formula=formula, valuetype="string", stringvalue="")
+                cell.setAttrNS("urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0",
+                               "value-type", "error")
+                cell.addElement(P(text=shown))
+            elif row[header]:
+                cell = TableCell(valuetype="string")
+                cell.addElement(P(text=row[header]))
+            else:
+                cell = TableCell()
+            cells.addElement(cell)
+        table.addElement(cells)
+    doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def _saved_by_libreoffice(path: Path) -> Path:
+    """The same export saved by LibreOffice Calc, which calculated its formulas (tests/fixtures/SOURCES.md)."""
+    return Path(shutil.copy(FIXTURES / f"staff_errors{path.suffix}", path))
+
+
+@pytest.mark.parametrize(("name", "write"), [
+    ("staff.xls", _xls_with_errors), ("staff.ods", _ods_with_errors),
+    ("staff.xls", _saved_by_libreoffice), ("staff.ods", _saved_by_libreoffice),
+], ids=["xls-xlwt", "ods-odfpy", "xls-libreoffice", "ods-libreoffice"])
+def test_a_cell_an_xls_or_ods_shows_as_an_error_is_never_sent_as_the_default(
+        tmp_path: Path, sandbox, name: str, write) -> None:
+    """python-calamine reads an error cell of an XLS or ODS as an empty cell, as it does in an XLSX: the
+    config's default country (SG) was sent for a person the sheet shows #N/A for."""
+    path = write(tmp_path / name)
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n')
+
+    result, summary = run_import(tmp_path, sandbox, path, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
+    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
+    second = next(r for r in rows if r["external_id"] == "000002")
+    assert (second["row"], second["outcome"]) == (3, "invalid")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
+        ("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")]
+    assert summary["problems"] == {"error-value": 2}
+
+
+#: An FTE shown through 0%, a salary through #,##0.00 and a grade through 0, on rows 2-4 of the staff export.
+FORMATTED = [(0.8, 1234.5678, 7), (1, 5200, 7), (0.8, 5200.5, 7)]
+FORMATTED_HEADER = [*HEADER, "FTE", "Salary", "Grade"]
+
+
+def _xlsx_with_formats(path: Path) -> Path:
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(str(path))
+    percent, money, whole = (book.add_format({"num_format": code}) for code in ("0%", "#,##0.00", "0"))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, FORMATTED_HEADER)
+    for r, numbers in enumerate(FORMATTED, start=1):
+        sheet.write_row(r, 0, [person(r)[h] for h in HEADER])
+        for c, (number, style) in enumerate(zip(numbers, (percent, money, whole)), start=len(HEADER)):
+            sheet.write_number(r, c, number, style)
+    book.close()
+    return path
+
+
+def _xls_with_formats(path: Path) -> Path:
+    import xlwt
+
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    styles = [xlwt.easyxf(num_format_str=code) for code in ("0%", "#,##0.00", "0")]
+    for c, header in enumerate(FORMATTED_HEADER):
+        sheet.write(0, c, header)
+    for r, numbers in enumerate(FORMATTED, start=1):
+        for c, header in enumerate(HEADER):
+            sheet.write(r, c, person(r)[header])
+        for c, (number, style) in enumerate(zip(numbers, styles), start=len(HEADER)):
+            sheet.write(r, c, number, style)
+    book.save(str(path))
+    return path
+
+
+def _ods_with_formats(path: Path) -> Path:
+    """As LibreOffice writes them: percentage and number styles, each cell with its value and the text shown."""
+    from odf.number import Number, NumberStyle, PercentageStyle
+    from odf.number import Text as NumberText
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    doc = OpenDocumentSpreadsheet()
+    percent = PercentageStyle(name="N10")
+    percent.addElement(Number(decimalplaces="0", minintegerdigits="1"))
+    percent.addElement(NumberText(text="%"))
+    money = NumberStyle(name="N4")
+    money.addElement(Number(decimalplaces="2", minintegerdigits="1", grouping="true"))
+    whole = NumberStyle(name="N1")
+    whole.addElement(Number(decimalplaces="0", minintegerdigits="1"))
+    for style in (percent, money, whole):
+        doc.automaticstyles.addElement(style)
+    for name, data_style in (("ce1", "N10"), ("ce2", "N4"), ("ce3", "N1")):
+        doc.automaticstyles.addElement(Style(name=name, family="table-cell", datastylename=data_style))
+    table = Table(name="Staff")
+    header = TableRow()
+    for text in FORMATTED_HEADER:
+        cell = TableCell(valuetype="string")
+        cell.addElement(P(text=text))
+        header.addElement(cell)
+    table.addElement(header)
+    for r, (fte, salary, grade) in enumerate(FORMATTED, start=1):
+        row = TableRow()
+        for h in HEADER:
+            cell = TableCell(valuetype="string") if person(r)[h] else TableCell()
+            if person(r)[h]:
+                cell.addElement(P(text=person(r)[h]))
+            row.addElement(cell)
+        for kind, style, value, shown in (("percentage", "ce1", fte, f"{fte:.0%}"), ("float", "ce2", salary, f"{salary:,.2f}"),
+                                          ("float", "ce3", grade, str(grade))):
+            cell = TableCell(valuetype=kind, value=str(value), stylename=style)
+            cell.addElement(P(text=shown))
+            row.addElement(cell)
+        table.addElement(row)
+    doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def _formats_saved_by_libreoffice(path: Path) -> Path:
+    """The xlsxwriter export converted by LibreOffice Calc (tests/fixtures/SOURCES.md)."""
+    return Path(shutil.copy(FIXTURES / f"staff_formats{path.suffix}", path))
+
+
+@pytest.mark.parametrize(("name", "write", "fast_xlsx"), [
+    ("staff.xlsx", _xlsx_with_formats, True), ("staff.xlsx", _xlsx_with_formats, False),
+    ("staff.xls", _xls_with_formats, True), ("staff.ods", _ods_with_formats, True),
+    ("staff.xls", _formats_saved_by_libreoffice, True), ("staff.ods", _formats_saved_by_libreoffice, True),
+], ids=["xlsx-fastexcel", "xlsx-calamine", "xls-xlwt", "ods-odfpy", "xls-libreoffice", "ods-libreoffice"])
+def test_a_number_shown_through_a_format_is_sent_as_stored_and_the_report_says_what_excel_shows(
+        tmp_path: Path, sandbox, monkeypatch: pytest.MonkeyPatch, name: str, write, fast_xlsx: bool) -> None:
+    """Excel shows 0.8 through 0% as 80% and 1234.5678 through #,##0.00 as 1,234.57: the number the cell stores
+    is sent (rounding or scaling it would alter it), and "How values were read" lists each such cell with
+    what Excel shows; a format that shows the number as it is read (7 through 0) is not listed."""
+    monkeypatch.setattr(workbook, "FAST_XLSX", fast_xlsx)
+    Store(sandbox.db_path).add_data_types(99, ["FTE", "Salary"])  # the company's own data types
+    config = write_config(tmp_path / "staff.toml", extra='"FTE" = "FTE"\n"Salary" = "Salary"\n"Grade" = "Grade"\n')
+
+    result, summary = run_import(tmp_path, sandbox, write(tmp_path / name), config=config)
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: {d["name"]: d["value"] for d in s["customer_data_type"]} for s in sandbox.staff(99)}
+    assert stored["000001"] == {"Cost Center": "CC-1", "FTE": "0.8", "Salary": "1234.5678", "Grade": "7"}
+    assert [(stored[i]["FTE"], stored[i]["Salary"]) for i in ("000002", "000003")] == [("1", "5200"), ("0.8", "5200.5")]
+    told = [(v["field"], v["rows"], v["rule"], [(e["row"], e["read"], e["sent"], e["rows"]) for e in v["examples"]])
+            for v in summary["values_read"] if v["kind"] == "number-as-stored"]
+    assert told == [
+        ("FTE", 3, "number format 0%: the number the cell stores is sent", [(2, "80%", "0.8", 2), (3, "100%", "1", 1)]),
+        ("Salary", 3, "number format #,##0.00: the number the cell stores is sent",
+         [(2, "1,234.57", "1234.5678", 1), (3, "5,200.00", "5200", 1), (4, "5,200.50", "5200.5", 1)])]
 
 
 def test_an_intern_sent_as_not_an_employee_is_told_in_how_values_were_read(tmp_path: Path, sandbox) -> None:

@@ -38,7 +38,7 @@ from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.reader.grid import ERROR_VALUE
+from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
@@ -208,17 +208,22 @@ def map_records(
     trail = state.trail
     trail.row_numbers = table.row_numbers
 
-    errors: dict[tuple[int, str], Problem] = {}  # the cells holding an error value in a column sent
+    # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
+    no_value: dict[tuple[int, str], Problem] = {}
 
     def cells_of(name: str, actual: str, label: str, field: str | None = None) -> pd.Series:
         """The cells of column ``actual``, cleaned, with what the reader and the cleaning did recorded for
         the field ``name`` under ``label`` (the column as the config names it). ``field``: the platform
-        field they go to (None for custom data), for the problem of a cell holding an error value."""
+        field they go to (None for custom data), for the problem of a cell holding no value to send."""
         for how in table.cells_read.get(actual, ()):
             if how.kind == ERROR_VALUE:
                 for pos in how.positions.tolist():
                     problem = _error_value(table.row_numbers[pos], actual, field, source[actual].iat[pos])
-                    errors.setdefault((pos, actual), problem)
+                    no_value.setdefault((pos, actual), problem)
+            elif how.kind == FORMULA_NOT_CALCULATED:
+                for pos, formula in zip(how.positions.tolist(), how.held or ()):
+                    problem = _formula_not_calculated(table.row_numbers[pos], actual, field, formula)
+                    no_value.setdefault((pos, actual), problem)
             else:
                 trail.cells(name, label, source[actual], how)
         return _clean(source[actual], trail, name, label)
@@ -321,7 +326,7 @@ def map_records(
         for pos in values.isin(list(codes)).to_numpy().nonzero()[0].tolist():
             mapped.add_problem(pos, _date_problem(codes[values.iat[pos]], mapped.row_numbers[pos],
                                                   reading, name, values.iat[pos]))
-    for (pos, _), problem in errors.items():
+    for (pos, _), problem in no_value.items():
         mapped.add_problem(pos, problem)
     if table.row_problems:
         sent = used | set(custom_sources.values())
@@ -381,6 +386,16 @@ def _error_value(row: int, column: str, field_name: str | None, value: str) -> P
                    f"Row {row}, column '{column}': the cell shows the error {value}, not a value (a formula "
                    "that found nothing, or an error pasted as a value); correct it or type the value.",
                    row, column, field_name, value)
+
+
+def _formula_not_calculated(row: int, column: str, field_name: str | None, formula: str) -> Problem:
+    """The problem of a formula cell saved without its result in a column sent: Excel would show what the
+    formula calculates, the file holds nothing to send. ``formula``: "" for a cell sharing another's."""
+    what = f"the formula {formula}" if formula else "a formula"
+    return Problem("formula-not-calculated",
+                   f"Row {row}, column '{column}': the cell holds {what}, saved without its result by a program "
+                   "that does not calculate; open the file in Excel or LibreOffice and save it.",
+                   row, column, field_name, formula)
 
 
 def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: str, value: str) -> Problem:

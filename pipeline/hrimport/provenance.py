@@ -27,6 +27,7 @@ KINDS: dict[str, str] = {
     # how the reader read the cell
     "excel-date-cell": "Excel date cell",
     "number-format": "Number format applied",
+    "number-as-stored": "Number sent as stored, shown through a format",
     "formula-value": "Formula's last calculated value",
     # what the mapper did
     "apostrophe-removed": "Leading apostrophe removed",

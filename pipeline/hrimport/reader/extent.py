@@ -7,7 +7,9 @@ stray cell at XFD1048576 asks for 17 billion cells (the process aborted), cells 
 5.8 GB. Here each sheet's XML is streamed once, as bytes, to find:
 
 - the last row holding a value that is not blank, and the farthest column holding any value up to it;
-- how many cells hold a value there.
+- how many cells hold a value there;
+- in an ODS, the cells showing an error value (``#N/A``) and the formulas saved without a result, which
+  python-calamine reads as empty cells: this pass is the one that looks at every cell of the file.
 
 A blank tail (rows below the table whose cells hold only empty text or spaces) is cut off an XLSX before
 it is read (``trimmed_xlsx``): those rows would be dropped as blank anyway. A grid still bigger than
@@ -22,7 +24,7 @@ import re
 import shutil
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree
@@ -62,6 +64,10 @@ class SheetExtent:
     grid_columns: int = 0
     tail_start: int | None = None  # XLSX: where the rows after last_row begin in the sheet part
     rows_end: int | None = None  # XLSX: where ``</sheetData>`` begins
+    # ODS: (row, column, the error shown), 0-based, of the cells showing an error value (``ods_sheet_extents``)
+    errors: list[tuple[int, int, str]] = field(default_factory=list)
+    # ODS: (row, column, formula), 0-based, of the formula cells saved without a result
+    uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
 
     @property
     def cells(self) -> int:
@@ -337,13 +343,24 @@ def _skip(read: IO[bytes], size: int) -> None:
 
 _TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+#: LibreOffice's own attribute for the type of a formula's result (its extension of ODF, written by default)
+_CALC_VALUE_TYPE = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}value-type"
+_PARAGRAPH = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}p"
+#: Cells of a repeated row or column listed at most: an error repeated over a formatted area is one mistake.
+_REPEATS_LISTED = 1024
 
 
 def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
-    """The extent of every sheet of an ODS (the library reads them all when it opens the file).
+    """The extent of every sheet of an ODS (the library reads them all when it opens the file), and its
+    cells showing an error value.
 
     Repeated rows and cells (``number-rows-repeated``, ``number-columns-repeated``) are counted, never
     expanded: LibreOffice writes a formatted area down to row 1,048,576 as one repeated row.
+
+    LibreOffice saves a formula whose result is an error as a string cell of empty value, marked
+    ``calcext:value-type="error"``, the error (``#N/A``, ``Err:502``) as its text: python-calamine reads
+    the empty value. A program that does not calculate (odfpy) saves a formula without a value type: there
+    is no result, and python-calamine reads an empty cell.
     """
     extents: dict[str, SheetExtent] = {}
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
@@ -360,9 +377,15 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
                     sheet.start_row()
             elif tag in cells:
                 kind = element.get(value_type)
+                if kind is None and (formula := element.get(_t("formula"))) is not None:
+                    sheet.add_uncalculated(int(element.get(columns_repeated, "1")), formula)
                 if kind is not None or len(element):
+                    repeat = int(element.get(columns_repeated, "1"))
+                    if kind == "string" and element.get(_CALC_VALUE_TYPE) == "error":
+                        paragraph = element.find(_PARAGRAPH)  # not a comment's text
+                        sheet.add_error(repeat, "" if paragraph is None else "".join(paragraph.itertext()).strip())
                     shown = (kind is not None and kind != "string") or bool("".join(element.itertext()).strip())
-                    sheet.add_value(int(element.get(columns_repeated, "1")), shown)
+                    sheet.add_value(repeat, shown)
                 else:
                     sheet.column += int(element.get(columns_repeated, "1"))
                 element.clear()
@@ -389,9 +412,24 @@ class _OdsSheet:
         self.row_values = self.row_last_value = self.row_last_shown = 0
         self.pending_values = self.pending_column = 0  # since the last row showing something
         self.pending_cell = ""
+        self.row_errors: list[tuple[int, str]] = []  # (column, error shown) of the current row's error cells
+        self.row_formulas: list[tuple[int, str]] = []  # (column, formula) of its formulas saved without a result
 
     def start_row(self) -> None:
         self.column = self.row_values = self.row_last_value = self.row_last_shown = 0
+        self.row_errors = []
+        self.row_formulas = []
+
+    def add_error(self, repeat: int, shown: str) -> None:
+        """``repeat`` cells showing the error ``shown`` ("(error)" when written without its text), from the
+        current column on; ``add_value`` follows."""
+        self.row_errors.extend((self.column + k, shown or "(error)") for k in range(min(repeat, _REPEATS_LISTED)))
+
+    def add_uncalculated(self, repeat: int, formula: str) -> None:
+        """``repeat`` cells holding ``formula`` (``of:=A1*2`` as ODF writes it: ``=A1*2``) without a result,
+        from the current column on."""
+        shown = formula.split(":", 1)[1] if formula[:1] != "=" and ":" in formula else formula
+        self.row_formulas.extend((self.column + k, shown) for k in range(min(repeat, _REPEATS_LISTED)))
 
     def add_value(self, repeat: int, shown: bool) -> None:
         self.column += repeat
@@ -402,6 +440,9 @@ class _OdsSheet:
 
     def end_row(self, repeat: int) -> None:
         extent = self.extent
+        for found, marked in ((extent.errors, self.row_errors), (extent.uncalculated, self.row_formulas)):
+            found.extend((self.rows + k, column, text) for k in range(min(repeat, _REPEATS_LISTED))
+                         for column, text in marked)
         self.rows += repeat
         if not self.row_values:
             return

@@ -35,6 +35,10 @@ class NoDataRowsError(InputFileError):
 #: read but a cell with none, which the mapper makes an ``error-value`` problem on its row where the
 #: column is sent (``hrimport.mapper``).
 ERROR_VALUE = "error-value"
+#: The ``CellsRead`` kind of the cells holding a formula saved without its result (by a program that does not
+#: calculate, such as openpyxl): the libraries read them as empty cells; the mapper makes them a
+#: ``formula-not-calculated`` problem where the column is sent.
+FORMULA_NOT_CALCULATED = "formula-not-calculated"
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from hrimport.reader.extent import (
 )
 from hrimport.reader.grid import (
     ERROR_VALUE,
+    FORMULA_NOT_CALCULATED,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -59,12 +60,13 @@ from hrimport.reader.grid import (
 )
 from hrimport.reader.number_formats import (
     ERROR_MARK,
+    NumberStyle,
     SheetNumber,
-    ZeroPadded,
+    ShownNumber,
     number_text,
     ods_sheet_numbers,
     xls_sheet_numbers,
-    xlsx_padded_styles,
+    xlsx_number_styles,
 )
 from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
 from hrimport.reader.sniff import password_protected
@@ -120,23 +122,25 @@ class _Grid(NamedTuple):
 
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
 DATE_CELL_RULE = "a date cell: read as YYYY-MM-DD, whatever the day/month order"
+AS_STORED_RULE = "number format {}: the number the cell stores is sent"
 FORMULA_RULE = "a formula: the value it last calculated, saved with the file"
+NOT_CALCULATED_RULE = "a formula saved without its result: nothing to send"
 
 
 class _Layout(NamedTuple):
-    """The small parts of an XLSX archive: its sheets, the one to read, its zero-padded cell styles and
-    its shared strings table."""
+    """The small parts of an XLSX archive: its sheets, the one to read, its cell styles whose number format
+    is applied or told (``xlsx_number_styles``) and its shared strings table."""
 
     sheets: list[Sheet]
     choice: SheetChoice
-    padded: dict[int, ZeroPadded]
+    styles: dict[int, NumberStyle]
     shared_strings: str | None
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
     with zipfile.ZipFile(path) as archive:
         sheets = xlsx_sheets(archive)
-        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_padded_styles(archive), xlsx_shared_strings(archive))
+        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive), xlsx_shared_strings(archive))
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
@@ -153,7 +157,7 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     chosen = layout.sheets[layout.choice.index]
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
-        lambda: scan_xlsx_sheet(str(source), chosen.part, layout.padded, lossy=True,
+        lambda: scan_xlsx_sheet(str(source), chosen.part, layout.styles, lossy=True,
                                 shared_strings=layout.shared_strings, formulas=True)
         if chosen.part
         else SheetScan()
@@ -189,14 +193,18 @@ def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, of
     ``offset``: the grid row (Excel row - 1) of the table's first row; the cells read are at grid rows."""
     columns = {j: _text_column(column) for j, column in enumerate(table.columns)}
     read_columns = dict(columns)
-    numbers = scan.numbers
-    formulas, look_alike = scan.formulas, scan.look_alike_text
+    numbers, shown = scan.numbers, scan.shown
+    formulas, uncalculated, look_alike = scan.formulas, scan.uncalculated, scan.look_alike_text
     if offset:
         numbers = [dataclasses.replace(n, row=n.row - offset) for n in numbers]
+        shown = [(row - offset, column, read, text, code) for row, column, read, text, code in shown]
         formulas = [(row - offset, column, formula) for row, column, formula in formulas]
+        uncalculated = [(row - offset, column, formula) for row, column, formula in uncalculated]
         look_alike = {(row - offset, column) for row, column in look_alike}
     cells_read = _rewrite_numbers(columns, numbers, first_column, nine_decimals)
+    _add_as_stored(cells_read, columns, shown, first_column)
     _add_formulas(cells_read, formulas, first_column)
+    _add_formulas(cells_read, uncalculated, first_column, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
     text_rows: dict[int, list[int]] = {}
     for row, column in look_alike:
         text_rows.setdefault(column - first_column, []).append(row)
@@ -248,7 +256,7 @@ def _rewrite_numbers(
 ) -> dict[int, list[CellsRead]]:
     """Put Excel's text in the cells ``found`` names, where the library still holds its own rendering of
     the stored number (a cell it read as a date or text is left alone). Returns, by column, the cells
-    rewritten through a number format."""
+    rewritten through a number format, and the error values."""
     by_column: dict[int, list[SheetNumber]] = {}
     for number in found:
         by_column.setdefault(number.column - first_column, []).append(number)
@@ -282,15 +290,43 @@ def _rewrite_numbers(
     return formatted
 
 
+def _add_as_stored(cells_read: dict[int, list[CellsRead]], columns: dict[int, pd.Series],
+                   shown: list[ShownNumber], first_column: int) -> None:
+    """The numbers read as stored where a format shows them otherwise (``SheetScan.shown``), by column and
+    format, where the cell reads as that number once ``_rewrite_numbers`` has written Excel's General text
+    (a cell the library read as a date or text is left out): compared a column at a time, in C."""
+    by_column: dict[int, list[ShownNumber]] = {}
+    for cell in shown:
+        by_column.setdefault(cell[1] - first_column, []).append(cell)
+    for j, cells in by_column.items():
+        if j not in columns:
+            continue
+        cells.sort()
+        values = columns[j].to_numpy(dtype=object)
+        rows = np.array([row for row, *_ in cells], dtype=np.int64)
+        inside = rows < len(values)
+        read = np.array([text for _, _, text, _, _ in cells], dtype=object)
+        kept = np.flatnonzero(inside)
+        kept = kept[values[rows[kept]] == read[kept]]
+        by_code: dict[str, list[int]] = {}
+        for k in kept.tolist():
+            by_code.setdefault(cells[k][4], []).append(k)
+        for code, at in by_code.items():
+            cells_read.setdefault(j, []).append(CellsRead(
+                "number-as-stored", AS_STORED_RULE.format(code), rows[at], tuple(cells[k][3] for k in at)))
+
+
 def _stored_text(stored: str) -> str:
     """The number a cell stores, as a person writes it (XLS gives ``123.0``)."""
     return stored if stored.isdigit() else number_text(float(stored))
 
 
 def _add_formulas(
-    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int
+    cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int,
+    kind: str = "formula-value", rule: str = FORMULA_RULE,
 ) -> None:
-    """The cells holding a formula (``SheetScan.formulas``, sorted by row), by column."""
+    """The cells holding a formula (``SheetScan.formulas``, or ``uncalculated`` as ``FORMULA_NOT_CALCULATED``),
+    by column."""
     by_column: dict[int, list[tuple[int, str]]] = {}
     for row, column, formula in formulas:
         by_column.setdefault(column - first_column, []).append((row, formula))
@@ -298,7 +334,7 @@ def _add_formulas(
         cells.sort()
         rows = np.array([row for row, _ in cells], dtype=np.int64)
         held = tuple(formula for _, formula in cells)
-        cells_read.setdefault(j, []).append(CellsRead("formula-value", FORMULA_RULE, rows, held))
+        cells_read.setdefault(j, []).append(CellsRead(kind, rule, rows, held))
 
 
 def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
@@ -358,8 +394,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
     (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
     found: list[SheetNumber] = []
+    extents: dict[str, SheetExtent] = {}
     if info.format == "ods":
-        for name, extent in ods_sheet_extents(path).items():  # calamine lays out every sheet on opening
+        extents = ods_sheet_extents(path)
+        for name, extent in extents.items():  # calamine lays out every sheet on opening
             check_extent(path, name, extent)
             check_blank_tail(path, name, extent)
     try:
@@ -368,10 +406,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         raise password_protected(path) from None
     with workbook:
         if layout is not None:
-            sheets, choice, padded = layout.sheets, layout.choice, layout.padded
+            sheets, choice, styles = layout.sheets, layout.choice, layout.styles
         else:
             sheets = _calamine_sheets(workbook)
-            choice, padded = choose_sheet(path, sheets, sheet), {}
+            choice, styles = choose_sheet(path, sheets, sheet), {}
         chosen = sheets[choice.index]
         info.sheet, info.sheet_note = chosen.name, choice.note
         try:
@@ -382,13 +420,18 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         except calamine.PasswordError:
             raise password_protected(path) from None
     formulas: list[tuple[int, int, str]] = []
+    uncalculated: list[tuple[int, int, str]] = []
+    shown: list[ShownNumber] = []
     if layout is not None and chosen.part:
-        scan = scan_xlsx_sheet(str(source), chosen.part, padded, lossy=False, formulas=True)
-        found, formulas = scan.numbers, scan.formulas
+        scan = scan_xlsx_sheet(str(source), chosen.part, styles, lossy=False, formulas=True)
+        found, formulas, uncalculated, shown = scan.numbers, scan.formulas, scan.uncalculated, scan.shown
     elif info.format == "ods":
-        found = ods_sheet_numbers(str(path), chosen.name)
+        found, shown = ods_sheet_numbers(str(path), chosen.name)
+        extent = extents.get(chosen.name, SheetExtent())
+        found.extend(SheetNumber(row, column, ERROR_MARK, text) for row, column, text in extent.errors)
+        uncalculated = extent.uncalculated
     elif info.format == "xls":
-        found = xls_sheet_numbers(str(path), chosen.name)
+        found, shown = xls_sheet_numbers(str(path), chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
@@ -399,7 +442,9 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         dates[j] = _date_cells(columns[j], data[j])
         columns[j] = ()  # free each column once converted
     cells_read = _rewrite_numbers(data, found, 0, number_text)
+    _add_as_stored(cells_read, data, shown, 0)
     _add_formulas(cells_read, formulas, 0)
+    _add_formulas(cells_read, uncalculated, 0, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))

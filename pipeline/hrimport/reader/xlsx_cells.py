@@ -11,8 +11,9 @@ Excel in two ways:
 
 ``scan_xlsx_sheet`` streams the sheet part once, as bytes (no XML tree), in a thread while fastexcel
 parses: it returns the numeric cells whose text must change (zero-padded styles, numbers a nine-decimal
-rendering changes) and the text cells whose text looks like fastexcel's rendering of a boolean, date or
-time, which the reader then leaves exactly as they are. Literal ``bytes.find`` calls do the looking
+rendering changes), those whose format shows them otherwise than they are read (``DisplayFormat``: 80%
+for 0.8, which the report tells) and the text cells whose text looks like fastexcel's rendering of a
+boolean, date or time, which the reader then leaves exactly as they are. Literal ``bytes.find`` calls do the looking
 wherever they can: they run at memory speed, a regular expression at a tenth of it.
 
 Cells without an ``r="A1"`` reference (rare writers) cannot be placed and are left as read.
@@ -29,7 +30,15 @@ from html import unescape
 from pathlib import Path
 from typing import IO
 
-from hrimport.reader.number_formats import ERROR_MARK, SheetNumber, ZeroPadded, number_text
+from hrimport.reader.display_formats import DisplayFormat
+from hrimport.reader.number_formats import (
+    ERROR_MARK,
+    NumberStyle,
+    SheetNumber,
+    ShownNumber,
+    ZeroPadded,
+    number_text,
+)
 
 # A stored number whose text a 9-decimal rendering would change: an exponent, more than nine decimals,
 # more than sixteen digits, below 1e-4 (General shows an exponent there), or a negative zero. The
@@ -56,27 +65,33 @@ class SheetScan:
     # (row, column, formula), 0-based: the cells holding a formula (their value is its last result); the
     # formula as Excel shows it, or "" for a cell sharing another cell's formula
     formulas: list[tuple[int, int, str]] = field(default_factory=list)
+    # the same for the formula cells saved without a result (``_formula_cells``): the libraries read them as
+    # empty cells, where Excel shows what the formula calculates
+    uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
+    # (row, column, text read, text shown, format), 0-based: the numbers a ``DisplayFormat`` shows otherwise
+    # than they are read (0.8 through 0% as 80%); plain tuples: a column of them is 100,000 cells
+    shown: list[ShownNumber] = field(default_factory=list)
 
 
 def scan_xlsx_sheet(
     archive_path: str,
     part: str,
-    padded: dict[int, ZeroPadded],
+    styles: dict[int, NumberStyle],
     *,
     lossy: bool,
     shared_strings: str | None = None,
     formulas: bool = False,
 ) -> SheetScan:
-    """One pass over a sheet part: the numeric cells with a zero-padded style (``padded``), with ``lossy``
-    also every number a 9-decimal rendering would change, and the text cells that look like a typed
-    cell's rendering (inline and formula strings, and entries of the ``shared_strings`` part); with
-    ``formulas``, the cells holding a formula (for the report's provenance).
+    """One pass over a sheet part: the numeric cells with a zero-padded style or one a ``DisplayFormat``
+    shows otherwise (``styles``), with ``lossy`` also every number a 9-decimal rendering would change, and
+    the text cells that look like a typed cell's rendering (inline and formula strings, and entries of the
+    ``shared_strings`` part); with ``formulas``, the cells holding a formula (for the report's provenance).
 
     About 0.5 s of CPU for a 100k x 40 sheet, most of it inflating the archive member and the one
     regular expression for lossy numbers.
     """
     look_alike = look_alike_shared_strings(archive_path, shared_strings) if lossy and shared_strings else set()
-    scanner = SheetScanner(padded, lossy=lossy, look_alike_strings=look_alike, formulas=formulas)
+    scanner = SheetScanner(styles, lossy=lossy, look_alike_strings=look_alike, formulas=formulas)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for piece in _pieces(stream, b"<c "):
             scanner.add(piece)
@@ -90,20 +105,25 @@ class SheetScanner:
     ``anchors``: those of ``LOOK_ALIKE_ANCHORS`` to look for (the renderings fastexcel's text holds: a
     text cell can only look like one that is there)."""
 
-    def __init__(self, padded: dict[int, ZeroPadded], *, lossy: bool, look_alike_strings: set[int],
+    def __init__(self, styles: dict[int, NumberStyle], *, lossy: bool, look_alike_strings: set[int],
                  formulas: bool, anchors: tuple[bytes, ...] = LOOK_ALIKE_ANCHORS) -> None:
-        self.padded, self.lossy, self.formulas = padded, lossy, formulas
+        self.padded = {s: f for s, f in styles.items() if isinstance(f, ZeroPadded)}
+        self.displayed = {s: f for s, f in styles.items() if isinstance(f, DisplayFormat)}
+        self.lossy, self.formulas = lossy, formulas
         self.anchors = anchors
+        # a style's index, and the value when it follows at once (<c r="B2" s="3"><v>0.8</v>: most writers)
         self.style_hit = (
-            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(padded)) + rb')"') if padded else None
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(styles)) + rb')"(?: t="n")?>(?:<v>([^<]*)</v>)?')
+            if styles else None
         )
         self.shared_hit = None
         if lossy and look_alike_strings and anchors:
             indexes = b"|".join(str(i).encode() for i in sorted(look_alike_strings))
             self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
         self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
+        self.shown: list[ShownNumber] = []  # the cells of a displayed style shown otherwise than read
         self.texts: list[bytes] = []  # references of look-alike text cells
-        self.formula_cells: list[tuple[bytes, str]] = []
+        self.formula_cells: list[tuple[bytes, str, bool]] = []
 
     def add(self, piece: bytes) -> None:
         cells = self.cells
@@ -112,10 +132,22 @@ class SheetScanner:
         for error_ref, error in _error_cells(piece):
             cells[error_ref] = (error, None)
         if self.style_hit is not None:
+            padded = self.padded
+            displayed: list[tuple[bytes, bytes, int]] = []  # (reference, stored value, style)
             for m in self.style_hit.finditer(piece):
-                cell = _numeric_cell(piece, piece.rfind(b"<", 0, m.start()))
+                start = piece.rfind(b"<", 0, m.start())
+                if m.group(2) is not None and piece.startswith(b'<c r="', start):  # without the finds of _numeric_cell
+                    cell: tuple[bytes, bytes] | None = (piece[start + 6 : piece.find(b'"', start + 6)], m.group(2))
+                else:
+                    cell = _numeric_cell(piece, start)
                 if cell is not None:
-                    cells[cell[0]] = (cell[1], int(m.group(1)))
+                    style = int(m.group(1))
+                    if style in padded:
+                        cells[cell[0]] = (cell[1], style)
+                    else:
+                        displayed.append((*cell, style))
+            if displayed:  # rendered a piece at a time: the piece's cells, not the sheet's, wait in memory
+                self.shown.extend(_shown(displayed, self.displayed))
         if not self.lossy:
             return
         for m in _LOSSY.finditer(piece):
@@ -130,30 +162,49 @@ class SheetScanner:
                     self.texts.append(ref)
 
     def result(self) -> SheetScan:
-        placed_formulas = [(*p, f) for ref, f in self.formula_cells if (p := _position(ref)) is not None]
+        placed = [(*p, f, calculated) for ref, f, calculated in self.formula_cells if (p := _position(ref)) is not None]
         return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
-                         sorted(placed_formulas))
+                         sorted((row, column, f) for row, column, f, calculated in placed if calculated),
+                         sorted((row, column, f) for row, column, f, calculated in placed if not calculated),
+                         self.shown)
 
 
-def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str]]:
-    """(reference, formula) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``; "" for a cell
-    sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas costs one."""
+def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str, bool]]:
+    """(reference, formula, saved with a result) of the cells in ``piece`` holding a formula (``<f>A2*2</f>``;
+    "" for a cell sharing another's, ``<f t="shared" si="0"/>``). Literal finds: a sheet without formulas
+    costs one."""
     at = piece.find(b"<f")
     while at >= 0:
         if piece[at + 2 : at + 3] in (b">", b" "):
             end = piece.find(b">", at)
             text = ""
+            after = end + 1  # where the formula element ends
             if end > 0 and piece[end - 1 : end] != b"/":
                 close = piece.find(b"</f>", end)
                 if close > 0:
                     text = "=" + unescape(piece[end + 1 : close].decode("utf-8", "replace"))
+                    after = close + 4
             start = piece.rfind(b"<c ", 0, at)
             if start >= 0:
                 tag_end = piece.find(b">", start)
                 ref = piece.find(b' r="', start, tag_end)
                 if ref >= 0:
-                    yield piece[ref + 4 : piece.find(b'"', ref + 4)], text
+                    yield piece[ref + 4 : piece.find(b'"', ref + 4)], text, _has_result(piece, start, tag_end, after)
         at = piece.find(b"<f", at + 1)
+
+
+def _has_result(piece: bytes, start: int, tag_end: int, after: int) -> bool:
+    """Whether the formula cell whose tag spans ``start``-``tag_end`` was saved with its result: a ``<v>``
+    after its formula (ending at ``after``) holding a value, or empty in a cell of type ``str``, where Excel
+    saves a formula whose result is empty text. openpyxl and other programs that do not calculate write
+    ``<v/>`` or no ``<v>`` at all."""
+    cell_end = piece.find(b"</c>", after)
+    value = piece.find(b"<v", after, len(piece) if cell_end < 0 else cell_end)
+    if value < 0:
+        return False
+    if piece.startswith(b"<v>", value) and not piece.startswith(b"<v></v>", value):
+        return True
+    return b' t="str"' in piece[start:tag_end]
 
 
 def _error_cells(piece: bytes) -> Iterator[tuple[bytes, bytes]]:
@@ -304,6 +355,35 @@ def _placed(cells: dict[bytes, tuple[bytes, int | None]], padded: dict[int, Zero
             code = padded[style].code if style is not None else ""
             found.append(SheetNumber(position[0], position[1], stored, text, code))
     return found
+
+
+def _shown(cells: list[tuple[bytes, bytes, int]], formats: dict[int, DisplayFormat]) -> list[ShownNumber]:
+    """The cells found of a displayed style whose text shown differs from the number read (``SheetScan.shown``):
+    each value is rendered once per format and piece (a column of percentages holds a few values many times)."""
+    found = []
+    texts: dict[tuple[int, bytes], tuple[str, str] | None] = {}
+    position = _position
+    for ref, stored, style in cells:
+        key = (style, stored)
+        both = texts.get(key, _UNSEEN)
+        if both is _UNSEEN:
+            both = texts[key] = _read_and_shown(stored, formats[style])
+        if both is not None and (at := position(ref)) is not None:
+            found.append((at[0], at[1], both[0], both[1], formats[style].code))
+    return found
+
+
+_UNSEEN = ("", "")
+
+
+def _read_and_shown(stored: bytes, display: DisplayFormat) -> tuple[str, str] | None:
+    """The text a stored number is read as and the text Excel shows, or None when they are the same."""
+    try:
+        value = float(stored)
+    except ValueError:
+        return None
+    read, shown = number_text(value), display.show(value)
+    return None if shown is None or shown == read else (read, shown)
 
 
 def _position(ref: bytes) -> tuple[int, int] | None:

@@ -38,6 +38,7 @@ from hrimport.errors import HrimportError
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.grid import (
     ERROR_VALUE,
+    FORMULA_NOT_CALCULATED,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -143,7 +144,8 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
-_KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "formula-value": 2, "excel-date-cell": 3}
+_KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "number-as-stored": 2, "formula-value": 3,
+               FORMULA_NOT_CALCULATED: 4, "excel-date-cell": 5}
 
 
 def _joined(tables: list[SourceTable]) -> SourceTable:
@@ -160,7 +162,7 @@ def _joined(tables: list[SourceTable]) -> SourceTable:
         offset += len(table.frame)
     cells_read: dict[str, list[CellsRead]] = {}
     for header, by_rule in reads.items():
-        for (kind, rule), parts in sorted(by_rule.items(), key=lambda item: _KIND_ORDER.get(item[0][0], 3)):
+        for (kind, rule), parts in sorted(by_rule.items(), key=lambda item: _KIND_ORDER.get(item[0][0], 5)):
             held = None if parts[0][1] is None else tuple(h for _, part in parts for h in part or ())
             cells_read.setdefault(header, []).append(
                 CellsRead(kind, rule, np.concatenate([positions for positions, _ in parts]), held))

@@ -202,6 +202,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "hide it.",
         "Correct the formula (or type the value) in the file, save it and import it again.",
     ),
+    "formula-not-calculated": Explanation(
+        "A formula without its result",
+        "The cell holds a formula, but the file was saved without what it calculates, by a program that "
+        "writes formulas without calculating them; Excel would show the result, the file holds nothing to "
+        "send, and sending nothing, or the config's default, would hide it.",
+        "Open the file in Excel or LibreOffice and save it (that calculates the formulas), then import it again.",
+    ),
     "extra-cells": Explanation(
         "More cells than the header",
         "The row has values beyond the last column of the header, usually because a value holding the "
