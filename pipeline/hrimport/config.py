@@ -284,6 +284,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None
     timeoff = _mapping(data, "timeoff", timeoff_fields(), where) if "timeoff" in data else None
+    _check_mask(report_settings.mask, (staff, timeoff), source_settings.expected_columns, where)
     if source_settings.expected_columns:  # the mapper compares them with each file's headers
         expected = source_settings.expected_columns
         staff = replace(staff, expected_columns=expected) if staff else None
@@ -404,6 +405,27 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         extra=extra,
         email_check=email_check,
     )
+
+
+def _check_mask(mask: tuple[str, ...], mappings: tuple[FieldMapping | None, ...], expected: tuple[str, ...],
+                where: str) -> None:
+    """A ``[report] mask`` name that masks nothing (a field misspelt) would leave the values it was meant to
+    hide in full in every report: refused, unless columns not named here are packed as data types."""
+    fields = {f.name for f in (*staff_fields(), *timeoff_fields())}
+    named = set(fields) | set(expected)
+    for mapping in mappings:
+        if mapping is None:
+            continue
+        if mapping.pack_unmapped:  # any header of the file may become a data type of that name
+            return
+        named.update(mapping.source_columns, mapping.custom_fields.values())
+    known = {n.strip().casefold() for n in named}
+    for name in mask:
+        if name.strip().casefold() not in known:
+            close = difflib.get_close_matches(name, sorted(fields), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"{where} [report] mask: {name!r} is not a field, nor a column or data type this "
+                              f"config names{hint}")
 
 
 def _reject_todo(here: str, constants: dict[str, str], defaults: dict[str, str],
