@@ -68,6 +68,8 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"tables": '[staff.values.gendr]\n"M" = "Male"'}, "'gendr' is not a staff field (did you mean gender?)"),
         ({"staff": "batch_size = 0"}, "batch_size must be a whole number of at least 1"),
         ({"staff": 'join = { name = "First Name" }'}, "join.name: give a list of columns"),
+        ({"tables": '[staff.join]\nname = { columns = ["Last", "First"], sep = ", " }'},
+         "[staff] join.name: unknown key 'sep'; allowed: columns, separator"),
         ({"staff": "concurrency = 9"},
          "[staff] concurrency must be at most 4 (the connections the client keeps open), not 9"),
         ({"staff": "concurrency = 0"}, "concurrency must be a whole number of at least 1"),

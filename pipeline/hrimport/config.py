@@ -348,7 +348,8 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         check_field(name, "join")
         if isinstance(spec, list):
             cols, sep = spec, " "
-        elif isinstance(spec, dict):
+        elif isinstance(spec, dict):  # a misspelt "separator" would join with a space unnoticed
+            reject_unknown_keys(spec, {"columns", "separator"}, f"{here} join.{name}")
             cols, sep = spec.get("columns", []), spec.get("separator", " ")
         else:
             cols, sep = [], " "
