@@ -62,6 +62,8 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"top": 'token = "abc"'}, "never put the token in a file"),
         ({"top": '[source]\ndate_order = "backwards"'}, 'date_order must be "day-first" or "month-first"'),
         ({"top": "[source]\nheader_row = 0"}, "header_row must be a row number"),
+        ({"top": "[source]\nheader_row = true"}, "header_row must be a row number"),
+        ({"top": "[source]\nsheet = true"}, "[source] sheet must be a sheet name or a 0-based position"),
         ({"top": '[service]\ncustomer_id = "ninety"'}, "customer_id must be a number"),
         ({"top": '[service]\nbase_ulr = "http://x"'}, "unknown key 'base_ulr' (did you mean base_url?)"),
         ({"columns": '"Dept" = "departmnet"'}, "'departmnet' is not a staff field"),

@@ -236,10 +236,11 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     if date_order not in (None, "day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
     header_row = source.get("header_row")
-    if header_row is not None and (not isinstance(header_row, int) or header_row < 1):
+    # true is an int to Python: it would read row 1, and sheet = true the sheet at position 1
+    if header_row is not None and (isinstance(header_row, bool) or not isinstance(header_row, int) or header_row < 1):
         raise ConfigError(f"{where} [source] header_row must be a row number (1 = the first row)")
     sheet = source.get("sheet")
-    if sheet is not None and not isinstance(sheet, (str, int)):
+    if sheet is not None and (isinstance(sheet, bool) or not isinstance(sheet, (str, int))):
         raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
     formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
     if formula_text not in FORMULA_TEXT_MODES:
