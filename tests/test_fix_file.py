@@ -318,3 +318,47 @@ def test_a_joined_field_marks_each_of_its_columns_and_a_warning_marks_none() -> 
     assert list(marks) == ["first", "LAST"]
     assert marks["first"].startswith("A value is required.\nHow to fix: ")
 
+
+
+def test_the_to_fix_csv_of_a_cp1252_export_imports_with_the_same_config(tmp_path: Path, sandbox: Any) -> None:
+    # A French export saved in Windows-1252, which the README says needs `encoding` set once: to_fix.csv is
+    # written as UTF-8 with a BOM, and HR imports it with that same config.
+    config = phone_config(tmp_path)
+    config.write_text(config.read_text().replace("[source]\n", '[source]\nencoding = "cp1252"\n'))
+    rows = [person(1, Name="Hélène Dupré"), person(2, Name="Zoë Bréhaut", Email="nope")]
+    export = write_csv(tmp_path / "staff.csv", rows, [*HEADER, "Phone"], encoding="cp1252")
+    result, _ = run_import(tmp_path, sandbox, export, config=config)
+    assert result.exit_code == 1, result.output
+    with open(latest_run(tmp_path).parent / "to_fix.csv", encoding="utf-8-sig", newline="") as fh:
+        [fix_row] = list(csv.DictReader(fh))
+    fix_row["Email"] = "zoe@acme.example"
+    fixed = write_csv(tmp_path / "to_fix_corrected.csv", [fix_row], [*HEADER, "Phone", "Problem"],
+                      encoding="utf-8-sig")
+
+    result, summary = run_import(tmp_path, sandbox, fixed, config=config)
+
+    assert result.exit_code == 0, result.output
+    assert summary["source"]["encoding"] == "utf-8-sig"  # the file's byte-order mark, not the config's cp1252
+    assert {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)} == {
+        "000001": "Hélène Dupré", "000002": "Zoë Bréhaut"}
+
+
+def test_a_to_fix_is_not_an_export_that_changed_for_a_config_made_by_init(tmp_path: Path, sandbox: Any) -> None:
+    # hrimport init writes expected_columns; the Problem column to_fix adds is not a new column of the export,
+    # so the re-import says nothing about updating them (which would put "Problem" in the config).
+    config = phone_config(tmp_path)
+    expected = ", ".join(f'"{h}"' for h in [*HEADER, "Phone"])
+    config.write_text(config.read_text().replace("[source]\n", f"[source]\nexpected_columns = [{expected}]\n"))
+    rows = [person(1), person(2, Email="nope")]
+    run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows, [*HEADER, "Phone"]), config=config)
+    folder = latest_run(tmp_path).parent
+    wb = openpyxl.load_workbook(folder / "to_fix.xlsx")
+    wb.active["C2"] = "person2@acme.example"
+    wb.save(tmp_path / "fixed.xlsx")
+
+    for fixed in (tmp_path / "fixed.xlsx", folder / "to_fix.csv"):
+        result, summary = run_import(tmp_path, sandbox, fixed, config=config)
+
+        assert result.exit_code in (0, 1), result.output
+        assert "export changed" not in result.output
+        assert summary["notes"] == []

@@ -4,6 +4,7 @@ Malay, German and French ones) written by real writers in the encodings those sy
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -182,3 +183,36 @@ def test_a_renamed_mapped_column_suggests_the_new_header(tmp_path: Path) -> None
     assert result.output.startswith("Error: bamboohr_employees.csv: column(s) 'Hire Date' named in the config")
     assert result.output.endswith("; 'Hire Date' is missing and the file has 'Hire Date (original)': did the "
                                   "export change?\n")
+
+
+def test_a_code_page_export_is_set_up_with_init_encoding_then_imported(tmp_path: Path, sandbox) -> None:
+    # A French payroll export saved by Excel in Windows-1252 with a few accents: the README says such files
+    # need the encoding named once, and init is where a new user starts, before any config exists.
+    source = tmp_path / "export.csv"
+    with open(source, "w", newline="", encoding="cp1252") as fh:
+        csv.writer(fh, delimiter=";").writerows([
+            ["Matricule", "Prénom", "Nom", "E-mail", "Pays", "Poste", "Date d'embauche"],
+            ["100", "Hélène", "Dupré", "helene@acme.example", "France", "Comptable", "03/02/2020"],
+            ["101", "Zoé", "Bréhaut", "zoe@acme.example", "France", "Analyste", "15/07/2019"],
+        ])
+    config = tmp_path / "staff.toml"
+
+    refused = hrimport("init", str(source), "-o", str(config))
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1, refused.output
+    assert refused.output.startswith(f"Error: {source}: cannot tell which encoding this text is in")
+    assert refused.output.endswith("run hrimport init again with --encoding and the one the export was saved "
+                                   "in (such as --encoding cp1252)\n")
+    assert not config.exists()
+
+    result = hrimport("init", str(source), "-o", str(config), "--encoding", "cp1252")
+    assert result.exit_code == 0, result.output
+    assert "Hélène | Zoé" in result.output
+    text = config.read_text(encoding="utf-8")
+    assert '\nencoding = "cp1252"' in text
+    config.write_text(fill_todos(text, {"customer_system_id_type": "Sage", "staff_type": "Payroll"}),
+                      encoding="utf-8")
+    imported = hrimport("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                        base_url=sandbox.base_url)
+    assert imported.exit_code == 0, imported.output
+    assert {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)} == {
+        "100": "Hélène Dupré", "101": "Zoé Bréhaut"}

@@ -194,6 +194,14 @@ def test_html_row_list_stops_at_the_limit_but_lists_every_row_needing_attention(
     assert page.count('class="problem-row"') == 7  # six rows, one of them under two codes
 
 
+def test_html_row_limit_0_lists_no_row_and_says_they_are_all_in_report_xlsx(tmp_path: Path) -> None:
+    page = write_report(sample_result(html_row_limit=0), tmp_path / "r").html.read_text()
+    assert '<table id="all-rows">' not in page
+    assert "This page lists the first 0 of 10 rows" in page and "the other 10 are in <b>report.xlsx</b>" in page
+    assert "No data rows were read" not in page  # ten were
+    assert page.count('class="problem-row"') == 7  # the rows needing attention are still listed
+
+
 class _RowsInAFile(OutcomeRows):
     """A run's rows as a file-backed sequence would give them: iterated, counted and sliced, each walk a read
     of the whole file; never looked up by position."""

@@ -135,3 +135,31 @@ def test_masked_values_quoted_by_problems_are_masked_on_the_terminal_too(tmp_pat
     assert "Birth Date" in result.output and MASK in result.output  # the problems are printed, masked
     for secret in SHORT_BAD_BIRTHDATES.values():
         assert secret not in result.output, f"{secret!r} printed"
+
+
+def test_a_misspelt_field_in_the_mask_stops_the_import_before_a_passport_reaches_a_report(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    # "passport_numbr" masks nothing: the passports would be shown in full in report.html and report.xlsx
+    config = masked_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text(encoding="utf-8").replace('"passport_number", "birthdate"',
+                                                                 '"passport_numbr", "birthdate"'))
+    source = write_csv(tmp_path / "staff.csv", rows(), [*HEADER, PASSPORT_HEADER])
+    result = CliRunner().invoke(
+        main, ["staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports")],
+        env={"HRIMPORT_TOKEN": TOKEN, "HRIMPORT_BASE_URL": sandbox.base_url}, catch_exceptions=False)
+
+    assert result.exit_code == 2, result.output
+    assert result.output == ("Error: staff.toml [report] mask: 'passport_numbr' is not a field, nor a column or "
+                             "data type this config names (did you mean passport_number?)\n")
+    assert sandbox.staff(99) == [] and not (tmp_path / "reports").exists()
+
+
+def test_the_mask_may_name_a_column_or_a_data_type_the_config_names(tmp_path: Path, sandbox: Any) -> None:
+    config = masked_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text(encoding="utf-8").replace('"passport_number", "birthdate"',
+                                                                 '"Passport No.", "cost center"'))
+    source = write_csv(tmp_path / "staff.csv", rows(), [*HEADER, PASSPORT_HEADER])
+    result, folder = run_import(tmp_path, sandbox, source, config, "reports")
+    assert result.exit_code == 1, result.output
+    assert_hidden_in_report(folder, [*SHORT_PASSPORTS.values()])

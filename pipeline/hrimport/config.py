@@ -236,10 +236,11 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     if date_order not in (None, "day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
     header_row = source.get("header_row")
-    if header_row is not None and (not isinstance(header_row, int) or header_row < 1):
+    # true is an int to Python: it would read row 1, and sheet = true the sheet at position 1
+    if header_row is not None and (isinstance(header_row, bool) or not isinstance(header_row, int) or header_row < 1):
         raise ConfigError(f"{where} [source] header_row must be a row number (1 = the first row)")
     sheet = source.get("sheet")
-    if sheet is not None and not isinstance(sheet, (str, int)):
+    if sheet is not None and (isinstance(sheet, bool) or not isinstance(sheet, (str, int))):
         raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
     formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
     if formula_text not in FORMULA_TEXT_MODES:
@@ -284,6 +285,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None
     timeoff = _mapping(data, "timeoff", timeoff_fields(), where) if "timeoff" in data else None
+    _check_mask(report_settings.mask, (staff, timeoff), source_settings.expected_columns, where)
     if source_settings.expected_columns:  # the mapper compares them with each file's headers
         expected = source_settings.expected_columns
         staff = replace(staff, expected_columns=expected) if staff else None
@@ -347,7 +349,8 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         check_field(name, "join")
         if isinstance(spec, list):
             cols, sep = spec, " "
-        elif isinstance(spec, dict):
+        elif isinstance(spec, dict):  # a misspelt "separator" would join with a space unnoticed
+            reject_unknown_keys(spec, {"columns", "separator"}, f"{here} join.{name}")
             cols, sep = spec.get("columns", []), spec.get("separator", " ")
         else:
             cols, sep = [], " "
@@ -404,6 +407,27 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         extra=extra,
         email_check=email_check,
     )
+
+
+def _check_mask(mask: tuple[str, ...], mappings: tuple[FieldMapping | None, ...], expected: tuple[str, ...],
+                where: str) -> None:
+    """A ``[report] mask`` name that masks nothing (a field misspelt) would leave the values it was meant to
+    hide in full in every report: refused, unless columns not named here are packed as data types."""
+    fields = {f.name for f in (*staff_fields(), *timeoff_fields())}
+    named = set(fields) | set(expected)
+    for mapping in mappings:
+        if mapping is None:
+            continue
+        if mapping.pack_unmapped:  # any header of the file may become a data type of that name
+            return
+        named.update(mapping.source_columns, mapping.custom_fields.values())
+    known = {n.strip().casefold() for n in named}
+    for name in mask:
+        if name.strip().casefold() not in known:
+            close = difflib.get_close_matches(name, sorted(fields), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"{where} [report] mask: {name!r} is not a field, nor a column or data type this "
+                              f"config names{hint}")
 
 
 def _reject_todo(here: str, constants: dict[str, str], defaults: dict[str, str],

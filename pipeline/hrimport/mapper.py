@@ -367,7 +367,9 @@ def _export_change_notes(headers: list[str], expected: tuple[str, ...]) -> list[
     have = {normalize_header(h) for h in headers}
     want = {normalize_header(h) for h in expected}
     gone = [h for h in expected if normalize_header(h) not in have]
-    new = [h for h in headers if normalize_header(h) not in want]
+    # the Problem column a to_fix file adds is no column of the export (and never to be expected)
+    fix_key = normalize_header(FIX_COLUMN)
+    new = [h for h in headers if normalize_header(h) not in want and normalize_header(h) != fix_key]
     if not gone and not new:
         return []
     parts = []

@@ -18,11 +18,15 @@ if TYPE_CHECKING:
 @click.option("--kind", type=click.Choice(["staff", "timeoff"]), default=None,
               help="What the export holds (default: time off when its headers name a leave type and dates).")
 @click.option("--sheet", default=None, help="The workbook sheet to read (default: the first visible one).")
+@click.option("--encoding", default=None,
+              help="The encoding a CSV/TSV export was saved in (such as cp1252), when it cannot be told from the "
+                   "file; written into the config.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Where to write the config (default: beside FILE, named like it, .toml).")
 @click.option("--json", "as_json", is_flag=True, help="Print the preview as JSON.")
 @click.option("--force", is_flag=True, help="Replace the config if it already exists.")
-def init(file: Path, kind: str | None, sheet: str | None, output: Path | None, as_json: bool, force: bool) -> None:
+def init(file: Path, kind: str | None, sheet: str | None, encoding: str | None, output: Path | None, as_json: bool,
+         force: bool) -> None:
     """Write a commented import config for FILE, matching its columns to the platform's fields.
 
     Headers are matched with the synonym packs in schemas/synonyms/ (English, Chinese, Japanese, Korean,
@@ -39,7 +43,7 @@ def init(file: Path, kind: str | None, sheet: str | None, output: Path | None, a
     from hrimport.init import init_config  # the reader and pandas
 
     chosen: Kind | None = "staff" if kind == "staff" else "timeoff" if kind == "timeoff" else None
-    result = init_config(file, kind=chosen, sheet=sheet, output=output, force=force)
+    result = init_config(file, kind=chosen, sheet=sheet, encoding=encoding, output=output, force=force)
     if as_json:
         click.echo(json.dumps(result.as_json(), ensure_ascii=False, indent=2))
     else:

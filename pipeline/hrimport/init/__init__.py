@@ -19,14 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hrimport.errors import UsageError
+from hrimport.errors import InputFileError, UsageError
 from hrimport.init.plan import ConfigPlan, guess_kind, plan_config
 from hrimport.init.synonyms import Kind
 from hrimport.init.write import write_config_text
 from hrimport.outcomes import SourceInfo
 from hrimport.reader import read_spreadsheet
+from hrimport.reader.encoding import ENCODING_HINT
 
 __all__ = ["InitResult", "default_output", "init_config"]
+
+INIT_ENCODING_HINT = ("run hrimport init again with --encoding and the one the export was saved in (such as "
+                      "--encoding cp1252)")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ def init_config(
     *,
     kind: Kind | None = None,
     sheet: str | None = None,
+    encoding: str | None = None,
     output: Path | None = None,
     force: bool = False,
 ) -> InitResult:
@@ -83,10 +88,13 @@ def init_config(
         raise UsageError(f"{output} already exists; give another name with -o, or add --force to replace it")
     if output.resolve() == path.resolve():
         raise UsageError(f"{output} is the export itself; give the config another name with -o")
-    table = read_spreadsheet(path, sheet=sheet)
+    try:
+        table = read_spreadsheet(path, sheet=sheet, encoding=encoding)
+    except InputFileError as exc:  # no config yet to set the encoding in: the option that does
+        raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)) from None
     chosen: Kind = kind or guess_kind(table.info.headers)
     plan = plan_config(table, chosen)
-    text = write_config_text(plan, table.info, sheet=sheet, job=output.stem)
+    text = write_config_text(plan, table.info, sheet=sheet, encoding=encoding, job=output.stem)
     _write(output, text)
     return InitResult(table.info, plan, text, output)
 

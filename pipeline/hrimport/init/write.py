@@ -40,7 +40,8 @@ def _array(items: Iterable[str]) -> str:
     return "[" + ", ".join(toml_string(i) for i in items) + "]"
 
 
-def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, job: str) -> str:
+def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, job: str,
+                      encoding: str | None = None) -> str:
     """The config file's text."""
     kind = plan.kind
     command = "staff" if kind == "staff" else "timeoff"
@@ -66,7 +67,9 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out.append(_line(f"# sheet = {toml_string(info.sheet)}", "the first visible sheet, read by default"))
     if info.header_row > 1:
         out.append(f"# the header is row {info.header_row}, below titles: found on its own every time")
-    if info.encoding and info.format in ("csv", "tsv"):
+    if encoding is not None:  # init --encoding: the file could not say it, so every month's import is told
+        out.append(_line(f"encoding = {toml_string(encoding)}", "the export's encoding, as given to init"))
+    elif info.encoding and info.format in ("csv", "tsv"):
         out.append(_line(f"# encoding = {toml_string(info.encoding)}", "detected; set it if a month's file is "
                                                                         "refused as uncertain"))
     if plan.date_order:

@@ -41,6 +41,8 @@ CHAOS_MARGIN = 0.06
 SUSPICIOUS_CHARACTERS = 3
 #: charset-normalizer drops candidates above this chaos; kept loose: the comparison decides.
 CHAOS_THRESHOLD = 0.4
+#: How each refusal of an uncertain encoding ends; ``hrimport init``, which has no config yet, says its option.
+ENCODING_HINT = 'set encoding = "..." in the config\'s [source] to the one the export was saved in'
 
 _HIGH_BYTE_LINE = re.compile(rb"[^\n]*[\x80-\xff][^\n]*\n?")
 _HIGH_BYTE_CELL = re.compile(rb"[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
@@ -197,7 +199,7 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
     if not ranked:
         raise InputFileError(
             f"{path}: cannot tell which encoding this text is in (not UTF-8, nor a code page hrimport "
-            "recognises); save it as UTF-8 CSV, or set encoding = \"...\" in the config's [source]"
+            f"recognises); save it as UTF-8 CSV, or {ENCODING_HINT}"
         )
     leader = min(ranked, key=lambda m: m.chaos)
     best = leader.chaos
@@ -233,7 +235,7 @@ def _detect_legacy(path: Path, data: bytes) -> tuple[str, str]:
         names = ", ".join(k.name for k in candidates)
         raise InputFileError(
             f"{path}: cannot tell which encoding this text is in (it looks like {names}, but none of them "
-            "reads the whole file); save it as UTF-8 CSV, or set encoding = \"...\" in the config's [source]"
+            f"reads the whole file); save it as UTF-8 CSV, or {ENCODING_HINT}"
         )
     raise InputFileError(_ambiguity(path, sample, readings))
 
@@ -300,8 +302,7 @@ def _ambiguity(path: Path, sample: bytes, readings: list[_Reading]) -> str:
     if rest:
         listed += f" (also possible: {', '.join(rest[:8])}{', ...' if len(rest) > 8 else ''})"
     return (
-        f"{path}: cannot tell which encoding this text is in: it {listed}; "
-        'set encoding = "..." in the config\'s [source] to the one the export was saved in'
+        f"{path}: cannot tell which encoding this text is in: it {listed}; {ENCODING_HINT}"
     )
 
 

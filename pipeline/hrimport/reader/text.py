@@ -66,15 +66,23 @@ class _TextGrid:
     def load(
         cls, path: Path, fmt: str, data: bytes, encoding: str | None, delimiter: str | None
     ) -> _TextGrid:
+        if encoding is not None:
+            try:
+                unicode = codecs.lookup(encoding).name.startswith("utf")
+            except LookupError:
+                raise InputFileError(
+                    f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, cp1252, gb18030 or shift_jis"
+                ) from None
+            if not unicode and unicode_bom(data) is not None:
+                # A byte-order mark says the encoding for certain, and no Windows or ISO code page starts a
+                # file with one: the to_fix.csv (UTF-8 with a BOM) of an export the config reads as cp1252
+                # is read as UTF-8, not as a header 'ï»¿Employee ID' that the config's columns never match.
+                encoding = None
         if encoding is None:
             encoding, text = decode_text(path, data)
         else:
             try:
                 text = data.decode(encoding)
-            except LookupError:
-                raise InputFileError(
-                    f"{path}: unknown encoding '{encoding}'; use e.g. utf-8, cp1252, gb18030 or shift_jis"
-                ) from None
             except UnicodeDecodeError as exc:
                 raise InputFileError(
                     f"{path} is not valid {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
