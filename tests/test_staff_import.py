@@ -796,3 +796,34 @@ def test_an_intern_with_another_role_is_told_the_columns_the_file_has(tmp_path: 
     assert ("Row 2: an intern cannot also be a manager or an employee (check the columns 'Is Intern', "
             "'Is Manager').") in result.output
     assert sandbox.staff(99) == []
+
+
+@pytest.mark.parametrize(("table", "setting", "fault"), [
+    ("defaults", 'country = "Narnia"', ("[staff.defaults] country = 'Narnia' cannot be sent (unknown-country): "
+                                       "'Narnia' is not a country we recognise")),
+    ("constants", 'staff_type = "Permanent"', ("[staff.constants] staff_type = 'Permanent' cannot be sent "
+                                              "(not-an-allowed-value): ")),
+])
+def test_a_config_value_the_checks_refuse_is_the_configs_mistake_not_the_rows(
+        tmp_path: Path, sandbox, table: str, setting: str, fault: str) -> None:
+    """A default or constant that cannot be sent was blamed on every row it filled ("Row 3, column
+    'Country': 'Narnia' is not a country"), each row's own cell marked in to_fix for HR to correct, though the
+    value was in the config, not the file: it is one line, exit 2, before anything is sent."""
+    config = write_config(tmp_path / "staff.toml", extra=f"\n[staff.{table}]\n{setting}\n")
+
+    result, _ = run_import(tmp_path, sandbox, [person(1), person(2, Country="")], config=config)
+
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: staff.toml {fault}")
+    assert result.output.rstrip().endswith("Correct it in the config.") and result.output.count("\n") == 1
+    assert sandbox.staff(99) == [] and not list((tmp_path / "reports").glob("*/*/to_fix.*"))
+
+
+def test_a_default_no_row_needs_and_a_valid_one_are_no_mistake(tmp_path: Path, sandbox) -> None:
+    # every Country cell filled: the bad default is never used, as before; a good default fills the empty cell
+    unused = write_config(tmp_path / "unused.toml", extra='\n[staff.defaults]\ncountry = "Narnia"\n')
+    assert run_import(tmp_path, sandbox, [person(1), person(2)], config=unused)[0].exit_code == 0
+    used = write_config(tmp_path / "used.toml", extra='\n[staff.defaults]\ncountry = "Malaysia"\n')
+    result, _ = run_import(tmp_path, sandbox, [person(3, Country="")], config=used)
+    assert result.exit_code == 0, result.output
+    assert {s["customer_system_id"]: s["country"] for s in sandbox.staff(99)}["000003"] == "MY"

@@ -144,6 +144,27 @@ def validate_records(
     return problems
 
 
+def config_value_problem(
+    mapped: MappedTable, problems: dict[int, list[Problem]], constants: dict[str, str], defaults: dict[str, str]
+) -> tuple[str, Problem] | None:
+    """The first problem of a value the config gave rather than the file (a constant, or a default where the
+    row's cell is empty), with "constants" or "defaults"; None when there is none. Such a value is the
+    config's mistake, on every row it fills: the caller refuses the config instead of blaming the rows' cells."""
+    given = set(constants) | set(defaults)
+    if not given:
+        return None
+    for pos, found in problems.items():
+        for problem in found:
+            if problem.field not in given or problem.code not in _VALUE_CODES:
+                continue
+            if problem.field in constants:
+                return "constants", problem
+            cells = mapped.read.get(problem.field)  # the file's cells, when a column maps the field
+            if cells is None or cells.iat[pos] == "":
+                return "defaults", problem
+    return None
+
+
 def _problems_from(
     cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]], *,
     strict_email: bool,
@@ -181,6 +202,11 @@ def _problems_from(
 
 
 _ROW_RULES = {"intern-with-other-role", "country-change-incomplete"}
+# Problems of a value itself (the schema's kind checks, the mapper's reading of dates and countries), which a
+# config's default or constant can have; not the reader's problems of a cell (an Excel error, a formula
+# without its result), which leave the cell empty for a default to fill.
+_VALUE_CODES = {"not-a-date", "not-an-email", "unknown-country", "not-an-allowed-value", "not-a-boolean",
+                "not-a-number", "ambiguous-country", "two-digit-year", "formula-like-text"}
 # Checks of a rule the platform's interface does not state (principle 2): a warning unless the config is strict.
 _OUR_RULES = {"not-an-email"}
 
@@ -351,5 +377,6 @@ _MESSAGES: dict[str, Callable[..., str]] = {
     "country-change-incomplete": _country_change,
 }
 
-__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "email_flaw", "validate_records"]
+__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "config_value_problem", "email_flaw",
+           "validate_records"]
 

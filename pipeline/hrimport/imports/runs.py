@@ -16,6 +16,7 @@ from typing import Literal
 
 from hrimport import __version__
 from hrimport.config import FieldMapping, ImportConfig
+from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable, MappingState, map_records
 from hrimport.normalize.trail import changed_cells
@@ -24,7 +25,7 @@ from hrimport.provenance import ValueChange, is_masked, without_masked
 from hrimport.reader import SourceTable, read_spreadsheet, read_spreadsheet_chunks
 from hrimport.service.connection import Target
 from hrimport.stages import announce
-from hrimport.validate import KeyIds, validate_records
+from hrimport.validate import KeyIds, config_value_problem, validate_records
 
 
 def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
@@ -60,8 +61,24 @@ def read_map_validate(
         timings["map"] = time.perf_counter() - t
         t = time.perf_counter()
         problems = validate_records(mapped, email_check=mapping.email_check)
+        refuse_config_values(config, mapping, mapped, problems)
         timings["validate"] = time.perf_counter() - t
     return table, mapped, problems, timings
+
+
+def refuse_config_values(config: ImportConfig, mapping: FieldMapping, mapped: MappedTable,
+                         problems: dict[int, list[Problem]]) -> None:
+    """A constant or default of the config that the checks refuse is a ``ConfigError`` in one line: left to
+    the rows, every row it fills would be blamed on its own empty cell (and marked in to_fix)."""
+    found = config_value_problem(mapped, problems, mapping.constants, mapping.defaults)
+    if found is None:
+        return
+    table, problem = found
+    section = "staff" if mapping is config.staff else "timeoff"
+    value = (mapping.constants if table == "constants" else mapping.defaults)[str(problem.field)]
+    reason = problem.message.split(": ", 1)[-1]  # past "Row 2, column 'Country'": the value's own fault
+    raise ConfigError(f"{config.path.name} [{section}.{table}] {problem.field} = {value!r} cannot be sent "
+                      f"({problem.code}): {reason} Correct it in the config.")
 
 
 #: Rows read, mapped and validated at a time (issue 17): memory holds one chunk's tables, not the file's.
@@ -142,6 +159,7 @@ class StagedFile:
                 self.timings["map"] += time.perf_counter() - t
                 t = time.perf_counter()
                 problems = validate_records(mapped, duplicates=False, email_check=self.mapping.email_check)
+                refuse_config_values(self.config, self.mapping, mapped, problems)
                 self.key_ids.add(mapped, problems)
                 self.timings["validate"] += time.perf_counter() - t
                 self._rows += len(mapped)
