@@ -296,6 +296,8 @@ def fast_path_layout(ws: Any) -> None:
          "Original row 7: Start date '31/02/2024' is not a date; Country 'Atlantis' is not a country code"),
         (["Row 7: the service rejected 'Ada': too long"],
          "Original row 7: The service rejected 'Ada': too long"),
+        (["Row 7, column 'Name': the cell is empty.", "Row 7, column 'Country': 'Atlantis' is not a country."],
+         "Original row 7: Column 'Name': the cell is empty. Column 'Country': 'Atlantis' is not a country."),
         ([], "Original row 7: Permission denied"),  # no problem: the outcome says it
         (["Row 7, column 'Name': 'A\x01da' is not valid."],  # a control character XML cannot hold
          "Original row 7: Column 'Name': 'A\ufffdda' is not valid."),

@@ -320,11 +320,11 @@ def close_run(
     run_notes = list(notes)
     unsent = rows.outcome_counts()[Outcome.NOT_SENT]
     if halted is not None:
-        run_notes.append(f"The run was stopped ({halted}): the requests in flight finished, {unsent} row(s) were "
+        run_notes.append(f"The run was stopped ({halted}): the requests in flight finished, {unsent:,} row(s) were "
                          "not sent. Run the import again to send them: nothing is sent twice.")
     elif lost is not None:
         run_notes.append(f"The service became unreachable during the run ({lost}); the run stopped sending, "
-                         f"{unsent} row(s) were not sent. Run the import again once the service is reachable: "
+                         f"{unsent:,} row(s) were not sent. Run the import again once the service is reachable: "
                          "nothing is sent twice.")
     info = RunInfo(
         kind=kind,

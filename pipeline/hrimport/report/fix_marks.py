@@ -59,7 +59,10 @@ def problem_text(row: RowOutcome) -> str:
     messages = [_capitalized(_without_row(p.message, row.row)) for p in row.problems]
     if not messages:
         messages = [row.message or row.outcome.label]
-    return _NOT_XML.sub("\ufffd", f"Original row {row.row}: " + "; ".join(dict.fromkeys(messages)))
+    text = f"Original row {row.row}:"
+    for message in dict.fromkeys(messages):  # sentences follow each other; phrases are joined by "; "
+        text += ("; " if text[-1] not in ".!?:" else " ") + message
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def _without_row(message: str, row: int) -> str:

@@ -182,11 +182,11 @@ class TotalsSettler:
         if unreachable and len(unreachable) == len(self.answers):
             raise ServiceUnavailableError(str(unreachable[0]))
         if self.rows:
-            note = (f"total_days filled from the calculation for {self.filled} row(s); {self.calculator.asked} "
+            note = (f"total_days filled from the calculation for {self.filled:,} row(s); {self.calculator.asked:,} "
                     "distinct period(s) asked of the calculation endpoint.")
             if self.differs:
                 sent = "the service's count" if self.policy == "service" else "the file's figure"
-                note += f" {self.differs} row(s) sent with {sent} where the two differ (total-days-differs)."
+                note += f" {self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs)."
             notes.append(note)
 
 
