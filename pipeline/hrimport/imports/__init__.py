@@ -121,7 +121,8 @@ def import_file(
                     from hrimport.state.ledger import LEDGER_LOCK
                     from hrimport.state.lock import job_lock
 
-                    stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK))
+                    stack.enter_context(job_lock(config.state_dir, LEDGER_LOCK,
+                                                 running="a time-off import using this state folder's ledger"))
                 if kind == "staff" and state is None and dry_run:
                     # a dry run plans against what the platform accepted, and remembers nothing: it opens a
                     # state folder that exists, never makes one

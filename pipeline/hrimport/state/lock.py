@@ -47,11 +47,12 @@ def lock_path(state_dir: Path, job: str) -> Path:
 
 
 @contextmanager
-def job_lock(state_dir: Path, job: str) -> Iterator[Path]:
+def job_lock(state_dir: Path, job: str, *, running: str | None = None) -> Iterator[Path]:
     """Hold the job's lock for the ``with`` block; raise ``JobLockedError`` at once if another process has it.
 
     The lock belongs to this call, not to the process: a second ``job_lock`` of the same job in the same
-    process is refused too.
+    process is refused too. ``running``: what the refusal says is running, when not a job of that name
+    (the time-off ledger's lock: "a time-off import using this state folder's ledger").
     """
     path = lock_path(state_dir, job)
     make_state_folder(state_dir)
@@ -62,7 +63,7 @@ def job_lock(state_dir: Path, job: str) -> Iterator[Path]:
     try:
         lock.acquire()
     except Timeout:  # held by another process (or another job_lock of this one)
-        raise JobLockedError(_locked_message(job, path, _read_holder(path))) from None
+        raise JobLockedError(_locked_message(running or f"job {job!r}", path, _read_holder(path))) from None
     except OSError as exc:
         raise ConfigError(f"cannot create the lock file {path}: {exc.strerror or exc}; check the job's state "
                           "folder") from None
@@ -96,7 +97,7 @@ def _read_holder(path: Path) -> dict[str, str]:
     return holder
 
 
-def _locked_message(job: str, path: Path, holder: dict[str, str]) -> str:
+def _locked_message(running: str, path: Path, holder: dict[str, str]) -> str:
     pid = holder.get("pid")
     who = f"pid {pid}" if pid else "another process (pid not yet written)"
     host = holder.get("host")
@@ -104,6 +105,6 @@ def _locked_message(job: str, path: Path, holder: dict[str, str]) -> str:
         who += f" on {host}"
     since = f", started {holder['started']}" if holder.get("started") else ""
     return (
-        f"job {job!r} is already running ({who}{since}; lock {path}). This run did nothing: wait for that "
+        f"{running} is already running ({who}{since}; lock {path}). This run did nothing: wait for that "
         f"run to finish, or end it (kill {pid or 'PID'}) if it is stuck; the lock is released when it ends"
     )
