@@ -512,6 +512,25 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
     assert job.last_run()["notified"] is True
 
 
+def test_a_leaver_who_comes_back_unchanged_counts_as_missing_when_they_leave_again(tmp_path: Path,
+                                                                                  sandbox: Any) -> None:
+    # After a month without them, a leaver is no longer the job's (so leavers never add up to a held month);
+    # back as they were, they are not sent again, and that alone must make them the job's again
+    job = JobFolder(tmp_path / "back", sandbox)
+    everyone = job.people(30)
+    for month, rows in [("2024-05", everyone), ("2024-06", everyone[:-1]), ("2024-07", everyone)]:
+        job.export(month, rows)
+        assert run_cli("run", str(job.job)).exit_code == 0
+
+    job.export("2024-08", everyone[:-1])
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads((job.runs()[-1] / "staff" / "outcomes.jsonl").read_text().splitlines()[0])["plan"]
+    assert plan["counts"] == {"new": 0, "changed": 0, "unchanged": 29, "invalid": 0, "missing": 1}
+    assert [m["external_id"] for m in plan["missing"]["examples"]] == [job.ext(30)]
+
+
 def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: Path, sandbox: Any,
                                                                      inbox: tuple[Inbox, int]) -> None:
     box, port = inbox

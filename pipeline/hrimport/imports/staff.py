@@ -84,6 +84,8 @@ class AcceptedPayloads(Protocol):
 
     def left_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None: ...
 
+    def back_in_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None: ...
+
 
 def prepare_staff(config: ImportConfig, path: Path) -> tuple[SourceTable, MappedTable, dict[int, list[Problem]], dict[str, float]]:
     """Read, map and validate a staff export: no network. Returns the stages' data and their timings."""
@@ -164,6 +166,7 @@ def import_staff(
     # the rows alike (unchanged, a dry run's valid rows, the rows the service added...): made ``RowOutcome``s
     # by ``_by_chunk`` only if they have something of their own to show (a warning, a change)
     alike: list[PlainRows] = []
+    unchanged_ids: Sequence[str] = ()  # the people not sent again, being as the service last accepted them
     held: list[str] = []
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
@@ -192,6 +195,7 @@ def import_staff(
             unchanged = [status_of(row) == "unchanged" for row in records.heads.rows]  # each row's told once
             same = records.heads.taken([i for i, is_same in enumerate(unchanged) if is_same])
             alike.append(PlainRows(same.rows, same.external_ids, same.names, Outcome.UNCHANGED, UNCHANGED_MESSAGE))
+            unchanged_ids = same.external_ids
             records = records.taken([i for i, is_same in enumerate(unchanged) if not is_same])
         timings["plan"] = time.perf_counter() - t
 
@@ -230,6 +234,9 @@ def import_staff(
         # the file was imported (the guard let it through, or a person released it): the next month is
         # compared with it, not with everyone this job ever sent, so leavers do not add up to a held month
         state.left_job(target.customer_id, config.report.job, [m.external_id for m in plan.missing])
+    if unchanged_ids and state is not None and not held and not dry_run:
+        # one who left and comes back as they were is not sent, which is what makes people the job's again
+        state.back_in_job(target.customer_id, config.report.job, unchanged_ids)
     timings["submit"] = time.perf_counter() - t
 
     rows = _by_chunk(outcomes, kept, plan, alike)

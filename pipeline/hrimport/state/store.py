@@ -278,13 +278,21 @@ class StateStore:
         """These people, missing from a file of ``job`` that was imported, are no longer the job's: the next
         month is compared with that file, so a leaver dropped from the export is missing once, not every
         month until the guard holds (their payload stays, for when they come back)."""
+        self._move_job(service, customer_id, external_ids, job, "")
+
+    def back_in_job(self, service: str, customer_id: str, job: str, external_ids: Sequence[str]) -> None:
+        """These people, in a file of ``job`` that was imported, are the job's again if they had left it (one
+        who comes back unchanged is not sent, so nothing else would say so): missing next time, they count."""
+        self._move_job(service, customer_id, external_ids, "", job)
+
+    def _move_job(self, service: str, customer_id: str, external_ids: Sequence[str], was: str, now: str) -> None:
         for start in range(0, len(external_ids), _CHUNK):
             chunk = list(external_ids[start:start + _CHUNK])
             marks = ",".join("?" * len(chunk))
             with self._transaction():
                 self._db.execute(
-                    f"UPDATE staff_accepted SET job = '' WHERE service = ? AND customer_id = ? AND job = ? "
-                    f"AND external_id IN ({marks})", [service, str(customer_id), job, *chunk])
+                    f"UPDATE staff_accepted SET job = ? WHERE service = ? AND customer_id = ? AND job = ? "
+                    f"AND external_id IN ({marks})", [now, service, str(customer_id), was, *chunk])
 
     def filled_shares(self, service: str, customer_id: str, job: str) -> dict[str, float]:
         """Per field, the share of the payloads ``job``'s imports sent and the service accepted that hold a
@@ -385,6 +393,10 @@ class AcceptedStaff:
     def left_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None:
         """The people a file of ``job`` that was imported left out are no longer the job's (``StateStore.left_job``)."""
         self.store.left_job(self.service, customer_id, job, external_ids)
+
+    def back_in_job(self, customer_id: str, job: str, external_ids: Sequence[str]) -> None:
+        """The people of a file of ``job`` that was imported who had left it are its again (``StateStore.back_in_job``)."""
+        self.store.back_in_job(self.service, customer_id, job, external_ids)
 
     def filled_shares(self, customer_id: str, job: str) -> dict[str, float]:
         """Per field, the share of ``job``'s accepted payloads holding a value (the drift guard's "before")."""
