@@ -212,3 +212,17 @@ def test_readme_documents_every_command_and_admin_route(tmp_path: Path) -> None:
                 assert f"`{method.upper()} {path}" in section, (method, path)
     for token in ("demo-vendor", "demo-vendor-noportal", "demo-customer-99", "demo-customer-100"):
         assert f"`{token}`" in section
+
+
+@pytest.mark.parametrize("command", [["add-customer", "200", "Globex"], ["serve", "--port", "0"]])
+def test_a_db_that_is_not_a_sandbox_database_is_one_line_exit_2(tmp_path: Path, command: list[str]) -> None:
+    export = tmp_path / "staff.csv"
+    export.write_text("Employee ID,Name\nE1,Aisha Rahman\n", encoding="utf-8")  # --db given the wrong file
+    result = subprocess.run(
+        [sys.executable, "-m", "hrimport", "sandbox", *command, "--db", str(export)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"Error: --db {export}: file is not a database; give the sandbox's SQLite file or a new path"]
+    assert export.read_text(encoding="utf-8") == "Employee ID,Name\nE1,Aisha Rahman\n"

@@ -107,6 +107,23 @@ def test_annual_leave_counts_working_days_and_accepts_halves(staffed: Any) -> No
     assert [r["total_days"] for r in staffed.time_off()] == [5, 4.5, 4]
 
 
+def test_a_figure_in_hours_of_a_day_is_stored_as_sent_not_only_halves(staffed: Any) -> None:
+    # api-notes: leave may be taken by the hour (1 day = 8 hours): 2 hours is "0.25", 14 hours "1.75"
+    two_hours = leave(staffed, start_date="2024-07-01", end_date="2024-07-01", total_days="0.25")
+    assert two_hours.status_code == 200, two_hours.text
+    assert two_hours.json()["time_off_data"]["total_days"] == 0.25
+    assert leave(staffed, start_date="2024-07-02", end_date="2024-07-03", total_days="1.75").status_code == 200
+    assert [r["total_days"] for r in staffed.time_off()] == [0.25, 1.75]
+
+
+def test_a_figure_that_is_not_a_positive_number_is_400(staffed: Any) -> None:
+    for figure in ("0", "-1", "two", "1,5"):
+        response = leave(staffed, total_days=figure)
+        assert response.status_code == 400
+        assert response.json()["details"] == [{"field": "total_days", "reason": "must be a positive number of days"}]
+    assert staffed.time_off() == []
+
+
 @pytest.mark.parametrize(
     "overrides",
     [

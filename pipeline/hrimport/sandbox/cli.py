@@ -7,9 +7,12 @@ and turns a known mistake into ``click.ClickException`` with a message saying ho
 from __future__ import annotations
 
 import signal
+import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -30,6 +33,19 @@ class _BadOption(click.ClickException):
     """A bad option value: one line ``Error: ...``, and exit 2 like every usage error (not click's usage dump)."""
 
     exit_code = 2
+
+
+_Opened = TypeVar("_Opened")
+
+
+def _open_db(db: Path, opener: Callable[[Path], _Opened]) -> _Opened:
+    """``opener(db)``, with a --db that SQLite cannot use (a spreadsheet given by mistake, a path under a
+    file) told in one line, exit 2, instead of a traceback."""
+    try:
+        return opener(db)
+    except (sqlite3.DatabaseError, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise _BadOption(f"--db {db}: {reason}; give the sandbox's SQLite file or a new path") from None
 
 
 @click.group()
@@ -82,9 +98,10 @@ def serve(host: str, port: int, db: Path, faults_spec: str | None, alter_spec: s
         alterations = Alterations.from_spec(alter_spec) if alter_spec else None
     except ValueError as exc:
         raise _BadOption(f"--alter {alter_spec!r}: {exc}") from None
+    app = _open_db(db, lambda path: create_app(path, faults, alterations))
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(db, faults, alterations), host=host, port=port, log_level="warning",
+            app, host=host, port=port, log_level="warning",
             timeout_graceful_shutdown=2,
         )
     )
@@ -129,7 +146,7 @@ def add_customer(
     """
     from hrimport.sandbox.store import Store
 
-    Store(db).add_customer(customer_id, name, active=not inactive, vendor_id=vendor_id, logo=logo)
+    _open_db(db, Store).add_customer(customer_id, name, active=not inactive, vendor_id=vendor_id, logo=logo)
     click.echo(f"customer {customer_id} {name!r} ({'inactive' if inactive else 'active'}) in {db}")
 
 
@@ -152,7 +169,7 @@ def add_token(db: Path, token: str, customer_id: int | None, vendor_id: int | No
         raise click.UsageError("give exactly one of --customer ID or --vendor ID")
     if no_portal and vendor_id is None:
         raise click.UsageError("--no-portal applies to vendor tokens (--vendor ID) only")
-    user_id = Store(db).add_token(token, customer_id=customer_id, vendor_id=vendor_id, portal=not no_portal)
+    user_id = _open_db(db, Store).add_token(token, customer_id=customer_id, vendor_id=vendor_id, portal=not no_portal)
     whom = f"customer {customer_id}" if customer_id is not None else f"vendor {vendor_id}"
     click.echo(f"token {token!r} (user {user_id}) acts for {whom} in {db}")
 
@@ -170,7 +187,7 @@ def add_data_type(db: Path, customer_id: int, names: tuple[str, ...]) -> None:
     """
     from hrimport.sandbox.store import Store
 
-    store = Store(db)
+    store = _open_db(db, Store)
     store.add_data_types(customer_id, list(names))
     click.echo(f"customer {customer_id} data types: {', '.join(sorted(store.data_types(customer_id)))}")
 
@@ -199,7 +216,7 @@ def add_leave_type(
     """
     from hrimport.sandbox.store import Store
 
-    new_id = Store(db).add_leave_type(
+    new_id = _open_db(db, Store).add_leave_type(
         english, chinese, zh_hant=traditional, basis=basis, leave_type_id=leave_type_id
     )
     click.echo(f"leave type {new_id} {english!r} / {chinese!r} ({basis}) in {db}")
