@@ -57,6 +57,12 @@ def latest_run(tmp_path: Path) -> Path:
     return max((tmp_path / "reports").glob("*/*/summary.json"))
 
 
+def outcome_of(tmp_path: Path, external_id: str) -> dict:
+    """The latest run's outcomes.jsonl line of the row with ``external_id``: its outcome, problems, message."""
+    lines = (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]
+    return next(row for row in map(json.loads, lines) if row["external_id"] == external_id)
+
+
 def test_good_rows_are_added_then_updated_and_bad_rows_are_reported(tmp_path: Path, sandbox) -> None:
     rows = [person(1), person(2), person(3, **{"Hire Date": "2021-02-30"}), person(4)]
     result, summary = run_import(tmp_path, sandbox, rows)
@@ -476,8 +482,7 @@ def test_a_cell_excel_shows_as_an_error_is_never_sent_as_empty_or_as_the_default
 
     assert result.exit_code == 1, result.output
     assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
-    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
-    second = next(r for r in rows if r["external_id"] == "000002")
+    second = outcome_of(tmp_path, "000002")
     assert second["outcome"] == "invalid"
     assert [(p["code"], p["column"], p["value"], p["severity"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A", "error"), ("error-value", "Cost Centre", "#DIV/0!", "error")]
@@ -505,8 +510,7 @@ def test_a_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_def
 
     assert result.exit_code == 1, result.output
     assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
-    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
-    second = next(r for r in rows if r["external_id"] == "000002")
+    second = outcome_of(tmp_path, "000002")
     assert (second["row"], second["outcome"]) == (3, "invalid")
     assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
         ("formula-not-calculated", "Country", "=VLOOKUP(H3,Sites!A:B,2,FALSE)"),
@@ -549,8 +553,7 @@ def test_an_ods_formula_saved_without_its_result_is_never_sent_as_empty_or_as_th
 
     assert result.exit_code == 1, result.output
     assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
-    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
-    second = next(r for r in rows if r["external_id"] == "000002")
+    second = outcome_of(tmp_path, "000002")
     assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
         ("formula-not-calculated", "Country", '=IF(1;"MY";"SG")'),
         ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')]
@@ -643,8 +646,7 @@ def test_a_cell_an_xls_or_ods_shows_as_an_error_is_never_sent_as_the_default(
 
     assert result.exit_code == 1, result.output
     assert [(s["customer_system_id"], s["country"]) for s in sandbox.staff(99)] == [("000001", "MY")]
-    rows = [json.loads(line) for line in (latest_run(tmp_path).parent / "outcomes.jsonl").read_text().splitlines()[1:]]
-    second = next(r for r in rows if r["external_id"] == "000002")
+    second = outcome_of(tmp_path, "000002")
     assert (second["row"], second["outcome"]) == (3, "invalid")
     assert [(p["code"], p["column"], p["value"]) for p in second["problems"]] == [
         ("error-value", "Country", "#N/A"), ("error-value", "Cost Centre", "#DIV/0!")]
