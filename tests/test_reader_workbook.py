@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -150,6 +151,22 @@ def test_zero_padded_ids_written_by_xlsxwriter_read_as_excel_shows_them(tmp_path
         {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Hire Date": "2020-01-31", "Text ID": "77"},
         {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Hire Date": "", "Text ID": "000078"},
     ]
+
+
+def test_a_zero_padded_id_with_more_attributes_after_its_style_reads_as_excel_shows_it(tmp_path: Path,
+                                                                                       engine: str) -> None:
+    # <c r="B3" s="1" ph="1">: an attribute after the style (ph, cm, vm: Excel's order puts them there) must
+    # not hide the cell from the look for zero-padded styles
+    good = write_formatted_xlsxwriter(tmp_path / "good.xlsx").read_bytes()
+    path = tmp_path / "ids.xlsx"
+    with zipfile.ZipFile(io.BytesIO(good)) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data, found = re.subn(rb'(<c r="B3" s="\d+")>', rb'\1 ph="1">', data)
+                assert found == 1
+            dst.writestr(item, data)
+    assert read_spreadsheet(path).frame["Employee ID"].tolist() == ["000123", "1234567"]
 
 
 def test_zero_padded_ids_written_by_openpyxl_read_as_excel_shows_them(tmp_path: Path, engine: str) -> None:

@@ -111,9 +111,12 @@ class SheetScanner:
         self.displayed = {s: f for s, f in styles.items() if isinstance(f, DisplayFormat)}
         self.lossy, self.formulas = lossy, formulas
         self.anchors = anchors
-        # a style's index, and the value when it follows at once (<c r="B2" s="3"><v>0.8</v>: most writers)
+        # a style's index, and the value when it follows at once (<c r="B2" s="3"><v>0.8</v>: most writers);
+        # any other cell of the style (more attributes after it, a formula before its value) is left to
+        # _numeric_cell
         self.style_hit = (
-            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(styles)) + rb')"(?: t="n")?>(?:<v>([^<]*)</v>)?')
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in sorted(styles))
+                       + rb')"(?:(?: t="n")?>(?:<v>([^<]*)</v>)?)?')
             if styles else None
         )
         self.shared_hit = None

@@ -162,7 +162,7 @@ def _joined(tables: list[SourceTable]) -> SourceTable:
         offset += len(table.frame)
     cells_read: dict[str, list[CellsRead]] = {}
     for header, by_rule in reads.items():
-        for (kind, rule), parts in sorted(by_rule.items(), key=lambda item: _KIND_ORDER.get(item[0][0], 5)):
+        for (kind, rule), parts in sorted(by_rule.items(), key=lambda item: _KIND_ORDER.get(item[0][0], len(_KIND_ORDER))):
             held = None if parts[0][1] is None else tuple(h for _, part in parts for h in part or ())
             cells_read.setdefault(header, []).append(
                 CellsRead(kind, rule, np.concatenate([positions for positions, _ in parts]), held))
