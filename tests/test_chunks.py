@@ -21,10 +21,11 @@ import pytest
 from openpyxl import load_workbook
 
 from hrimport import normalize, reader
-from hrimport.config import load_config
+from hrimport.config import ImportConfig, load_config
 from hrimport.errors import InputFileError
 from hrimport.imports import import_file
 from hrimport.normalize import dates, values
+from hrimport.outcomes import RunResult
 from hrimport.reader import xlsx_piece_strings, xlsx_pieces, xlsx_stream
 from tests.staff_files import HEADER, person, write_config, write_csv
 
@@ -342,6 +343,19 @@ def test_a_workbook_read_in_chunks_reports_exactly_what_a_whole_read_reports(
     assert {"number-format", "excel-date-cell", "formula-value"} <= kinds
 
 
+def validated_whole_and_streamed(config: ImportConfig, source: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> tuple[RunResult, RunResult]:
+    """``staff validate`` of a small workbook read whole, then streamed in pieces of 3 rows cut in chunks of 2
+    (the thresholds going down, as for a big one)."""
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = import_file(config, source, validate_only=True).result
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
+    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
+    return whole, import_file(config, source, validate_only=True, chunk_rows=2).result
+
+
 def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_in_a_whole_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """openpyxl writes formulas without calculating them: in pieces of 3 rows past the 31 the header is
@@ -362,13 +376,7 @@ def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_
     source = tmp_path / "staff.xlsx"
     book.save(source)
     config = load_config(write_config(tmp_path / "staff.toml", extra='\n[staff.defaults]\ncountry = "SG"\n'))
-    with pytest.MonkeyPatch.context() as whole_read:
-        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
-        whole = import_file(config, source, validate_only=True).result
-    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
-    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
-    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
-    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+    whole, chunked = validated_whole_and_streamed(config, source, monkeypatch)
 
     flagged = [(r.row, [(p.code, p.column, p.value) for p in r.problems]) for r in chunked.rows if r.problems]
     assert flagged == [(5, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")')]),
@@ -394,13 +402,7 @@ def test_numbers_shown_through_a_format_are_told_alike_in_a_streamed_read_and_a_
         sheet.write_number(n, len(HEADER) + 1, 1 if n % 4 else 0.5, percent)
     book.close()
     config = load_config(write_config(tmp_path / "staff.toml", extra='"Salary" = "Salary"\n"Hours" = "Hours"\n'))
-    with pytest.MonkeyPatch.context() as whole_read:
-        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
-        whole = import_file(config, source, validate_only=True).result
-    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
-    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
-    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
-    chunked = import_file(config, source, validate_only=True, chunk_rows=2).result
+    whole, chunked = validated_whole_and_streamed(config, source, monkeypatch)
 
     assert chunked.info.values_read == whole.info.values_read
     told = [(v.field, v.rows, [(e.row, e.read, e.sent, e.rows) for e in v.examples])
