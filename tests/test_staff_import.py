@@ -7,6 +7,7 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -521,13 +522,24 @@ def test_a_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_def
     assert summary["problems"] == {"formula-not-calculated": 2}
 
 
+def _ods_text_cell(text: str) -> Any:
+    """A text cell as LibreOffice writes it (odfpy), or an empty cell for ""."""
+    from odf.table import TableCell
+    from odf.text import P
+
+    if not text:
+        return TableCell()
+    cell = TableCell(valuetype="string")
+    cell.addElement(P(text=text))
+    return cell
+
+
 def test_an_ods_formula_saved_without_its_result_is_never_sent_as_empty_or_as_the_default(
         tmp_path: Path, sandbox) -> None:
     """odfpy writes an ODS formula as it is given, without calculating it: a formula cell with no value type,
     which python-calamine reads as an empty cell (and LibreOffice would calculate on opening)."""
     from odf.opendocument import OpenDocumentSpreadsheet
     from odf.table import Table, TableCell, TableRow
-    from odf.text import P
 
     formulas = {"Country": 'of:=IF(1;"MY";"SG")', "Cost Centre": 'of:="CC-"&"2"', "Shoe Size": "of:=37+1"}
     doc = OpenDocumentSpreadsheet()
@@ -537,11 +549,8 @@ def test_an_ods_formula_saved_without_its_result_is_never_sent_as_empty_or_as_th
         for header in HEADER:
             if r == 2 and header in formulas:
                 cell = TableCell(formula=formulas[header])
-            elif row[header]:
-                cell = TableCell(valuetype="string")
-                cell.addElement(P(text=row[header]))
             else:
-                cell = TableCell()
+                cell = _ods_text_cell(row[header])
             cells.addElement(cell)
         table.addElement(cells)
     doc.spreadsheet.addElement(table)
@@ -614,11 +623,8 @@ def _ods_with_errors(path: Path) -> Path:
                 cell.setAttrNS("urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0",
                                "value-type", "error")
                 cell.addElement(P(text=shown))
-            elif row[header]:
-                cell = TableCell(valuetype="string")
-                cell.addElement(P(text=row[header]))
             else:
-                cell = TableCell()
+                cell = _ods_text_cell(row[header])
             cells.addElement(cell)
         table.addElement(cells)
     doc.spreadsheet.addElement(table)
@@ -714,17 +720,12 @@ def _ods_with_formats(path: Path) -> Path:
     table = Table(name="Staff")
     header = TableRow()
     for text in FORMATTED_HEADER:
-        cell = TableCell(valuetype="string")
-        cell.addElement(P(text=text))
-        header.addElement(cell)
+        header.addElement(_ods_text_cell(text))
     table.addElement(header)
     for r, (fte, salary, grade) in enumerate(FORMATTED, start=1):
         row = TableRow()
         for h in HEADER:
-            cell = TableCell(valuetype="string") if person(r)[h] else TableCell()
-            if person(r)[h]:
-                cell.addElement(P(text=person(r)[h]))
-            row.addElement(cell)
+            row.addElement(_ods_text_cell(person(r)[h]))
         for kind, style, value, shown in (("percentage", "ce1", fte, f"{fte:.0%}"), ("float", "ce2", salary, f"{salary:,.2f}"),
                                           ("float", "ce3", grade, str(grade))):
             cell = TableCell(valuetype=kind, value=str(value), stylename=style)
