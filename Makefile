@@ -15,6 +15,9 @@ DEMO_DIR ?= demo-output
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
+# An editable install leaves hrimport's own modules without bytecode, and where PYTHONDONTWRITEBYTECODE is set
+# (many container images set it) every command compiled them again (~0.1 s); compileall writes it as pip does
+# for installed packages (`make bench` does it again, so the code it times has its bytecode as a user's would).
 # requirements.lock pins every package (and what they need) to the versions the tests last passed with,
 # so that a new release of a dependency never changes a monthly run unnoticed; `make lock` updates it.
 $(STAMP): pyproject.toml requirements.lock
@@ -22,6 +25,7 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install -qq --upgrade pip
 	$(PY) -m pip install -qq -r requirements.lock
 	$(PY) -m pip install -qq --no-deps -e .
+	@$(PY) -m compileall -q pipeline
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install hrimport with its test tools
@@ -45,6 +49,7 @@ sandbox: install ## run the sandbox in the foreground (port 8765; PORT=... to ch
 BENCH_ARGS ?=
 bench: install ## time whole commands against their baselines; writes the README's Benchmarks table
 	$(PY) -m pip install -qq -e '.[test,bench]'
+	@$(PY) -m compileall -q pipeline
 	$(PY) tests/bench/run_bench.py $(BENCH_ARGS)
 
 lint: install ## ruff and mypy
