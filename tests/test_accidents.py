@@ -262,8 +262,9 @@ def test_a_base_url_with_a_wrong_path_says_so_and_no_row_is_told_it_was_refused(
     [summary] = (tmp_path / "reports" / "test-staff").glob("*/summary.json")
     counts = json.loads(summary.read_text())["counts"]
     assert {outcome: n for outcome, n in counts.items() if n} == {"failed": 2}
-    assert "Row 2: not imported: the service answered POST /api/bulk_add_edit_staff with HTTP 404 (no such " \
-           "endpoint there); check the base URL" in staff.stdout
+    # said once for both rows, not once a row
+    assert "Rows 2 and 3: not imported: the service answered POST /api/bulk_add_edit_staff with HTTP 404 (no " \
+           "such endpoint there); check the base URL\n" in staff.stdout
 
 
 # ------------------------------------------------------------------ the embedded sandbox, never by accident

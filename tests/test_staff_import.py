@@ -114,6 +114,45 @@ def test_a_row_the_service_refuses_is_rejected_with_its_reason_and_its_batch_goe
     assert "Shoe Size" in fix.splitlines()[-1]
 
 
+def test_a_refusal_every_row_shares_is_said_once_so_the_other_problems_still_show(tmp_path: Path, sandbox) -> None:
+    """The config sends "Shoe Size", which the company has not configured: the service refuses every row for
+    it. A cron log gets one line for those 12 rows, not 12 lines of one sentence above the problems HR must
+    fix in the file (at 20,000 rows, the 200 lines said would all have been that sentence)."""
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text().replace('"Cost Centre" = "Cost Center"',
+                                                 '"Cost Centre" = "Cost Center"\n"Shoe Size" = "Shoe Size"'))
+    rows = [person(n) for n in range(1, 13)]
+    rows += [person(13, **{"Hire Date": "2021-02-30"}), person(14, Country="Narnia"),
+             person(15, **{"Hire Date": "2021-02-30"})]
+
+    result, summary = run_import(tmp_path, sandbox, rows, config=config)
+
+    assert result.exit_code == 1, result.output
+    assert summary["counts"]["rejected"] == 12 and summary["counts"]["invalid"] == 3
+    said = result.output[:result.output.index("Read: ")].splitlines()
+    assert said == [
+        "Rows 2, 3, 4, 5, 6 and 7 more: the service rejected 'customer_data_type': 'Shoe Size' not configured for "
+        "customer 99 (configured: Cost Center, Division, Employee Number, Grade)",
+        "Rows 14 and 16, column 'Hire Date': '2021-02-30' is not a real date (expected a real calendar date, such as "
+        "2020-01-31, or an Excel date cell).",
+        "Row 15, column 'Country': 'Narnia' is not a country we recognise (use an ISO code such as SG, MY or CN, or "
+        "the country's name in English or another common language, spelt in full).",
+    ]
+
+
+def test_the_log_stops_at_200_lines_and_counts_the_problems_it_did_not_say(tmp_path: Path) -> None:
+    rows = [person(n, Country=f"Narnia {n}") for n in range(1, 204)]  # 203 different problems
+    rows += [person(n, Country="Narnia") for n in range(204, 209)]  # one problem on 5 rows
+    config, data = write_config(tmp_path / "staff.toml"), write_csv(tmp_path / "staff.csv", rows)
+
+    result = hrimport("staff", "validate", str(config), str(data))
+
+    said = result.output[:result.output.index("Read: ")].splitlines()
+    assert len(said) == 201 and said[0].startswith("Row 2, column 'Country': 'Narnia 1' is not a country")
+    assert said[199].startswith("Row 201, column 'Country': 'Narnia 200' is not")
+    assert said[200] == "... and 8 more (see the report)"  # rows 202-204 and the five of 'Narnia'
+
+
 def test_the_import_rides_out_a_busy_service(tmp_path: Path, sandbox) -> None:
     sandbox.set_faults(rules=[
         {"path": "/api/bulk_add_edit_staff", "status": 503, "count": 2},

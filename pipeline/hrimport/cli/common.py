@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -140,44 +141,84 @@ _SAID_ONCE = frozenset({"not-sent", "held-for-review"})
 
 
 def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> None:
-    """The first ``limit`` problems, one line each, masked as the report masks them: a terminal, a cron
-    mail or a CI log is no place for a passport number either."""
+    """The problems, then the warnings, at most ``limit`` lines, masked as the report masks them (a terminal,
+    a cron mail or a CI log is no place for a passport number either).
+
+    Rows with the very same problem share a line (``Rows 2, 3, 4, 5, 6 and 19,522 more: the service rejected
+    ...``): a mistake every row repeats (a custom field the platform has not configured) would otherwise
+    fill all the lines with one sentence and hide the other problems under "... and 19,527 more"."""
     masker = Masker(result.info.mask_fields)
 
-    def say(row: RowOutcome, text: str) -> None:
+    def masked(row: RowOutcome, text: str) -> str:
         if masker and row.problems:
             quoted = [p.value for p in row.problems if p.value and masker.applies(p.field, p.column)]
-            text = masker.text(text, quoted) if quoted else text
-        click.echo(text, err=err)
+            return masker.text(text, quoted) if quoted else text
+        return text
 
-    # one walk of the rows (past a few thousand, they are read back from a file): the problems said as met,
-    # the warnings after them, so only as many warnings are kept as could still be said
-    shown = 0
-    warnings: list[tuple[RowOutcome, str]] = []
-    warned = 0
+    problems, warnings = SameProblemLines(limit), SameProblemLines(limit)
+    # one walk of the rows (past a few thousand, they are read back from a file)
     for row in result.rows.listed():  # the rows with problems (the others are only counted)
         if not row.outcome.is_success:
             for problem in row.problems or ():
-                if problem.is_warning or problem.code in _SAID_ONCE:
-                    continue
-                if shown < limit:
-                    say(row, problem.message)
-                shown += 1
+                if not (problem.is_warning or problem.code in _SAID_ONCE):
+                    problems.add(row.row, problem.message, partial(masked, row))
             if not row.problems and row.message and row.outcome.value != "not_sent":
-                if shown < limit:
-                    say(row, f"Row {row.row}: {row.outcome.label}: {row.message}")
-                shown += 1
+                problems.add(row.row, f"Row {row.row}: {row.outcome.label}: {row.message}", partial(masked, row))
         for problem in row.problems:
             if problem.is_warning:
-                if len(warnings) < limit:
-                    warnings.append((row, f"Warning: {problem.message}"))
-                warned += 1
-    for row, text in warnings[:max(limit - shown, 0)]:
-        say(row, text)
-    shown += warned
-    say_more = partial(click.echo, err=err)
-    if shown > limit:
-        say_more(f"... and {shown - limit:,} more (see the report)")
+                warnings.add(row.row, problem.message, partial(masked, row))
+    lines = problems.lines() + [(n, f"Warning: {text}") for n, text in warnings.lines()]
+    for _, text in lines[:limit]:
+        click.echo(text, err=err)
+    more = problems.total + warnings.total - sum(n for n, _ in lines[:limit])
+    if more:
+        click.echo(f"... and {more:,} more (see the report)", err=err)
+
+
+_ROW_FIRST = re.compile(r"Row (\d+)(?=[,:])")  # how a problem's message starts: "Row 12: ..." or "Row 12, column"
+
+
+class SameProblemLines:
+    """Problem messages merged into one line per sentence, whatever row it names, in the order first met.
+
+    Only the first ``limit`` different sentences are kept (the rest are counted in ``total``), and a sentence
+    is masked once, by ``mask`` of the first row that says it: the rows it merges say the same values."""
+
+    ROWS_NAMED = 5
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._lines: dict[str, tuple[list[int], str]] = {}  # sentence -> (its rows, its masked text)
+        self._counts: dict[str, int] = {}
+
+    def add(self, row: int, message: str, mask: Callable[[str], str]) -> None:
+        self.total += 1
+        start = _ROW_FIRST.match(message)
+        sentence = message[start.end():] if start and int(start.group(1)) == row else message
+        if sentence in self._counts:
+            self._counts[sentence] += 1
+            rows = self._lines[sentence][0]
+            if len(rows) < self.ROWS_NAMED:
+                rows.append(row)
+        elif len(self._counts) < self.limit:
+            self._counts[sentence] = 1
+            self._lines[sentence] = ([row], mask(message))
+
+    def lines(self) -> list[tuple[int, str]]:
+        """(how many problems, the line) for each sentence: its own message when one row says it."""
+        out = []
+        for sentence, count in self._counts.items():
+            rows, text = self._lines[sentence]
+            if count > 1:
+                if count > len(rows):
+                    named = ", ".join(map(str, rows)) + f" and {count - len(rows):,} more"
+                else:
+                    named = ", ".join(map(str, rows[:-1])) + f" and {rows[-1]}"
+                start = _ROW_FIRST.match(text)
+                text = f"Rows {named}{text[start.end():]}" if start else f"{text} (rows {named})"
+            out.append((count, text))
+        return out
 
 
 json_option = click.option(
