@@ -131,12 +131,12 @@ def test_a_refusal_every_row_shares_is_said_once_so_the_other_problems_still_sho
     assert summary["counts"]["rejected"] == 12 and summary["counts"]["invalid"] == 3
     said = result.output[:result.output.index("Read: ")].splitlines()
     assert said == [
-        "Rows 2, 3, 4, 5, 6 and 7 more: the service rejected 'customer_data_type': 'Shoe Size' not configured for "
-        "customer 99 (configured: Cost Center, Division, Employee Number, Grade)",
-        "Rows 14 and 16, column 'Hire Date': '2021-02-30' is not a real date (expected a real calendar date, such as "
-        "2020-01-31, or an Excel date cell).",
-        "Row 15, column 'Country': 'Narnia' is not a country we recognise (use an ISO code such as SG, MY or CN, or "
-        "the country's name in English or another common language, spelt in full).",
+        ("Rows 2, 3, 4, 5, 6 and 7 more: the service rejected 'customer_data_type': 'Shoe Size' not configured for "
+        "customer 99 (configured: Cost Center, Division, Employee Number, Grade)"),
+        ("Rows 14 and 16, column 'Hire Date': '2021-02-30' is not a real date (expected a real calendar date, such as "
+        "2020-01-31, or an Excel date cell)."),
+        ("Row 15, column 'Country': 'Narnia' is not a country we recognise (use an ISO code such as SG, MY or CN, or "
+        "the country's name in English or another common language, spelt in full)."),
     ]
 
 
