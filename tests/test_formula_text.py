@@ -82,7 +82,7 @@ def test_values_that_start_like_a_formula_are_imported_exactly_as_written_with_a
 
     assert result.exit_code == 0, result.output
     assert "4 of 4 rows imported (3 with warnings)." in result.output
-    assert ("Warning: Row 3, column 'Title': '=Manager' looks like a spreadsheet formula; sent as written "
+    assert ("Warning: Row 3, column 'Title': '=Manager' looks like a spreadsheet formula; kept as written "
             "(formula_text = \"reject\" in the config's [source] would hold the row back).") in result.output
     assert "Warning: Row 4, column 'Cost Centre': '@Home Office' looks like a spreadsheet" in result.output
     # what went over the wire, and what the platform holds: exactly the file's text

@@ -13,10 +13,11 @@ opens it in a spreadsheet (``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``). The con
 
 Why a warning and not a refusal (principle 2): the platform's interface says nothing against such values
 (``=Manager``, ``@Home Office`` are plain strings to it), so refusing HR's row for them would be a rule of
-ours. The danger, CSV injection, is in whoever writes the value into a spreadsheet later, and the guard
-belongs there: we escape every spreadsheet we write ourselves (``hrimport.report.cells``: string cells with
-Excel's quote prefix, a leading ``'`` in CSV that the import removes again), and the platform's own exports
-are the platform's to escape. The warning shows the doubt; ``"reject"`` is there for a company that wants it.
+ours. The danger, CSV injection, lies with whoever writes the value into a spreadsheet later, and the
+guard belongs there: we escape every spreadsheet we write ourselves (``hrimport.report.cells``: string cells
+with Excel's quote prefix, a leading ``'`` in CSV that the import removes again), and the platform's own
+exports are the platform's to escape. The warning shows the doubt; ``"reject"`` is there for a company that
+wants it. The message says "kept as written", not "sent": it is also read in a dry run and in ``to_fix``.
 
 Phone numbers (``+65 8123 4567``, ``+1 (555) 123-4567``), signed numbers (``-3.5``) and placeholders made of
 dashes alone (``-``, ``--``) are never formula-like.
@@ -137,7 +138,7 @@ def guard_formula_text(
                     problem = Problem("formula-like-text", message, row, column, field, value)
                 else:
                     message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula; "
-                               "sent as written (formula_text = \"reject\" in the config's [source] would "
+                               "kept as written (formula_text = \"reject\" in the config's [source] would "
                                "hold the row back).")
                     problem = Problem("formula-like-text", message, row, column, field, value,
                                       severity="warning")
