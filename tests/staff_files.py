@@ -84,11 +84,15 @@ def write_workbook(path: Path, rows: list[dict[str, str]]) -> Path:
 
 
 def write_config(path: Path, *, customer_id: int = 99, date_order: str | None = "day-first", extra: str = "",
-                 base_url: str | None = None, email_check: str | None = None) -> Path:
+                 base_url: str | None = None, email_check: str | None = None,
+                 formula_text: str | None = None) -> Path:
     """The staff config of these tests; ``date_order=None`` leaves the setting out (each column decides),
     ``email_check`` sets ``[staff] email_check`` ("strict": a row whose e-mail is not name@example.com is
-    invalid; unset: the default, a warning)."""
+    invalid; unset: the default, a warning), ``formula_text`` sets ``[source] formula_text`` ("reject": a row
+    holding text like =Manager is invalid; unset: the default, a warning)."""
     line = f'date_order = "{date_order}"' if date_order else ""
+    if formula_text:
+        line += f'\nformula_text = "{formula_text}"'
     email_line = f'email_check = "{email_check}"' if email_check else ""
     text = CONFIG.format(customer_id=customer_id, date_order_line=line, extra=extra, email_check_line=email_line)
     if base_url:

@@ -292,6 +292,35 @@ def test_a_policy_the_import_does_not_know_is_one_line_and_exit_2(tmp_path: Path
                              "'calendar' (the column holding the days is mapped under [timeoff.columns])\n")
 
 
+def test_a_reason_that_starts_like_a_formula_is_sent_as_written_unless_the_config_rejects_it(
+    tmp_path: Path, staffed: Any
+) -> None:
+    # "@home" is a plain string to the platform; a spreadsheet would run it, so the row carries a warning
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", 5, "MY", "@home", ""],
+        ["000104", "Annual Leave", D(2024, 5, 6), D(2024, 5, 8), "", 3, "CN", "trip", ""],
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 0, result.output
+    assert [o.outcome.value for o in run.rows] == ["added", "added"]
+    assert [(p.code, p.severity, p.column, p.value) for p in run.rows[0].problems] == [
+        ("formula-like-text", "warning", "Reason", "@home")]
+    assert sorted(r["notes"] for r in staffed.time_off(99)) == ["@home", "trip"]
+
+    strict = tmp_path / "strict"  # another config, with its own state folder
+    strict.mkdir()
+    config = write_config(strict)
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[source]\n", '[source]\nformula_text = "reject"\n'), encoding="utf-8")
+    staffed.clear_requests()
+    result, run = run_import(strict, staffed, source, config)
+    assert result.exit_code == 1, result.output
+    assert run.rows[0].outcome.value == "invalid"
+    assert [(p.code, p.severity) for p in run.rows[0].problems] == [("formula-like-text", "error")]
+    assert not any(b"@home" in body for body in staffed.bodies)  # the row was not sent again
+
+
 def test_each_distinct_period_is_asked_of_the_calculation_once(tmp_path: Path, staffed: Any) -> None:
     people = ["000101", "000104", "000105", "000106", "000110"]
     source = write_xlsx(tmp_path / "leave.xlsx", [

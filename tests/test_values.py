@@ -2,7 +2,8 @@
 
 HR exports from many countries write Austria as ``Áo`` or ``Österreich``, yes as ``Ya`` or ``Oui``, women
 as ``Perempuan`` or ``weiblich``. Each is sent as the platform's value only when its meaning is certain;
-a name of two countries, or a text a spreadsheet would run as a formula, is a problem on its row.
+a name of two countries is a problem on its row, and so is a text a spreadsheet would run as a formula when
+the config's ``formula_text = "reject"`` says so (``tests/test_formula_text.py`` has the default, a warning).
 """
 
 from __future__ import annotations
@@ -212,11 +213,12 @@ def test_a_stripped_value_never_looks_like_a_formula(value: str) -> None:
     assert not is_formula_like(strip_formula(value))
 
 
-def test_formula_text_other_than_reject_or_strip_is_a_config_error(tmp_path: Path) -> None:
+def test_formula_text_other_than_warn_reject_or_strip_is_a_config_error(tmp_path: Path) -> None:
     config = values_config(tmp_path, formula_text="escape")
     with pytest.raises(ConfigError) as caught:
         load_config(config)
-    assert str(caught.value) == 'staff.toml [source] formula_text must be "reject" or "strip", not \'escape\''
+    assert str(caught.value) == ('staff.toml [source] formula_text must be "warn", "reject" or "strip", '
+                                 "not 'escape'")
     result = hrimport("staff", "validate", str(config), str(write_csv(tmp_path / "staff.csv", [person(1)])))
     assert result.exit_code == 2
     assert result.output == "Error: " + str(caught.value) + "\n"
@@ -318,7 +320,9 @@ def test_an_xlsx_export_in_asian_languages_imports_the_same_codes(tmp_path: Path
     }
 
 
-def test_a_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows(tmp_path: Path) -> None:
+def test_a_name_of_two_countries_and_with_reject_formula_like_text_are_flagged_on_their_rows(
+    tmp_path: Path
+) -> None:
     rows = [
         person(1),
         person(2, Country="Nga"),
@@ -328,12 +332,13 @@ def test_a_name_of_two_countries_and_formula_like_text_are_flagged_on_their_rows
         person(6, **{"Shoe Size": "=1+1"}),  # a column nothing is sent from: no reason to hold the row
         person(7, Country="Malaysai"),
     ]
-    config = values_config(tmp_path)
+    config = values_config(tmp_path, formula_text="reject")
     data = write_csv(tmp_path / "staff.csv", rows, header=VALUES_HEADER)
     result = hrimport("staff", "validate", str(config), str(data))
     assert result.exit_code == 1, result.output
-    formula_fix = ("so it is not sent; remove the leading character, or set formula_text = \"strip\" in the "
-                   "config's [source] to send it without.")
+    formula_fix = ("so it is not sent (formula_text = \"reject\"); remove the leading character, or set "
+                   "formula_text in the config's [source] to \"warn\" to send it as written or \"strip\" to "
+                   "send it without.")
     assert result.output.splitlines()[:4] == [
         ("Row 3, column 'Country': 'Nga' could be Russia (RU) or Nigeria (NG, ISO code NGA); "
          "write the two-letter ISO code."),

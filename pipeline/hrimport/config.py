@@ -8,7 +8,8 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
 
     [source]
     date_order = "month-first"            # how to read 01/02/2020; ISO dates are never ambiguous
-    formula_text = "reject"               # or "strip": send =SUM(A1) as SUM(A1), with a warning
+    formula_text = "warn"                 # =Manager is sent as written, with a warning; "reject" holds
+                                          # such a row back; "strip" sends it as Manager, with a warning
 
     [staff]
     customer_system_id_type = "BambooHR"
@@ -52,10 +53,11 @@ if TYPE_CHECKING:  # the config is read before any data: it imports no pandas
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
 DEFAULT_BATCH_SIZE = 100
 DEFAULT_HTML_ROW_LIMIT = 5000
-# What becomes of text a spreadsheet would run as a formula (hrimport.normalize.formulas): flag the row, or
-# send the value without its leading =, +, -, @ with a warning.
-FORMULA_TEXT_MODES = ("reject", "strip")
-DEFAULT_FORMULA_TEXT = "reject"
+# What becomes of text a spreadsheet would run as a formula (hrimport.normalize.formulas): the platform's
+# interface sets no rule against =Manager, so by default it is sent as written with a warning (we escape the
+# spreadsheets we write); "reject" holds the row back; "strip" sends it without its leading =, +, -, @.
+FORMULA_TEXT_MODES = ("warn", "reject", "strip")
+DEFAULT_FORMULA_TEXT = "warn"
 # What becomes of an e-mail field's value that does not look like name@example.com (hrimport.validate): the
 # platform's interface types these fields as plain strings, so the pattern is ours, and by default the row is
 # sent with a warning; "strict" holds the row back.
@@ -96,7 +98,7 @@ class SourceSettings:
     date_order: DateOrder | None = None  # None: not set; each date column's values decide, else day-first
     encoding: str | None = None
     delimiter: str | None = None
-    formula_text: str = DEFAULT_FORMULA_TEXT  # "reject" | "strip": what to do with text like =SUM(A1)
+    formula_text: str = DEFAULT_FORMULA_TEXT  # "warn" | "reject" | "strip": what becomes of text like =A1
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB  # a workbook unpacking to more is refused
     expected_columns: tuple[str, ...] = ()  # the headers `hrimport init` wrote the config for
 
@@ -244,7 +246,8 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         raise ConfigError(f"{where} [source] sheet must be a sheet name or a 0-based position")
     formula_text = source.get("formula_text", DEFAULT_FORMULA_TEXT)
     if formula_text not in FORMULA_TEXT_MODES:
-        allowed = " or ".join(f'"{m}"' for m in FORMULA_TEXT_MODES)
+        *others, last = (f'"{m}"' for m in FORMULA_TEXT_MODES)
+        allowed = f"{', '.join(others)} or {last}"
         raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
     delimiter = _opt_str(source, "delimiter", where)
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):

@@ -163,7 +163,7 @@ def map_records(
 
     ``date_order`` is the config's setting (None: not set). Each date column is read in one order,
     decided from all its values (``decide_date_order``); a column whose values prove the other order
-    stops the import with an ``InputFileError``. ``formula_text`` ("reject" or "strip", the config's
+    stops the import with an ``InputFileError``. ``formula_text`` ("warn", "reject" or "strip", the config's
     ``[source] formula_text``) says what becomes of values a spreadsheet would run as formulas
     (``hrimport.normalize.formulas``).
 
@@ -337,7 +337,8 @@ def map_records(
                     # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
-    # values normalisation could not make certain, or that must not be sent as written: row problems
+    # values normalisation could not make certain (row problems), and values a spreadsheet would run as a
+    # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
     guard_formula_text(mapped, formula_text, trail)
     if whole:

@@ -9,8 +9,9 @@ share a contract, kept here so that neither side can change it alone:
   into custom data.
 * ``FORMULA_TRIGGERS``: the first characters that make a spreadsheet program run a cell as a formula
   (OWASP's list: ``=``, ``+``, ``-``, ``@``, tab, carriage return). The reporter guards such cells
-  (string cells with Excel's quote prefix in xlsx; a leading ``'`` in CSV, see ``csv_safe``); the
-  sending guard (``hrimport.normalize.formulas``) refuses or strips values that start with one.
+  (string cells with Excel's quote prefix in xlsx; a leading ``'`` in CSV, see ``csv_safe``), since the
+  sending guard (``hrimport.normalize.formulas``) by default sends values that start with one as written,
+  with a warning (the config may make it refuse or strip them).
 * ``csv_safe`` / ``restore_csv_cell``: the CSV guard and its undo. A CSV cell has no type, so a
   formula-like value gets a leading ``'``; plain numbers (``-12``, ``+3.5``) are left alone because no
   program runs them. Reading the file back drops that ``'`` (the mapper does the same per column).

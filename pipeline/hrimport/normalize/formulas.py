@@ -1,16 +1,26 @@
-"""Text a spreadsheet program would run as a formula: never sent as is.
+"""Text a spreadsheet program would run as a formula: sent as written with a warning, unless the config says.
 
 A value starting with ``=`` or ``@`` (or a tab or carriage return, the other OWASP triggers), or with ``+``
 or ``-`` followed by anything but a phone number or a signed number, becomes a formula the moment someone
-opens the platform's export in a spreadsheet (``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``). The config's
+opens it in a spreadsheet (``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``). The config's
 ``[source] formula_text`` says what to do:
 
-- ``"reject"`` (the default): the row gets a ``formula-like-text`` problem naming the column; not sent.
+- ``"warn"`` (the default): the value is sent exactly as written, and the row carries a
+  ``formula-like-text`` warning naming the column and the value.
+- ``"reject"`` (the strict setting): the row gets a ``formula-like-text`` problem naming the column; not sent.
 - ``"strip"``: the value is sent without its leading trigger characters, and the row carries a
   ``formula-like-text-stripped`` warning showing the value sent.
 
+Why a warning and not a refusal (principle 2): the platform's interface says nothing against such values
+(``=Manager``, ``@Home Office`` are plain strings to it), so refusing HR's row for them would be a rule of
+ours. The danger, CSV injection, lies with whoever writes the value into a spreadsheet later, and the
+guard belongs there: we escape every spreadsheet we write ourselves (``hrimport.report.cells``: string cells
+with Excel's quote prefix, a leading ``'`` in CSV that the import removes again), and the platform's own
+exports are the platform's to escape. The warning shows the doubt; ``"reject"`` is there for a company that
+wants it. The message says "kept as written", not "sent": it is also read in a dry run and in ``to_fix``.
+
 Phone numbers (``+65 8123 4567``, ``+1 (555) 123-4567``), signed numbers (``-3.5``) and placeholders made of
-dashes alone (``-``, ``--``) always pass unchanged.
+dashes alone (``-``, ``--``) are never formula-like.
 """
 
 from __future__ import annotations
@@ -100,8 +110,9 @@ def formula_like_positions(values: pd.Series) -> Iterator[tuple[int, str]]:
 def guard_formula_text(
     mapped: MappedTable, mode: str = DEFAULT_FORMULA_TEXT, trail: ValueTrail | None = None
 ) -> None:
-    """Flag (``reject``) or strip (``strip``) every formula-like value about to be sent: mapped fields and
-    custom data, after normalisation; each value stripped is recorded in ``trail``."""
+    """Flag every formula-like value about to be sent (mapped fields and custom data, after normalisation):
+    a warning on its row (``warn``), a problem that holds the row back (``reject``), or a warning and the
+    value stripped (``strip``), each value stripped recorded in ``trail``."""
     for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
                                      (mapped.custom, mapped.custom_sources, False)):
         for name in frame.columns:
@@ -119,11 +130,18 @@ def guard_formula_text(
                                f"sent as '{sent}' (formula_text = \"strip\").")
                     problem = Problem("formula-like-text-stripped", message, row, column, field, value,
                                       severity="warning")
-                else:
+                elif mode == "reject":
                     message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula, "
-                               "so it is not sent; remove the leading character, or set formula_text = "
-                               "\"strip\" in the config's [source] to send it without.")
+                               "so it is not sent (formula_text = \"reject\"); remove the leading character, "
+                               "or set formula_text in the config's [source] to \"warn\" to send it as "
+                               "written or \"strip\" to send it without.")
                     problem = Problem("formula-like-text", message, row, column, field, value)
+                else:
+                    message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula; "
+                               "kept as written (formula_text = \"reject\" in the config's [source] would "
+                               "hold the row back).")
+                    problem = Problem("formula-like-text", message, row, column, field, value,
+                                      severity="warning")
                 mapped.add_problem(position, problem)
             if stripped:
                 values = frame[name].copy()

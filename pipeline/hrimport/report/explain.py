@@ -234,10 +234,14 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "formula-like-text": Explanation(
         "Looks like a spreadsheet formula",
-        "The value starts with =, +, - or @ followed by something other than a number or phone number; a "
-        "spreadsheet opening it later could run it as a formula, so it is not sent.",
-        "Remove the leading character if it is not meant, or set formula_text = \"strip\" in the config's "
-        "[source] to send such values without it.",
+        "The value starts with =, +, - or @ followed by something other than a number or phone number, so a "
+        "spreadsheet opening it could run it as a formula. The platform sets no rule against such values, so "
+        "by default this is a warning and the value is sent as written (the reports and files to fix show it "
+        "as text, never as a formula); with formula_text = \"reject\" under [source] in the config, the row "
+        "is held back instead.",
+        "If the leading character is a mistake, correct the value in the HR system (or in the file to fix) "
+        "and import again. If it is meant (=Manager, @Home Office), there is nothing to fix; a config that "
+        "says formula_text = \"reject\" holds such rows back until that line is removed.",
     ),
     "formula-like-text-stripped": Explanation(
         "Formula character removed",
