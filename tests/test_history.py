@@ -235,7 +235,7 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
          "problem": "summary.json cannot be read: it is not JSON"},
     ]}
     assert run_json["steps"][0]["message"].startswith(
-        "already imported: staff_2024-05.csv is the file imported on")
+        "no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on")
 
     table = run_cli("runs", str(job_folder)).stdout.splitlines()
     assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT",
