@@ -216,10 +216,10 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
     assert result.exit_code == 0, result.stderr
     nothing = {"rows_read": None, "imported": None, "need_attention": None, "report": None}
     assert json.loads(result.stdout) == {"folder": str(job_folder), "runs": [
-        {"run": second, "started_at": run_json["started_at"], "step": "staff", "kind": "staff",
+        {"run": second, "started_at": run_json["steps"][0]["started_at"], "step": "staff", "kind": "staff",
          "file": "staff_2024-05.csv", "dry_run": False, "verdict": run_json["steps"][0]["message"], **nothing,
          "exit_code": 0, "problem": ""},
-        {"run": second, "started_at": run_json["started_at"], "step": "timeoff", "kind": "timeoff",
+        {"run": second, "started_at": run_json["steps"][1]["started_at"], "step": "timeoff", "kind": "timeoff",
          "file": "leave_2024-05.csv", "dry_run": False, "verdict": run_json["steps"][1]["message"], **nothing,
          "exit_code": 0, "problem": ""},
         {"run": first, "started_at": staff["started_at"], "step": "staff", "kind": "staff",
@@ -235,7 +235,7 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
          "problem": "summary.json cannot be read: it is not JSON"},
     ]}
     assert run_json["steps"][0]["message"].startswith(
-        "already imported: staff_2024-05.csv is the file imported on")
+        "no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on")
 
     table = run_cli("runs", str(job_folder)).stdout.splitlines()
     assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT",
@@ -244,6 +244,49 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
                                     f"{first}/timeoff/report.html", "2", "of", "2", "rows", "imported"]
     assert table[6].split()[2:8] == ["-"] * 6
     assert table[6].endswith("  summary.json cannot be read: it is not JSON")
+
+
+def test_a_step_that_imported_nothing_is_listed_at_its_own_start_not_the_runs(tmp_path: Path,
+                                                                             sandbox: Any) -> None:
+    # June: the staff export is new and takes a while to send, the leave export is May's again. The leave
+    # line must say when that step ran, after the staff step, not when the run began.
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.export("2024-05", job.people(3))
+    job.leave("2024-05", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.export("2024-06", job.people(4))
+    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "delay": 1.5, "count": 1}])
+    assert run_cli("run", str(job.job)).exit_code == 0
+
+    lines = json.loads(run_cli("runs", str(job.job), "--json").stdout)["runs"]
+
+    staff, leave = lines[:2]
+    assert (staff["step"], leave["step"]) == ("staff", "timeoff")
+    assert leave["verdict"].startswith("no new export: ")
+    run_started = json.loads((job.root / "reports" / "monthly" / leave["run"] / "run.json").read_text())[
+        "started_at"]
+    assert leave["started_at"] > staff["started_at"] >= run_started  # ISO 8601, one time zone: they sort
+
+
+def test_a_run_killed_before_its_run_json_lists_its_steps_in_the_order_they_ran(tmp_path: Path,
+                                                                               sandbox: Any) -> None:
+    # Steps named so that their names do not sort in the order they run, and what a run killed in its last
+    # step leaves: no run.json, and that step's folder without its summary.json (here both are removed from a
+    # finished run: a kill cannot be timed to fall between the two steps' summaries)
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.job.write_text(job.job.read_text().replace('kind = "staff"', 'kind = "staff"\nname = "people"')
+                       .replace('kind = "timeoff"', 'kind = "timeoff"\nname = "leave"'))
+    job.export("2024-05", job.people(3))
+    job.leave("2024-05", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    [run] = run_folders(job.root / "reports" / "monthly")
+    (job.root / "reports" / "monthly" / run / "run.json").unlink()
+    (job.root / "reports" / "monthly" / run / "leave" / "summary.json").unlink()
+
+    lines = json.loads(run_cli("runs", str(job.job), "--json").stdout)["runs"]
+
+    assert [(line["step"], line["problem"]) for line in lines] == [
+        ("people", ""), ("leave", "summary.json is missing")]
 
 
 def test_hrimport_runs_of_an_import_config_lists_the_runs_of_its_report_folder(tmp_path: Path,

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from click.testing import CliRunner
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
 from hrimport.state.lock import lock_path
+from hrimport.state.store import STATE_FILE
 from tests.staff_files import person, write_config, write_csv
 from tests.test_notify import PASSWORD, Inbox, free_port, start_smtps
 
@@ -71,7 +75,7 @@ class JobFolder:
     """A job's folder: its staff config, export and job file, the way an owner lays them out."""
 
     def __init__(self, root: Path, sandbox: Any, *, notify: str = "", retention: int | None = None,
-                 batch_size: int = 100, timeoff: bool = False) -> None:
+                 batch_size: int = 100, timeoff: bool = False, max_source_age_days: int | None = None) -> None:
         self.root = root
         self.sandbox = sandbox
         self.prefix = uuid.uuid4().hex[:4]  # external ids unique to this test (the sandbox has demo staff)
@@ -81,6 +85,8 @@ class JobFolder:
         lines = ['name = "monthly"', 'state_dir = "state"', 'report_dir = "reports"']
         if retention is not None:
             lines.append(f"retention = {retention}")
+        if max_source_age_days is not None:
+            lines.append(f"max_source_age_days = {max_source_age_days}")
         lines += ["", "[[step]]", 'kind = "staff"', 'config = "staff.toml"', 'source = "exports/staff_*.csv"']
         if timeoff:
             (root / "leave.toml").write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
@@ -109,6 +115,24 @@ class JobFolder:
         later = time.time() + len(list((self.root / "exports").iterdir()))
         os.utime(path, (later, later))
         return path
+
+    def days_pass(self, days: int) -> None:
+        """Move the job's past ``days`` back: every export's modification time, and when the state says each
+        step imported its file. The state's SQLite file is changed with SQLite itself: a test cannot have
+        imported a file a month ago."""
+        for path in (self.root / "exports").iterdir():
+            then = path.stat().st_mtime - days * 86400
+            os.utime(path, (then, then))
+        with closing(sqlite3.connect(self.root / "state" / STATE_FILE)) as db, db:
+            for step, stamp in db.execute("SELECT step, imported_at FROM source_files").fetchall():
+                earlier = (datetime.fromisoformat(stamp) - timedelta(days=days)).isoformat(timespec="seconds")
+                db.execute("UPDATE source_files SET imported_at = ? WHERE step = ?", (earlier, step))
+
+    def imported_on(self, step: str = "staff") -> str:
+        """When the state says ``step`` imported its file, as the step lines show it: 2024-06-01 06:15."""
+        with closing(sqlite3.connect(self.root / "state" / STATE_FILE)) as db:
+            [(stamp,)] = db.execute("SELECT imported_at FROM source_files WHERE step = ?", (step,)).fetchall()
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
 
     def time_off(self) -> Counter[tuple[str, str]]:
         """How many time-off records the sandbox holds per (external id, start date) of this test."""
@@ -200,8 +224,12 @@ def test_the_same_file_again_is_already_imported_and_full_sends_it_all(job: JobF
     again = run_cli("run", str(job.job))
 
     assert again.exit_code == 0
-    assert "staff: already imported: staff_2024-05.csv is the file imported on " in again.stderr
-    assert "nothing sent (run with --full to import it again)" in again.stderr
+    # plainly no new export, not a success: the line, the run's last line (the e-mail's subject) say so
+    found = (f"the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on "
+             f"{job.imported_on()}")
+    lines = again.stderr.splitlines()
+    assert lines[0] == f"staff: no new export: {found}; nothing sent (run with --full to import it again)"
+    assert lines[-1].startswith(f"monthly: no new export: {found}; nothing sent (exit 0: ")
     assert job.sandbox.requests() == []  # not even read, let alone sent
     assert job.last_run()["steps"][0]["status"] == "already_imported"
 
@@ -596,8 +624,8 @@ def test_a_clean_run_sends_no_email_unless_always(tmp_path: Path, sandbox: Any, 
     job.job.write_text(job.job.read_text().replace('when = "attention"', 'when = "always"'))
     assert run_cli("run", str(job.job)).exit_code == 0
     [msg] = box.messages
-    assert msg["Subject"] == ("[hrimport] monthly: already imported: the source files are the ones imported "
-                              "last time (exit 0)")
+    assert msg["Subject"] == (f"[hrimport] monthly: no new export: the newest file matching exports/staff_*.csv "
+                              f"(staff_2024-05.csv) is the one imported on {job.imported_on()}; nothing sent (exit 0)")
 
 
 def test_an_email_that_cannot_be_sent_is_said_but_keeps_the_exit_code(tmp_path: Path, sandbox: Any) -> None:
@@ -634,6 +662,142 @@ def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
     assert sorted(p.name for p in removed) == ["2024-05-01_090000", "2024-05-01_090000-2"]
 
 
+# ----------------------------------------------------------------------- a month whose export never came
+
+
+def test_a_month_whose_export_never_came_exits_2_and_is_emailed(tmp_path: Path, sandbox: Any,
+                                                                inbox: tuple[Inbox, int]) -> None:
+    # The monthly cron run of 1 July: June's export never arrived, so the glob finds May's file again
+    box, port = inbox
+    job = JobFolder(tmp_path / "late", sandbox, notify=notify_table(port), max_source_age_days=20)
+    job.export("2024-05", job.people(5))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.days_pass(31)
+    job.sandbox.clear_requests()
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    refusal = (f"no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one "
+               f"imported on {job.imported_on()}, 31 days ago, more than max_source_age_days = 20 (monthly.toml); "
+               f"nothing sent: put the new export in exports/")
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"staff: Error: {refusal}"
+    assert lines[-1] == (f"monthly: staff: {refusal} (exit 2: a usage, config or input-file error (an export "
+                         f"missing, unreadable or too old among them): fix the job file, config or source file it "
+                         f"names, then run again)")
+    assert job.sandbox.requests() == []
+    assert job.last_run()["steps"][0]["status"] == "too_old"
+    # when = "attention": on-call hears of it, in the subject and the body
+    [msg] = box.messages
+    assert msg["Subject"] == f"[hrimport] monthly: staff: {refusal} (exit 2)"
+    body = msg.get_body(("plain",)).get_content()
+    assert f"- staff: Error: {refusal}" in body.splitlines()
+    assert "Exit code 2: a usage, config or input-file error (an export missing, unreadable or too old" in body
+
+    # June's export arrives: the next run imports it
+    job.export("2024-06", job.people(6))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 7)})
+
+
+def test_last_months_file_touched_again_by_a_copy_is_still_no_new_export(job: JobFolder) -> None:
+    # A nightly sync copies the exports folder again: May's file gets a new modification time, but it is
+    # still the file imported a month ago
+    job.job.write_text(job.job.read_text().replace('report_dir = "reports"\n',
+                                                   'report_dir = "reports"\nmax_source_age_days = 20\n'))
+    source = job.export("2024-05", job.people(3))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.days_pass(31)
+    os.utime(source)  # now
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        f"staff: Error: no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the "
+        f"one imported on {job.imported_on()}, 31 days ago, more than max_source_age_days = 20 (monthly.toml); "
+        f"nothing sent: put the new export in exports/")
+
+
+def test_an_old_file_never_imported_is_refused_by_its_date_unless_its_step_lifts_the_limit(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    job = JobFolder(tmp_path / "old", sandbox, max_source_age_days=20)
+    source = job.export("2024-05", job.people(3))
+    forty_days_ago = time.time() - 40 * 86400
+    os.utime(source, (forty_days_ago, forty_days_ago))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    modified = datetime.fromtimestamp(forty_days_ago).strftime("%Y-%m-%d %H:%M")
+    assert result.stderr.splitlines()[0] == (
+        f"staff: Error: no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) was "
+        f"modified on {modified}, 40 days ago, more than max_source_age_days = 20 (monthly.toml); nothing sent: "
+        f"put the new export in exports/, or raise max_source_age_days if this file is the right one")
+    assert job.stored() == Counter()
+
+    # the step's own setting outranks the job's: false is no limit
+    job.job.write_text(job.job.read_text().replace('source = "exports/staff_*.csv"',
+                                                   'source = "exports/staff_*.csv"\nmax_source_age_days = false'))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 4)})
+
+
+def test_within_the_limit_no_new_export_stays_exit_0_without_an_email(tmp_path: Path, sandbox: Any,
+                                                                     inbox: tuple[Inbox, int]) -> None:
+    # A daily run of a monthly export: three days after May's file came, there is simply nothing new yet
+    box, port = inbox
+    job = JobFolder(tmp_path / "daily", sandbox, notify=notify_table(port), max_source_age_days=35)
+    job.export("2024-05", job.people(3))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.days_pass(3)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        f"staff: no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one "
+        f"imported on {job.imported_on()}; nothing sent (run with --full to import it again)")
+    assert box.messages == []
+
+
+def test_a_new_file_with_the_same_bytes_as_the_last_one_is_named_beside_it(job: JobFolder) -> None:
+    # June's export came, but byte for byte it is May's: nothing in it was not imported already
+    rows = job.people(3)
+    job.export("2024-05", rows)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.export("2024-06", rows)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[0] == (
+        f"staff: no new export: the newest file matching exports/staff_*.csv (staff_2024-06.csv) has the same "
+        f"content as staff_2024-05.csv, imported on {job.imported_on()}; nothing sent (run with --full to import "
+        f"it again)")
+
+
+def test_a_step_without_a_new_export_beside_one_that_imported_is_named_in_the_verdict(
+    tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]
+) -> None:
+    box, port = inbox
+    job = JobFolder(tmp_path / "mixed", sandbox, timeoff=True, notify=notify_table(port, when="always"))
+    job.export("2024-05", job.people(3))
+    job.leave("2024-05", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.export("2024-06", job.people(4))  # June's staff export came, June's leave export did not
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    verdict = ("staff: everything imported; timeoff: no new export: the newest file matching exports/leave_*.csv "
+               f"(leave_2024-05.csv) is the one imported on {job.imported_on('timeoff')}")
+    assert result.stderr.splitlines()[-1].startswith(f"monthly: {verdict} (exit 0: ")
+    assert box.messages[-1]["Subject"] == f"[hrimport] monthly: {verdict} (exit 0)"
+
+
 # ---------------------------------------------------------------------------------------- job file
 
 
@@ -654,6 +818,13 @@ def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
         (('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n[notify]\nto = ["a@b.c"]\n'
          'from = "x@y.z"\nwhen = "sometimes"\n'), "when must be one of always, attention, never"),
         ('[[step]]\nkind = "staff"\nconfig = "missing.toml"\nsource = "a.csv"\n', "missing.toml does not exist"),
+        ('max_source_age_days = 0\n[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\n',
+         ("job.toml: max_source_age_days must be a whole number of days, at least 1 (e.g. 20 for a monthly "
+          "export), or false for no limit")),
+        ('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\nmax_source_age_days = "20"\n',
+         "job.toml step 1: max_source_age_days must be a whole number of days"),
+        ('[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "a.csv"\nmax_source_age_days = true\n',
+         "job.toml step 1: max_source_age_days must be a whole number of days"),
     ],
 )
 def test_job_file_mistakes_are_one_clear_config_error(tmp_path: Path, text: str, message: str) -> None:
@@ -676,3 +847,13 @@ def test_a_job_file_with_defaults(tmp_path: Path) -> None:
     assert job.report_dir == tmp_path / "reports"
     assert [(s.name, s.kind) for s in job.steps] == [("staff", "staff")]
     assert job.notify is None
+    assert job.steps[0].max_source_age_days is None  # any age, as before the setting existed
+
+
+def test_max_source_age_days_of_the_job_holds_for_each_step_unless_the_step_says_otherwise(tmp_path: Path) -> None:
+    write_config(tmp_path / "staff.toml")
+    step = '[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "x_*.csv"\nname = "{}"\n{}\n'
+    (tmp_path / "job.toml").write_text("max_source_age_days = 20\n" + step.format("a", "") + step.format(
+        "b", "max_source_age_days = 40") + step.format("c", "max_source_age_days = false"))
+    job = load_job(tmp_path / "job.toml")
+    assert [(s.name, s.max_source_age_days) for s in job.steps] == [("a", 20), ("b", 40), ("c", None)]

@@ -24,13 +24,16 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
 
     One line per step on stderr; everything else goes to run.log in the run's report folder. A second
     run of the same job while one is going exits 3 at once. Rows the service already holds unchanged are
-    not sent again, and a source file identical to the last one imported is not read again (--full does
-    both). The verdict is e-mailed as the job's [notify] table says. A step with no base URL stops the
-    run (exit 2) unless the job file says sandbox = true.
+    not sent again, and a source file identical to the last one imported is not read again: its line says
+    "no new export" (--full sends them anyway). A step whose newest file is older than the job file's
+    max_source_age_days sends nothing and exits 2, so a month whose export never came is not a success.
+    The verdict is e-mailed as the job's [notify] table says. A step with no base URL stops the run
+    (exit 2) unless the job file says sandbox = true.
 
-    Exit codes: 0 everything imported (or already imported); 1 some rows need attention (see the report);
-    2 a usage, config or input-file error; 3 another run of the same job is in progress; 4 the service was
-    unreachable or refused the token.
+    Exit codes: 0 everything imported (or no new export: the newest file is the one already imported);
+    1 some rows need attention (see the report); 2 a usage, config or input-file error (an export missing,
+    unreadable or older than max_source_age_days); 3 another run of the same job is in progress; 4 the
+    service was unreachable or refused the token.
 
     Example:
 

@@ -7,6 +7,7 @@ A job file (TOML)::
     report_dir = "reports"               # one folder per run: reports/<name>/<YYYY-MM-DD_HHMMSS>/
     retention = 12                       # run folders kept; older ones are removed
     sandbox = false                      # true: steps with no base URL may use the embedded sandbox
+    max_source_age_days = 20             # a step whose newest file is older sends nothing, exit 2 (default: any)
 
     [[step]]                             # steps run in file order; staff steps before time-off steps
     kind = "staff"                       # staff | timeoff
@@ -17,6 +18,7 @@ A job file (TOML)::
     kind = "timeoff"
     config = "leave_history.toml"
     source = "exports/leave_*.xlsx"
+    max_source_age_days = 40             # a step's own limit over the job's (false: any age)
 
     [notify]                             # optional: e-mail the verdict (see hrimport.notify)
     when = "attention"                   # always | attention (exit code not 0) | never
@@ -30,12 +32,14 @@ A job file (TOML)::
     to = ["payroll@example.com"]
 
 ``run_job`` takes the job's lock (``hrimport.state.lock``), opens the state (``hrimport.state.store``),
-and for each step: finds the source file, skips it when its SHA-256 is the last successful run's (unless
-``full``), runs the import with the same stages, outcomes and reports as the single commands, and remembers
-the file when every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
+and for each step: finds the source file, refuses it when older than ``max_source_age_days``
+(``freshness``), skips it when its SHA-256 is the last successful run's (unless ``full``), runs the
+import with the same stages, outcomes and reports as the single commands, and remembers the file when
+every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
 
-One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``run`` (``run_job``
-and its steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
+One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``freshness``
+(whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its
+steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
 folders, ``run.json``, retention) and ``runlog`` (``run.log`` with secrets hidden).
 """
 

@@ -48,7 +48,8 @@ def write_run_summary(result: JobResult) -> None:
         "notify_error": result.notify_error,
         "steps": [
             {
-                "name": s.name, "kind": s.kind, "status": s.status, "exit_code": s.exit_code,
+                "name": s.name, "kind": s.kind, "started_at": s.started_at or None, "status": s.status,
+                "exit_code": s.exit_code,
                 "message": s.message, "source": str(s.source) if s.source else None, "sha256": s.sha256,
                 "counts": s.result.counts() if s.result else None,
                 "report": str(s.report.html) if s.report else None,

@@ -35,6 +35,13 @@ class JobStep:
     config: ImportConfig
     source: str  # as written in the job file (a path or a glob), resolved against ``base``
     base: Path
+    # the oldest, in days, the file this step takes may be (``hrimport.jobs.freshness``); None: any age
+    max_source_age_days: int | None = None
+
+    @property
+    def is_glob(self) -> bool:
+        """Whether ``source`` is a glob (the newest matching file is taken) rather than one file."""
+        return _GLOB_CHARS.search(self.source) is not None
 
     @property
     def pattern(self) -> Path:
@@ -57,8 +64,8 @@ class Job:
     sandbox: bool = False
 
 
-_JOB_KEYS = {"name", "state_dir", "report_dir", "retention", "step", "notify", "sandbox"}
-_STEP_KEYS = {"kind", "config", "source", "name"}
+_JOB_KEYS = {"name", "state_dir", "report_dir", "retention", "step", "notify", "sandbox", "max_source_age_days"}
+_STEP_KEYS = {"kind", "config", "source", "name", "max_source_age_days"}
 _NOTIFY_KEYS = {
     "when", "host", "port", "starttls", "ssl", "ca_file", "user", "password_env", "from", "to", "subject_prefix",
 }
@@ -88,6 +95,7 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
         raise ConfigError(f"{where}: sandbox must be true or false (true lets steps with no base URL use the "
                           f"embedded sandbox)")
 
+    max_age = _max_source_age(data, None, where)
     raw_steps = data.get("step")
     if not isinstance(raw_steps, list) or not raw_steps or not all(isinstance(s, dict) for s in raw_steps):
         raise ConfigError(
@@ -96,7 +104,7 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
         )
     steps: list[JobStep] = []
     for number, raw in enumerate(raw_steps, start=1):
-        steps.append(_parse_step(raw, number, base, where, [s.name for s in steps]))
+        steps.append(_parse_step(raw, number, base, where, [s.name for s in steps], max_age))
     kinds = [s.kind for s in steps]
     if "timeoff" in kinds and "staff" in kinds and kinds.index("timeoff") < len(kinds) - kinds[::-1].index("staff") - 1:
         raise ConfigError(
@@ -115,7 +123,8 @@ def parse_job(data: dict[str, Any], path: Path) -> Job:
     )
 
 
-def _parse_step(raw: dict[str, Any], number: int, base: Path, where: str, taken: list[str]) -> JobStep:
+def _parse_step(raw: dict[str, Any], number: int, base: Path, where: str, taken: list[str],
+                max_age: int | None) -> JobStep:
     here = f"{where} step {number}"
     reject_unknown_keys(raw, _STEP_KEYS, here)
     kind = raw.get("kind")
@@ -137,7 +146,20 @@ def _parse_step(raw: dict[str, Any], number: int, base: Path, where: str, taken:
         name = f"{kind}-{number}"
     if name in taken:
         raise ConfigError(f"{here}: another step is already named {name!r}; give each step its own name")
-    return JobStep(name=name, kind=kind, config=config, source=raw["source"].strip(), base=base)
+    return JobStep(name=name, kind=kind, config=config, source=raw["source"].strip(), base=base,
+                   max_source_age_days=_max_source_age(raw, max_age, here))
+
+
+def _max_source_age(table: dict[str, Any], default: int | None, here: str) -> int | None:
+    """``max_source_age_days`` of the job (``default`` None) or of a step (``default`` the job's): a whole
+    number of days, or false for no limit (a step's way out of the job's)."""
+    value = table.get("max_source_age_days", default)
+    if value is False or value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{here}: max_source_age_days must be a whole number of days, at least 1 (e.g. 20 "
+                          f"for a monthly export), or false for no limit")
+    return value
 
 
 def _parse_notify(raw: Any, where: str, base: Path) -> NotifySettings:
@@ -199,7 +221,7 @@ def _path(data: dict[str, Any], key: str, default: str, base: Path, where: str) 
 def find_source(step: JobStep) -> Path:
     """The step's source file: the path itself, or the newest file matching its glob."""
     pattern = step.pattern
-    if not _GLOB_CHARS.search(step.source):
+    if not step.is_glob:
         if not pattern.is_file():
             raise InputFileError(f"step {step.name}: source file {pattern} not found; put this month's export "
                                  f"there or fix source in the job file")

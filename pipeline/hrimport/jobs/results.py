@@ -30,11 +30,11 @@ __all__ = ["EXIT_MEANINGS", "JobResult", "StepResult", "StepStatus"]
 
 #: What each exit code means for whoever is on call (also in the README and the e-mail).
 EXIT_MEANINGS = {
-    EXIT_OK: "everything imported (or already imported): nothing to do",
+    EXIT_OK: "nothing to do: everything imported, or no new export since the last import",
     EXIT_ROWS_NEED_ATTENTION: "some rows need attention: send report.html and to_fix to HR; they fix the rows "
     "and the next run imports them",
-    EXIT_INPUT: "a usage, config or input-file error: fix the job file, config or source file it names, "
-    "then run again",
+    EXIT_INPUT: "a usage, config or input-file error (an export missing, unreadable or too old among them): "
+    "fix the job file, config or source file it names, then run again",
     EXIT_LOCKED: "another run of the same job is in progress: nothing was done; if that run is stuck, end it "
     "and run again",
     EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
@@ -51,7 +51,8 @@ EXIT_MEANINGS = {
     "are not_sent; run again to send them (nothing is imported twice)",
 }
 
-StepStatus = Literal["imported", "already_imported", "error", "not_run"]
+# too_old: the step refused its newest file as older than its max_source_age_days (exit 2)
+StepStatus = Literal["imported", "already_imported", "too_old", "error", "not_run"]
 
 
 @dataclass
@@ -67,6 +68,10 @@ class StepResult:
     sha256: str | None = None
     result: RunResult | None = None
     report: ReportFiles | None = None
+    started_at: str = ""  # ISO 8601: when the step began (its line in ``hrimport runs`` when it has no report)
+    # already_imported and too_old: what the step found instead of a new export, for the verdict ("the newest
+    # file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on 2024-06-01 06:15")
+    found: str = ""
 
 
 @dataclass
@@ -98,18 +103,28 @@ class JobResult:
         """One line: what happened, for the e-mail subject and the last line on stderr."""
         if self.error:
             return self.error
-        if self.steps and all(s.status == "already_imported" for s in self.steps):
-            return "already imported: the source files are the ones imported last time"
+        # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as
+        # "everything imported" when a month's export never came
+        idle = [s for s in self.steps if s.status == "already_imported"]
+        if self.steps and len(idle) == len(self.steps):
+            found = idle[0].found if len(idle) == 1 else "; ".join(f"{s.name}: {s.found}" for s in idle)
+            return f"no new export: {found}; nothing sent"
         code = self.exit_code
         if code == EXIT_OK:
             warned = sum(s.result.with_warnings for s in self.steps if s.result is not None)
+            done = "everything imported"
             if warned:
-                return f"everything imported ({warned:,} row{'s' if warned != 1 else ''} with warnings to look at)"
-            return "everything imported"
+                done += f" ({warned:,} row{'s' if warned != 1 else ''} with warnings to look at)"
+            if not idle:
+                return done
+            imported = ", ".join(s.name for s in self.steps if s.status == "imported")
+            return "; ".join([f"{imported}: {done}", *(f"{s.name}: no new export: {s.found}" for s in idle)])
         if code == EXIT_ROWS_NEED_ATTENTION:
             rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
             return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention"
         failed = next(s for s in self.steps if s.exit_code == code)
+        if failed.status == "too_old":
+            return f"{failed.name}: {failed.found}"
         run = failed.result
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")

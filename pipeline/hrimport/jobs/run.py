@@ -1,8 +1,9 @@
 """``run_job``: a job's steps in order under its lock, each remembered in the state, then the e-mail.
 
-``run_job`` makes the run's folder and log, runs each step (find the source file, skip it if already
-imported, import it and write its report with ``import_file``, the single commands' use case), writes
-``run.json``, prunes old run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
+``run_job`` makes the run's folder and log, runs each step (find the source file, refuse it when older
+than the step's ``max_source_age_days`` (``hrimport.jobs.freshness``), skip it if already imported, import
+it and write its report with ``import_file``, the single commands' use case), writes ``run.json``, prunes
+old run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from hrimport.errors import (
 )
 from hrimport.imports import import_file
 from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
+from hrimport.jobs.freshness import no_new_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
@@ -138,7 +140,8 @@ def _run_step(
     secrets: list[str],
     folder: Path, progress_bar: ProgressBar | None,
 ) -> StepResult:
-    """One step: find the file, skip it if already imported, import it, write its report."""
+    """One step: find the file, refuse it if too old, skip it if already imported, import it, write its report."""
+    started_at = datetime.now().astimezone().isoformat(timespec="seconds")
     source: Path | None = None
     digest: str | None = None
     try:
@@ -146,12 +149,17 @@ def _run_step(
         digest = file_sha256(source)
         log.info("step %s: %s file %s (sha256 %s)", step.name, step.kind, source, digest)
         last = state.last_import(job.name, step.name)
-        if not full and last is not None and last.sha256 == digest:
-            return StepResult(
-                step.name, step.kind, "already_imported", EXIT_OK,
-                f"already imported: {source.name} is the file imported on {last.imported_at}; nothing sent "
-                f"(run with --full to import it again)", source, digest,
-            )
+        imported = last if last is not None and last.sha256 == digest else None
+        # --full does not lift it: a cron line with --full must still say that the month's export is missing
+        refused = too_old(step, source, imported, job.path)
+        if refused is not None:
+            return StepResult(step.name, step.kind, "too_old", EXIT_INPUT, f"Error: {refused}", source, digest,
+                              started_at=started_at, found=refused)
+        if not full and imported is not None:
+            found = no_new_export(step, source, imported)
+            return StepResult(step.name, step.kind, "already_imported", EXIT_OK,
+                              f"no new export: {found}; nothing sent (run with --full to import it again)",
+                              source, digest, started_at=started_at, found=found)
         # the job's state folder holds everything a step remembers (time-off ledger included)
         config = dataclasses.replace(step.config, state_dir=job.state_dir)
         conn = resolve_connection(config.service, base_url=base_url)
@@ -167,14 +175,16 @@ def _run_step(
         where = ", on the embedded sandbox, not the platform" if run.result.info.service_url == EMBEDDED_SANDBOX else ""
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
-                          run.report)
+                          run.report, started_at=started_at)
     except HrimportError as exc:
         log.error("step %s: %s", step.name, exc)
-        return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest)
+        return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest,
+                          started_at=started_at)
     except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
         log.error("step %s: %s", step.name, exc)
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
-                          f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest)
+                          f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest,
+                          started_at=started_at)
 
 
 @contextmanager

@@ -145,7 +145,10 @@ def _job_run_lines(run: Path, job_folder: Path) -> list[RunLine]:
         return [_bare_line(run, data, problem="")]
     folders = sorted(p for p in run.iterdir() if p.is_dir() and not p.is_symlink())
     if folders:
-        return [_report_line(p, run, job_folder, step=p.name) for p in folders]
+        lines = [_report_line(p, run, job_folder, step=p.name) for p in folders]
+        # in the order the steps ran, as for a finished run (step names need not sort that way): by the start
+        # in each summary, and last the step that was killed, which wrote none
+        return sorted(lines, key=lambda line: (line.rows_read is None, line.started_at))
     return [_bare_line(run, {}, problem=problem)]
 
 
@@ -156,11 +159,12 @@ def _step_line(run: Path, step: dict[str, Any], data: dict[str, Any], job_folder
         # the step's folder by its name in run.json's path: right even when the reports were moved
         return _report_line(run / Path(report).parent.name, run, job_folder, step=name)
     source = step.get("source")
+    # when the step itself began (a step that sent nothing has no summary), else the run's start
+    started_at = _text(step, "started_at") or _text(data, "started_at") or _started_from_name(run)
     return RunLine(
-        run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step=name,
-        kind=_text(step, "kind"), file=Path(source).name if isinstance(source, str) else "", dry_run=False,
-        verdict=_text(step, "message"), rows_read=None, imported=None, need_attention=None,
-        exit_code=_int(step, "exit_code"), report=None,
+        run=run.name, started_at=started_at, step=name, kind=_text(step, "kind"),
+        file=Path(source).name if isinstance(source, str) else "", dry_run=False, verdict=_text(step, "message"),
+        rows_read=None, imported=None, need_attention=None, exit_code=_int(step, "exit_code"), report=None,
     )
 
 
