@@ -607,6 +607,23 @@ def test_a_formula_saved_with_a_stand_in_for_its_result_is_never_sent_as_that_st
     assert summary["problems"] == {"formula-not-calculated": 3}
 
 
+def test_the_same_workbook_once_libreoffice_calculated_it_sends_the_results(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """That workbook recalculated by LibreOffice (tests/fixtures/SOURCES.md), which saves the results and no
+    longer asks for a calculation: every person is sent with what Excel shows."""
+    result, summary = run_import(tmp_path, sandbox, FIXTURES / "staff_recalculated.xlsx")
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s["job_start_date"], {d["name"]: d["value"] for d in s["customer_data_type"]})
+              for s in sandbox.staff(99)}
+    assert stored == {"000001": ("2020-01-31", {"Cost Center": "CC-1"}), "000002": ("2020-01-31", {"Cost Center": "CC-2"}),
+                      "000003": ("2020-01-31", {"Cost Center": "2"})}
+    told = {(v["field"], v["kind"]): [(e["row"], e["read"], e["sent"]) for e in v["examples"]]
+            for v in summary["values_read"] if v["kind"] == "formula-value"}
+    assert told == {("job_start_date", "formula-value"): [(3, "=DATE(2020,1,31)", "2020-01-31")],
+                    ("Cost Center", "formula-value"): [(3, '="CC-"&"2"', "CC-2"), (4, "=1+1", "2")]}
+
+
 def _xls_with_errors(path: Path) -> Path:
     """The staff export as Excel 97-2003 (xlwt): row 3 shows #N/A in Country and #DIV/0! in Cost Centre, as
     a lookup pasted as values leaves them (BOOLERR records), and #N/A in Shoe Size, a column not sent."""
