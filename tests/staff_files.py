@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import zipfile
 from pathlib import Path
 
 HEADER = ["Employee ID", "Name", "Email", "Country", "Title", "Hire Date", "Staff Type", "Gender",
@@ -80,6 +81,40 @@ def write_workbook(path: Path, rows: list[dict[str, str]]) -> Path:
     for r, row in enumerate(rows, start=1):
         sheet.write_row(r, 0, [row[h] for h in HEADER])
     workbook.close()
+    return path
+
+
+def write_formulas_workbook(path: Path) -> Path:
+    """The export as xlsxwriter writes a workbook whose cells hold formulas: person 2's Cost Centre
+    ``="CC-"&"2"``, Hire Date ``=DATE(2020,1,31)`` (shown as a date) and Shoe Size ``=37+1`` (a column not
+    sent), person 3's Cost Centre ``=1+1``. xlsxwriter does not calculate: it saves 0 with each formula, or
+    the value it is given (2, for ``=1+1``), and asks the program opening the file to calculate them again
+    (``<calcPr fullCalcOnLoad="1"/>``)."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate([person(1), person(2), person(3)], start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    sheet.write_formula(2, HEADER.index("Cost Centre"), '="CC-"&"2"')
+    sheet.write_formula(2, HEADER.index("Hire Date"), "=DATE(2020,1,31)", book.add_format({"num_format": "yyyy-mm-dd"}))
+    sheet.write_formula(2, HEADER.index("Shoe Size"), "=37+1")
+    sheet.write_formula(3, HEADER.index("Cost Centre"), "=1+1", None, 2)
+    book.close()
+    return path
+
+
+def as_calculated(path: Path) -> Path:
+    """The xlsxwriter workbook ``path``, whose formulas were written with their results, as once Excel has
+    calculated them: without xlsxwriter's request to calculate every formula again on opening
+    (``fullCalcOnLoad``), which Excel drops, so that the results are read. xlsxwriter writes no workbook
+    without the request but one set to calculate by hand only."""
+    with zipfile.ZipFile(path) as book:
+        parts = [(info, book.read(info)) for info in book.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as book:
+        for info, data in parts:
+            book.writestr(info, data.replace(b' fullCalcOnLoad="1"', b"") if info.filename == "xl/workbook.xml" else data)
     return path
 
 

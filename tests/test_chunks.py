@@ -27,7 +27,7 @@ from hrimport.imports import import_file
 from hrimport.normalize import dates, values
 from hrimport.outcomes import RunResult
 from hrimport.reader import xlsx_piece_strings, xlsx_pieces, xlsx_stream
-from tests.staff_files import HEADER, person, write_config, write_csv
+from tests.staff_files import HEADER, as_calculated, person, write_config, write_csv
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: Fields that say when and how fast a run ran, not what it did.
@@ -260,8 +260,9 @@ def write_staff_workbook(path: Path, rows: list[dict[str, str]], *, inline_strin
                          late_extra: bool = False, first_column: int = 0) -> Path:
     """``rows`` as an export from an HR system's Excel writer, with what a real workbook holds: a title and
     a run date above the header (on row 4), ids as numbers shown through ``000000``, date cells, a
-    formula, TRUE cells and a text cell reading "true", a number fastexcel would round, rows left out
-    and a row of spaces in the middle, and a tail of blank cells under the table. ``inline_strings``:
+    formula with its result (``as_calculated``), TRUE cells and a text cell reading "true", a number
+    fastexcel would round, rows left out and a row of spaces in the middle, and a tail of blank cells under
+    the table. ``inline_strings``:
     xlsxwriter's constant_memory mode (strings in the cells, as big exports are written) rather than a
     shared strings table (as Excel writes). ``late_extra``: a value far right of the header, late.
     ``first_column``: the table's first column (0: A)."""
@@ -304,7 +305,7 @@ def write_staff_workbook(path: Path, rows: list[dict[str, str]], *, inline_strin
     for tail in range(at, at + 12):
         sheet.write_row(tail, left, [" "] * 4)
     book.close()
-    return path
+    return as_calculated(path)
 
 
 @pytest.mark.parametrize(("chunk_rows", "piece_rows", "inline_strings", "first_column"), [
@@ -382,6 +383,34 @@ def test_formulas_saved_without_their_results_are_flagged_in_a_streamed_read_as_
     assert flagged == [(5, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")')]),
                        (38, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")'),
                              ("formula-not-calculated", "Cost Centre", '="CC-"&"2"')])]
+    assert list(chunked.rows) == list(whole.rows)
+
+
+def test_formulas_saved_with_stand_ins_for_their_results_are_flagged_in_a_streamed_read_as_in_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """xlsxwriter saves 0 with each formula and asks for them to be calculated when the file is opened: in
+    pieces of 3 rows, cut in chunks of 2, each such cell in a column sent is flagged on its own row, whatever
+    value was saved with it; the formulas of a column not sent flag nothing."""
+    import xlsxwriter  # the tests' real writer of workbooks
+
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for n in range(1, 41):
+        sheet.write_row(n, 0, [person(n)[h] for h in HEADER])
+        sheet.write_formula(n, HEADER.index("Shoe Size"), "=37+1")
+    sheet.write_formula(4, HEADER.index("Cost Centre"), '="CC-"&"4"')
+    sheet.write_formula(37, HEADER.index("Cost Centre"), "=1+1", None, 2)
+    sheet.write_formula(37, HEADER.index("Country"), '=IF(1,"MY","SG")', None, "MY")
+    book.close()
+    config = load_config(write_config(tmp_path / "staff.toml"))
+    whole, chunked = validated_whole_and_streamed(config, source, monkeypatch)
+
+    flagged = [(r.row, [(p.code, p.column, p.value) for p in r.problems]) for r in chunked.rows if r.problems]
+    assert flagged == [(5, [("formula-not-calculated", "Cost Centre", '="CC-"&"4"')]),
+                       (38, [("formula-not-calculated", "Country", '=IF(1,"MY","SG")'),
+                             ("formula-not-calculated", "Cost Centre", "=1+1")])]
     assert list(chunked.rows) == list(whole.rows)
 
 

@@ -203,7 +203,8 @@ def write_external_links(path: Path) -> None:
         "xl/externalLinks/externalLink1.xml": link,
         "xl/externalLinks/_rels/externalLink1.xml.rels": link_rels,
         "xl/workbook.xml": lambda xml: xml.replace(
-            b"</sheets>", b'</sheets><externalReferences><externalReference r:id="rId99"/></externalReferences>'),
+            b"</sheets>", b'</sheets><externalReferences><externalReference r:id="rId99"/></externalReferences>'
+        ).replace(b' fullCalcOnLoad="1"', b""),  # calculated: xlsxwriter's request to calculate again dropped
         "xl/_rels/workbook.xml.rels": lambda xml: xml.replace(
             b"</Relationships>",
             b'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'

@@ -23,7 +23,7 @@ from hrimport.config import load_config
 from hrimport.mapper import map_records
 from hrimport.reader import read_spreadsheet
 from tests.headless_chromium import run_chromium
-from tests.staff_files import HEADER, person, write_config, write_csv
+from tests.staff_files import HEADER, as_calculated, person, write_config, write_csv
 from tests.test_staff_import import hrimport, latest_run
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -213,7 +213,8 @@ def test_an_outcomes_file_from_before_provenance_still_renders(tmp_path: Path, s
 
 
 def test_a_formula_cell_is_read_as_its_last_calculated_value(tmp_path: Path, sandbox, engine: str) -> None:
-    # openpyxl cannot save a formula's result; xlsxwriter saves it as Excel does
+    # openpyxl cannot save a formula's result; xlsxwriter saves the one it is given, as Excel saves it once
+    # it has calculated the formula (as_calculated)
     path = tmp_path / "staff.xlsx"
     wb = xlsxwriter.Workbook(str(path))
     ws = wb.add_worksheet("Staff")
@@ -222,7 +223,7 @@ def test_a_formula_cell_is_read_as_its_last_calculated_value(tmp_path: Path, san
         ws.write_row(r, 0, [row[h] for h in HEADER])
     ws.write_formula(1, HEADER.index("Title"), '=UPPER("analyst")', None, "ANALYST")
     wb.close()
-    _, summary = _import(tmp_path, sandbox, path, write_config(tmp_path / "staff.toml"))
+    _, summary = _import(tmp_path, sandbox, as_calculated(path), write_config(tmp_path / "staff.toml"))
     assert {s["customer_system_id"]: s["job_title"] for s in sandbox.staff(99)} == {
         "000001": "ANALYST", "000002": "Analyst"}
     assert [c for c in summary["values_read"] if c["column"] == "Title"] == [

@@ -22,7 +22,7 @@ from hrimport.sandbox.store import Store
 from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
 from tests.report_samples import sheet_lines
-from tests.staff_files import HEADER, person, write_config, write_csv
+from tests.staff_files import HEADER, person, write_config, write_csv, write_formulas_workbook
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -619,6 +619,48 @@ def test_a_formula_calculated_to_empty_text_is_an_empty_cell(tmp_path: Path, san
     told = {v["kind"]: [(e["row"], e["read"], e["sent"]) for e in v["examples"]]
             for v in summary["values_read"] if v["field"] == "country"}
     assert told == {"formula-value": [(2, '=IF(1,"MY","SG")', "MY")], "default": [(3, "", "SG")]}
+
+
+def test_a_formula_saved_with_a_stand_in_for_its_result_is_never_sent_as_that_stand_in(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """xlsxwriter, as other programs that write formulas without calculating them, saves 0 with each formula
+    (or the value it is given) and asks the program opening the file to calculate them again: the reading
+    libraries read that 0, which sent the cost centre 0 and the hire date 1899-12-31 where Excel shows CC-2
+    and 2020-01-31. Person 3's 2 is only what the writer was told: not a result either."""
+    path = write_formulas_workbook(tmp_path / "staff.xlsx")
+
+    result, summary = run_import(tmp_path, sandbox, path)
+
+    assert result.exit_code == 1, result.output
+    assert [s["customer_system_id"] for s in sandbox.staff(99)] == ["000001"]
+    second, third = outcome_of(tmp_path, "000002"), outcome_of(tmp_path, "000003")
+    assert (second["row"], second["outcome"], third["outcome"]) == (3, "invalid", "invalid")
+    assert [(p["code"], p["column"], p["value"]) for p in second["problems"] + third["problems"]] == [
+        ("formula-not-calculated", "Hire Date", "=DATE(2020,1,31)"),
+        ("formula-not-calculated", "Cost Centre", '="CC-"&"2"'),
+        ("formula-not-calculated", "Cost Centre", "=1+1")]  # Shoe Size's =37+1: a column not sent
+    assert third["problems"][0]["message"] == (
+        "Row 4, column 'Cost Centre': the cell holds the formula =1+1, saved with the value 2 in a workbook that "
+        "asks to be calculated again when opened, so that value is not a result to send; open the file in Excel "
+        "and save it, or in LibreOffice choose Data > Calculate > Recalculate Hard and save it.")
+    assert summary["problems"] == {"formula-not-calculated": 3}
+
+
+def test_the_same_workbook_once_libreoffice_calculated_it_sends_the_results(
+        tmp_path: Path, sandbox, engine: str) -> None:
+    """That workbook recalculated by LibreOffice (tests/fixtures/SOURCES.md), which saves the results and no
+    longer asks for a calculation: every person is sent with what Excel shows."""
+    result, summary = run_import(tmp_path, sandbox, FIXTURES / "staff_recalculated.xlsx")
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s["job_start_date"], {d["name"]: d["value"] for d in s["customer_data_type"]})
+              for s in sandbox.staff(99)}
+    assert stored == {"000001": ("2020-01-31", {"Cost Center": "CC-1"}), "000002": ("2020-01-31", {"Cost Center": "CC-2"}),
+                      "000003": ("2020-01-31", {"Cost Center": "2"})}
+    told = {(v["field"], v["kind"]): [(e["row"], e["read"], e["sent"]) for e in v["examples"]]
+            for v in summary["values_read"] if v["kind"] == "formula-value"}
+    assert told == {("job_start_date", "formula-value"): [(3, "=DATE(2020,1,31)", "2020-01-31")],
+                    ("Cost Center", "formula-value"): [(3, '="CC-"&"2"', "CC-2"), (4, "=1+1", "2")]}
 
 
 def _xls_with_errors(path: Path) -> Path:

@@ -38,7 +38,7 @@ from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED
+from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
@@ -209,6 +209,7 @@ def map_records(
     trail.row_numbers = table.row_numbers
 
     # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
+    # or with a stand-in for it
     no_value: dict[tuple[int, str], Problem] = {}
 
     def cells_of(name: str, actual: str, label: str, field: str | None = None) -> pd.Series:
@@ -223,6 +224,11 @@ def map_records(
             elif how.kind == FORMULA_NOT_CALCULATED:
                 for pos, formula in zip(how.positions.tolist(), how.held or ()):
                     problem = _formula_not_calculated(table.row_numbers[pos], actual, field, formula)
+                    no_value.setdefault((pos, actual), problem)
+            elif how.kind == FORMULA_TO_RECALCULATE:
+                for pos, formula in zip(how.positions.tolist(), how.held or ()):
+                    problem = _formula_to_recalculate(table.row_numbers[pos], actual, field, formula,
+                                                      source[actual].iat[pos])
                     no_value.setdefault((pos, actual), problem)
             else:
                 trail.cells(name, label, source[actual], how)
@@ -398,6 +404,19 @@ def _formula_not_calculated(row: int, column: str, field_name: str | None, formu
     return Problem("formula-not-calculated",
                    f"Row {row}, column '{column}': the cell holds {what}, saved without its result by a program "
                    "that does not calculate; open the file in Excel or LibreOffice and save it.",
+                   row, column, field_name, formula)
+
+
+def _formula_to_recalculate(row: int, column: str, field_name: str | None, formula: str, saved: str) -> Problem:
+    """The problem of a formula cell in a column sent of a workbook that asks to be calculated again when opened
+    (xlsxwriter saves 0 with every formula, and asks): Excel would show what the formula calculates, the file
+    holds a stand-in (``saved``, as read). LibreOffice keeps such stand-ins unless told to recalculate."""
+    what = f"the formula {formula}" if formula else "a formula"
+    value = f"the value {saved}" if saved else "an empty value"
+    return Problem("formula-not-calculated",
+                   f"Row {row}, column '{column}': the cell holds {what}, saved with {value} in a workbook that asks "
+                   "to be calculated again when opened, so that value is not a result to send; open the file in "
+                   "Excel and save it, or in LibreOffice choose Data > Calculate > Recalculate Hard and save it.",
                    row, column, field_name, formula)
 
 

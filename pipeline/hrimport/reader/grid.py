@@ -39,6 +39,11 @@ ERROR_VALUE = "error-value"
 #: calculate, such as openpyxl): the libraries read them as empty cells; the mapper makes them a
 #: ``formula-not-calculated`` problem where the column is sent.
 FORMULA_NOT_CALCULATED = "formula-not-calculated"
+#: The ``CellsRead`` kind of the formula cells saved with a value in a workbook that asks to be calculated again
+#: when opened (``calcPr fullCalcOnLoad``, as xlsxwriter writes it): the value is a stand-in (xlsxwriter's 0),
+#: not the result Excel shows; the mapper makes them a ``formula-not-calculated`` problem where the column is
+#: sent.
+FORMULA_TO_RECALCULATE = "formula-to-recalculate"
 
 
 @dataclass(frozen=True)

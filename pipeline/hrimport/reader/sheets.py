@@ -64,6 +64,17 @@ def xlsx_shared_strings(archive: zipfile.ZipFile) -> str | None:
     return next((target for target, kind in rels.values() if kind.endswith("/sharedStrings")), None)
 
 
+def xlsx_asks_recalculation(archive: zipfile.ZipFile) -> bool:
+    """Whether the workbook asks the program opening it to calculate every formula again
+    (``<calcPr fullCalcOnLoad="1"/>``), as programs that write formulas without calculating them do
+    (xlsxwriter, openpyxl): the value saved with a formula is then a stand-in (xlsxwriter's 0) or whatever
+    the program was told, not a result. The standard has the program that calculates the workbook on
+    opening clear the mark; LibreOffice drops it, whether it calculated or not (7.4, by default, does not)."""
+    workbook, _ = _workbook_relationships(archive)
+    calculation = ElementTree.fromstring(archive.read(workbook)).find(f"{_MAIN}calcPr")
+    return calculation is not None and calculation.get("fullCalcOnLoad", "0").strip() in ("1", "true")
+
+
 def _workbook_relationships(archive: zipfile.ZipFile) -> tuple[str, dict[str, tuple[str, str]]]:
     """The workbook part (``xl/workbook.xml`` unless the package says otherwise) and its relationships."""
     root_rels = _relationships(archive, "_rels/.rels", "")

@@ -50,6 +50,7 @@ from hrimport.reader.extent import (
 from hrimport.reader.grid import (
     ERROR_VALUE,
     FORMULA_NOT_CALCULATED,
+    FORMULA_TO_RECALCULATE,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -68,7 +69,14 @@ from hrimport.reader.number_formats import (
     xls_sheet_numbers,
     xlsx_number_styles,
 )
-from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
+from hrimport.reader.sheets import (
+    Sheet,
+    SheetChoice,
+    choose_sheet,
+    xlsx_asks_recalculation,
+    xlsx_shared_strings,
+    xlsx_sheets,
+)
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 
@@ -125,22 +133,26 @@ DATE_CELL_RULE = "a date cell: read as YYYY-MM-DD, whatever the day/month order"
 AS_STORED_RULE = "number format {}: the number the cell stores is sent"
 FORMULA_RULE = "a formula: the value it last calculated, saved with the file"
 NOT_CALCULATED_RULE = "a formula saved without its result: nothing to send"
+TO_RECALCULATE_RULE = "a formula of a workbook asking to be calculated again when opened: its saved value is no result"
 
 
 class _Layout(NamedTuple):
     """The small parts of an XLSX archive: its sheets, the one to read, its cell styles whose number format
-    is applied or told (``xlsx_number_styles``) and its shared strings table."""
+    is applied or told (``xlsx_number_styles``), its shared strings table, and whether it asks to be
+    calculated again when opened (``xlsx_asks_recalculation``: its formulas' saved values are no results)."""
 
     sheets: list[Sheet]
     choice: SheetChoice
     styles: dict[int, NumberStyle]
     shared_strings: str | None
+    asks_recalculation: bool = False
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
     with zipfile.ZipFile(path) as archive:
         sheets = xlsx_sheets(archive)
-        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive), xlsx_shared_strings(archive))
+        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
+                       xlsx_shared_strings(archive), xlsx_asks_recalculation(archive))
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
@@ -158,7 +170,8 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     background = ThreadPoolExecutor(max_workers=1)
     scanned = background.submit(
         lambda: scan_xlsx_sheet(str(source), chosen.part, layout.styles, lossy=True,
-                                shared_strings=layout.shared_strings, formulas=True)
+                                shared_strings=layout.shared_strings, formulas=True,
+                                asks_recalculation=layout.asks_recalculation)
         if chosen.part
         else SheetScan()
     )
@@ -195,16 +208,19 @@ def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, of
     read_columns = dict(columns)
     numbers, shown = scan.numbers, scan.shown
     formulas, uncalculated, look_alike = scan.formulas, scan.uncalculated, scan.look_alike_text
+    to_recalculate = scan.to_recalculate
     if offset:
         numbers = [dataclasses.replace(n, row=n.row - offset) for n in numbers]
         shown = [(row - offset, column, read, text, code) for row, column, read, text, code in shown]
         formulas = [(row - offset, column, formula) for row, column, formula in formulas]
         uncalculated = [(row - offset, column, formula) for row, column, formula in uncalculated]
+        to_recalculate = [(row - offset, column, formula) for row, column, formula in to_recalculate]
         look_alike = {(row - offset, column) for row, column in look_alike}
     cells_read = _rewrite_numbers(columns, numbers, first_column, nine_decimals)
     _add_as_stored(cells_read, columns, shown, first_column)
     _add_formulas(cells_read, formulas, first_column)
     _add_formulas(cells_read, uncalculated, first_column, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
+    _add_formulas(cells_read, to_recalculate, first_column, FORMULA_TO_RECALCULATE, TO_RECALCULATE_RULE)
     text_rows: dict[int, list[int]] = {}
     for row, column in look_alike:
         text_rows.setdefault(column - first_column, []).append(row)
@@ -325,8 +341,8 @@ def _add_formulas(
     cells_read: dict[int, list[CellsRead]], formulas: list[tuple[int, int, str]], first_column: int,
     kind: str = "formula-value", rule: str = FORMULA_RULE,
 ) -> None:
-    """The cells holding a formula (``SheetScan.formulas``, or ``uncalculated`` as ``FORMULA_NOT_CALCULATED``),
-    by column."""
+    """The cells holding a formula (``SheetScan.formulas``, or ``uncalculated`` as ``FORMULA_NOT_CALCULATED``,
+    ``to_recalculate`` as ``FORMULA_TO_RECALCULATE``), by column."""
     by_column: dict[int, list[tuple[int, str]]] = {}
     for row, column, formula in formulas:
         by_column.setdefault(column - first_column, []).append((row, formula))
@@ -421,10 +437,13 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
             raise password_protected(path) from None
     formulas: list[tuple[int, int, str]] = []
     uncalculated: list[tuple[int, int, str]] = []
+    to_recalculate: list[tuple[int, int, str]] = []
     shown: list[ShownNumber] = []
     if layout is not None and chosen.part:
-        scan = scan_xlsx_sheet(str(source), chosen.part, styles, lossy=False, formulas=True)
+        scan = scan_xlsx_sheet(str(source), chosen.part, styles, lossy=False, formulas=True,
+                               asks_recalculation=layout.asks_recalculation)
         found, formulas, uncalculated, shown = scan.numbers, scan.formulas, scan.uncalculated, scan.shown
+        to_recalculate = scan.to_recalculate
     elif info.format == "ods":
         found, shown = ods_sheet_numbers(str(path), chosen.name)
         extent = extents.get(chosen.name, SheetExtent())
@@ -445,6 +464,7 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     _add_as_stored(cells_read, data, shown, 0)
     _add_formulas(cells_read, formulas, 0)
     _add_formulas(cells_read, uncalculated, 0, FORMULA_NOT_CALCULATED, NOT_CALCULATED_RULE)
+    _add_formulas(cells_read, to_recalculate, 0, FORMULA_TO_RECALCULATE, TO_RECALCULATE_RULE)
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))

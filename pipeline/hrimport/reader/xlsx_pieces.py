@@ -115,7 +115,7 @@ class ChunkReader:
         self.head: bytes | None = None
         self.previous_row = 0  # the last row of the pieces before
         self.pieces = 0
-        self.styles = layout.styles
+        self.styles, self.asks_recalculation = layout.styles, layout.asks_recalculation
         self.look_alike = (look_alike_shared_strings(str(path), layout.shared_strings)
                            if layout.shared_strings else set())
         self.parts = [(info, self.archive.read(info)) for info in self.archive.infolist()
@@ -175,7 +175,7 @@ class ChunkReader:
         table = _joined_pieces(pieces, offset)
         scan = SheetScan([n for s in scans for n in s.numbers], {cell for s in scans for cell in s.look_alike_text},
                          [f for s in scans for f in s.formulas], [f for s in scans for f in s.uncalculated],
-                         [c for s in scans for c in s.shown])
+                         [c for s in scans for c in s.shown], [f for s in scans for f in s.to_recalculate])
         del scans
         return ChunkGrid(table, 0, offset, scan, last)
 
@@ -211,7 +211,7 @@ class ChunkReader:
         """What the XML of a piece's ``rows`` says of the cells fastexcel's text flattens (``anchors``:
         the look-alike renderings that text holds)."""
         scanner = SheetScanner(self.styles, lossy=True, look_alike_strings=self.look_alike, formulas=True,
-                               anchors=anchors)
+                               anchors=anchors, asks_recalculation=self.asks_recalculation)
         scanner.add(rows)
         return scanner.result()
 

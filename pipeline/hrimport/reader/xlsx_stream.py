@@ -39,6 +39,7 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.grid import (
     ERROR_VALUE,
     FORMULA_NOT_CALCULATED,
+    FORMULA_TO_RECALCULATE,
     HEADER_SCAN_ROWS,
     CellsRead,
     SourceTable,
@@ -145,7 +146,7 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
 _KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "number-as-stored": 2, "formula-value": 3,
-               FORMULA_NOT_CALCULATED: 4, "excel-date-cell": 5}
+               FORMULA_NOT_CALCULATED: 4, FORMULA_TO_RECALCULATE: 5, "excel-date-cell": 6}
 
 
 def _joined(tables: list[SourceTable]) -> SourceTable:

@@ -205,9 +205,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "formula-not-calculated": Explanation(
         "A formula without its result",
         "The cell holds a formula, but the file was saved without what it calculates, by a program that "
-        "writes formulas without calculating them; Excel would show the result, the file holds nothing to "
-        "send, and sending nothing, or the config's default, would hide it.",
-        "Open the file in Excel or LibreOffice and save it (that calculates the formulas), then import it again.",
+        "writes formulas without calculating them: with no result, or with a stand-in such as 0 and a mark "
+        "asking the program opening the file to calculate it again. Excel would show the result; sending "
+        "nothing, the stand-in or the config's default would hide it.",
+        "Open the file in Excel and save it (that calculates the formulas), or in LibreOffice choose Data > "
+        "Calculate > Recalculate Hard and save it, then import it again.",
     ),
     "extra-cells": Explanation(
         "More cells than the header",
