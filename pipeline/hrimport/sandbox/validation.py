@@ -87,16 +87,18 @@ def parse_customer_id(value: Any) -> int | None:
 
 
 def parse_days(value: Any) -> Decimal | None:
-    """A day count: a number or numeric string, positive (``"2"``, ``"3.5"``, ``"0.25"``). Not only halves:
-    the interface states no such rule, and leave taken by the hour (api-notes: 1 day = 8 hours) is
-    a quarter day."""
+    """A day count: a number or numeric string, 0 or more (``"2"``, ``"3.5"``, ``"0.25"``, ``"0"``).
+
+    Not only halves: the interface states no such rule, and leave taken by the hour (api-notes: 1 day =
+    8 hours) is a quarter day. Zero too: the spec gives ``total_days`` no range, and callers are told to
+    calculate the days first (api-notes), whose answer is 0 for a period of weekends and holidays."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     try:
         days = Decimal(str(value).strip())
     except InvalidOperation:
         return None
-    if not days.is_finite() or days <= 0:
+    if not days.is_finite() or days < 0:
         return None
     return days
 
@@ -119,7 +121,7 @@ def check_value(f: Field, value: Any, *, subdivision: bool = False) -> tuple[Any
         return (number, None) if number is not None else (None, "must be an integer (or a numeric string)")
     if f.kind == "number":
         days = parse_days(value)
-        return (days, None) if days is not None else (None, "must be a positive number of days")
+        return (days, None) if days is not None else (None, "must be a number of days, 0 or more")
     if f.type == "boolean":
         return (value, None) if isinstance(value, bool) else (None, "must be a JSON boolean (true or false)")
     if f.kind == "custom_data":
