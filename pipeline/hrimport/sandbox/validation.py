@@ -175,22 +175,23 @@ def check_fields(
 ) -> tuple[dict[str, Any], list[Detail]]:
     """Check a body (or one bulk element) against fields; returns the canonical values and the details.
 
-    A required field must be present and not blank (one with a stated default takes it when absent).
-    An optional field sent as null or "" is returned as
+    A required field must be present and not blank; one with a stated default takes it when absent or
+    blank (null means "no value" as absence does). An optional field sent as null or "" is returned as
     None (it clears a stored value); absent fields are left out. Unknown keys are ignored, like most
     JSON APIs do (documented choice).
     """
     values: dict[str, Any] = {}
     details: list[Detail] = []
     for f in fields:
+        raw = data.get(f.name)
+        if f.is_required and f.default is not None and is_blank(raw):
+            # Spec, endpoint 4: the half-day flags are "required" yet have a stated "default false".
+            values[f.name] = f.default
+            continue
         if f.name not in data:
-            if f.is_required and f.default is not None:
-                # Spec, endpoint 4: the half-day flags are "required" yet have a stated "default false".
-                values[f.name] = f.default
-            elif f.is_required:
+            if f.is_required:
                 details.append(Detail(f.name, "is required", index))
             continue
-        raw = data[f.name]
         if is_blank(raw):
             if f.is_required:
                 details.append(Detail(f.name, "is required and may not be empty", index))
