@@ -233,15 +233,15 @@ def test_a_leave_type_named_like_another_is_refused_and_the_zh_look_up_keeps_its
     db = str(sandbox.db_path)
     twin = hrimport("add-leave-type", "--db", db, "Vacation Leave", "年假")
     assert twin.exit_code == 2
-    assert twin.stderr.splitlines() == ["Error: '年假' is already a Chinese name of leave type 1 'Annual Leave'; give "
-                                        "another Chinese name, or --id 1 to replace that type"]
+    assert twin.stderr.splitlines() == [("Error: '年假' is already a Chinese name of leave type 1 'Annual Leave'; "
+                                         "give another Chinese name, or --id 1 to replace that type")]
     traditional = hrimport("add-leave-type", "--db", db, "Grief Leave", "哀假", "--traditional", "喪假")
     assert traditional.exit_code == 2 and "'喪假' is already a Chinese name of leave type" in traditional.stderr
     # English names match whatever the case in a time-off request: a second "annual leave" would be a twin too
     cased = hrimport("add-leave-type", "--db", db, "annual  leave", "新年假")
     assert cased.exit_code == 2
-    assert cased.stderr.splitlines() == ["Error: leave type 1 is already called 'Annual Leave'; give its exact name "
-                                         "to replace it, or another name"]
+    assert cased.stderr.splitlines() == [("Error: leave type 1 is already called 'Annual Leave'; give its exact "
+                                          "name to replace it, or another name")]
     assert len(sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json()) == 15  # nothing added
 
     staff = {"customer_id": 99, "customer_system_id": "E1", "customer_system_id_type": "SAP", "name": "Li Wei",
@@ -271,8 +271,8 @@ def test_a_token_or_data_type_for_an_unknown_customer_is_refused_naming_the_know
     result = hrimport(*command, "--db", str(sandbox.db_path))
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "Error: customer 200 is not known (known: 99 Acme Sdn Bhd, 100 Lotus Trading Co, 101 Dormant Holdings); "
-        "add it first with add-customer"]
+        ("Error: customer 200 is not known (known: 99 Acme Sdn Bhd, 100 Lotus Trading Co, 101 Dormant Holdings); "
+         "add it first with add-customer")]
     denied = sandbox.http.post("/api/add_edit_staff", json={"customer_id": 200}, headers=sandbox.auth("globex-token"))
     assert denied.status_code == 401  # no token was added
     from hrimport.sandbox.store import Store
@@ -301,8 +301,8 @@ def test_another_programs_database_is_refused_and_left_untouched(tmp_path: Path,
     )
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines() == [
-        f"Error: --db {other}: a SQLite database of another program (tables customers, invoices), not the "
-        "sandbox's; give the sandbox's SQLite file or a new path"]
+        (f"Error: --db {other}: a SQLite database of another program (tables customers, invoices), not the "
+         "sandbox's; give the sandbox's SQLite file or a new path")]
     assert other.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["accounts.db"]  # no -wal or -shm left beside it
     conn = sqlite3.connect(other)
