@@ -452,6 +452,15 @@ def test_debug_shows_the_traceback_and_keeps_a_config_errors_exit_code(tmp_path:
     ('{"error_rate": ', "Invalid JSON: EOF while parsing a value at line 1 column 14"),
     ('{"rules": [{"status": "x"}]}', ("rules.0.status: Input should be a valid integer, unable to parse string as "
                                      "an integer")),
+    # an injected fault answers an error: a 600, or a 200 with an error body, is no HTTP answer a client meets
+    ("statuses=600", ("error_statuses: 600 is not an HTTP error status; give statuses from 400 to 599, e.g. 500/503 "
+                      "or 429")),
+    ("statuses=200/503", ("error_statuses: 200 is not an HTTP error status; give statuses from 400 to 599, e.g. "
+                          "500/503 or 429")),
+    ('{"rules": [{"path": "/api/bulk-add-staff", "status": 503}]}', (
+        "rules.0.path: '/api/bulk-add-staff' is not an endpoint of the sandbox; give one of /vendor/get_customer, "
+        "/api/add_edit_staff, /api/bulk_add_edit_staff, /api/calculate-total-days, /api/apply-ee-time-off (or its "
+        "end, e.g. bulk_add_edit_staff; - and _ alike)")),
 ])
 def test_a_bad_faults_spec_is_a_usage_error_in_one_line(tmp_path: Path, spec: str, message: str) -> None:
     result = hrimport("sandbox", "serve", "--port", "0", "--db", str(tmp_path / "s.db"), "--faults", spec)

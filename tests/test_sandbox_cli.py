@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -226,3 +227,94 @@ def test_a_db_that_is_not_a_sandbox_database_is_one_line_exit_2(tmp_path: Path, 
     assert result.stderr.splitlines() == [
         f"Error: --db {export}: file is not a database; give the sandbox's SQLite file or a new path"]
     assert export.read_text(encoding="utf-8") == "Employee ID,Name\nE1,Aisha Rahman\n"
+
+
+def test_a_leave_type_named_like_another_is_refused_and_the_zh_look_up_keeps_its_type(sandbox: Any) -> None:
+    db = str(sandbox.db_path)
+    twin = hrimport("add-leave-type", "--db", db, "Vacation Leave", "年假")
+    assert twin.exit_code == 2
+    assert twin.stderr.splitlines() == [("Error: '年假' is already a Chinese name of leave type 1 'Annual Leave'; "
+                                         "give another Chinese name, or --id 1 to replace that type")]
+    traditional = hrimport("add-leave-type", "--db", db, "Grief Leave", "哀假", "--traditional", "喪假")
+    assert traditional.exit_code == 2 and "'喪假' is already a Chinese name of leave type" in traditional.stderr
+    # English names match whatever the case in a time-off request: a second "annual leave" would be a twin too
+    cased = hrimport("add-leave-type", "--db", db, "annual  leave", "新年假")
+    assert cased.exit_code == 2
+    assert cased.stderr.splitlines() == [("Error: leave type 1 is already called 'Annual Leave'; give its exact "
+                                          "name to replace it, or another name")]
+    assert len(sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json()) == 15  # nothing added
+
+    staff = {"customer_id": 99, "customer_system_id": "E1", "customer_system_id_type": "SAP", "name": "Li Wei",
+             "system_email": "li@acme.example", "country": "CN", "job_title": "Engineer",
+             "job_start_date": "2020-01-31", "staff_type": "EOR"}
+    assert sandbox.http.post("/api/add_edit_staff", json=staff, headers=sandbox.auth()).status_code == 200
+    leave = {"customer_id": 99, "customer_system_id": "E1", "leave_type": "年假", "lang": "ZH", "country": "CN",
+             "start_date": "2024-06-10", "end_date": "2024-06-10", "total_days": "1"}
+    answer = sandbox.http.post("/api/apply-ee-time-off", json=leave, headers=sandbox.auth())
+    assert answer.json()["time_off_data"]["leave_type"] == 1  # Annual Leave, not a twin
+
+
+def test_replacing_a_leave_type_may_keep_its_own_chinese_names(sandbox: Any) -> None:
+    replaced = hrimport("add-leave-type", "--db", str(sandbox.db_path), "Annual Leave", "年假", "--basis", "Calendar")
+    assert replaced.exit_code == 0, replaced.output
+    types = {t["en"]: t for t in sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json()}
+    assert (types["Annual Leave"]["zh"], types["Annual Leave"]["basis"]) == ("年假", "Calendar")
+
+
+@pytest.mark.parametrize("command", [
+    ["add-token", "globex-token", "--customer", "200"],
+    ["add-data-type", "--customer", "200", "Band"],
+])
+def test_a_token_or_data_type_for_an_unknown_customer_is_refused_naming_the_known_ones(
+    sandbox: Any, command: list[str]
+) -> None:
+    result = hrimport(*command, "--db", str(sandbox.db_path))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        ("Error: customer 200 is not known (known: 99 Acme Sdn Bhd, 100 Lotus Trading Co, 101 Dormant Holdings); "
+         "add it first with add-customer")]
+    denied = sandbox.http.post("/api/add_edit_staff", json={"customer_id": 200}, headers=sandbox.auth("globex-token"))
+    assert denied.status_code == 401  # no token was added
+    from hrimport.sandbox.store import Store
+
+    assert Store(sandbox.db_path).data_types(200) == set()
+
+
+def _another_programs_database(path: Path) -> None:
+    """A SQLite file of another program: its own tables (one named like a sandbox table) and rows."""
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL);"
+                       "CREATE TABLE customers (id INTEGER PRIMARY KEY, vat TEXT);"
+                       "INSERT INTO invoices VALUES (1, 99.5); INSERT INTO customers VALUES (7, 'MY123');")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("command", [["add-customer", "200", "Globex"], ["serve", "--port", "0"]])
+def test_another_programs_database_is_refused_and_left_untouched(tmp_path: Path, command: list[str]) -> None:
+    other = tmp_path / "accounts.db"
+    _another_programs_database(other)
+    before = other.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "hrimport", "sandbox", *command, "--db", str(other)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        (f"Error: --db {other}: a SQLite database of another program (tables customers, invoices), not the "
+         "sandbox's; give the sandbox's SQLite file or a new path")]
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["accounts.db"]  # no -wal or -shm left beside it
+    conn = sqlite3.connect(other)
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master ORDER BY name")] == ["customers", "invoices"]
+    conn.close()
+
+
+def test_a_sandbox_file_with_a_table_of_its_owner_still_opens(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.db"
+    assert hrimport("add-customer", "--db", str(db), "200", "Globex Pte Ltd").exit_code == 0
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE my_notes (note TEXT)")  # the trial's owner keeps notes in the same file
+    conn.commit()
+    conn.close()
+    assert hrimport("add-token", "--db", str(db), "globex-token", "--customer", "200").exit_code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -65,6 +66,61 @@ def test_rules_run_in_order_with_skip_and_method(sandbox: Any) -> None:
     assert responses[2].headers["Retry-After"] == "7"
     remaining = sandbox.get_faults()["rules"]
     assert [(r["count"], r["skip"]) for r in remaining] == [(0, 0), (0, 0), (5, 0)]
+
+
+def test_a_rule_names_an_endpoint_in_either_spelling_and_acts_at_both_of_its_addresses(sandbox: Any) -> None:
+    # The README writes /api/bulk_add_edit_staff; the platform's material also spells it with hyphens
+    sandbox.set_faults(rules=[{"path": "bulk_add_edit_staff", "status": 503, "count": 2},
+                              {"path": "/api/add-edit-staff", "status": 502, "count": 1}])
+    body = {"customer_id": "99", "bulk_staff_data": [element()]}
+    hyphened = sandbox.http.post("/api/bulk-add-edit-staff", json=body, headers=sandbox.auth())
+    assert (hyphened.status_code, bulk(sandbox).status_code, bulk(sandbox).status_code) == (503, 503, 200)
+    single = {"customer_id": 99, **element("E2")}
+    assert sandbox.http.post("/api/add_edit_staff", json=single, headers=sandbox.auth()).status_code == 502
+    assert [r["status"] for r in sandbox.requests()] == [503, 503, 200, 502]
+
+
+def test_a_rule_naming_the_single_staff_endpoint_leaves_bulk_alone(sandbox: Any) -> None:
+    sandbox.set_faults(rules=[{"path": "add_edit_staff", "status": 503, "count": 1}])
+    assert bulk(sandbox).status_code == 200  # bulk_add_edit_staff ends in "add_edit_staff" but is another endpoint
+    single = {"customer_id": 99, **element("E2")}
+    assert sandbox.http.post("/api/add-edit-staff", json=single, headers=sandbox.auth()).status_code == 503
+
+
+UNKNOWN_ENDPOINT = ("is not an endpoint of the sandbox; give one of /vendor/get_customer, /api/add_edit_staff, "
+                    "/api/bulk_add_edit_staff, /api/calculate-total-days, /api/apply-ee-time-off (or its end, e.g. "
+                    "bulk_add_edit_staff; - and _ alike)")
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/api/bulk_add_staff", f"'/api/bulk_add_staff' {UNKNOWN_ENDPOINT}"),  # a word missing: it would never act
+    ("staff", f"'staff' {UNKNOWN_ENDPOINT}"),  # ends two endpoints' names, but is neither
+    ("/sandbox/bulk_add_edit_staff", f"'/sandbox/bulk_add_edit_staff' {UNKNOWN_ENDPOINT}"),
+    ("/", "'/' names no endpoint; leave path out to match every endpoint"),
+])
+def test_a_rule_naming_no_endpoint_is_refused_with_the_known_ones(sandbox: Any, path: str, message: str) -> None:
+    sandbox.set_faults(rules=[{"path": BULK, "status": 503, "count": 1}])
+    response = sandbox.http.post(sandbox.root_url + "/_admin/faults", json={"rules": [{"path": path, "status": 503}]})
+    assert response.status_code == 422
+    (problem,) = response.json()["detail"]
+    assert (problem["loc"], problem["msg"]) == (["body", "rules", 0, "path"], f"Value error, {message}")
+    assert [r["path"] for r in sandbox.get_faults()["rules"]] == [BULK]  # the settings in force are kept
+
+
+def test_every_endpoint_the_sandbox_serves_may_be_named_in_a_rule(sandbox: Any) -> None:
+    from hrimport.sandbox.faults import API_PREFIX, ENDPOINTS, path_segments
+
+    health = sandbox.http.get(sandbox.root_url + "/").text  # lists every route, both spellings included
+    served = set(re.findall(r"<code>[A-Z, ]+ (/sandbox/[^<]+)</code>", health))
+    assert "/sandbox/api/bulk-add-edit-staff" in served
+    assert {path_segments(p) for p in served} == {path_segments(API_PREFIX + e) for e in ENDPOINTS}
+
+
+@pytest.mark.parametrize("statuses", [[600], [200, 503], [302], []])
+def test_error_statuses_must_be_http_errors(sandbox: Any, statuses: list[int]) -> None:
+    response = sandbox.http.post(sandbox.root_url + "/_admin/faults", json={"error_rate": 1, "error_statuses": statuses})
+    assert response.status_code == 422
+    assert calc(sandbox).status_code == 200  # no fault in force
 
 
 def test_a_429_rule_sends_retry_after_one_second_by_default(sandbox: Any) -> None:

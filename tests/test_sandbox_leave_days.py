@@ -73,6 +73,19 @@ def test_half_day_flags_default_to_false_when_left_out(sandbox: Any) -> None:
     assert sandbox.http.post(PATH, json=body, headers=sandbox.auth()).json() == {"totaldays": 5}
 
 
+@pytest.mark.parametrize("no_value", [None, ""])
+def test_half_day_flags_sent_without_a_value_take_their_default_false_as_when_left_out(
+    sandbox: Any, no_value: Any
+) -> None:
+    # Spec, endpoint 4: the flags are "required" with "default false" and not stated nullable: a JSON null
+    # (a client serialising an unset flag) is "no value", as absence is, so the default applies.
+    body = {"country": "MY", "start_date": "2024-06-10", "end_date": "2024-06-14",
+            "is_half_start_date": no_value, "is_half_end_date": True}
+    response = sandbox.http.post(PATH, json=body, headers=sandbox.auth())
+    assert response.status_code == 200, response.text
+    assert response.json() == {"totaldays": 4.5}  # only the half end taken off
+
+
 @pytest.mark.parametrize(
     ("country", "start", "end", "field"),
     [

@@ -116,12 +116,25 @@ def test_a_figure_in_hours_of_a_day_is_stored_as_sent_not_only_halves(staffed: A
     assert [r["total_days"] for r in staffed.time_off()] == [0.25, 1.75]
 
 
-def test_a_figure_that_is_not_a_positive_number_is_400(staffed: Any) -> None:
-    for figure in ("0", "-1", "two", "1,5"):
+def test_a_figure_that_is_not_a_number_of_days_is_400(staffed: Any) -> None:
+    for figure in ("-1", "-0.5", "two", "1,5", "NaN", True):
         response = leave(staffed, total_days=figure)
         assert response.status_code == 400
-        assert response.json()["details"] == [{"field": "total_days", "reason": "must be a positive number of days"}]
+        assert response.json()["details"] == [{"field": "total_days", "reason": "must be a number of days, 0 or more"}]
     assert staffed.time_off() == []
+
+
+def test_a_zero_day_record_is_stored_as_the_calculation_counts_a_weekend(staffed: Any) -> None:
+    # The spec gives total_days no range, and callers are told to calculate the days first: for annual leave
+    # on a Saturday and Sunday the calculation answers 0, and sending that figure back is accepted.
+    weekend = {"country": "MY", "start_date": "2024-06-08", "end_date": "2024-06-09"}
+    counted = staffed.http.post("/api/calculate-total-days", json=weekend, headers=staffed.auth())
+    assert counted.json() == {"totaldays": 0}
+    response = leave(staffed, **weekend, total_days=str(counted.json()["totaldays"]))
+    assert response.status_code == 200, response.text
+    assert response.json()["time_off_data"]["total_days"] == 0
+    assert leave(staffed, start_date="2024-06-15", end_date="2024-06-15", total_days=0).status_code == 200
+    assert [(r["start_date"], r["total_days"]) for r in staffed.time_off()] == [("2024-06-08", 0), ("2024-06-15", 0)]
 
 
 @pytest.mark.parametrize(

@@ -189,7 +189,7 @@ def create_app(
         summary="Add time-off record",
         openapi_extra=openapi.operation(
             "TimeOffInput",
-            (400, "Invalid request (total_days wrong: the right figure is named)."),
+            (400, "Invalid request: every problem in details (a total_days that is not a number of days, 0 or more)."),
             (403, "The token may not act for customer_id."),
             (404, "No staff with that customer_system_id."),
             (409, "The period overlaps an existing time-off record of the staff member."),

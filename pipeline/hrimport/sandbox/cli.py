@@ -10,7 +10,8 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -40,12 +41,25 @@ _Opened = TypeVar("_Opened")
 
 def _open_db(db: Path, opener: Callable[[Path], _Opened]) -> _Opened:
     """``opener(db)``, with a --db that SQLite cannot use (a spreadsheet given by mistake, a path under a
-    file) told in one line, exit 2, instead of a traceback."""
+    file) or that is another program's database told in one line, exit 2, instead of a traceback."""
+    from hrimport.sandbox.store import NotASandboxDatabase
+
     try:
         return opener(db)
-    except (sqlite3.DatabaseError, OSError) as exc:
+    except (sqlite3.DatabaseError, OSError, NotASandboxDatabase) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise _BadOption(f"--db {db}: {reason}; give the sandbox's SQLite file or a new path") from None
+
+
+@contextmanager
+def _refusal_in_one_line() -> Iterator[None]:
+    """An admin change the store refuses (an unknown customer, a leave-type name taken): its one line, exit 2."""
+    from hrimport.sandbox.store import AdminRefused
+
+    try:
+        yield
+    except AdminRefused as exc:
+        raise _BadOption(str(exc)) from None
 
 
 @click.group()
@@ -169,7 +183,10 @@ def add_token(db: Path, token: str, customer_id: int | None, vendor_id: int | No
         raise click.UsageError("give exactly one of --customer ID or --vendor ID")
     if no_portal and vendor_id is None:
         raise click.UsageError("--no-portal applies to vendor tokens (--vendor ID) only")
-    user_id = _open_db(db, Store).add_token(token, customer_id=customer_id, vendor_id=vendor_id, portal=not no_portal)
+    with _refusal_in_one_line():
+        user_id = _open_db(db, Store).add_token(
+            token, customer_id=customer_id, vendor_id=vendor_id, portal=not no_portal
+        )
     whom = f"customer {customer_id}" if customer_id is not None else f"vendor {vendor_id}"
     click.echo(f"token {token!r} (user {user_id}) acts for {whom} in {db}")
 
@@ -188,7 +205,8 @@ def add_data_type(db: Path, customer_id: int, names: tuple[str, ...]) -> None:
     from hrimport.sandbox.store import Store
 
     store = _open_db(db, Store)
-    store.add_data_types(customer_id, list(names))
+    with _refusal_in_one_line():
+        store.add_data_types(customer_id, list(names))
     click.echo(f"customer {customer_id} data types: {', '.join(sorted(store.data_types(customer_id)))}")
 
 
@@ -216,7 +234,8 @@ def add_leave_type(
     """
     from hrimport.sandbox.store import Store
 
-    new_id = _open_db(db, Store).add_leave_type(
-        english, chinese, zh_hant=traditional, basis=basis, leave_type_id=leave_type_id
-    )
+    with _refusal_in_one_line():
+        new_id = _open_db(db, Store).add_leave_type(
+            english, chinese, zh_hant=traditional, basis=basis, leave_type_id=leave_type_id
+        )
     click.echo(f"leave type {new_id} {english!r} / {chinese!r} ({basis}) in {db}")

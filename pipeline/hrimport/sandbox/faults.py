@@ -28,11 +28,36 @@ import time
 from collections import deque
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.requests import ClientDisconnect
 
 API_PREFIX = "/sandbox"
 LOG_LIMIT = 10_000
+
+#: The endpoints a rule may name (``app.py`` serves each under API_PREFIX, the staff ones also spelled
+#: with hyphens: a rule's ``-`` and ``_`` are alike, so it names an endpoint in either spelling).
+ENDPOINTS = (
+    "/vendor/get_customer",
+    "/api/add_edit_staff",
+    "/api/bulk_add_edit_staff",
+    "/api/calculate-total-days",
+    "/api/apply-ee-time-off",
+)
+#: Statuses a fault may answer: errors only (a success or redirect with an error body would mislead).
+ERROR_STATUSES = range(400, 600)
+
+
+def path_segments(path: str) -> tuple[str, ...]:
+    """A path's segments with ``-`` read as ``_``: ``/api/bulk-add-edit-staff`` and ``bulk_add_edit_staff``
+    end alike."""
+    return tuple(part.replace("-", "_") for part in path.split("/") if part)
+
+
+def _ends_with(path: tuple[str, ...], end: tuple[str, ...]) -> bool:
+    return len(end) <= len(path) and path[len(path) - len(end):] == end
+
+
+_ENDPOINT_SEGMENTS = tuple(path_segments(API_PREFIX + endpoint) for endpoint in ENDPOINTS)
 
 
 class FaultRule(BaseModel):
@@ -42,7 +67,9 @@ class FaultRule(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str | None = Field(
-        default=None, description="Match paths ending with this (e.g. /api/add_edit_staff); any if null."
+        default=None,
+        description="The endpoint to match, whole or its end (/api/add_edit_staff, add-edit-staff: - and _ "
+        "alike); any if null.",
     )
     method: str | None = Field(default=None, description="Match this HTTP method only; any if null.")
     status: int | None = Field(
@@ -64,8 +91,24 @@ class FaultRule(BaseModel):
     count: int = Field(default=1, ge=0, description="How many matching requests this rule acts on.")
     skip: int = Field(default=0, ge=0, description="Let this many matching requests through first.")
 
+    @field_validator("path")
+    @classmethod
+    def _names_an_endpoint(cls, path: str | None) -> str | None:
+        """A path that ends no endpoint's path (a typo, a missing word) would never act: refused."""
+        if path is None:
+            return None
+        end = path_segments(path)
+        if not end:
+            raise ValueError(f"{path!r} names no endpoint; leave path out to match every endpoint")
+        if not any(_ends_with(known, end) for known in _ENDPOINT_SEGMENTS):
+            raise ValueError(
+                f"{path!r} is not an endpoint of the sandbox; give one of {', '.join(ENDPOINTS)} (or its end, "
+                "e.g. bulk_add_edit_staff; - and _ alike)"
+            )
+        return path
+
     def matches(self, method: str, path: str) -> bool:
-        return (self.path is None or path.endswith(self.path)) and (
+        return (self.path is None or _ends_with(path_segments(path), path_segments(self.path))) and (
             self.method is None or self.method.upper() == method
         )
 
@@ -78,7 +121,9 @@ class FaultSettings(BaseModel):
     error_rate: float = Field(
         default=0.0, ge=0, le=1, description="Share of requests answered with an error status."
     )
-    error_statuses: list[int] = Field(default=[500, 502, 503], description="Statuses error_rate draws from.")
+    error_statuses: list[int] = Field(
+        default=[500, 502, 503], description="Statuses error_rate draws from (HTTP errors, 400-599)."
+    )
     rate_limit: float | None = Field(
         default=None, gt=0, description="Requests per second above which 429 is answered."
     )
@@ -95,6 +140,18 @@ class FaultSettings(BaseModel):
         description="Deterministic faults, before random ones: the first rule "
         "matching a request with count left decides (so rules act one after another).",
     )
+
+    @field_validator("error_statuses")
+    @classmethod
+    def _error_statuses(cls, statuses: list[int]) -> list[int]:
+        if not statuses:
+            raise ValueError("give at least one status, e.g. 500/503")
+        wrong = [status for status in statuses if status not in ERROR_STATUSES]
+        if wrong:
+            raise ValueError(
+                f"{wrong[0]} is not an HTTP error status; give statuses from 400 to 599, e.g. 500/503 or 429"
+            )
+        return statuses
 
     @classmethod
     def from_spec(cls, spec: str) -> FaultSettings:

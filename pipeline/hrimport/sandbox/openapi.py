@@ -21,7 +21,7 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
         schema = {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": r"^\s*\d+\s*$"}]}
     elif f.kind == "number":
         schema = {
-            "anyOf": [{"type": "string", "pattern": r"^\s*\d+(\.[05]0*)?\s*$"}, {"type": "number"}],
+            "anyOf": [{"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*$"}, {"type": "number", "minimum": 0}],
             "examples": ["2", "3.5"],
         }
     elif f.type == "boolean":

@@ -12,6 +12,7 @@ A new file gets the demo dataset (README, sandbox section): vendor 1 with custom
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -52,6 +53,9 @@ CREATE TABLE IF NOT EXISTS time_off (
 CREATE INDEX IF NOT EXISTS time_off_user ON time_off (user, start_date, end_date);
 """
 
+#: The sandbox's own tables: a database holding other tables but not all of these is another program's.
+SANDBOX_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA))
+
 DEMO_VENDOR_ID = 1
 
 # (id, name, logo, active); the logo of 100 imitates the platform's temporary signed link.
@@ -71,6 +75,15 @@ _DEMO_DATA_TYPES = {
     99: ("Cost Center", "Division", "Grade", "Employee Number"),
     100: ("Cost Center", "Department"),
 }
+
+
+class NotASandboxDatabase(Exception):
+    """The file is a SQLite database of another program: the sandbox leaves it as it is."""
+
+
+class AdminRefused(ValueError):
+    """An admin change that would make the dataset inconsistent (an unknown customer, a leave-type name
+    another type has); the message is one line saying what to do instead."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +110,7 @@ class Store:
         make_private_file(self.db_path, keep_existing_mode=True)
         conn = self._connect()
         try:
+            _refuse_another_programs_database(conn)  # before WAL mode, which rewrites the file's header
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
         finally:
@@ -243,6 +257,8 @@ class Store:
         with self.write() as conn:
             if vendor_id is not None:
                 _ensure_vendor(conn, vendor_id)
+            else:
+                _require_customer(conn, customer_id)
             row = conn.execute("SELECT user_id FROM tokens WHERE token = ?", (token,)).fetchone()
             user_id = (
                 row[0]
@@ -259,7 +275,9 @@ class Store:
         return int(user_id)
 
     def add_data_types(self, customer_id: int, names: list[str]) -> None:
+        """Configure company data types for a customer (``AdminRefused`` when there is no such customer)."""
         with self.write() as conn:
+            _require_customer(conn, customer_id)
             conn.executemany(
                 "INSERT OR IGNORE INTO data_types VALUES (?, ?)", [(customer_id, n) for n in names]
             )
@@ -275,11 +293,7 @@ class Store:
     # -- leave types ------------------------------------------------------------------------------------
     def leave_types(self) -> list[LeaveType]:
         with self.read() as conn:
-            rows = conn.execute("SELECT * FROM leave_types ORDER BY id").fetchall()
-        return [
-            LeaveType(r["id"], r["en"], r["zh"], r["zh_hant"], r["basis"], tuple(json.loads(r["zh_aliases"])))
-            for r in rows
-        ]
+            return _leave_types(conn)
 
     def add_leave_type(
         self,
@@ -290,11 +304,18 @@ class Store:
         basis: Basis = "Working",
         leave_type_id: int | None = None,
     ) -> int:
-        """Add a leave type (or replace the one with that id); returns its id."""
+        """Add a leave type (or replace the one with that id or English name); returns its id.
+
+        A name another leave type has is ``AdminRefused``: a time-off request names its leave type, and the
+        look-up would take the first of two types called alike (English compared as the look-up does, case
+        and spacing aside; Chinese names among each other type's Simplified, Traditional and aliases).
+        """
         with self.write() as conn:
             if leave_type_id is None:
                 leave_type_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM leave_types").fetchone()[0]
             lt = LeaveType(int(leave_type_id), en, zh, zh_hant or zh, basis)
+            others = [t for t in _leave_types(conn) if t.id != lt.id and t.en != en]
+            _refuse_a_name_taken(lt, others)
             conn.execute("DELETE FROM leave_types WHERE id = ? OR en = ?", (lt.id, en))
             _insert_leave_type(conn, lt)
         return lt.id
@@ -358,6 +379,54 @@ def time_off_row(row: sqlite3.Row) -> dict[str, Any]:
 def now() -> int:
     """Unix time in whole seconds (spec: time-off timestamps are integers; api-notes: use seconds)."""
     return int(time.time())
+
+
+def _refuse_another_programs_database(conn: sqlite3.Connection) -> None:
+    """``NotASandboxDatabase`` for a file with tables but not the sandbox's (another program's database given
+    as --db), read before anything is written; an empty database (a new file) becomes the sandbox's."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {t for t in tables if not t.startswith("sqlite_")}  # SQLite's own (sqlite_sequence)
+    if tables and not SANDBOX_TABLES <= tables:
+        shown = ", ".join(sorted(tables)[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+        raise NotASandboxDatabase(f"a SQLite database of another program (tables {shown}), not the sandbox's")
+
+
+def _require_customer(conn: sqlite3.Connection, customer_id: int | None) -> None:
+    """``AdminRefused`` naming the known customers when ``customer_id`` is not one of them."""
+    if conn.execute("SELECT 1 FROM customers WHERE id = ?", (customer_id,)).fetchone():
+        return
+    known = ", ".join(f"{r['id']} {r['name']}" for r in conn.execute("SELECT id, name FROM customers ORDER BY id"))
+    raise AdminRefused(
+        f"customer {customer_id} is not known (known: {known or 'none'}); add it first with add-customer"
+    )
+
+
+def _leave_types(conn: sqlite3.Connection) -> list[LeaveType]:
+    rows = conn.execute("SELECT * FROM leave_types ORDER BY id").fetchall()
+    return [
+        LeaveType(r["id"], r["en"], r["zh"], r["zh_hant"], r["basis"], tuple(json.loads(r["zh_aliases"])))
+        for r in rows
+    ]
+
+
+def _refuse_a_name_taken(new: LeaveType, others: list[LeaveType]) -> None:
+    """``AdminRefused`` when another leave type is called as ``new`` is, in English or in Chinese."""
+
+    def folded(english: str) -> str:  # as the time-off look-up compares English names
+        return " ".join(english.split()).casefold()
+
+    for other in others:
+        if folded(other.en) == folded(new.en):
+            raise AdminRefused(
+                f"leave type {other.id} is already called {other.en!r}; give its exact name to replace it, "
+                "or another name"
+            )
+        taken = [name for name in dict.fromkeys((new.zh.strip(), new.zh_hant.strip())) if name in other.chinese_names]
+        if taken:
+            raise AdminRefused(
+                f"{taken[0]!r} is already a Chinese name of leave type {other.id} {other.en!r}; give another "
+                f"Chinese name, or --id {other.id} to replace that type"
+            )
 
 
 def _ensure_vendor(conn: sqlite3.Connection, vendor_id: int) -> None:

@@ -87,16 +87,18 @@ def parse_customer_id(value: Any) -> int | None:
 
 
 def parse_days(value: Any) -> Decimal | None:
-    """A day count: a number or numeric string, positive (``"2"``, ``"3.5"``, ``"0.25"``). Not only halves:
-    the interface states no such rule, and leave taken by the hour (api-notes: 1 day = 8 hours) is
-    a quarter day."""
+    """A day count: a number or numeric string, 0 or more (``"2"``, ``"3.5"``, ``"0.25"``, ``"0"``).
+
+    Not only halves: the interface states no such rule, and leave taken by the hour (api-notes: 1 day =
+    8 hours) is a quarter day. Zero too: the spec gives ``total_days`` no range, and callers are told to
+    calculate the days first (api-notes), whose answer is 0 for a period of weekends and holidays."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     try:
         days = Decimal(str(value).strip())
     except InvalidOperation:
         return None
-    if not days.is_finite() or days <= 0:
+    if not days.is_finite() or days < 0:
         return None
     return days
 
@@ -119,7 +121,7 @@ def check_value(f: Field, value: Any, *, subdivision: bool = False) -> tuple[Any
         return (number, None) if number is not None else (None, "must be an integer (or a numeric string)")
     if f.kind == "number":
         days = parse_days(value)
-        return (days, None) if days is not None else (None, "must be a positive number of days")
+        return (days, None) if days is not None else (None, "must be a number of days, 0 or more")
     if f.type == "boolean":
         return (value, None) if isinstance(value, bool) else (None, "must be a JSON boolean (true or false)")
     if f.kind == "custom_data":
@@ -173,22 +175,23 @@ def check_fields(
 ) -> tuple[dict[str, Any], list[Detail]]:
     """Check a body (or one bulk element) against fields; returns the canonical values and the details.
 
-    A required field must be present and not blank (one with a stated default takes it when absent).
-    An optional field sent as null or "" is returned as
+    A required field must be present and not blank; one with a stated default takes it when absent or
+    blank (null means "no value" as absence does). An optional field sent as null or "" is returned as
     None (it clears a stored value); absent fields are left out. Unknown keys are ignored, like most
     JSON APIs do (documented choice).
     """
     values: dict[str, Any] = {}
     details: list[Detail] = []
     for f in fields:
+        raw = data.get(f.name)
+        if f.is_required and f.default is not None and is_blank(raw):
+            # Spec, endpoint 4: the half-day flags are "required" yet have a stated "default false".
+            values[f.name] = f.default
+            continue
         if f.name not in data:
-            if f.is_required and f.default is not None:
-                # Spec, endpoint 4: the half-day flags are "required" yet have a stated "default false".
-                values[f.name] = f.default
-            elif f.is_required:
+            if f.is_required:
                 details.append(Detail(f.name, "is required", index))
             continue
-        raw = data[f.name]
         if is_blank(raw):
             if f.is_required:
                 details.append(Detail(f.name, "is required and may not be empty", index))
