@@ -175,6 +175,21 @@ def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(
     assert records[("000106", "2024-08-05")]["country"] == "SG"
 
 
+def test_a_zero_day_record_the_service_also_counts_as_zero_is_sent_without_a_warning(tmp_path: Path,
+                                                                                   staffed: Any) -> None:
+    """HR books a weekend of annual leave as 0 days (the record kept for the calendar): the service counts no
+    working day either, so the two agree and the record is stored with 0, with nothing to look at."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 4, 13), D(2024, 4, 14), "", 0, "MY", "", "Approved"],  # a weekend
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 rows imported." in result.stdout
+    assert not by_row(run)[2].problems
+    assert stored(staffed) == [("000101", 1, "2024-04-13", "2024-04-14", 0)]
+
+
 def test_running_the_same_file_again_adds_nothing(tmp_path: Path, staffed: Any) -> None:
     source = write_xlsx(tmp_path / "leave.xlsx", [
         ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],

@@ -13,7 +13,8 @@ sick leave in working days, and so on. ``[timeoff] total_days`` says what is sen
 - ``strict``: a row whose figure differs is not sent (``total-days-mismatch``).
 
 A period in which the service counts no working day cannot be booked on the service's count: it is sent
-with the file's figure when there is one (with the warning; ``strict`` flags it), and flagged
+with the file's figure when there is one (with the warning unless the file says 0 too; ``strict`` flags
+a figure other than 0), and flagged
 (``no-leave-days``) when there is none. The leave-type dictionary's ``Calendar`` basis (sick leave counted
 every day, api-notes) is not in the interface, so it never refuses a row: it only explains a difference.
 """
@@ -220,7 +221,7 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
                            "" if column else r.start)
         r.total_days = format_days(answer)
         return None
-    if given == answer and answer != 0:
+    if given == answer:  # a 0 too, on a weekend: the file and the service agree, and a zero-day record is sent
         r.total_days = format_days(given)
         return None
     counted = (f"the service counts no working day in {key.describe()} (weekends and public holidays of "
