@@ -393,8 +393,8 @@ def columns_disagree(
             yield pos, Problem(
                 "columns-disagree",
                 f"Row {row_numbers[pos]}: columns '{first_column}' and '{column}' both give {name}, with different "
-                f"values: '{shown[0]}' (from '{first_column}', first in the config's order) is sent, '{shown[1]}' "
-                f"(from '{column}') is not.",
+                f"values: '{shown[0]}' (from '{first_column}', the first in the config's order with a value) is "
+                f"sent, '{shown[1]}' (from '{column}') is not.",
                 row_numbers[pos], column, name, shown[1], severity="warning")
 
 

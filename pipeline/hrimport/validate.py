@@ -319,9 +319,10 @@ def sent_digests(mapped: MappedTable, positions: np.ndarray) -> np.ndarray:
     out = np.zeros((len(positions), 2), dtype=np.uint64)
     if not len(positions) or not columns:
         return out
+    every_row = len(positions) == len(mapped.frame)  # the usual chunk: no copy of its columns
     parts: list[arrow.Array] = []
     for column in columns:
-        values = arrow.array(column.iloc[positions], type=arrow.large_string())
+        values = arrow.array(column if every_row else column.iloc[positions], type=arrow.large_string())
         parts += [pc.cast(pc.binary_length(values), arrow.large_string()), values]
     text = pc.binary_join_element_wise(*parts, arrow.scalar(":", arrow.large_string())).to_numpy(zero_copy_only=False)
     for half, key in enumerate(_DIGEST_KEYS):
