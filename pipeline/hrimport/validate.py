@@ -310,21 +310,20 @@ class KeyIds:
 
 
 def sent_digests(mapped: MappedTable, positions: np.ndarray) -> np.ndarray:
-    """A 128-bit digest (two ``uint64``) of the values each row at ``positions`` sends: every field and custom
-    data value, normalised, as the request body is made of them. Equal digests are equal values: the values are
-    written as one text in which each is preceded by its length (so no two rows' texts are alike unless their
-    values are), and the text is hashed twice by SipHash with two keys (a chance of 2^-128 that two texts share
-    both)."""
+    """A 128-bit digest (two ``uint64``) of the values each valid row at ``positions`` sends: every field and
+    custom data value, normalised, as the request body is made of them. The values are joined by a NUL, which
+    no value sent holds (the reader makes a cell holding one ``bad-encoding``, never sent), so two rows' texts
+    are alike only when their values are; the text is hashed by SipHash with two keys, and two texts share
+    both halves by chance once in 2^128."""
     columns = [mapped.frame[name] for name in mapped.frame.columns] + [mapped.custom[name] for name in mapped.custom.columns]
     out = np.zeros((len(positions), 2), dtype=np.uint64)
     if not len(positions) or not columns:
         return out
     every_row = len(positions) == len(mapped.frame)  # the usual chunk: no copy of its columns
-    parts: list[arrow.Array] = []
-    for column in columns:
-        values = arrow.array(column if every_row else column.iloc[positions], type=arrow.large_string())
-        parts += [pc.cast(pc.binary_length(values), arrow.large_string()), values]
-    text = pc.binary_join_element_wise(*parts, arrow.scalar(":", arrow.large_string())).to_numpy(zero_copy_only=False)
+    values = [arrow.array(column if every_row else column.iloc[positions], type=arrow.large_string())
+              for column in columns]
+    text = pc.binary_join_element_wise(*values, arrow.scalar("\x00", arrow.large_string())).to_numpy(
+        zero_copy_only=False)
     for half, key in enumerate(_DIGEST_KEYS):
         out[:, half] = pd.util.hash_array(text, hash_key=key, categorize=False)
     return out
