@@ -141,6 +141,45 @@ def test_validate_in_chunks_counts_and_lists_the_same_rows(tmp_path: Path, strea
     assert chunked.info.notes == whole.info.notes
 
 
+def rows_with_repeats() -> list[dict[str, str]]:
+    """``varied_rows`` and, far below, people listed again: one exactly (twice), one with a title of its own."""
+    rows = varied_rows()
+    rows += [dict(rows[2]), person(8, **{"Hire Date": rows[7]["Hire Date"], "Title": "Lead"}), dict(rows[2])]
+    return rows
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 7, 50])
+def test_rows_repeated_far_apart_are_found_in_chunks_as_in_a_whole_read(tmp_path: Path, chunk_rows: int,
+                                                                         streamed: bool) -> None:
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    source = write_csv(tmp_path / "staff.csv", rows_with_repeats())
+    with pytest.MonkeyPatch.context() as whole_read:
+        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
+        whole = run_dry(tmp_path, source, config, None, "whole")
+    chunked = run_dry(tmp_path, source, config, chunk_rows, "chunked")
+    assert_same_reports(whole, chunked)
+
+    rows = {r["row"]: r for r in outcomes(chunked) if r["record"] == "row"}
+    assert len(rows) == 63
+    assert [(row, rows[row]["outcome"], [p["code"] for p in rows[row]["problems"]]) for row in (4, 62, 64)] == [
+        (4, "valid", []), (62, "valid", ["duplicate-row"]), (64, "valid", ["duplicate-row"])]
+    assert [(row, rows[row]["outcome"], [p["code"] for p in rows[row]["problems"]]) for row in (9, 63)] == [
+        (9, "invalid", ["duplicate-id"]), (63, "invalid", ["duplicate-id"])]
+    payloads = (chunked / "payloads.jsonl").read_text(encoding="utf-8")
+    assert payloads.count('"customer_system_id":"000003"') == 1 and '"000008"' not in payloads
+
+
+def test_validate_in_chunks_finds_the_same_repeated_rows(tmp_path: Path, streamed: bool) -> None:
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_csv(tmp_path / "staff.csv", rows_with_repeats())
+    whole = import_file(config, source, validate_only=True).result
+    chunked = import_file(config, source, validate_only=True, chunk_rows=4).result
+
+    assert list(chunked.rows) == list(whole.rows)
+    assert chunked.verdict() == whole.verdict() == "57 of 63 rows checked (3 with warnings); 6 need attention"
+    assert chunked.info.notes == whole.info.notes
+
+
 @pytest.mark.parametrize("name", ["staff_errors.xls", "staff_errors.ods"])
 def test_a_cell_showing_an_error_is_flagged_in_chunks_as_in_a_whole_read(tmp_path: Path, name: str) -> None:
     """LibreOffice's save of a lookup that found nothing (tests/fixtures/SOURCES.md): the error cells of an

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+from click.testing import CliRunner
+
+from hrimport.cli import main
 from hrimport.config import load_config
 from hrimport.imports.staff import prepare_staff
 from hrimport.service.staff import build_payloads
@@ -109,3 +114,68 @@ def test_an_intern_without_an_employee_flag_is_sent_as_not_an_employee(tmp_path:
 def test_leading_zeros_and_long_ids_survive(tmp_path: Path) -> None:
     _, bodies = payloads(tmp_path, [person(1, **{"Employee ID": "000042"}), person(2, **{"Employee ID": "12345678901234"})])
     assert [b["customer_system_id"] for b in bodies] == ["000042", "12345678901234"]
+
+
+# ------------------------------------------------------------------------------- two columns, one field
+
+
+def two_email_columns(tmp_path: Path) -> Path:
+    """The staff config with a second column, 'Work Email', mapped to the e-mail after 'Email'."""
+    config = write_config(tmp_path / "staff.toml")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('"Email" = "system_email"', '"Email" = "system_email"\n"Work Email" = "system_email"'),
+                      encoding="utf-8")
+    return config
+
+
+def test_a_field_two_columns_fill_sends_the_first_and_warns_where_the_other_differs(
+        tmp_path: Path, sandbox: Any) -> None:
+    rows = [
+        person(1, **{"Work Email": " PERSON1@Acme.Example"}),  # the same address once normalised: nothing to say
+        person(2, **{"Work Email": "p.two@acme-group.example"}),  # another address: sent the first, and told
+        person(3, Email="", **{"Work Email": "p.three@acme-group.example"}),  # only the second: sent, nothing to say
+        person(4),
+    ]
+    data = write_csv(tmp_path / "staff.csv", rows, header=[*HEADER, "Work Email"])
+    result = CliRunner().invoke(main, ["staff", "import", str(two_email_columns(tmp_path)), str(data),
+                                       "--report-dir", str(tmp_path / "reports")],
+                                env={"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": sandbox.base_url},
+                                catch_exceptions=False)
+
+    assert result.exit_code == 0, result.output  # a warning: every row imported
+    assert "4 of 4 rows imported (1 with warnings)." in result.output
+    stored = {s["customer_system_id"]: s["system_email"] for s in sandbox.staff(99)}
+    assert stored == {"000001": "person1@acme.example", "000002": "person2@acme.example",
+                      "000003": "p.three@acme-group.example", "000004": "person4@acme.example"}
+    folder = max((tmp_path / "reports").glob("*/*/outcomes.jsonl")).parent
+    lines = [json.loads(line) for line in (folder / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()[1:]]
+    assert [(r["row"], r["outcome"], [(p["code"], p["severity"], p["row"]) for p in r["problems"]])
+            for r in lines] == [(2, "added", []), (3, "added", [("columns-disagree", "warning", 3)]),
+                                (4, "added", []), (5, "added", [])]
+    (warning,) = lines[1]["problems"]
+    assert warning["message"] == (
+        "Row 3: columns 'Email' and 'Work Email' both give system_email, with different values: "
+        "'person2@acme.example' (from 'Email', the first in the config's order with a value) is sent, "
+        "'p.two@acme-group.example' (from 'Work Email') is not.")
+    assert (warning["column"], warning["field"], warning["value"]) == ("Work Email", "system_email",
+                                                                       "p.two@acme-group.example")
+    assert f"Warning: {warning['message']}" in result.output
+    assert "Columns disagree" in (folder / "report.html").read_text(encoding="utf-8")
+
+
+def test_values_of_two_columns_are_compared_as_they_would_be_sent(tmp_path: Path) -> None:
+    """Dates read in the column's order, countries made codes, the config's value map: equal once sent."""
+    config = write_config(tmp_path / "staff.toml", extra='\n[staff.values.country]\n"Home" = "MY"\n')
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('"Country" = "country"', '"Country" = "country"\n"Nation" = "country"').replace(
+        '"Hire Date" = "job_start_date"', '"Hire Date" = "job_start_date"\n"Start" = "job_start_date"'),
+        encoding="utf-8")
+    rows = [person(1, Country="Malaysia", Nation="home", Start="31/01/2020"),  # all the same once sent
+            person(2, Nation="SG", Start="2020-02-01")]  # both differ
+    _, mapped, problems, _ = prepare_staff(load_config(config),
+                                           write_csv(tmp_path / "staff.csv", rows, header=[*HEADER, "Nation", "Start"]))
+    assert problems == {}
+    assert {pos: [(p.code, p.column, p.value) for p in found] for pos, found in mapped.warnings.items()} == {
+        1: [("columns-disagree", "Nation", "SG"), ("columns-disagree", "Start", "2020-02-01")]}
+    assert list(mapped.frame["country"]) == ["MY", "MY"]
+    assert list(mapped.frame["job_start_date"]) == ["2020-01-31", "2020-01-31"]

@@ -163,3 +163,23 @@ def test_the_mask_may_name_a_column_or_a_data_type_the_config_names(tmp_path: Pa
     result, folder = run_import(tmp_path, sandbox, source, config, "reports")
     assert result.exit_code == 1, result.output
     assert_hidden_in_report(folder, [*SHORT_PASSPORTS.values()])
+
+
+def test_two_passport_columns_that_disagree_are_told_with_both_values_masked(tmp_path: Path, sandbox: Any) -> None:
+    """A field two columns fill, whose values differ on a row, gets a warning naming both values: masked."""
+    config = masked_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        f'"{PASSPORT_HEADER}" = "passport_number"',
+        f'"{PASSPORT_HEADER}" = "passport_number"\n"Old Passport" = "passport_number"'), encoding="utf-8")
+    people = [person(1, **{PASSPORT_HEADER: "PQ7XK", "Old Passport": "W9Z"})]
+    source = write_csv(tmp_path / "staff.csv", people, [*HEADER, PASSPORT_HEADER, "Old Passport"])
+    result, folder = run_import(tmp_path, sandbox, source, config, "reports")
+
+    assert result.exit_code == 0, result.output
+    assert {s["customer_system_id"]: s["passport_number"] for s in sandbox.staff(99)} == {"000001": "PQ7XK"}
+    warning = next(line for line in result.output.splitlines() if line.startswith("Warning: Row 2: columns"))
+    assert warning == (f"Warning: Row 2: columns '{PASSPORT_HEADER}' and 'Old Passport' both give passport_number, "
+                       f"with different values: '{MASK}' (from '{PASSPORT_HEADER}', the first in the config's order "
+                       f"with a value) is sent, '{MASK}' (from 'Old Passport') is not.")
+    assert_hidden_in_report(folder, ["PQ7XK", "W9Z"])
+    assert "PQ7XK" not in (folder / "outcomes.jsonl").read_text(encoding="utf-8")

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -36,7 +37,7 @@ from hrimport.normalize.trail import ValueTrail
 from hrimport.normalize.values import ValueMemo
 from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
-from hrimport.provenance import ValueChange
+from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
@@ -158,6 +159,7 @@ def map_records(
     date_order: DateOrder | None = None,
     formula_text: str = DEFAULT_FORMULA_TEXT,
     state: MappingState | None = None,
+    mask: Iterable[str] = (),
 ) -> MappedTable:
     """Rename, join, fill and normalise the source columns into platform fields.
 
@@ -170,6 +172,11 @@ def map_records(
     ``state``: the file is mapped chunk by chunk (``table`` is one chunk of it); the caller calls
     ``state.finish`` after the last chunk for the notes and ``values_read`` (else the table is the whole
     file, and the returned table holds them).
+
+    Two columns mapped to one field fill it in the config's order: each row sends the first of them that is
+    not empty. Where a later one holds another value (once normalised as the value sent is), the row gets a
+    ``columns-disagree`` warning naming both; ``mask`` (the config's ``[report] mask``) names the fields and
+    columns whose values such a warning shows masked, as the report shows them.
     """
     whole = state is None
     if state is None:
@@ -238,9 +245,12 @@ def map_records(
     empty = pd.Series([""] * n, dtype="str")
     columns: dict[str, pd.Series] = {}
     read: dict[str, pd.Series] = {}
+    # field -> each column mapped to it (the file's header) and its cells, in the config's order
+    filled_from: dict[str, list[tuple[str, pd.Series]]] = {}
     for column, name in mapping.columns.items():
         actual = resolve(column)
         values = cells_of(name, actual, column, name)
+        filled_from.setdefault(name, []).append((actual, values))
         if name not in columns:
             columns[name], read[name] = values, source[actual]
         else:  # two columns mapped to one field: the first non-empty value wins, left to right
@@ -273,6 +283,7 @@ def map_records(
         read.pop(name, None)  # not from the file: no row's detail shows it
         trail.constant(name, sources.get(name, name), "constant", f"the config's constant for {name}", value, n)
     cell_problems: list[tuple[str, pd.Series, dict[str, str], ColumnDateReading]] = []
+    normalisers: dict[str, Callable[[pd.Series], pd.Series]] = {}  # field -> what its values went through
     for name, values in columns.items():
         dates: dict[str, str] = {}
         date_rule = ""
@@ -284,8 +295,10 @@ def map_records(
             if codes:
                 cell_problems.append((name, values, codes, reading))
         h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
-        columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
-                                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
+        normalise = partial(normalize_for_field, field=specs[name], day_first=reading.day_first if reading else True,
+                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
+        normalisers[name] = normalise
+        columns[name] = normalise(values)
         trail.compare(name, sources.get(name, name), values, columns[name],
                       change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
                       change_rules(specs[name], date_rule))
@@ -334,6 +347,12 @@ def map_records(
                                                   reading, name, values.iat[pos]))
     for (pos, _), problem in no_value.items():
         mapped.add_problem(pos, problem)
+    for name, filled in filled_from.items():
+        if len(filled) > 1 and name not in mapping.constants:
+            for pos, disagreeing in columns_disagree(name, filled, columns[name], normalisers[name],
+                                                     mapping.values.get(name, {}), mapped.row_numbers,
+                                                     {pos for pos, _ in no_value}, mask):
+                mapped.add_problem(pos, disagreeing)
     if table.row_problems:
         sent = used | set(custom_sources.values())
         position = {row: pos for pos, row in enumerate(table.row_numbers)}
@@ -350,6 +369,50 @@ def map_records(
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
+
+
+def columns_disagree(
+    name: str, filled: list[tuple[str, pd.Series]], sent: pd.Series, normalise: Callable[[pd.Series], pd.Series],
+    value_map: dict[str, str], row_numbers: list[int], skipped: set[int], mask: Iterable[str] = (),
+) -> Iterator[tuple[int, Problem]]:
+    """A ``columns-disagree`` warning (with its row's position) for each row where a column mapped to the field
+    ``name`` after the one it is sent from holds another value: ``filled`` is each such column (its header)
+    and its cells, in the config's order; ``sent``, the field's values as sent, made of the cells by the
+    config's ``value_map`` then ``normalise``. The value sent is the config's choice, so it is kept, but the
+    other is not dropped without a word (principle 1). Rows at ``skipped`` positions (a cell holding no
+    value: an error, a formula without its result) have a problem of their own."""
+    mask = tuple(mask)
+    chosen = np.full(len(sent), -1)  # per row: the column its value is sent from (-1: none)
+    for k, (_, cells) in enumerate(filled):
+        chosen[(chosen < 0) & (cells != "").to_numpy()] = k
+    for k, (column, cells) in enumerate(filled):
+        after = np.flatnonzero((chosen >= 0) & (chosen < k) & (cells != "").to_numpy())
+        after = after[[pos not in skipped for pos in after.tolist()]] if skipped else after
+        if not len(after):
+            continue
+        others = cells.iloc[after]
+        others = normalise(_apply_value_map(others, value_map) if value_map else others)
+        differ = after[others.to_numpy() != sent.iloc[after].to_numpy()]
+        for pos in differ.tolist():
+            first_column, first_cells = filled[chosen[pos]]
+            shown = [_as_reported(v, mask, name, c) for v, c in ((first_cells.iat[pos], first_column),
+                                                                  (cells.iat[pos], column))]
+            yield pos, Problem(
+                "columns-disagree",
+                f"Row {row_numbers[pos]}: columns '{first_column}' and '{column}' both give {name}, with different "
+                f"values: '{shown[0]}' (from '{first_column}', the first in the config's order with a value) is "
+                f"sent, '{shown[1]}' (from '{column}') is not.",
+                row_numbers[pos], column, name, shown[1], severity="warning")
+
+
+def _as_reported(value: str, mask: tuple[str, ...], *names: str) -> str:
+    """``value`` as a report may quote it: masked (``•••••1234``) when the field or column is in ``mask``."""
+    if not is_masked(mask, *names):
+        return value
+    # the report's own form, imported here only: mapping a file needs nothing else of the reporter's package
+    from hrimport.report.cells import mask_value
+
+    return mask_value(value)
 
 
 def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:

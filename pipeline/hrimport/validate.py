@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -101,17 +101,14 @@ def _rule_checks(columns: set[str]) -> list[pa.Check]:
     return checks
 
 
-def build_schema(fields: tuple[Field, ...], present: set[str], *, duplicates: bool = True) -> pa.DataFrameSchema:
-    """The pandera schema for the fields of one record kind that this file provides; ``duplicates=False``
-    leaves the key's duplicates to ``KeyIds`` (a file validated chunk by chunk)."""
+def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSchema:
+    """The pandera schema for the fields of one record kind that this file provides. The key's duplicates are
+    not its business: whether rows sharing an id differ needs every row of the file (``KeyIds``)."""
     columns = {}
     for f in fields:
         if f.envelope or f.kind == "custom_data" or f.name not in present:
             continue
-        checks = _kind_checks(f)
-        if f.key and duplicates:
-            checks.append(pa.Check(lambda s: ~s.duplicated(keep=False), error="duplicate-id"))
-        columns[f.name] = pa.Column(nullable=not f.is_required, checks=checks, required=False)
+        columns[f.name] = pa.Column(nullable=not f.is_required, checks=_kind_checks(f), required=False)
     return pa.DataFrameSchema(columns, checks=_rule_checks(present))
 
 
@@ -122,25 +119,34 @@ def validate_records(
 
     The problems the reader and the mapper already found (``mapped.problems``) come first; a cell they
     flagged is not reported again by the schema (a two-digit year is not also "not a date").
-    ``duplicates=False``: ``mapped`` is one chunk of a file, whose duplicate ids ``KeyIds`` finds.
+    ``duplicates=False``: ``mapped`` is one chunk of a file, whose duplicate ids ``KeyIds`` finds once the
+    last chunk is in; else ``mapped`` is the whole file, and its rows sharing an id get their ``duplicate-id``
+    problems, or their ``duplicate-row`` warnings (``KeyIds.duplicates``), here.
     ``email_check`` (the config's ``[staff] email_check``): "warn" adds each ``not-an-email`` to
     ``mapped.warnings`` (the row stays valid and carries it), "strict" makes it a problem of its row.
     """
     frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
-    schema = build_schema(mapped.fields, set(frame.columns), duplicates=duplicates)
+    schema = build_schema(mapped.fields, set(frame.columns))
     problems = {pos: list(found) for pos, found in mapped.problems.items()}
     try:
         schema.validate(frame, lazy=True)
-        return problems
     except pa.errors.SchemaErrors as exc:
-        cases = exc.failure_cases
-    warn = email_check != "strict"
-    for pos, found in _problems_from(cases, mapped, frame, problems, strict_email=not warn).items():
-        for problem in found:
-            if warn and problem.code in _OUR_RULES:
-                mapped.add_problem(pos, replace(problem, severity="warning"))
-            else:
-                problems.setdefault(pos, []).append(problem)
+        warn = email_check != "strict"
+        for pos, found in _problems_from(exc.failure_cases, mapped, frame, problems, strict_email=not warn).items():
+            for problem in found:
+                if warn and problem.code in _OUR_RULES:
+                    mapped.add_problem(pos, replace(problem, severity="warning"))
+                else:
+                    problems.setdefault(pos, []).append(problem)
+    if duplicates:
+        keys = KeyIds(mapped.fields)
+        keys.add(mapped, problems)
+        shared = keys.duplicates(mapped)
+        position = {row: pos for pos, row in enumerate(mapped.row_numbers)} if shared else {}
+        for row, problem in shared.doubled.items():
+            problems.setdefault(position[row], []).append(problem)
+        for row, repeat in shared.repeats.items():
+            mapped.warnings.setdefault(position[row], []).insert(0, repeat.warning)
     return problems
 
 
@@ -174,12 +180,6 @@ def _problems_from(
     problems: dict[int, list[Problem]] = defaultdict(list)
     seen: set[tuple[int, str, str | None]] = set()
     flagged = {(pos, p.field) for pos, found in known.items() for p in found if p.field}
-    key_field = next((f.name for f in mapped.fields if f.key), None)
-    dup_rows: dict[str, list[int]] = defaultdict(list)
-    if key_field in frame:
-        dup = frame[key_field][frame[key_field].duplicated(keep=False)]
-        for pos, value in zip(dup.index, dup):
-            dup_rows[value].append(mapped.row_numbers[pos])
 
     for check, column, value, index in zip(cases["check"], cases["column"], cases["failure_case"], cases["index"]):
         pos = int(index)
@@ -195,7 +195,7 @@ def _problems_from(
         text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
         message = _MESSAGES.get(code, _generic)(
             row=row, column=source, value=text, field=f, frame=frame, pos=pos, mapped=mapped,
-            dup_rows=dup_rows.get(text, []), strict_email=strict_email,
+            strict_email=strict_email,
         )
         problems[pos].append(Problem(code, message, row, source, field_name, text if field_name else None))
     return dict(problems)
@@ -211,25 +211,56 @@ _VALUE_CODES = {"not-a-date", "not-an-email", "unknown-country", "not-an-allowed
 _OUR_RULES = {"not-an-email"}
 
 
+@dataclass(frozen=True, slots=True)
+class RepeatedRow:
+    """A row that repeats an earlier one exactly: the same external id, the same value in every field sent
+    (an export that listed a person twice). Sending it too would change nothing, as the platform adds or
+    updates by external id, so it is not sent: it shares the outcome of row ``first``, and carries
+    ``warning`` (``duplicate-row``) to say so."""
+
+    first: int
+    warning: Problem
+
+
+@dataclass
+class SharedIds:
+    """The rows of a file whose external id another row has too (``KeyIds.duplicates``), by row number: the
+    ``duplicate-id`` problem of each row of an id whose rows differ (none of them is sent), and each later
+    row of an id whose rows are all valid and send the same values (only the first is sent)."""
+
+    doubled: dict[int, Problem] = field(default_factory=dict)
+    repeats: dict[int, RepeatedRow] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.doubled or self.repeats)
+
+
 class KeyIds:
     """The external ids of a file validated chunk by chunk (issue 17), and the rows that share one.
 
-    The ids are kept as Arrow arrays (about 20 bytes a row rather than a Python string each), and the
-    duplicates are found once the last chunk is in: every row of an id on more than one row gets the
-    ``duplicate-id`` problem a whole-file validation gives it, naming the other rows."""
+    The ids are kept as Arrow arrays (about 20 bytes a row rather than a Python string each), and with each
+    valid row, a 128-bit digest of what it sends (``sent_digests``, 16 bytes): whether two rows send the same
+    values is known without keeping the rows. The duplicates are found once the last chunk is in: rows of an
+    id that are all valid and send the same values are one person listed twice, sent once (``RepeatedRow``);
+    otherwise every row of the id gets the ``duplicate-id`` problem, naming the other rows."""
 
     def __init__(self, fields: tuple[Field, ...]) -> None:
         self.key = next((f.name for f in fields if f.key), None)
         self._ids: list[arrow.Array] = []
         self._rows: list[np.ndarray] = []
+        self._digests: list[np.ndarray] = []  # per row kept: its digest, (0, 0) for an invalid row
+        self._valid: list[np.ndarray] = []
 
     def add(self, mapped: MappedTable, problems: dict[int, list[Problem]]) -> None:
-        """Take one chunk's ids: the non-empty ones on rows whose id no earlier check flagged."""
+        """Take one chunk's ids: the non-empty ones on rows whose id no earlier check flagged. ``problems``:
+        the chunk's (a row with one is not sent, so it never repeats another)."""
         if self.key is None or self.key not in mapped.frame:
             return
         ids = mapped.frame[self.key]
         keep = (ids != "").to_numpy()
+        valid = np.ones(len(ids), dtype=bool)
         for pos, found in problems.items():
+            valid[pos] = False
             if any(p.field == self.key for p in found):
                 keep[pos] = False  # a cell already flagged is not reported again (as in validate_records)
         # from Python, into malloc's pool: kept to the end, these must neither hold on to the chunk's own
@@ -237,26 +268,69 @@ class KeyIds:
         self._ids.append(arrow.array(ids[keep].tolist(), type=arrow.large_string(),
                                      memory_pool=arrow.system_memory_pool()))
         self._rows.append(np.asarray(mapped.row_numbers, dtype=np.int64)[keep])
+        valid = valid[keep]
+        digests = np.zeros((len(valid), 2), dtype=np.uint64)
+        digests[valid] = sent_digests(mapped, np.flatnonzero(keep)[valid])
+        self._digests.append(digests)
+        self._valid.append(valid)
 
-    def problems(self, mapped: MappedTable) -> dict[int, Problem]:
-        """Row number -> its ``duplicate-id`` problem, for every row whose id another row has too."""
+    def duplicates(self, mapped: MappedTable) -> SharedIds:
+        """The rows whose id another row has too: ``duplicate-id`` problems and repeated rows."""
+        found = SharedIds()
         if not self._ids or self.key is None:
-            return {}
+            return found
         ids = arrow.chunked_array(self._ids, type=arrow.large_string())
         counts = pc.value_counts(ids)
         doubled = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
         if not len(doubled):
-            return {}
+            return found
         hit = pc.is_in(ids, value_set=doubled).to_numpy(zero_copy_only=False)
         rows = np.concatenate(self._rows)[hit].tolist()
         values = pc.filter(ids, hit).to_pylist()
-        rows_of: dict[str, list[int]] = defaultdict(list)
-        for row, value in zip(rows, values):
-            rows_of[value].append(row)
+        digests = np.concatenate(self._digests)[hit]
+        valid = np.concatenate(self._valid)[hit]
+        at_of: dict[str, list[int]] = defaultdict(list)  # id -> its rows' places among those hit, in file order
+        for at, value in enumerate(values):
+            at_of[value].append(at)
         column = mapped.field_sources.get(self.key, self.key)
-        return {row: Problem("duplicate-id", _duplicate(row=row, column=column, value=value, dup_rows=rows_of[value]),
-                             row, column, self.key, value)
-                for row, value in zip(rows, values)}
+        for value, places in at_of.items():
+            first = places[0]
+            same = bool(valid[places].all() and (digests[places] == digests[first]).all())
+            if same:
+                for at in places[1:]:
+                    found.repeats[rows[at]] = RepeatedRow(rows[first], Problem(
+                        "duplicate-row", _repeated(row=rows[at], first=rows[first], column=column, value=value),
+                        rows[at], column, self.key, value, severity="warning"))
+                continue
+            shared = [rows[at] for at in places]
+            for row in shared:
+                found.doubled[row] = Problem("duplicate-id", _duplicate(row=row, column=column, value=value,
+                                                                        dup_rows=shared), row, column, self.key, value)
+        return found
+
+
+def sent_digests(mapped: MappedTable, positions: np.ndarray) -> np.ndarray:
+    """A 128-bit digest (two ``uint64``) of the values each valid row at ``positions`` sends: every field and
+    custom data value, normalised, as the request body is made of them. The values are joined by a NUL, which
+    no value sent holds (the reader makes a cell holding one ``bad-encoding``, never sent), so two rows' texts
+    are alike only when their values are; the text is hashed by SipHash with two keys, and two texts share
+    both halves by chance once in 2^128."""
+    columns = [mapped.frame[name] for name in mapped.frame.columns] + [mapped.custom[name] for name in mapped.custom.columns]
+    out = np.zeros((len(positions), 2), dtype=np.uint64)
+    if not len(positions) or not columns:
+        return out
+    every_row = len(positions) == len(mapped.frame)  # the usual chunk: no copy of its columns
+    values = [arrow.array(column if every_row else column.iloc[positions], type=arrow.large_string())
+              for column in columns]
+    text = pc.binary_join_element_wise(*values, arrow.scalar("\x00", arrow.large_string())).to_numpy(
+        zero_copy_only=False)
+    for half, key in enumerate(_DIGEST_KEYS):
+        out[:, half] = pd.util.hash_array(text, hash_key=key, categorize=False)
+    return out
+
+
+#: The two SipHash keys of ``sent_digests`` (16 characters each, as pandas takes them): any two distinct keys.
+_DIGEST_KEYS = ("hrimport-sent-1.", "hrimport-sent-2.")
 
 
 def _where(row: int, column: str | None) -> str:
@@ -332,6 +406,11 @@ def _duplicate(*, row: int, column: str | None, value: str, dup_rows: list[int],
             f"(also on {_other_rows(row, dup_rows)}); each person must appear once.")
 
 
+def _repeated(*, row: int, first: int, column: str | None, value: str) -> str:
+    return (f"Row {row} repeats row {first}: the same external id '{value}' ('{column}') and the same value in "
+            f"every field sent, so the person is sent once, with row {first}, and this row shares its outcome.")
+
+
 def _other_rows(row: int, rows: list[int]) -> str:
     """The rows of ``rows`` other than ``row``, in words: all of them when few, else the first and a count.
 
@@ -372,11 +451,10 @@ _MESSAGES: dict[str, Callable[..., str]] = {
     "not-an-allowed-value": _enum,
     "not-a-boolean": _boolean,
     "not-a-number": _number,
-    "duplicate-id": _duplicate,
     "intern-with-other-role": _intern,
     "country-change-incomplete": _country_change,
 }
 
-__all__ = ["EMAIL_PATTERN", "KeyIds", "alpha2_codes", "build_schema", "config_value_problem", "email_flaw",
-           "validate_records"]
+__all__ = ["EMAIL_PATTERN", "KeyIds", "RepeatedRow", "SharedIds", "alpha2_codes", "build_schema",
+           "config_value_problem", "email_flaw", "sent_digests", "validate_records"]
 

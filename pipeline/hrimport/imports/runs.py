@@ -25,7 +25,7 @@ from hrimport.provenance import ValueChange, is_masked, without_masked
 from hrimport.reader import SourceTable, read_spreadsheet, read_spreadsheet_chunks
 from hrimport.service.connection import Target
 from hrimport.stages import announce
-from hrimport.validate import KeyIds, config_value_problem, validate_records
+from hrimport.validate import KeyIds, RepeatedRow, config_value_problem, validate_records
 
 
 def read_source(config: ImportConfig, path: Path, expected_headers: list[str]) -> SourceTable:
@@ -55,9 +55,8 @@ def read_map_validate(
         timings["read"] = time.perf_counter() - t
         announce(f"Validating {len(table.frame):,} rows")
         t = time.perf_counter()
-        mapped = map_records(
-            table, mapping, date_order=config.source.date_order, formula_text=config.source.formula_text
-        )
+        mapped = map_records(table, mapping, date_order=config.source.date_order,
+                             formula_text=config.source.formula_text, mask=config.report.mask)
         timings["map"] = time.perf_counter() - t
         t = time.perf_counter()
         problems = validate_records(mapped, email_check=mapping.email_check)
@@ -99,13 +98,14 @@ class FileChunk:
 
 @dataclass
 class FileFacts:
-    """What a file says once all its chunks are read: its notes, how its values were read, and the
-    ``duplicate-id`` problems by row number (found only once every id is in)."""
+    """What a file says once all its chunks are read: its notes, how its values were read, and by row number
+    the ``duplicate-id`` problems and the rows repeating an earlier one (found only once every id is in)."""
 
     info: SourceInfo
     notes: list[str]
     values_read: list[ValueChange]
     duplicates: dict[int, Problem]
+    repeats: dict[int, RepeatedRow]
     ignored_columns: list[str]
     field_sources: dict[str, str]
     rows: int
@@ -155,7 +155,7 @@ class StagedFile:
                              f"Validating {chunk.info.rows_read:,} rows")
                 t = time.perf_counter()
                 mapped = map_records(chunk, self.mapping, date_order=src.date_order, formula_text=src.formula_text,
-                                     state=self.state)
+                                     state=self.state, mask=self.config.report.mask)
                 self.timings["map"] += time.perf_counter() - t
                 t = time.perf_counter()
                 problems = validate_records(mapped, duplicates=False, email_check=self.mapping.email_check)
@@ -177,10 +177,19 @@ class StagedFile:
         assert self.info is not None and self._last is not None, "finish() after reading the file"
         t = time.perf_counter()
         notes, values_read = self.state.finish(self.mapping)
-        duplicates = self.key_ids.problems(self._last)
+        shared = self.key_ids.duplicates(self._last)
         self.timings["validate"] += time.perf_counter() - t
-        return FileFacts(self.info, [*filter(None, [self.info.sheet_note]), *notes], values_read, duplicates,
-                         self._last.ignored_columns, self._last.field_sources, self._rows)
+        if shared.repeats:
+            notes.append(repeats_note(len(shared.repeats)))
+        return FileFacts(self.info, [*filter(None, [self.info.sheet_note]), *notes], values_read, shared.doubled,
+                         shared.repeats, self._last.ignored_columns, self._last.field_sources, self._rows)
+
+
+def repeats_note(count: int) -> str:
+    """The run's note of the ``count`` rows that repeat an earlier row exactly (``RepeatedRow``)."""
+    rows = f"{count:,} row repeats an earlier row" if count == 1 else f"{count:,} rows repeat an earlier row"
+    return (f"{rows} exactly (the same external id and the same value in every field sent): each person is sent "
+            "once, with their first row, and a repeated row shares its outcome (duplicate-row).")
 
 
 def finish_run(

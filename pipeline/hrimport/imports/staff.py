@@ -22,6 +22,7 @@ from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
 from hrimport.gc_pause import paused_gc
 from hrimport.imports.records import PendingRecords, RowHeads, SentRows, batches_of
+from hrimport.imports.repeats import RepeatedRows, shared_message
 from hrimport.imports.runs import (
     CHUNK_ROWS,
     ChunkKeep,
@@ -58,6 +59,7 @@ from hrimport.service.staff import (
 from hrimport.stages import announce
 from hrimport.stores import TextColumn
 from hrimport.to_fix_format import FIX_COLUMN
+from hrimport.validate import RepeatedRow
 
 if TYPE_CHECKING:
     from hrimport.state.store import AcceptedRecord
@@ -146,7 +148,7 @@ def import_staff(
     facts = staged.finish()
     timings = staged.timings
     if validate_only:
-        checked = _with_duplicates(checked, facts.duplicates)
+        checked = _with_shared_ids(checked, facts.duplicates, facts.repeats)
         result = close_run("staff", config, target, facts.info, checked, notes=facts.notes,
                            ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started,
                            t0=t0, timings=timings, dry_run=True, rows_read=facts.rows)
@@ -161,6 +163,13 @@ def import_staff(
                      for row, external_id, name in records.heads if row in facts.duplicates)
         records = records.keeping(lambda row, _: row not in facts.duplicates)
     del settled
+    # a row repeating an earlier one exactly is neither planned nor sent: it shares that row's outcome
+    repeats = facts.repeats
+    repeated: RepeatedRows | None = None
+    if repeats:
+        repeated = RepeatedRows(repeats, ((row, external_id, name) for row, external_id, name in records.heads
+                                          if row in repeats))
+        records = records.keeping(lambda row, _: row not in repeats)
 
     plan: Plan | None = None
     # the rows alike (unchanged, a dry run's valid rows, the rows the service added...): made ``RowOutcome``s
@@ -178,7 +187,8 @@ def import_staff(
         # a few small objects a row, none in a cycle: no full collection may walk them all, again and again
         with paused_gc():
             plan = make_plan_by_chunks(
-                (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people),
+                (PlanInput(row, external_id, name, payload_of(row)) for row, external_id, name in people
+                 if row not in repeats),
                 (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
                 state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
                 partial=FIX_COLUMN in facts.info.headers)
@@ -239,7 +249,7 @@ def import_staff(
         state.back_in_job(target.customer_id, config.report.job, unchanged_ids)
     timings["submit"] = time.perf_counter() - t
 
-    rows = _by_chunk(outcomes, kept, plan, alike)
+    rows = _by_chunk(outcomes, kept, plan, alike, repeated)
     result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
                        ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                        timings=timings, dry_run=dry_run, rows_read=facts.rows)
@@ -312,10 +322,11 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
 
 
 def _by_chunk(outcomes: OutcomesByRow, chunks: list[ChunkKeep], plan: Plan | None,
-              alike: Sequence[PlainRows] = ()) -> OutcomeRows:
+              alike: Sequence[PlainRows] = (), repeated: RepeatedRows | None = None) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
-    line of the plan: ``outcomes``, and the rows ``alike`` (each group ascending: a dry run's valid rows,
-    the rows the service added...), made ``RowOutcome``s only if they have something of their own."""
+    line of the plan: ``outcomes``, the rows ``alike`` (each group ascending: a dry run's valid rows,
+    the rows the service added...), made ``RowOutcome``s only if they have something of their own, and
+    the ``repeated`` rows, which share the outcome of the rows they repeat."""
     plan_rows = plan.rows if plan is not None else PlanRows()  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
@@ -347,11 +358,14 @@ def _by_chunk(outcomes: OutcomesByRow, chunks: list[ChunkKeep], plan: Plan | Non
             mine += listed
             plain.append(rows_alike)
             alike_at[k] = end
-        chunk.attach(mine)
         for o in mine:
             details = details_of(o.row)
             if details is not None:
                 o.details = details
+        if repeated is not None:
+            repeated.note(mine, plain, last=last)
+            mine += repeated.taken(last=last)
+        chunk.attach(mine)
         rows.add(mine, *plain)
     return rows
 
@@ -393,10 +407,11 @@ def _add_problem(outcome: RowOutcome, problem: Problem) -> RowOutcome:
     return outcome
 
 
-def _with_duplicates(rows: OutcomeRows, duplicates: dict[int, Problem]) -> OutcomeRows:
-    """``rows`` with the ``duplicate-id`` problems found once the whole file was read: a valid row
-    becomes invalid."""
-    if not duplicates:
+def _with_shared_ids(rows: OutcomeRows, duplicates: dict[int, Problem], repeats: dict[int, RepeatedRow]) -> OutcomeRows:
+    """A validation's ``rows`` with what was found once the whole file was read: a row with a ``duplicate-id``
+    problem becomes invalid; a row repeating an earlier one, valid as the row it repeats, carries its
+    ``duplicate-row`` warning and says it shares that row's outcome."""
+    if not duplicates and not repeats:
         return rows
     out = OutcomeRows()
     for listed, plain in rows.segments():
@@ -405,12 +420,24 @@ def _with_duplicates(rows: OutcomeRows, duplicates: dict[int, Problem]) -> Outco
                 _add_problem(o, duplicates[o.row])
                 if o.outcome.is_success:
                     o.outcome = Outcome.INVALID
+            elif o.row in repeats:
+                _share(o, repeats[o.row])
         kept = []
         for rows_alike in plain:
             rows_alike, taken = rows_alike.split(duplicates)
             for o in taken:
                 o.outcome, o.problems, o.message = Outcome.INVALID, (duplicates[o.row],), duplicates[o.row].message
-            listed = listed + taken
+            rows_alike, alike_taken = rows_alike.split(repeats)
+            for o in alike_taken:
+                _share(o, repeats[o.row])
+            listed = listed + taken + alike_taken
             kept.append(rows_alike)
         out.add(listed, *kept)
     return out
+
+
+def _share(outcome: RowOutcome, repeat: RepeatedRow) -> None:
+    """A valid row of a validation, repeating row ``repeat.first`` (valid too): its warning first, as an
+    import gives it (``RepeatedRows``)."""
+    outcome.problems = (repeat.warning, *outcome.problems)
+    outcome.message = shared_message(repeat.first, outcome.message)

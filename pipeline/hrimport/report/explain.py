@@ -69,8 +69,26 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "duplicate-id": Explanation(
         "Duplicate id",
-        "The same external id appears on more than one row of the file; none of them was sent.",
+        "The same external id appears on more than one row of the file, and the rows do not send the same "
+        "values (or one of them has a problem of its own); none of them was sent, since which one is right is "
+        "not known.",
         "Keep one row per person: delete or correct the duplicates.",
+    ),
+    "duplicate-row": Explanation(
+        "Row repeated",
+        "The row repeats an earlier row of the file: the same external id and the same value in every field "
+        "sent (a person the export listed twice). The platform adds or updates people by external id, so the "
+        "person was sent once, with the earlier row, and this row has that row's outcome.",
+        "Nothing to do. If the person should appear once, the export may list them twice: check the HR "
+        "system's report.",
+    ),
+    "columns-disagree": Explanation(
+        "Columns disagree",
+        "Two columns the config maps to one field both hold a value on this row, and the values differ. The "
+        "row was sent with the value of the column that comes first in the config's [staff.columns]; the "
+        "other value was not sent. The message names both.",
+        "Nothing to do if the value sent is right. Otherwise correct it in the HR system, or change the "
+        "order of the columns in the config.",
     ),
     "unknown-custom-field": Explanation(
         "Unknown custom field",
