@@ -19,12 +19,16 @@ from tests.staff_files import HEADER, person, write_config, write_csv, write_wor
 
 
 def duplicate_lines(output: str) -> dict[int, str]:
-    """Excel row -> what its duplicate-id line says in brackets."""
+    """Excel row -> what its duplicate-id line says in brackets (rows saying the same share a line: "Rows 3,
+    4 and 5, column ..." or "Rows 3, 4, 5, 6, 7 and 7 more, column ...", which names the first five)."""
     found = {}
     for line in output.splitlines():
         if "appears more than once" in line:
-            row = int(line.split(",")[0].removeprefix("Row "))
-            found[row] = line[line.index("(") + 1 : line.index(")")]
+            named = line[: line.index(", column")].removeprefix("Rows ").removeprefix("Row ")
+            listed, _, last = named.partition(" and ")
+            rows = [int(r) for r in listed.split(", ")] + ([int(last)] if last and not last.endswith("more") else [])
+            for row in rows:
+                found[row] = line[line.index("(") + 1 : line.index(")")]
     return found
 
 
@@ -36,7 +40,8 @@ def duplicate_lines(output: str) -> dict[int, str]:
         ([1, 1, 1, 1], {2: "also on rows 3, 4 and 5", 3: "also on rows 2, 4 and 5", 5: "also on rows 2, 3 and 4"}),
         ([1, 1, 1, 1, 1], {2: "also on row 3 and 3 other rows", 3: "also on row 2 and 3 other rows",
                            6: "also on row 2 and 3 other rows"}),
-        ([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], {14: "also on row 2 and 11 other rows"}),
+        ([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], {2: "also on row 3 and 11 other rows",
+                                                 7: "also on row 2 and 11 other rows"}),
     ],
 )
 def test_a_duplicate_id_names_the_other_rows_when_few_and_counts_them_when_many(
