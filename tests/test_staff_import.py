@@ -114,6 +114,31 @@ def test_a_row_the_service_refuses_is_rejected_with_its_reason_and_its_batch_goe
     assert "Shoe Size" in fix.splitlines()[-1]
 
 
+def test_a_totals_line_under_the_table_is_flagged_on_its_row_and_the_people_above_are_imported(
+        tmp_path: Path, sandbox) -> None:
+    """An HR report ends with a count under the last person ('Total employees: 2' in the Name column, no
+    employee id); an Excel-minded export keeps an id's zeros as ="000004", which is formula-like text. A
+    problem in the external id column stopped the whole command with a traceback (exit 1) instead."""
+    path = tmp_path / "staff.xlsx"
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(HEADER)
+    for row in [person(1), person(2), person(4, **{"Employee ID": '="000004"'})]:
+        sheet.append([row[h] for h in HEADER])
+    sheet.append([None, "Total employees: 3"])
+    book.save(path)
+
+    result, summary = run_import(tmp_path, sandbox, path)
+
+    assert result.exit_code == 1, result.output
+    assert sorted(s["customer_system_id"] for s in sandbox.staff(99)) == ["000001", "000002"]
+    assert "Row 5, column 'Employee ID': a value is required (customer_system_id), and the cell is empty." \
+        in result.output
+    assert "Row 4, column 'Employee ID'" in result.output
+    assert (summary["counts"]["added"], summary["counts"]["invalid"]) == (2, 2)
+
+
 def test_the_import_rides_out_a_busy_service(tmp_path: Path, sandbox) -> None:
     sandbox.set_faults(rules=[
         {"path": "/api/bulk_add_edit_staff", "status": 503, "count": 2},

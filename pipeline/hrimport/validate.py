@@ -228,7 +228,7 @@ class KeyIds:
         if self.key is None or self.key not in mapped.frame:
             return
         ids = mapped.frame[self.key]
-        keep = (ids != "").to_numpy()
+        keep = (ids != "").to_numpy(copy=True)  # pandas' own array is read-only (copy-on-write)
         for pos, found in problems.items():
             if any(p.field == self.key for p in found):
                 keep[pos] = False  # a cell already flagged is not reported again (as in validate_records)
