@@ -23,6 +23,7 @@ from odf.table import Table, TableCell, TableRow
 from odf.text import P
 from openpyxl.chart import BarChart, Reference
 
+from hrimport import reader
 from hrimport.cli import main
 from hrimport.errors import InputFileError
 from hrimport.reader import read_spreadsheet, workbook
@@ -167,6 +168,36 @@ def test_a_zero_padded_id_with_more_attributes_after_its_style_reads_as_excel_sh
                 assert found == 1
             dst.writestr(item, data)
     assert read_spreadsheet(path).frame["Employee ID"].tolist() == ["000123", "1234567"]
+
+
+def with_namespace_prefix(path: Path, target: Path) -> Path:
+    """The workbook ``path`` as Microsoft's Open XML SDK writes it (and HR systems built on it): every
+    SpreadsheetML element with the prefix x: (``<x:c r="B3" s="1">``)."""
+    main_namespace = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(target, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename.startswith("xl/") and main_namespace in data:
+                declaration, body = data.split(b"?>", 1)
+                body = re.sub(rb"<(/?)(?=[A-Za-z])", rb"<\1x:", body)
+                data = declaration + b"?>" + body.replace(main_namespace, main_namespace.replace(b"xmlns", b"xmlns:x"), 1)
+            dst.writestr(item, data)
+    return target
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_workbook_written_with_a_namespace_prefix_reads_as_excel_shows_it(
+        tmp_path: Path, engine: str, streamed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the look for zero-padded styles sought '<c ': the ids of such a file were sent as 123 and 1234567
+    path = with_namespace_prefix(write_formatted_xlsxwriter(tmp_path / "plain.xlsx"), tmp_path / "sdk.xlsx")
+    assert b"<x:c " in zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
+    if streamed:  # a big workbook's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    chunks, _ = reader.read_spreadsheet_chunks(path, chunk_rows=1)
+    assert [record for chunk in chunks for record in chunk.frame.to_dict("records")] == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Hire Date": "2020-01-31", "Text ID": "77"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Hire Date": "", "Text ID": "000078"},
+    ]
 
 
 def test_zero_padded_ids_written_by_openpyxl_read_as_excel_shows_them(tmp_path: Path, engine: str) -> None:

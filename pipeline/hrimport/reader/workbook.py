@@ -71,6 +71,7 @@ from hrimport.reader.number_formats import (
 from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
+from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
 
 #: XLSX through fastexcel (the fast path); False reads them with python-calamine's objects, about twice as
 #: slowly, as XLS and ODS are: the tests read every workbook both ways and compare every cell.
@@ -137,8 +138,9 @@ class _Layout(NamedTuple):
     shared_strings: str | None
 
 
-def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
-    with zipfile.ZipFile(path) as archive:
+def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:
+    """The layout of the workbook ``source`` (by default ``path``, the file messages name)."""
+    with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive), xlsx_shared_strings(archive))
 
@@ -480,21 +482,32 @@ def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> i
     return extent.last_row
 
 
-def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
-    """The file to read for an XLSX: ``path``, or a copy in a temporary folder whose sheet ends with its
-    last row holding a value that is not blank. A sheet mostly empty is refused (see ``extent``)."""
-    chosen = layout.sheets[layout.choice.index]
-    if not chosen.part:
-        return path
-    try:
-        extent = xlsx_sheet_extent(path, chosen.part, layout.shared_strings)
-    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
-        return path
-    check_extent(path, chosen.name, extent)
-    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+def _readable_xlsx(path: Path, scratch: ExitStack) -> Path:
+    """The file to read for an XLSX: ``path``, or a copy whose parts spell SpreadsheetML's elements without a
+    namespace prefix (``xlsx_prefixes``), so that the scans of its XML see every cell."""
+    prefixes = prefixed_parts(path)
+    if not prefixes:
         return path
     # the copy holds HR data: a file no one else can read, not left behind however the process ends
-    return trimmed_xlsx(path, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+    return unprefixed_xlsx(path, prefixes, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+
+
+def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack) -> Path:
+    """The file to read for the XLSX ``source`` (``path`` or ``_readable_xlsx``'s copy of it): ``source``, or
+    a copy whose sheet ends with its last row holding a value that is not blank. A sheet mostly empty is
+    refused (see ``extent``)."""
+    chosen = layout.sheets[layout.choice.index]
+    if not chosen.part:
+        return source
+    try:
+        extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings)
+    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
+        return source
+    check_extent(path, chosen.name, extent)
+    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+        return source
+    # the copy holds HR data: a file no one else can read, not left behind however the process ends
+    return trimmed_xlsx(source, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
 
 
 def _build_from_workbook(
@@ -504,10 +517,11 @@ def _build_from_workbook(
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
     with paused_gc(), ExitStack() as scratch:
         if info.format in ("xlsx", "xlsm"):
-            layout = _xlsx_layout(path, sheet)
+            readable = _readable_xlsx(path, scratch)
+            layout = _xlsx_layout(path, sheet, readable)
             chosen = layout.sheets[layout.choice.index]
             info.sheet, info.sheet_note = chosen.name, layout.choice.note
-            source = _bounded_xlsx(path, layout, scratch)
+            source = _bounded_xlsx(path, readable, layout, scratch)
             if FAST_XLSX:
                 grid, first_column, names, cells_read = _fastexcel_grid(path, source, info, layout)
             else:
