@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import shutil
 from collections import Counter
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl import Workbook
 
+from hrimport import reader
 from hrimport.cli import main
 from hrimport.reader import workbook
 from hrimport.sandbox.store import Store
@@ -772,6 +774,54 @@ def _formats_saved_by_libreoffice(path: Path) -> Path:
     ("staff.xls", _xls_with_formats, True), ("staff.ods", _ods_with_formats, True),
     ("staff.xls", _formats_saved_by_libreoffice, True), ("staff.ods", _formats_saved_by_libreoffice, True),
 ], ids=["xlsx-fastexcel", "xlsx-calamine", "xls-xlwt", "ods-odfpy", "xls-libreoffice", "ods-libreoffice"])
+def _workbook_of_1904(path: Path) -> Path:
+    """A Mac Excel workbook (the 1904 date system, whose serial numbers count from 1904-01-01): hire dates as
+    date cells, birth dates as the serial numbers a date column shows once its format is set to General."""
+    import xlsxwriter
+    import xlwt
+
+    hires, births = [dt.datetime(2020, 1, 31), dt.datetime(2015, 7, 15)], [32645, 29261]  # 1993-05-18, 1984-02-11
+    rows = [person(1), person(2)]
+    if path.suffix == ".xls":
+        book = xlwt.Workbook()
+        book.dates_1904 = True
+        sheet = book.add_sheet("Staff")
+        date = xlwt.easyxf(num_format_str="dd/mm/yyyy")
+        for j, name in enumerate(HEADER):
+            sheet.write(0, j, name)
+            for i, row in enumerate(rows, start=1):
+                cell = {"Hire Date": (hires[i - 1], date), "Birth Date": (births[i - 1],)}.get(name, (row[name],))
+                sheet.write(i, j, *cell)
+        book.save(str(path))
+        return path
+    workbook = xlsxwriter.Workbook(str(path), {"date_1904": True})
+    sheet = workbook.add_worksheet("Staff")
+    date_format = workbook.add_format({"num_format": "dd/mm/yyyy"})
+    sheet.write_row(0, 0, HEADER)
+    for i, row in enumerate(rows, start=1):
+        sheet.write_row(i, 0, [row[h] for h in HEADER])
+        sheet.write_datetime(i, HEADER.index("Hire Date"), hires[i - 1], date_format)
+        sheet.write_number(i, HEADER.index("Birth Date"), births[i - 1])
+    workbook.close()
+    return path
+
+
+@pytest.mark.parametrize("name", ["staff.xlsx", "staff.xls", "streamed.xlsx"])
+def test_serial_numbers_of_a_1904_workbook_are_its_dates_not_four_years_earlier(
+        tmp_path: Path, sandbox, engine: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """32645 is 1993-05-18 in a workbook of the 1904 date system (what Excel shows when the cell is formatted
+    as a date), and was sent as 1989-05-17: 1,462 days earlier, counted as the 1900 system counts."""
+    if name.startswith("streamed"):  # a big workbook's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    result, summary = run_import(tmp_path, sandbox, _workbook_of_1904(tmp_path / name))
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s["job_start_date"], s["birthdate"]) for s in sandbox.staff(99)}
+    assert stored == {"000001": ("2020-01-31", "1993-05-18"), "000002": ("2015-07-15", "1984-02-11")}
+    (serials,) = [v for v in summary["values_read"] if v["kind"] == "date-serial"]
+    assert serials["rule"] == "days counted from 1904-01-01: this workbook uses Excel's 1904 date system"
+
+
 def test_a_number_shown_through_a_format_is_sent_as_stored_and_the_report_says_what_excel_shows(
         tmp_path: Path, sandbox, monkeypatch: pytest.MonkeyPatch, name: str, write, fast_xlsx: bool) -> None:
     """Excel shows 0.8 through 0% as 80% and 1234.5678 through #,##0.00 as 1,234.57: the number the cell stores

@@ -279,10 +279,11 @@ def map_records(
                 cell_problems.append((name, values, codes, reading))
         h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
         columns[name] = normalize_for_field(values, specs[name], day_first=reading.day_first if reading else True,
-                                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
+                                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}),
+                                            date_system=table.info.date_system)
         trail.compare(name, sources.get(name, name), values, columns[name],
                       change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
-                      change_rules(specs[name], date_rule))
+                      change_rules(specs[name], date_rule, table.info.date_system))
 
     if "is_intern" in columns and "is_employee" in specs:
         # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule): an

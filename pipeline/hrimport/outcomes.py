@@ -140,6 +140,8 @@ class SourceInfo:
     rows_read: int = 0
     # why the sheet read is not the first one (hidden or chart sheets before it), to show the person
     sheet_note: str | None = None
+    # the workbook's date system: 1904 for one whose serial numbers count from 1904-01-01 (Mac Excel's)
+    date_system: int = 1900
 
 
 @dataclass

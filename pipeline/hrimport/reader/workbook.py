@@ -68,7 +68,15 @@ from hrimport.reader.number_formats import (
     xls_sheet_numbers,
     xlsx_number_styles,
 )
-from hrimport.reader.sheets import Sheet, SheetChoice, choose_sheet, xlsx_shared_strings, xlsx_sheets
+from hrimport.reader.sheets import (
+    Sheet,
+    SheetChoice,
+    choose_sheet,
+    xls_date_system,
+    xlsx_date_system,
+    xlsx_shared_strings,
+    xlsx_sheets,
+)
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
@@ -130,19 +138,21 @@ NOT_CALCULATED_RULE = "a formula saved without its result: nothing to send"
 
 class _Layout(NamedTuple):
     """The small parts of an XLSX archive: its sheets, the one to read, its cell styles whose number format
-    is applied or told (``xlsx_number_styles``) and its shared strings table."""
+    is applied or told (``xlsx_number_styles``), its shared strings table and its date system."""
 
     sheets: list[Sheet]
     choice: SheetChoice
     styles: dict[int, NumberStyle]
     shared_strings: str | None
+    date_system: int
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:
     """The layout of the workbook ``source`` (by default ``path``, the file messages name)."""
     with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
-        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive), xlsx_shared_strings(archive))
+        return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
+                       xlsx_shared_strings(archive), xlsx_date_system(archive))
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
@@ -520,7 +530,7 @@ def _build_from_workbook(
             readable = _readable_xlsx(path, scratch)
             layout = _xlsx_layout(path, sheet, readable)
             chosen = layout.sheets[layout.choice.index]
-            info.sheet, info.sheet_note = chosen.name, layout.choice.note
+            info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
             source = _bounded_xlsx(path, readable, layout, scratch)
             if FAST_XLSX:
                 grid, first_column, names, cells_read = _fastexcel_grid(path, source, info, layout)
@@ -528,6 +538,8 @@ def _build_from_workbook(
                 grid, first_column, names, cells_read = _calamine_grid(path, source, info, sheet, layout)
         else:
             grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
+            if info.format == "xls":
+                info.date_system = xls_date_system(path)
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
