@@ -391,6 +391,32 @@ def test_a_chart_sheet_named_in_the_config_is_refused(tmp_path: Path, engine: st
     )
 
 
+def test_a_cover_sheet_in_front_of_the_table_is_named_with_the_sheets_to_choose_from(tmp_path: Path,
+                                                                                  engine: str) -> None:
+    # the line said only "header row 1 has 'Headcount report'": nothing about sheets, or how to choose one
+    path = tmp_path / "staff.xlsx"
+    wb = openpyxl.Workbook()
+    cover = wb.active
+    assert cover is not None
+    cover.title = "Cover"
+    for line in ["Headcount report", "Generated 2026-11-01 by PayrollPro", "Confidential"]:
+        cover.append([line])
+    staff = wb.create_sheet("Staff")
+    staff.append(HEADER)
+    staff.append([person(1)[h] for h in HEADER])
+    wb.save(path)
+    config = write_config(tmp_path / "staff.toml")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {path.name}: column(s) 'Employee ID', 'Name', 'Email', 'Country', 'Title' and 10 more named in the "
+        "config are not in the file (sheet 'Cover', header row 1 has 'Headcount report'); the workbook's other "
+        "sheets are 'Staff': name the one to read with the 'sheet' setting in [source]\n"
+    )
+    config.write_text(config.read_text().replace("[source]\n", '[source]\nsheet = "Staff"\n'))
+    assert CliRunner().invoke(main, ["staff", "validate", str(config), str(path)]).exit_code == 0
+
+
 def test_a_workbook_with_only_a_chart_visible_is_refused(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "chart.xlsx"
     wb = openpyxl.load_workbook(write_chart_first(path))

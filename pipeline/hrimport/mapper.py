@@ -182,7 +182,8 @@ def map_records(
         headers = quoted(table.info.headers)
         raise InputFileError(
             f"{table.info.name}: column(s) {quoted(missing)} named in the config are "
-            f"not in the file (header row {table.info.header_row} has {headers}){_changed_export(table, mapping, missing)}"
+            f"not in the file ({_where(table.info)}header row {table.info.header_row} has {headers})"
+            f"{_changed_export(table, mapping, missing) or _other_sheets(table.info, mapping, missing)}"
         )
     used: set[str] = set()
 
@@ -344,6 +345,21 @@ def map_records(
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
+
+
+def _where(info: SourceInfo) -> str:
+    """"sheet 'Cover', " for a workbook of more than one sheet, whose sheet read may not be the table."""
+    return f"sheet '{info.sheet}', " if len(info.sheets) > 1 else ""
+
+
+def _other_sheets(info: SourceInfo, mapping: FieldMapping, missing: list[str]) -> str:
+    """"; the workbook's other sheets are 'Staff': ..." when the sheet read holds none of the config's columns
+    (a cover sheet in front of the table); "" when it holds some of them, or is the workbook's only sheet."""
+    others = [name for name in info.sheets if name != info.sheet]
+    if not others or len(missing) < len(set(mapping.source_columns) - set(mapping.carried.values())):
+        return ""
+    return (f"; the workbook's other sheets are {quoted(others)}: name the one to read "
+            "with the 'sheet' setting in [source]")
 
 
 def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:

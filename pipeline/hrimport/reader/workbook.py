@@ -540,6 +540,7 @@ def _build_from_workbook(
             grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
             if info.format == "xls":
                 info.date_system = xls_date_system(path)
+    info.sheets = names
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:

@@ -80,6 +80,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     if not chosen.part:
         return None
     info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
+    info.sheets = [s.name for s in layout.sheets]
     scan_rows = max(HEADER_SCAN_ROWS, header_row or 0)
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     reader = ChunkReader(path, layout, chosen.part, chosen.name)
