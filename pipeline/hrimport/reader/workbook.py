@@ -369,14 +369,16 @@ def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> tuple[pd.Series,
     """
     read = values
     dates = np.zeros(0, dtype=np.int64)
+    # a time-only cell first: day 0 of Excel's calendar, midnight included (0 in a date cell, which Excel
+    # shows as 00/01/1900, is such a cell to python-calamine too: never the date 1899-12-31)
+    if values.str.startswith("1899-12-3").any():
+        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
         midnight = values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00")
         values = values.where(~midnight, values.str.slice(0, 10))
         dates = np.flatnonzero(midnight.to_numpy())  # sorted, each row once
         if text_rows:
             dates = np.setdiff1d(dates, text_rows)
-    if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
-        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.isin(("true", "false")).any():
         values = values.replace({"true": "TRUE", "false": "FALSE"})  # Excel's spelling of booleans
     if text_rows and values is not read:
