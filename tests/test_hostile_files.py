@@ -38,6 +38,7 @@ from openpyxl.utils import get_column_letter
 
 from tests.child_process import Finished, run_hrimport
 from tests.staff_files import HEADER, person, write_config, write_csv
+from tests.test_reader import SPREADSHEET_2003, STRICT_NAMESPACES
 
 # The first test waits for every kind's child: the whole suite's time, bounded here.
 pytestmark = [pytest.mark.hostile, pytest.mark.timeout(600)]
@@ -222,6 +223,25 @@ def write_encrypted(path: Path) -> None:
     plain.write_bytes(xlsx_bytes())
     with open(plain, "rb") as source, open(path, "wb") as target:
         OOXMLFile(source).encrypt("secret", target)
+
+
+def web_page(rows: list[dict[str, str]] = ROWS) -> str:
+    """The staff table as a payroll system saves "Excel": a <meta> line and kilobytes of styles, then the table."""
+    styles = "".join(f'.xl{n} {{mso-number-format:"\\@";}}\n' for n in range(60, 160))
+    cells = ["".join(f"<td>{value}</td>" for value in values) for values in [HEADER, *([r[h] for h in HEADER] for r in rows)]]
+    return ('<meta http-equiv="Content-Type" content="text/html; charset=utf-8">\n<style>\n' + styles + "</style>\n"
+            + "<table>" + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>")
+
+
+def write_strict_open_xml(path: Path) -> None:
+    def strict(xml: bytes) -> bytes:
+        for usual, iso in STRICT_NAMESPACES.items():
+            xml = xml.replace(usual, iso)
+        return xml
+
+    with zipfile.ZipFile(io.BytesIO(xlsx_bytes())) as source:
+        names = source.namelist()
+    path.write_bytes(with_parts(xlsx_bytes(), dict.fromkeys(names, strict)))
 
 
 def ods_bytes(rows: list[list[str]], tail: Callable[[Table], None] | None = None) -> bytes:
@@ -547,6 +567,10 @@ KINDS = [
     refused("csv-named-xlsx", "staff.xlsx", write_text(csv_text()), "rename it to .csv"),
     refused("ods-named-xlsx", "staff.xlsx", write_bytes(ods_bytes(STAFF_ODS_ROWS)), "rename it to .ods"),
     refused("xls-named-xlsx", "staff.xlsx", write_xls(), "rename it to .xls"),
+    refused("web-page-named-xls", "staff.xls", write_text(web_page()), "it looks like a web page (HTML)"),
+    refused("xml-spreadsheet-2003-named-xls", "staff.xls", write_text(SPREADSHEET_2003),
+            "it looks like an XML Spreadsheet 2003 file; open it in Excel and save it as .xlsx"),
+    refused("strict-open-xml-xlsx", "staff.xlsx", write_strict_open_xml, "is saved as a Strict Open XML Spreadsheet"),
     refused("pdf-named-xlsx", "staff.xlsx", write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n"),
             "a PDF document"),
     refused("zip-named-xlsx", "staff.xlsx", write_zip_of_text, "a ZIP archive without a workbook"),

@@ -11,8 +11,10 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from hrimport import reader
 from hrimport.cli import main
 from hrimport.reader import read_spreadsheet
 from tests.staff_files import HEADER, person, write_config
@@ -117,3 +119,29 @@ def test_the_messy_export_imports_every_good_row_and_flags_the_ragged_ones(tmp_p
     flagged = {o["row"]: sorted(p["code"] for p in o.get("problems", [])) for o in outcomes
                if o["outcome"] == "invalid"}
     assert flagged == {6: ["extra-cells"], 7: ["missing-value"] * 4}  # country, title, hire date, staff type
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize(("first_line", "delimiter", "encoding"),
+                         [("sep=;", ";", "utf-8"), ("sep=;", ";", "utf-8-sig"), ("sep=\t", "\t", "utf-8")])
+def test_excels_separator_line_names_the_delimiter_and_is_not_a_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first_line: str, delimiter: str, encoding: str,
+        streamed: bool) -> None:
+    """Excel writes "sep=;" as a CSV's first line and, opening the file, takes the delimiter from it and does
+    not show it: the header is row 1. It was read as a title row, so every message named the row under
+    the one a person sees in Excel (Row 4 for row 3)."""
+    if streamed:  # a big file's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, delimiter=delimiter)
+    writer.writerow(HEADER)
+    for row in [person(1), person(2, **{"Hire Date": "2021-02-30"})]:
+        writer.writerow([row[h] for h in HEADER])
+    data = tmp_path / "staff.csv"
+    data.write_text(first_line + "\r\n" + buffer.getvalue(), encoding=encoding)
+    config = write_config(tmp_path / "staff.toml")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(data)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Row 3, column 'Hire Date': '2021-02-30' is not a real date")
+    named = "semicolon" if delimiter == ";" else "tab"
+    assert f"{named}-delimited, header on row 1\n" in result.output

@@ -23,6 +23,7 @@ from odf.table import Table, TableCell, TableRow
 from odf.text import P
 from openpyxl.chart import BarChart, Reference
 
+from hrimport import reader
 from hrimport.cli import main
 from hrimport.errors import InputFileError
 from hrimport.reader import read_spreadsheet, workbook
@@ -167,6 +168,36 @@ def test_a_zero_padded_id_with_more_attributes_after_its_style_reads_as_excel_sh
                 assert found == 1
             dst.writestr(item, data)
     assert read_spreadsheet(path).frame["Employee ID"].tolist() == ["000123", "1234567"]
+
+
+def with_namespace_prefix(path: Path, target: Path) -> Path:
+    """The workbook ``path`` as Microsoft's Open XML SDK writes it (and HR systems built on it): every
+    SpreadsheetML element with the prefix x: (``<x:c r="B3" s="1">``)."""
+    main_namespace = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(target, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename.startswith("xl/") and main_namespace in data:
+                declaration, body = data.split(b"?>", 1)
+                body = re.sub(rb"<(/?)(?=[A-Za-z])", rb"<\1x:", body)
+                data = declaration + b"?>" + body.replace(main_namespace, main_namespace.replace(b"xmlns", b"xmlns:x"), 1)
+            dst.writestr(item, data)
+    return target
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_workbook_written_with_a_namespace_prefix_reads_as_excel_shows_it(
+        tmp_path: Path, engine: str, streamed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the look for zero-padded styles sought '<c ': the ids of such a file were sent as 123 and 1234567
+    path = with_namespace_prefix(write_formatted_xlsxwriter(tmp_path / "plain.xlsx"), tmp_path / "sdk.xlsx")
+    assert b"<x:c " in zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
+    if streamed:  # a big workbook's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    chunks, _ = reader.read_spreadsheet_chunks(path, chunk_rows=1)
+    assert [record for chunk in chunks for record in chunk.frame.to_dict("records")] == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Hire Date": "2020-01-31", "Text ID": "77"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Hire Date": "", "Text ID": "000078"},
+    ]
 
 
 def test_zero_padded_ids_written_by_openpyxl_read_as_excel_shows_them(tmp_path: Path, engine: str) -> None:
@@ -360,6 +391,32 @@ def test_a_chart_sheet_named_in_the_config_is_refused(tmp_path: Path, engine: st
     )
 
 
+def test_a_cover_sheet_in_front_of_the_table_is_named_with_the_sheets_to_choose_from(tmp_path: Path,
+                                                                                  engine: str) -> None:
+    # the line said only "header row 1 has 'Headcount report'": nothing about sheets, or how to choose one
+    path = tmp_path / "staff.xlsx"
+    wb = openpyxl.Workbook()
+    cover = wb.active
+    assert cover is not None
+    cover.title = "Cover"
+    for line in ["Headcount report", "Generated 2026-11-01 by PayrollPro", "Confidential"]:
+        cover.append([line])
+    staff = wb.create_sheet("Staff")
+    staff.append(HEADER)
+    staff.append([person(1)[h] for h in HEADER])
+    wb.save(path)
+    config = write_config(tmp_path / "staff.toml")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {path.name}: column(s) 'Employee ID', 'Name', 'Email', 'Country', 'Title' and 10 more named in the "
+        "config are not in the file (sheet 'Cover', header row 1 has 'Headcount report'); the workbook's other "
+        "sheets are 'Staff': name the one to read with the 'sheet' setting in [source]\n"
+    )
+    config.write_text(config.read_text().replace("[source]\n", '[source]\nsheet = "Staff"\n'))
+    assert CliRunner().invoke(main, ["staff", "validate", str(config), str(path)]).exit_code == 0
+
+
 def test_a_workbook_with_only_a_chart_visible_is_refused(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "chart.xlsx"
     wb = openpyxl.load_workbook(write_chart_first(path))
@@ -481,6 +538,29 @@ def test_both_reading_paths_give_the_same_text_for_every_cell(
     assert fast.frame["Tiny"].tolist() == ["1e-10", "0.3", "0.333333333333333"]
     assert fast.frame["Big"].tolist() == ["12345678901234", "1e+20", "-12345678901234"]
     assert fast.frame["Time"].tolist() == ["17:45:00", "00:00:01", "12:00:00"]
+
+
+def test_a_zero_in_a_date_cell_is_never_read_as_the_last_day_of_1899(tmp_path: Path, engine: str) -> None:
+    """A 0 in a date cell (an HR system's "no date"; Excel shows 00/01/1900) read as 1899-12-31 on fastexcel's
+    path, and was sent as a birth date; python-calamine's reads it, as a midnight time cell, 00:00:00, which no
+    date field takes. Both paths now read it so, and the row is held back."""
+    path = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Staff")
+    date_format, time_format = book.add_format({"num_format": "dd/mm/yyyy"}), book.add_format({"num_format": "hh:mm"})
+    sheet.write_row(0, 0, [*HEADER, "Shift Start"])
+    for r, row in enumerate([person(1), person(2)], start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+        sheet.write_number(r, len(HEADER), 0, time_format)  # midnight
+    sheet.write_number(2, HEADER.index("Birth Date"), 0, date_format)
+    book.close()
+    table = read_spreadsheet(path)
+    assert table.frame["Birth Date"].tolist() == ["", "00:00:00"]
+    assert table.frame["Shift Start"].tolist() == ["00:00:00", "00:00:00"]
+    config = write_config(tmp_path / "staff.toml")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(path)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Row 3, column 'Birth Date': '00:00:00' is not a real date")
 
 
 # --- damaged workbooks: one line, exit 2 ----------------------------------------------------------------

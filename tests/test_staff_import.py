@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import shutil
 from collections import Counter
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl import Workbook
 
+from hrimport import reader
 from hrimport.cli import main
 from hrimport.reader import workbook
 from hrimport.sandbox.store import Store
@@ -151,6 +153,34 @@ def test_the_log_stops_at_200_lines_and_counts_the_problems_it_did_not_say(tmp_p
     assert len(said) == 201 and said[0].startswith("Row 2, column 'Country': 'Narnia 1' is not a country")
     assert said[199].startswith("Row 201, column 'Country': 'Narnia 200' is not")
     assert said[200] == "... and 8 more (see the report)"  # rows 202-204 and the five of 'Narnia'
+
+
+def test_a_totals_line_under_the_table_is_flagged_on_its_row_and_the_people_above_are_imported(
+        tmp_path: Path, sandbox) -> None:
+    """An HR report ends with a count under the last person ('Total employees: 2' in the Name column, no
+    employee id); an Excel-minded export keeps an id's zeros as ="000004", which is formula-like text. A
+    problem in the external id column stopped the whole command with a traceback (exit 1) instead."""
+    path = tmp_path / "staff.xlsx"
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(HEADER)
+    for row in [person(1), person(2), person(4, **{"Employee ID": '="000004"'})]:
+        sheet.append([row[h] for h in HEADER])
+    sheet.append([None, "Total employees: 3"])
+    book.save(path)
+
+    result, summary = run_import(tmp_path, sandbox, path)
+
+    assert result.exit_code == 1, result.output
+    assert sorted(s["customer_system_id"] for s in sandbox.staff(99)) == ["000001", "000002"]
+    assert "Row 5, column 'Employee ID': a value is required (customer_system_id), and the cell is empty." \
+        in result.output
+    # the id of row 4 is a formula saved without its result (openpyxl): said once, not also "the cell is empty"
+    assert [line for line in result.output.splitlines() if "Row 4" in line] == [
+        ("Row 4, column 'Employee ID': the cell holds the formula =\"000004\", saved without its result by a program "
+        "that does not calculate; open the file in Excel or LibreOffice and save it.")]
+    assert (summary["counts"]["added"], summary["counts"]["invalid"]) == (2, 2)
 
 
 def test_the_import_rides_out_a_busy_service(tmp_path: Path, sandbox) -> None:
@@ -821,6 +851,54 @@ def _ods_with_formats(path: Path) -> Path:
 def _formats_saved_by_libreoffice(path: Path) -> Path:
     """The xlsxwriter export converted by LibreOffice Calc (tests/fixtures/SOURCES.md)."""
     return Path(shutil.copy(FIXTURES / f"staff_formats{path.suffix}", path))
+
+
+def _workbook_of_1904(path: Path) -> Path:
+    """A Mac Excel workbook (the 1904 date system, whose serial numbers count from 1904-01-01): hire dates as
+    date cells, birth dates as the serial numbers a date column shows once its format is set to General."""
+    import xlsxwriter
+    import xlwt
+
+    hires, births = [dt.datetime(2020, 1, 31), dt.datetime(2015, 7, 15)], [32645, 29261]  # 1993-05-18, 1984-02-11
+    rows = [person(1), person(2)]
+    if path.suffix == ".xls":
+        book = xlwt.Workbook()
+        book.dates_1904 = True
+        sheet = book.add_sheet("Staff")
+        date = xlwt.easyxf(num_format_str="dd/mm/yyyy")
+        for j, name in enumerate(HEADER):
+            sheet.write(0, j, name)
+            for i, row in enumerate(rows, start=1):
+                cell = {"Hire Date": (hires[i - 1], date), "Birth Date": (births[i - 1],)}.get(name, (row[name],))
+                sheet.write(i, j, *cell)
+        book.save(str(path))
+        return path
+    workbook = xlsxwriter.Workbook(str(path), {"date_1904": True})
+    sheet = workbook.add_worksheet("Staff")
+    date_format = workbook.add_format({"num_format": "dd/mm/yyyy"})
+    sheet.write_row(0, 0, HEADER)
+    for i, row in enumerate(rows, start=1):
+        sheet.write_row(i, 0, [row[h] for h in HEADER])
+        sheet.write_datetime(i, HEADER.index("Hire Date"), hires[i - 1], date_format)
+        sheet.write_number(i, HEADER.index("Birth Date"), births[i - 1])
+    workbook.close()
+    return path
+
+
+@pytest.mark.parametrize("name", ["staff.xlsx", "staff.xls", "streamed.xlsx"])
+def test_serial_numbers_of_a_1904_workbook_are_its_dates_not_four_years_earlier(
+        tmp_path: Path, sandbox, engine: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """32645 is 1993-05-18 in a workbook of the 1904 date system (what Excel shows when the cell is formatted
+    as a date), and was sent as 1989-05-17: 1,462 days earlier, counted as the 1900 system counts."""
+    if name.startswith("streamed"):  # a big workbook's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+    result, summary = run_import(tmp_path, sandbox, _workbook_of_1904(tmp_path / name))
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: (s["job_start_date"], s["birthdate"]) for s in sandbox.staff(99)}
+    assert stored == {"000001": ("2020-01-31", "1993-05-18"), "000002": ("2015-07-15", "1984-02-11")}
+    (serials,) = [v for v in summary["values_read"] if v["kind"] == "date-serial"]
+    assert serials["rule"] == "days counted from 1904-01-01: this workbook uses Excel's 1904 date system"
 
 
 @pytest.mark.parametrize(("name", "write", "fast_xlsx"), [

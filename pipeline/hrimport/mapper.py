@@ -189,7 +189,8 @@ def map_records(
         headers = quoted(table.info.headers)
         raise InputFileError(
             f"{table.info.name}: column(s) {quoted(missing)} named in the config are "
-            f"not in the file (header row {table.info.header_row} has {headers}){_changed_export(table, mapping, missing)}"
+            f"not in the file ({_where(table.info)}header row {table.info.header_row} has {headers})"
+            f"{_changed_export(table, mapping, missing) or _other_sheets(table.info, mapping, missing)}"
         )
     used: set[str] = set()
 
@@ -296,12 +297,13 @@ def map_records(
                 cell_problems.append((name, values, codes, reading))
         h_and_m = state.holds_h_and_m(name, values) if specs[name].kind == "enum" and name == "gender" else None
         normalise = partial(normalize_for_field, field=specs[name], day_first=reading.day_first if reading else True,
-                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}))
+                            dates=dates, h_and_m=h_and_m, memo=state.memos.setdefault(name, {}),
+                            date_system=table.info.date_system)
         normalisers[name] = normalise
         columns[name] = normalise(values)
         trail.compare(name, sources.get(name, name), values, columns[name],
                       change_kinds(specs[name], dates, state.change_memos.setdefault(name, {})),
-                      change_rules(specs[name], date_rule))
+                      change_rules(specs[name], date_rule, table.info.date_system))
 
     if "is_intern" in columns and "is_employee" in specs:
         # the platform defaults is_employee to true, which an intern cannot be (spec: is_intern rule): an
@@ -413,6 +415,21 @@ def _as_reported(value: str, mask: tuple[str, ...], *names: str) -> str:
     from hrimport.report.cells import mask_value
 
     return mask_value(value)
+
+
+def _where(info: SourceInfo) -> str:
+    """"sheet 'Cover', " for a workbook of more than one sheet, whose sheet read may not be the table."""
+    return f"sheet '{info.sheet}', " if len(info.sheets) > 1 else ""
+
+
+def _other_sheets(info: SourceInfo, mapping: FieldMapping, missing: list[str]) -> str:
+    """"; the workbook's other sheets are 'Staff': ..." when the sheet read holds none of the config's columns
+    (a cover sheet in front of the table); "" when it holds some of them, or is the workbook's only sheet."""
+    others = [name for name in info.sheets if name != info.sheet]
+    if not others or len(missing) < len(set(mapping.source_columns) - set(mapping.carried.values())):
+        return ""
+    return (f"; the workbook's other sheets are {quoted(others)}: name the one to read "
+            "with the 'sheet' setting in [source]")
 
 
 def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:

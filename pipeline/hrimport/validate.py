@@ -180,13 +180,18 @@ def _problems_from(
     problems: dict[int, list[Problem]] = defaultdict(list)
     seen: set[tuple[int, str, str | None]] = set()
     flagged = {(pos, p.field) for pos, found in known.items() for p in found if p.field}
+    # a cell read as empty because it holds no value (an Excel error, a formula without its result) already says
+    # so: "a value is required, and the cell is empty" would tell the same cell twice, the second time wrongly
+    holds_no_value = {(pos, p.field) for pos, found in known.items() for p in found
+                      if p.field and p.code in _NO_VALUE_CODES}
 
     for check, column, value, index in zip(cases["check"], cases["column"], cases["failure_case"], cases["index"]):
         pos = int(index)
         code = "missing-value" if check == "not_nullable" else str(check)
         # a rule across fields reports every column of the failing row: one problem per row is enough
         field_name = None if code in _ROW_RULES else column
-        if (pos, code, field_name) in seen or (code != "missing-value" and (pos, field_name) in flagged):
+        if (pos, code, field_name) in seen or (code != "missing-value" and (pos, field_name) in flagged) or (
+                (pos, field_name) in holds_no_value):
             continue
         seen.add((pos, code, field_name))
         row = mapped.row_numbers[pos]
@@ -209,6 +214,8 @@ _VALUE_CODES = {"not-a-date", "not-an-email", "unknown-country", "not-an-allowed
                 "not-a-number", "ambiguous-country", "two-digit-year", "formula-like-text"}
 # Checks of a rule the platform's interface does not state (principle 2): a warning unless the config is strict.
 _OUR_RULES = {"not-an-email"}
+# the reader's and mapper's problems of a cell that holds no value to send (hrimport.reader.grid)
+_NO_VALUE_CODES = {"error-value", "formula-not-calculated"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +264,7 @@ class KeyIds:
         if self.key is None or self.key not in mapped.frame:
             return
         ids = mapped.frame[self.key]
-        keep = (ids != "").to_numpy()
+        keep = (ids != "").to_numpy(copy=True)  # pandas' own array is read-only (copy-on-write)
         valid = np.ones(len(ids), dtype=bool)
         for pos, found in problems.items():
             valid[pos] = False

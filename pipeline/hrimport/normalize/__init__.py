@@ -82,16 +82,17 @@ def normalize_number(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
 
 def normalize_for_field(
     s: pd.Series, field: Field, *, day_first: bool, dates: Mapping[str, str] | None = None,
-    h_and_m: bool | None = None, memo: ValueMemo | None = None,
+    h_and_m: bool | None = None, memo: ValueMemo | None = None, date_system: int = 1900,
 ) -> pd.Series:
     """Trim, then apply the normaliser of ``field.kind`` (gender gets its built-in synonyms too).
     ``dates``: a date column's values already read as ISO dates (``read_date_column``). ``h_and_m``: for
     gender, whether the whole column holds both H and M when ``s`` is a chunk of it (``normalize_gender``).
-    ``memo``: the field's values converted in earlier chunks of the file, and a place for this chunk's."""
+    ``memo``: the field's values converted in earlier chunks of the file, and a place for this chunk's.
+    ``date_system``: the workbook's, 1900 or 1904 (Mac Excel's), which says what day a serial number is."""
     s = trim(s)
     kind = field.kind
     if kind == "date":
-        return normalize_date(s, day_first, dates, memo)
+        return normalize_date(s, day_first, dates, memo, date_system)
     if kind == "country":
         return normalize_country(s, memo)
     if kind == "email":
@@ -154,17 +155,21 @@ def change_kinds(
     return kinds
 
 
+#: Why a serial number was read as that date, in each of Excel's date systems (``EXCEL_EPOCHS``).
+SERIAL_RULES = {1900: "days counted from 1899-12-30, as Excel counts them",
+                1904: "days counted from 1904-01-01: this workbook uses Excel's 1904 date system"}
+
 _KIND_CHANGES = {"email": "lower-cased", "boolean": "yes-no-word", "enum": "enum-spelling",
                  "integer": "number-written", "number": "number-written"}
 
 
-def change_rules(field: Field, date_rule: str = "") -> Callable[[str], str]:
+def change_rules(field: Field, date_rule: str = "", date_system: int = 1900) -> Callable[[str], str]:
     """The rule behind each kind of change ``change_kinds`` names, in words for the report. ``date_rule``:
-    the column's order and why (``ColumnDateOrder.rule``)."""
+    the column's order and why (``ColumnDateOrder.rule``); ``date_system``: the workbook's."""
     rules = {
         "trimmed": TRIM_RULE,
         "date-day-month": date_rule,
-        "date-serial": "days counted from 1899-12-30, as Excel counts them",
+        "date-serial": SERIAL_RULES[date_system],
         "date-time-dropped": "the platform takes the date alone",
         "date-written": "ISO, year first, a month name or 年月日: one reading only",
         "country-name": "the name's ISO code (schemas/countries.toml)",

@@ -61,7 +61,9 @@ _SERIAL = re.compile(r"(\d{5})(?:\.\d+)?")
 # Excel serial numbers taken as dates: 10000 (1927-05-18) to 73050 (2099-12-31); five digits only, so a
 # year ("2020") or a small count is never read as a date.
 _SERIAL_RANGE = (10_000, 73_050)
-_EXCEL_EPOCH = dt.date(1899, 12, 30)  # serial 1 = 1900-01-01 after Excel's 1900 leap-year bug
+#: Day 0 of each of Excel's date systems: 1900 (serial 1 = 1900-01-01 after Excel's 1900 leap-year bug) and
+#: 1904 (Mac Excel's, kept by workbooks made there: serial 0 = 1904-01-01).
+EXCEL_EPOCHS = {1900: dt.date(1899, 12, 30), 1904: dt.date(1904, 1, 1)}
 
 
 def _iso(year: int, month: int, day: int) -> str | None:
@@ -71,8 +73,9 @@ def _iso(year: int, month: int, day: int) -> str | None:
         return None  # "2021-02-30": not a real date, left for the validator to say so
 
 
-def _parse_date(value: str, day_first: bool) -> str | None:
-    """``YYYY-MM-DD`` for a date in a usual spreadsheet form, or None when it is not one (or not real)."""
+def _parse_date(value: str, day_first: bool, date_system: int = 1900) -> str | None:
+    """``YYYY-MM-DD`` for a date in a usual spreadsheet form, or None when it is not one (or not real).
+    ``date_system``: the workbook's (1900 or 1904), which says what day an Excel serial number is."""
     text = value.strip()
     if match := _YMD.fullmatch(text):
         y, m, d = (int(g) for g in (match.groups()[:3] if match.group(1) else match.groups()[3:]))
@@ -92,19 +95,19 @@ def _parse_date(value: str, day_first: bool) -> str | None:
     if match := _SERIAL.fullmatch(text):
         serial = int(match.group(1))
         if _SERIAL_RANGE[0] <= serial <= _SERIAL_RANGE[1]:
-            return (_EXCEL_EPOCH + dt.timedelta(days=serial)).isoformat()
+            return (EXCEL_EPOCHS[date_system] + dt.timedelta(days=serial)).isoformat()
     return None
 
 
 def normalize_date(s: pd.Series, day_first: bool, known: Mapping[str, str] | None = None,
-                   memo: ValueMemo | None = None) -> pd.Series:
+                   memo: ValueMemo | None = None, date_system: int = 1900) -> pd.Series:
     """``YYYY-MM-DD`` from ISO dates and date-times, 31/01/2020 or 01/31/2020 (``day_first`` is the
     column's order, applied to every cell), 31.01.2020, 31-01-2020, 2020/1/31, 2020年1月31日, Excel serial
     numbers, "31 Jan 2020" and "Jan 31, 2020". Impossible dates such as 2021-02-30, and dates that do not
     fit the order, are left unchanged. ``known``: values already read (``read_date_column``'s, for the
-    whole column at once), looked up instead of parsed."""
+    whole column at once), looked up instead of parsed. ``date_system``: the workbook's (``_parse_date``)."""
     known = known or {}
-    return per_value(s, lambda value: known.get(value) or _parse_date(value, day_first), memo)
+    return per_value(s, lambda value: known.get(value) or _parse_date(value, day_first, date_system), memo)
 
 
 @dataclass(frozen=True)

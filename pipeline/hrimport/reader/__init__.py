@@ -32,6 +32,7 @@ from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header,
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
 from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
 from hrimport.reader.workbook import _build_from_workbook, _xlsx_layout
+from hrimport.reader.xlsx_prefixes import prefixed_parts
 from hrimport.reader.xlsx_stream import stream_xlsx
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,8 @@ def _stream_workbook(path: Path, fmt: str, chunk_rows: int, sheet: str | int | N
     _check_content(path, fmt, data, max_unpacked_mb)
     del data
     try:
+        if prefixed_parts(path):  # read whole, through a copy without the prefix (``xlsx_prefixes``)
+            return None
         layout = _xlsx_layout(path, sheet)
     except HrimportError:
         raise

@@ -38,6 +38,25 @@ class SheetChoice:
     note: str | None = None  # why this sheet and not the first one, when sheets were skipped
 
 
+def xlsx_date_system(archive: zipfile.ZipFile) -> int:
+    """1904 when ``xl/workbook.xml`` says the workbook counts its dates from 1904-01-01 (Mac Excel's date
+    system, ``<workbookPr date1904="1"/>``), else 1900."""
+    workbook, _ = _workbook_relationships(archive)
+    properties = ElementTree.fromstring(archive.read(workbook)).find(f"{_MAIN}workbookPr")
+    return 1904 if properties is not None and properties.get("date1904") in ("1", "true") else 1900
+
+
+def xls_date_system(path: Path) -> int:
+    """1904 when the .xls at ``path`` counts its dates from 1904-01-01 (its DATEMODE record), else 1900."""
+    import xlrd  # only for XLS files: it is slow, and needed nowhere else
+
+    book = xlrd.open_workbook(str(path), on_demand=True)  # the workbook's own records, no sheet
+    try:
+        return 1904 if book.datemode else 1900
+    finally:
+        book.release_resources()
+
+
 def xlsx_sheets(archive: zipfile.ZipFile) -> list[Sheet]:
     """The sheets ``xl/workbook.xml`` lists, in order, with their visibility, kind and archive member."""
     workbook, rels = _workbook_relationships(archive)

@@ -8,6 +8,7 @@ that says what the file is and how to fix it.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from pathlib import Path
 
@@ -27,6 +28,11 @@ _ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
 
 def password_protected(path: Path) -> InputFileError:
     """The one message for an encrypted workbook, found by its bytes here or by the reader's library."""
+    if path.suffix.lower() == ".ods":
+        return InputFileError(
+            f"{path} is password-protected; remove the password in LibreOffice "
+            "(File > Save As, with 'Save with password' unticked) and save it again"
+        )
     return InputFileError(
         f"{path} is password-protected; remove the password in Excel "
         "(File > Info > Protect Workbook > Encrypt with Password) and save it again"
@@ -91,10 +97,11 @@ def _sniff_kind(data: bytes) -> str:
         if wide is not None:
             start = start.decode(wide, errors="ignore").encode("utf-8")
     lowered = start.lstrip().lower()
-    if lowered.startswith((b"<!doctype html", b"<html")) or b"<table" in lowered[:1024]:
-        return "html"
-    if lowered.startswith(b"<?xml") and b"urn:schemas-microsoft-com:office:spreadsheet" in start:
+    # XML Spreadsheet 2003 first: its <Table> element is no web page's table
+    if lowered.startswith((b"<?xml", b"<workbook")) and _SPREADSHEET_ML in start:
         return "xml"
+    if _starts_like_a_web_page(lowered):
+        return "html"
     if lowered.startswith(b"<?xml"):
         return "xml-other"
     if lowered.startswith(b"<") and (b"<td" in lowered or b"<tr" in lowered):
@@ -104,10 +111,28 @@ def _sniff_kind(data: bytes) -> str:
     return "text"
 
 
+_SPREADSHEET_ML = b"urn:schemas-microsoft-com:office:spreadsheet"
+# What may come before a web page's first element (an XML declaration, comments), and the elements it may
+# start with: payroll systems save "Excel" files as a <meta> line or kilobytes of <style> before the table.
+_PROLOG = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.DOTALL)
+_HTML_ELEMENT = re.compile(rb"<(?:!doctype\s+html|html|head|meta|title|style|link|script|body|table|tr|td|th)[\s>/]")
+
+
+def _starts_like_a_web_page(lowered: bytes) -> bool:
+    prolog = _PROLOG.match(lowered)
+    return bool(_HTML_ELEMENT.match(lowered, prolog.end() if prolog else 0)) or b"<table" in lowered[:1024]
+
+
 # Bytes that text holds: all but DEL and the C0 controls other than tab, line ends and page breaks. More
 # than 1% of others at the top is binary (random bytes have about 10%); a stray zero byte in a cell of a
 # text file is not, and is flagged on its row (``reader.grid``).
 _TEXT_BYTES = bytes(b for b in range(256) if b >= 32 and b != 127 or b in b"\t\n\r\f\v")
+
+
+_ODF_MANIFEST = "META-INF/manifest.xml"
+# Excel's "Strict Open XML Spreadsheet" writes ISO 29500 Strict's namespaces, which the reading libraries
+# do not know: they found no sheet in it and called the workbook empty.
+_STRICT_SPREADSHEET_ML = b"http://purl.oclc.org/ooxml/spreadsheetml/main"
 
 
 def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) -> None:
@@ -118,10 +143,20 @@ def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) 
             _check_unpacked_size(path, archive, max_unpacked_mb)
             names = set(archive.namelist())
             mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
+            manifest = archive.read(_ODF_MANIFEST) if _ODF_MANIFEST in names else b""
+            with archive.open("xl/workbook.xml") if "xl/workbook.xml" in names else io.BytesIO() as part:
+                workbook_start = part.read(4096)
     except (zipfile.BadZipFile, EOFError, ValueError):
         raise InputFileError(f"{path} is damaged or incomplete; download or export it again") from None
     is_ods = b"opendocument.spreadsheet" in mimetype
     is_ooxml = "xl/workbook.xml" in names or "xl/workbook.bin" in names
+    if is_ods and b"encryption-data" in manifest:  # LibreOffice's "Save with password" (ODF 1.2, 3.4)
+        raise password_protected(path)
+    if _STRICT_SPREADSHEET_ML in workbook_start:
+        raise InputFileError(
+            f"{path} is saved as a Strict Open XML Spreadsheet, which cannot be read; open it in Excel and save "
+            "it as 'Excel Workbook (*.xlsx)'"
+        )
     if fmt == "ods" and not is_ods:
         what = "an XLSX workbook; rename it to .xlsx" if is_ooxml else "a ZIP archive without a spreadsheet"
         raise InputFileError(f"{path} is not really an OpenDocument spreadsheet: it looks like {what}")

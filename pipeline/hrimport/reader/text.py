@@ -91,9 +91,23 @@ class _TextGrid:
         strict_utf8 = encoding.replace("_", "-").lower() in _UTF8 and "\ufffd" not in text
         raw = data.removeprefix(codecs.BOM_UTF8) if strict_utf8 else None
         text = text.removeprefix("\ufeff")
+        said, skipped = excel_separator_line(text)
+        if skipped:  # an ASCII line: as many bytes as characters
+            text, raw = text[skipped:], raw[skipped:] if raw is not None else None
         if delimiter is None:
-            delimiter = _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if fmt == "tsv" else ",")
+            delimiter = said or _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if fmt == "tsv" else ",")
         return cls(text, encoding, delimiter, raw)
+
+
+# Excel writes, and reads, a first line "sep=;" naming the delimiter; it never shows that line as a row.
+_SEPARATOR_LINE = re.compile(r"sep=([^\r\n])(?:\r\n|\r|\n|\Z)", re.IGNORECASE)
+
+
+def excel_separator_line(text: str) -> tuple[str | None, int]:
+    """The delimiter a first line ``sep=;`` names, and that line's length with its end (0 when there is none):
+    the line is Excel's instruction, not a row, so the header under it is row 1, as Excel shows it."""
+    line = _SEPARATOR_LINE.match(text)
+    return (line.group(1), line.end()) if line else (None, 0)
 
 
 def _sniff_delimiter(sample: str, default: str) -> str:
@@ -331,7 +345,9 @@ def stream_text(
     if "\ufffd" in text or "\x00" in text or not text.strip():
         return None
     info.encoding = "utf-8-sig" if bom else "utf-8"
-    delimiter = delimiter or _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if info.format == "tsv" else ",")
+    said, skipped = excel_separator_line(text)
+    text = text[skipped:]
+    delimiter = delimiter or said or _sniff_delimiter(text[:DELIMITER_SAMPLE], "\t" if info.format == "tsv" else ",")
     info.delimiter = delimiter
     if delimiter == "\t" and info.format == "csv":
         info.format = "tsv"
@@ -344,7 +360,7 @@ def stream_text(
     index, top = _header_of(path, top, scan, header_row, expected)
     if index is None or any(not cell.strip() for cell in top[index]):
         return None  # a column without a header is kept only if it holds data somewhere: a whole-file question
-    start = len(bom) + len(text[: record_ends[index - 1] if index else 0].encode("utf-8"))
+    start = len(bom) + skipped + len(text[: record_ends[index - 1] if index else 0].encode("utf-8"))
     return _streamed_chunks(path, info, start, index, len(top[index]), top[:index], delimiter, chunk_rows)
 
 

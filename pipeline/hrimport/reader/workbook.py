@@ -73,12 +73,15 @@ from hrimport.reader.sheets import (
     Sheet,
     SheetChoice,
     choose_sheet,
+    xls_date_system,
     xlsx_asks_recalculation,
+    xlsx_date_system,
     xlsx_shared_strings,
     xlsx_sheets,
 )
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
+from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
 
 #: XLSX through fastexcel (the fast path); False reads them with python-calamine's objects, about twice as
 #: slowly, as XLS and ODS are: the tests read every workbook both ways and compare every cell.
@@ -138,21 +141,24 @@ TO_RECALCULATE_RULE = "a formula of a workbook asking to be calculated again whe
 
 class _Layout(NamedTuple):
     """The small parts of an XLSX archive: its sheets, the one to read, its cell styles whose number format
-    is applied or told (``xlsx_number_styles``), its shared strings table, and whether it asks to be
-    calculated again when opened (``xlsx_asks_recalculation``: its formulas' saved values are no results)."""
+    is applied or told (``xlsx_number_styles``), its shared strings table, its date system, and whether it
+    asks to be calculated again when opened (``xlsx_asks_recalculation``: its formulas' saved values are
+    no results)."""
 
     sheets: list[Sheet]
     choice: SheetChoice
     styles: dict[int, NumberStyle]
     shared_strings: str | None
+    date_system: int
     asks_recalculation: bool = False
 
 
-def _xlsx_layout(path: Path, sheet: str | int | None) -> _Layout:
-    with zipfile.ZipFile(path) as archive:
+def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:
+    """The layout of the workbook ``source`` (by default ``path``, the file messages name)."""
+    with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
-                       xlsx_shared_strings(archive), xlsx_asks_recalculation(archive))
+                       xlsx_shared_strings(archive), xlsx_date_system(archive), xlsx_asks_recalculation(archive))
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
@@ -373,14 +379,16 @@ def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> tuple[pd.Series,
     """
     read = values
     dates = np.zeros(0, dtype=np.int64)
+    # a time-only cell first: day 0 of Excel's calendar, midnight included (0 in a date cell, which Excel
+    # shows as 00/01/1900, is such a cell to python-calamine too: never the date 1899-12-31)
+    if values.str.startswith("1899-12-3").any():
+        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.str.endswith(" 00:00:00").any():  # a date cell: the ISO date alone
         midnight = values.str.fullmatch(r"\d{4}-\d\d-\d\d 00:00:00")
         values = values.where(~midnight, values.str.slice(0, 10))
         dates = np.flatnonzero(midnight.to_numpy())  # sorted, each row once
         if text_rows:
             dates = np.setdiff1d(dates, text_rows)
-    if values.str.startswith("1899-12-3").any():  # a time-only cell: day 0 of Excel's calendar
-        values = values.where(~values.str.fullmatch(r"1899-12-3[01] \d\d:\d\d:\d\d"), values.str.slice(11))
     if values.isin(("true", "false")).any():
         values = values.replace({"true": "TRUE", "false": "FALSE"})  # Excel's spelling of booleans
     if text_rows and values is not read:
@@ -500,21 +508,32 @@ def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> i
     return extent.last_row
 
 
-def _bounded_xlsx(path: Path, layout: _Layout, scratch: ExitStack) -> Path:
-    """The file to read for an XLSX: ``path``, or a copy in a temporary folder whose sheet ends with its
-    last row holding a value that is not blank. A sheet mostly empty is refused (see ``extent``)."""
-    chosen = layout.sheets[layout.choice.index]
-    if not chosen.part:
-        return path
-    try:
-        extent = xlsx_sheet_extent(path, chosen.part, layout.shared_strings)
-    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
-        return path
-    check_extent(path, chosen.name, extent)
-    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+def _readable_xlsx(path: Path, scratch: ExitStack) -> Path:
+    """The file to read for an XLSX: ``path``, or a copy whose parts spell SpreadsheetML's elements without a
+    namespace prefix (``xlsx_prefixes``), so that the scans of its XML see every cell."""
+    prefixes = prefixed_parts(path)
+    if not prefixes:
         return path
     # the copy holds HR data: a file no one else can read, not left behind however the process ends
-    return trimmed_xlsx(path, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+    return unprefixed_xlsx(path, prefixes, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+
+
+def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack) -> Path:
+    """The file to read for the XLSX ``source`` (``path`` or ``_readable_xlsx``'s copy of it): ``source``, or
+    a copy whose sheet ends with its last row holding a value that is not blank. A sheet mostly empty is
+    refused (see ``extent``)."""
+    chosen = layout.sheets[layout.choice.index]
+    if not chosen.part:
+        return source
+    try:
+        extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings)
+    except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
+        return source
+    check_extent(path, chosen.name, extent)
+    if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
+        return source
+    # the copy holds HR data: a file no one else can read, not left behind however the process ends
+    return trimmed_xlsx(source, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
 
 
 def _build_from_workbook(
@@ -524,16 +543,20 @@ def _build_from_workbook(
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
     with paused_gc(), ExitStack() as scratch:
         if info.format in ("xlsx", "xlsm"):
-            layout = _xlsx_layout(path, sheet)
+            readable = _readable_xlsx(path, scratch)
+            layout = _xlsx_layout(path, sheet, readable)
             chosen = layout.sheets[layout.choice.index]
-            info.sheet, info.sheet_note = chosen.name, layout.choice.note
-            source = _bounded_xlsx(path, layout, scratch)
+            info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
+            source = _bounded_xlsx(path, readable, layout, scratch)
             if FAST_XLSX:
                 grid, first_column, names, cells_read = _fastexcel_grid(path, source, info, layout)
             else:
                 grid, first_column, names, cells_read = _calamine_grid(path, source, info, sheet, layout)
         else:
             grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
+            if info.format == "xls":
+                info.date_system = xls_date_system(path)
+    info.sheets = names
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:

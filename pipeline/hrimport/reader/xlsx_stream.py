@@ -80,7 +80,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     chosen = layout.sheets[layout.choice.index]
     if not chosen.part:
         return None
-    info.sheet, info.sheet_note = chosen.name, layout.choice.note
+    info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
+    info.sheets = [s.name for s in layout.sheets]
     scan_rows = max(HEADER_SCAN_ROWS, header_row or 0)
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     reader = ChunkReader(path, layout, chosen.part, chosen.name)
