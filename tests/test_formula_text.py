@@ -210,3 +210,39 @@ def test_a_row_held_back_from_a_workbook_keeps_its_value_through_to_fix_xlsx_and
     assert stored(sandbox)["000002"]["job_title"] == "=Manager"
     assert summary["warnings"] == {"formula-like-text": 1}
 
+
+
+def test_excels_way_to_keep_a_csv_cells_zeros_is_read_as_the_text_excel_shows(tmp_path: Path, sandbox) -> None:
+    """An export written for Excel keeps leading zeros as ="000123": Excel shows 000123, so 000123 is the id
+    sent (not a person called ="000123", with a warning), and "How values were read" shows each such cell."""
+    rows = [person(1, **{"Employee ID": '="000001"', "Cost Centre": '="0042"'}), person(2),
+            person(3, **{"Employee ID": '="000003"'})]
+    result, summary = run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows))
+
+    assert result.exit_code == 0, result.output
+    assert sorted(stored(sandbox)) == ["000001", "000002", "000003"]
+    assert stored(sandbox)["000001"]["customer_data_type"] == [{"name": "Cost Center", "value": "0042"}]
+    told = {(e["column"], e["rows"]): [(x["row"], x["read"], x["sent"]) for x in e["examples"]]
+            for e in summary["values_read"] if e["kind"] == "excel-text-formula"}
+    assert told == {("Employee ID", 2): [(2, '="000001"', "000001"), (4, '="000003"', "000003")],
+                    ("Cost Centre", 1): [(2, '="0042"', "0042")]}
+    assert summary["warnings"] == {}
+
+
+def test_the_same_text_in_a_workbooks_text_cell_is_what_excel_shows_there(tmp_path: Path, sandbox) -> None:
+    """In a workbook ="0042" as a text cell (not a formula) is shown as written, so it is sent as written,
+    with the formula-like-text warning."""
+    path = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate([person(1, **{"Cost Centre": '="0042"'})], start=1):
+        for c, header in enumerate(HEADER):
+            sheet.write_string(r, c, row[header])
+    book.close()
+
+    result, summary = run_import(tmp_path, sandbox, path)
+
+    assert result.exit_code == 0, result.output
+    assert stored(sandbox)["000001"]["customer_data_type"] == [{"name": "Cost Center", "value": '="0042"'}]
+    assert summary["warnings"] == {"formula-like-text": 1}

@@ -201,6 +201,7 @@ def map_records(
         used.add(actual)
         return actual
 
+    text_file = table.info.format in ("csv", "tsv")  # cells without types: Excel's ="000123" is text
     carried: dict[str, list[str]] = {}
     carried_sources: dict[str, str] = {}
     for key, column in mapping.carried.items():
@@ -210,7 +211,7 @@ def map_records(
             raise InputFileError(f"{table.info.name}: the config's {key} names column {column!r}, which is not "
                                  f"in the file (its header row {table.info.header_row} has {headers})")
         used.add(actual)
-        carried[key] = _clean(source[actual]).tolist()
+        carried[key] = _clean(source[actual], text_file=text_file).tolist()
         carried_sources[key] = actual
 
     trail = state.trail
@@ -240,7 +241,7 @@ def map_records(
                     no_value.setdefault((pos, actual), problem)
             else:
                 trail.cells(name, label, source[actual], how)
-        return _clean(source[actual], trail, name, label)
+        return _clean(source[actual], trail, name, label, text_file=text_file)
 
     n = len(source)
     empty = pd.Series([""] * n, dtype="str")
@@ -536,9 +537,17 @@ _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "Jul
                 "October", "November", "December")
 
 
-def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", column: str = "") -> pd.Series:
-    """Text with surrounding spaces trimmed, missing cells as "", and a ``to_fix.csv`` formula guard undone;
-    each change recorded in ``trail`` for the field ``name``."""
+# Excel's way to keep a CSV cell's zeros (="000123"): a formula whose result is the text between the quotes,
+# which is all Excel shows. Sent as written, it would be an external id no one has ever seen.
+_EXCEL_TEXT_FORMULA = r'^="([^"]*)"$'
+EXCEL_TEXT_RULE = 'Excel\'s ="..." in a text file: the text between the quotes, which is what Excel shows'
+
+
+def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", column: str = "", *,
+           text_file: bool = False) -> pd.Series:
+    """Text with surrounding spaces trimmed, missing cells as "", a ``to_fix.csv`` formula guard undone and,
+    in a ``text_file`` (CSV), Excel's ``="000123"`` read as the text it shows; each change recorded in
+    ``trail`` for the field ``name``."""
     values = values.fillna("").astype("str")
     if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
         unguarded = values.str.replace(ESCAPED_FORMULA, "", regex=True)
@@ -546,6 +555,12 @@ def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", c
             trail.compare(name, column, values, unguarded, "apostrophe-removed",
                           "the ' a to_fix.csv puts before a value a spreadsheet would run as a formula")
         values = unguarded
+    # in a workbook, such a cell is a formula and read as its result; as text there, it is what Excel shows
+    if text_file and values.str.startswith('="').any():
+        shown = values.str.replace(_EXCEL_TEXT_FORMULA, r"\1", regex=True)
+        if trail is not None:
+            trail.compare(name, column, values, shown, "excel-text-formula", EXCEL_TEXT_RULE)
+        values = shown
     stripped = values.str.strip()
     if trail is not None:
         trail.compare(name, column, values, stripped, "trimmed", TRIM_RULE)

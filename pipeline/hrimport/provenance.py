@@ -31,6 +31,7 @@ KINDS: dict[str, str] = {
     "formula-value": "Formula's last calculated value",
     # what the mapper did
     "apostrophe-removed": "Leading apostrophe removed",
+    "excel-text-formula": "Excel's =\"...\": the text shown",
     "trimmed": "Spaces trimmed",
     "value-map": "Value map in the config",
     "default": "Default in the config (empty cell)",
