@@ -101,16 +101,23 @@ def assert_same_reports(whole: Path, chunked: Path) -> None:
         assert chunked_cells[sheet] == whole_cells[sheet], sheet
 
 
-@pytest.mark.parametrize("chunk_rows", [1, 7, 50])
-def test_a_file_read_in_chunks_reports_exactly_what_a_whole_read_reports(tmp_path: Path, chunk_rows: int,
-                                                                         streamed: bool) -> None:
+def same_dry_run_whole_and_in_chunks(tmp_path: Path, rows: list[dict[str, str]], chunk_rows: int) -> Path:
+    """A dry run of ``rows`` read whole and in chunks of ``chunk_rows``: the reports are the same; the chunked
+    run's report folder."""
     config = write_config(tmp_path / "staff.toml", date_order=None)
-    source = write_csv(tmp_path / "staff.csv", varied_rows())
+    source = write_csv(tmp_path / "staff.csv", rows)
     with pytest.MonkeyPatch.context() as whole_read:
         whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
         whole = run_dry(tmp_path, source, config, None, "whole")
     chunked = run_dry(tmp_path, source, config, chunk_rows, "chunked")
     assert_same_reports(whole, chunked)
+    return chunked
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 7, 50])
+def test_a_file_read_in_chunks_reports_exactly_what_a_whole_read_reports(tmp_path: Path, chunk_rows: int,
+                                                                         streamed: bool) -> None:
+    chunked = same_dry_run_whole_and_in_chunks(tmp_path, varied_rows(), chunk_rows)
 
     # and what the rows say is what the whole file shows, not what one chunk shows
     rows = {r["row"]: r for r in outcomes(chunked) if r["record"] == "row"}
@@ -151,13 +158,7 @@ def rows_with_repeats() -> list[dict[str, str]]:
 @pytest.mark.parametrize("chunk_rows", [1, 7, 50])
 def test_rows_repeated_far_apart_are_found_in_chunks_as_in_a_whole_read(tmp_path: Path, chunk_rows: int,
                                                                          streamed: bool) -> None:
-    config = write_config(tmp_path / "staff.toml", date_order=None)
-    source = write_csv(tmp_path / "staff.csv", rows_with_repeats())
-    with pytest.MonkeyPatch.context() as whole_read:
-        whole_read.setattr(reader, "STREAM_BYTES", 1 << 40)
-        whole = run_dry(tmp_path, source, config, None, "whole")
-    chunked = run_dry(tmp_path, source, config, chunk_rows, "chunked")
-    assert_same_reports(whole, chunked)
+    chunked = same_dry_run_whole_and_in_chunks(tmp_path, rows_with_repeats(), chunk_rows)
 
     rows = {r["row"]: r for r in outcomes(chunked) if r["record"] == "row"}
     assert len(rows) == 63
