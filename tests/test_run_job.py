@@ -124,15 +124,29 @@ class JobFolder:
             then = path.stat().st_mtime - days * 86400
             os.utime(path, (then, then))
         with closing(sqlite3.connect(self.root / "state" / STATE_FILE)) as db, db:
-            for step, stamp in db.execute("SELECT step, imported_at FROM source_files").fetchall():
-                earlier = (datetime.fromisoformat(stamp) - timedelta(days=days)).isoformat(timespec="seconds")
-                db.execute("UPDATE source_files SET imported_at = ? WHERE step = ?", (earlier, step))
+            for table in ("source_files", "imported_files"):  # the last import, and every one
+                for key, stamp in db.execute(f"SELECT rowid, imported_at FROM {table}").fetchall():
+                    earlier = (datetime.fromisoformat(stamp) - timedelta(days=days)).isoformat(timespec="seconds")
+                    db.execute(f"UPDATE {table} SET imported_at = ? WHERE rowid = ?", (earlier, key))
 
     def imported_on(self, step: str = "staff") -> str:
         """When the state says ``step`` imported its file, as the step lines show it: 2024-06-01 06:15."""
         with closing(sqlite3.connect(self.root / "state" / STATE_FILE)) as db:
             [(stamp,)] = db.execute("SELECT imported_at FROM source_files WHERE step = ?", (step,)).fetchall()
         return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+
+    def imports(self, step: str = "staff") -> list[tuple[str, str]]:
+        """Every file the state says ``step`` imported, oldest first: (its name, when as the step lines show it)."""
+        with closing(sqlite3.connect(self.root / "state" / STATE_FILE)) as db:
+            rows = db.execute("SELECT path, imported_at FROM imported_files WHERE step = ? ORDER BY id",
+                              (step,)).fetchall()
+        return [(Path(path).name, datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M"))
+                for path, stamp in rows]
+
+    def titles(self) -> dict[str, str]:
+        """Each person's job title as the sandbox holds it."""
+        return {s["customer_system_id"]: s.get("job_title") for s in self.sandbox.staff(99)
+                if str(s.get("customer_system_id", "")).startswith(self.prefix)}
 
     def time_off(self) -> Counter[tuple[str, str]]:
         """How many time-off records the sandbox holds per (external id, start date) of this test."""
@@ -546,11 +560,14 @@ def test_a_leaver_who_comes_back_unchanged_counts_as_missing_when_they_leave_aga
     # back as they were, they are not sent again, and that alone must make them the job's again
     job = JobFolder(tmp_path / "back", sandbox)
     everyone = job.people(30)
-    for month, rows in [("2024-05", everyone), ("2024-06", everyone[:-1]), ("2024-07", everyone)]:
+    # July: the leaver is back, and person 1 promoted (an export the same byte for byte as May's would be
+    # refused as May's found again)
+    july = job.people(30, **{"1": {"Title": "Senior Analyst"}})
+    for month, rows in [("2024-05", everyone), ("2024-06", everyone[:-1]), ("2024-07", july)]:
         job.export(month, rows)
         assert run_cli("run", str(job.job)).exit_code == 0
 
-    job.export("2024-08", everyone[:-1])
+    job.export("2024-08", july[:-1])
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 0, result.stderr
@@ -683,9 +700,9 @@ def test_a_month_whose_export_never_came_exits_2_and_is_emailed(tmp_path: Path, 
                f"nothing sent: put the new export in exports/")
     lines = result.stderr.splitlines()
     assert lines[0] == f"staff: Error: {refusal}"
-    assert lines[-1] == (f"monthly: staff: {refusal} (exit 2: a usage, config or input-file error (an export "
-                         f"missing, unreadable or too old among them): fix the job file, config or source file it "
-                         f"names, then run again)")
+    assert lines[-1] == (f"monthly: staff: {refusal} (exit 2: a usage, config or input-file error (among them an "
+                         f"export missing, unreadable, too old, or older than the last one imported): fix the job "
+                         f"file, config or source file it names, then run again)")
     assert job.sandbox.requests() == []
     assert job.last_run()["steps"][0]["status"] == "too_old"
     # when = "attention": on-call hears of it, in the subject and the body
@@ -693,7 +710,7 @@ def test_a_month_whose_export_never_came_exits_2_and_is_emailed(tmp_path: Path, 
     assert msg["Subject"] == f"[hrimport] monthly: staff: {refusal} (exit 2)"
     body = msg.get_body(("plain",)).get_content()
     assert f"- staff: Error: {refusal}" in body.splitlines()
-    assert "Exit code 2: a usage, config or input-file error (an export missing, unreadable or too old" in body
+    assert "Exit code 2: a usage, config or input-file error (among them an export missing, unreadable" in body
 
     # June's export arrives: the next run imports it
     job.export("2024-06", job.people(6))
@@ -796,6 +813,210 @@ def test_a_step_without_a_new_export_beside_one_that_imported_is_named_in_the_ve
                f"(leave_2024-05.csv) is the one imported on {job.imported_on('timeoff')}")
     assert result.stderr.splitlines()[-1].startswith(f"monthly: {verdict} (exit 0: ")
     assert box.messages[-1]["Subject"] == f"[hrimport] monthly: {verdict} (exit 0)"
+
+
+# ------------------------------------------------------------------- an older export found again
+
+
+def may_then_june(job: JobFolder, days_between: int = 31) -> tuple[Path, Path]:
+    """May's export imported on the 1st of May, June's (person 2 promoted) on the 1st of June, ten days ago."""
+    may = job.export("2024-05", job.people(5))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.days_pass(days_between)
+    june = job.export("2024-06", job.people(5, **{"2": {"Title": "Senior Analyst"}}))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.days_pass(10)
+    assert job.titles()[job.ext(2)] == "Senior Analyst"
+    return may, june
+
+
+def refusal_of(job: JobFolder, taken: str, may: tuple[str, str], june: tuple[str, str]) -> str:
+    named = f" as {may[0]}" if taken != may[0] else ""
+    return (f"the newest file matching exports/staff_*.csv ({taken}) holds the export imported on {may[1]}{named}, "
+            f"older than the last one imported ({june[0]}, on {june[1]}); sending it would put its values back "
+            f"over the newer ones, so nothing was sent: remove it from exports/ (if its values are meant to go "
+            f"back, import it by hand first with hrimport staff import)")
+
+
+def test_mays_export_touched_after_junes_import_is_refused_and_emailed(tmp_path: Path, sandbox: Any,
+                                                                       inbox: tuple[Inbox, int]) -> None:
+    # A sync copies the exports folder again ten days after June's import: May's file is now the newest,
+    # and sending it would make person 2 an Analyst again on payroll, a change too small for the drift guard
+    box, port = inbox
+    job = JobFolder(tmp_path / "synced", sandbox, notify=notify_table(port))
+    may, _ = may_then_june(job)
+    os.utime(may)  # touched now: its modification time is the newest
+    job.sandbox.clear_requests()
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    may_import, june_import = job.imports()
+    refusal = refusal_of(job, "staff_2024-05.csv", may_import, june_import)
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"staff: Error: {refusal}"
+    assert lines[-1].startswith(f"monthly: staff: {refusal} (exit 2: a usage, config or input-file error")
+    assert job.sandbox.requests() == []  # not a row sent
+    assert job.titles()[job.ext(2)] == "Senior Analyst"  # payroll keeps June's values
+    assert job.last_run()["steps"][0]["status"] == "older_export"
+    [msg] = box.messages  # when = "attention": on-call hears of it
+    assert msg["Subject"] == f"[hrimport] monthly: staff: {refusal} (exit 2)"
+    assert f"- staff: Error: {refusal}" in msg.get_body(("plain",)).get_content().splitlines()
+
+    # done as the line says: June's file is the newest again, and it is the one imported last
+    may.unlink()
+    again = run_cli("run", str(job.job))
+    assert again.exit_code == 0, again.stderr
+    assert again.stderr.splitlines()[0].startswith(
+        "staff: no new export: the newest file matching exports/staff_*.csv (staff_2024-06.csv) is the one imported")
+
+
+def test_full_does_not_send_an_older_export_either_whatever_its_name(job: JobFolder) -> None:
+    # --full in a cron line must not send May's values over June's; last month's file dropped again under
+    # this month's name holds May's export all the same
+    may, _ = may_then_june(job)
+    redropped = job.root / "exports" / "staff_2024-07.csv"
+    redropped.write_bytes(may.read_bytes())
+    os.utime(redropped, (time.time() + 60, time.time() + 60))
+    job.sandbox.clear_requests()
+
+    result = run_cli("run", str(job.job), "--full")
+
+    assert result.exit_code == 2, result.stderr
+    may_import, june_import = job.imports()
+    assert result.stderr.splitlines()[0] == (
+        f"staff: Error: {refusal_of(job, 'staff_2024-07.csv', may_import, june_import)}")
+    assert job.sandbox.requests() == []
+    assert job.titles()[job.ext(2)] == "Senior Analyst"
+    # --full still imports again the file imported last, as it always did
+    redropped.unlink()
+    assert run_cli("run", str(job.job), "--full").exit_code == 0
+    assert bulk_elements(job.sandbox) == 5
+
+
+def test_an_export_with_rows_needing_attention_was_imported_all_the_same(job: JobFolder) -> None:
+    # Most months some row needs attention (exit 1): May's file was still sent, and is older than June's
+    may = job.export("2024-05", job.people(5, **{"4": {"Country": "Atlantis"}}))
+    assert run_cli("run", str(job.job)).exit_code == 1
+    job.export("2024-06", job.people(5, **{"2": {"Title": "Senior Analyst"}}))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    os.utime(may, (time.time() + 60, time.time() + 60))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    may_import, june_import = job.imports()
+    assert result.stderr.splitlines()[0] == f"staff: Error: {refusal_of(job, may.name, may_import, june_import)}"
+    assert job.titles()[job.ext(2)] == "Senior Analyst"
+
+
+def test_an_older_leave_export_is_refused_too(tmp_path: Path, sandbox: Any) -> None:
+    # the ledger never adds a record twice, but May's file may hold records June's corrected or left out
+    job = JobFolder(tmp_path / "leave", sandbox, timeoff=True)
+    job.export("2024-05", job.people(3))
+    may_leave = job.leave("2024-05", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.leave("2024-06", 3)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    os.utime(may_leave, (time.time() + 60, time.time() + 60))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    (_, may_at), (_, june_at) = job.imports("timeoff")
+    assert result.stderr.splitlines()[1] == (
+        f"timeoff: Error: the newest file matching exports/leave_*.csv (leave_2024-05.csv) holds the export "
+        f"imported on {may_at}, older than the last one imported (leave_2024-06.csv, on {june_at}); sending it "
+        f"could add records that the newer one corrected or left out, so nothing was sent: remove it from "
+        f"exports/ (if its values are meant to go back, import it by hand first with hrimport timeoff import)")
+
+
+# The state.db tables of the version before every import was remembered (only each step's last one was)
+STATE_BEFORE_IMPORT_HISTORY = """
+CREATE TABLE staff_accepted (
+    service TEXT NOT NULL, customer_id TEXT NOT NULL, external_id TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    accepted_at TEXT NOT NULL, name TEXT NOT NULL DEFAULT '', payload TEXT, job TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (service, customer_id, external_id));
+CREATE TABLE staff_sending (
+    service TEXT NOT NULL, customer_id TEXT NOT NULL, external_id TEXT NOT NULL, sent_at TEXT NOT NULL,
+    PRIMARY KEY (service, customer_id, external_id));
+CREATE TABLE source_files (
+    job TEXT NOT NULL, step TEXT NOT NULL, sha256 TEXT NOT NULL, path TEXT NOT NULL, imported_at TEXT NOT NULL,
+    PRIMARY KEY (job, step));
+"""
+
+
+def as_state_before_import_history(state_dir: Path) -> None:
+    """Make ``state_dir``'s state.db the one the version before would have left after the same imports: its
+    tables, with what it wrote in them."""
+    current, old = state_dir / STATE_FILE, state_dir / "old.db"
+    with closing(sqlite3.connect(old)) as db:
+        db.executescript(STATE_BEFORE_IMPORT_HISTORY)
+        db.execute("ATTACH DATABASE ? AS current", (str(current),))
+        with db:
+            for table in ("staff_accepted", "staff_sending", "source_files"):
+                db.execute(f"INSERT INTO {table} SELECT * FROM current.{table}")
+        db.execute("DETACH DATABASE current")
+    for leftover in (state_dir / f"{STATE_FILE}-wal", state_dir / f"{STATE_FILE}-shm"):
+        leftover.unlink(missing_ok=True)
+    os.replace(old, current)
+
+
+def test_a_state_folder_from_before_knows_its_last_import_as_an_older_export_once_a_newer_one_comes(
+    job: JobFolder,
+) -> None:
+    _, june = may_then_june(job)
+    (june_name, june_at) = job.imports()[-1]
+    as_state_before_import_history(job.root / "state")
+
+    # the upgrade: the last import the old state folder knew is still the one imported
+    same = run_cli("run", str(job.job))
+    assert same.exit_code == 0, same.stderr
+    assert same.stderr.splitlines()[0] == (
+        f"staff: no new export: the newest file matching exports/staff_*.csv (staff_2024-06.csv) is the one "
+        f"imported on {june_at}; nothing sent (run with --full to import it again)")
+    job.export("2024-07", job.people(5, **{"2": {"Title": "Lead Analyst"}}))
+    assert run_cli("run", str(job.job)).exit_code == 0
+    os.utime(june, (time.time() + 60, time.time() + 60))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.splitlines()[0].startswith(
+        f"staff: Error: the newest file matching exports/staff_*.csv (staff_2024-06.csv) holds the export imported "
+        f"on {june_at}, older than the last one imported (staff_2024-07.csv, on ")
+    assert job.titles()[job.ext(2)] == "Lead Analyst"
+    assert [name for name, _ in job.imports()] == [june_name, "staff_2024-07.csv"]
+
+
+def test_a_person_importing_an_older_export_by_hand_is_told_but_not_stopped(job: JobFolder) -> None:
+    # Principle 2: `hrimport staff import` is a person's decision about this very file; the plan and the
+    # report say which export it holds, so the person sees that it puts older values back
+    config = job.root / "staff.toml"
+    config.write_text('state_dir = "state"\n' + config.read_text())  # the job's state folder
+    may, _ = may_then_june(job)
+    (_, may_at), (_, june_at) = job.imports()
+    note = (f"Note: This file holds the export imported on {may_at} (staff_2024-05.csv; job monthly, step staff), "
+            f"before the last import (staff_2024-06.csv, on {june_at}): what it changes puts that older export's "
+            f"values back over newer ones (the plan shows each change).")
+    reports = str(job.root / "by-hand")
+
+    planned = run_cli("staff", "plan", str(config), str(may), "--report-dir", reports)
+
+    assert planned.exit_code == 0, planned.output
+    assert planned.stdout.splitlines()[:2] == [
+        note, "Plan: 0 new, 1 changed (job_title 1), 4 unchanged, 0 invalid, 0 missing; job changes 1"]
+
+    imported = run_cli("staff", "import", str(config), str(may), "--report-dir", reports)
+
+    assert imported.exit_code == 0, imported.output
+    assert note in imported.stdout.splitlines()
+    assert job.titles()[job.ext(2)] == "Analyst"  # sent, as the person asked
+    [folder] = [line.removeprefix("Report folder: ") for line in imported.stdout.splitlines()
+                if line.startswith("Report folder: ")]
+    summary = json.loads((Path(folder) / "summary.json").read_text())
+    assert note.removeprefix("Note: ") in summary["notes"]
+    assert f"before the last import (staff_2024-06.csv, on {june_at})" in (Path(folder) / "report.html").read_text()
 
 
 # ---------------------------------------------------------------------------------------- job file

@@ -114,6 +114,62 @@ def test_the_database_is_in_wal_mode_and_survives_a_reopen(tmp_path: Path) -> No
         assert store.last_import("monthly", "timeoff") is None
 
 
+def test_every_file_a_step_imported_is_remembered_and_an_older_one_known_as_superseded(tmp_path: Path) -> None:
+    may, june = "a" * 64, "b" * 64
+    with StateStore.open(tmp_path / "state") as store:
+        store.record_import("monthly", "staff", may, tmp_path / "staff_2024-05.csv")
+        assert store.superseded(may) == []  # the last import: "no new export", not an older one
+        store.record_import("monthly", "staff", june, tmp_path / "staff_2024-06.csv", whole=False)
+        last = store.last_import("monthly", "staff")
+        assert last is not None and last.sha256 == may  # June's rows need attention: it is tried again
+        [older] = store.superseded(may, "monthly", "staff")  # but it is an export sent after May's
+        assert (older.imported.name, older.last.name) == ("staff_2024-05.csv", "staff_2024-06.csv")
+        assert store.superseded(june) == []
+        assert store.superseded(may, "monthly", "timeoff") == []  # another step's files are its own
+        store.record_import("monthly", "staff", may, tmp_path / "staff_2024-05.csv")  # sent again, by hand
+        assert store.superseded(may) == [] and len(store.superseded(june)) == 1
+
+
+# state.db as the version before every import was remembered wrote it: each step's last import only
+STATE_BEFORE_IMPORT_HISTORY = """
+CREATE TABLE staff_accepted (service TEXT NOT NULL, customer_id TEXT NOT NULL, external_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL, accepted_at TEXT NOT NULL, name TEXT NOT NULL DEFAULT '', payload TEXT,
+    job TEXT NOT NULL DEFAULT '', PRIMARY KEY (service, customer_id, external_id));
+CREATE TABLE staff_sending (service TEXT NOT NULL, customer_id TEXT NOT NULL, external_id TEXT NOT NULL,
+    sent_at TEXT NOT NULL, PRIMARY KEY (service, customer_id, external_id));
+CREATE TABLE source_files (job TEXT NOT NULL, step TEXT NOT NULL, sha256 TEXT NOT NULL, path TEXT NOT NULL,
+    imported_at TEXT NOT NULL, PRIMARY KEY (job, step));
+"""
+
+
+def test_a_state_folder_from_before_keeps_each_steps_last_import_among_its_files(tmp_path: Path) -> None:
+    june, july = "b" * 64, "c" * 64
+    (tmp_path / "state").mkdir()
+    with sqlite3.connect(tmp_path / "state" / STATE_FILE) as old:
+        old.executescript(STATE_BEFORE_IMPORT_HISTORY)
+        old.execute("INSERT INTO source_files VALUES ('monthly', 'staff', ?, '/srv/exports/staff_2024-06.csv', "
+                    "'2024-06-01T06:15:00+08:00')", (june,))
+    old.close()
+
+    with StateStore.open(tmp_path / "state") as store:
+        last = store.last_import("monthly", "staff")
+        assert last is not None and (last.sha256, last.name) == (june, "staff_2024-06.csv")
+        store.record_import("monthly", "staff", july, tmp_path / "staff_2024-07.csv")
+        [older] = store.superseded(june)
+        assert (older.job, older.step, older.imported.imported_at) == ("monthly", "staff", "2024-06-01T06:15:00+08:00")
+    with StateStore.open(tmp_path / "state") as store:  # opened again: nothing copied twice
+        assert len(store.superseded(june)) == 1 and store.superseded(july) == []
+
+    # the version before runs once more (a rollback) and imports August: its source_files only
+    with sqlite3.connect(tmp_path / "state" / STATE_FILE) as old:
+        old.execute("UPDATE source_files SET sha256 = ?, path = 'staff_2024-08.csv', imported_at = "
+                    "'2024-08-01T06:15:00+08:00'", ("d" * 64,))
+    old.close()
+    with StateStore.open(tmp_path / "state") as store:
+        assert len(store.superseded(july)) == 1  # August's import, which that version made, is the last one
+        assert store.superseded("d" * 64) == []
+
+
 def test_a_process_killed_after_a_batch_keeps_that_batch(tmp_path: Path) -> None:
     """Each remember() is committed before it returns: kill -9 right after loses nothing of it."""
     script = """

@@ -14,7 +14,8 @@ from hrimport.cli.common import progress_bar
 @click.option("--accept-drift", is_flag=True,
               help="Send a file the drift guard would hold (after a person has checked it).")
 @click.option("--full", is_flag=True,
-              help="Send every row and import every file, even when unchanged since the last run.")
+              help="Send every row, and import the file again when it is the one imported last time (never an "
+                   "export older than that one, nor than max_source_age_days).")
 # no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.service.connection's order)
 @click.option("--base-url", metavar="URL", default=None,
               help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL; the "
@@ -25,15 +26,17 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
     One line per step on stderr; everything else goes to run.log in the run's report folder. A second
     run of the same job while one is going exits 3 at once. Rows the service already holds unchanged are
     not sent again, and a source file identical to the last one imported is not read again: its line says
-    "no new export" (--full sends them anyway). A step whose newest file is older than the job file's
-    max_source_age_days sends nothing and exits 2, so a month whose export never came is not a success.
+    "no new export" (--full sends them anyway). A step whose newest file holds an export it imported
+    before its last import (a sync touched May's file after June's was imported) sends nothing and exits 2,
+    since it would put older values back over newer ones; so does a step whose newest file is older than
+    the job file's max_source_age_days, so a month whose export never came is not a success.
     The verdict is e-mailed as the job's [notify] table says. A step with no base URL stops the run
     (exit 2) unless the job file says sandbox = true.
 
     Exit codes: 0 everything imported (or no new export: the newest file is the one already imported);
     1 some rows need attention (see the report); 2 a usage, config or input-file error (an export missing,
-    unreadable or older than max_source_age_days); 3 another run of the same job is in progress; 4 the
-    service was unreachable or refused the token.
+    unreadable, older than max_source_age_days or than the last one imported); 3 another run of the same
+    job is in progress; 4 the service was unreachable or refused the token.
 
     Example:
 

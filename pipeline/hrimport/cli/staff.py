@@ -107,9 +107,11 @@ def plan_command(config: Path, file: Path, as_json: bool, base_url: str | None, 
     plan = run.result.info.plan
     assert plan is not None  # a staff dry run always plans
     if as_json:
-        click.echo(json.dumps({**plan, "held": run.result.info.held, "exit_code": run.exit_code},
-                              ensure_ascii=False, indent=2))
+        click.echo(json.dumps({**plan, "held": run.result.info.held, "notes": run.result.info.notes,
+                               "exit_code": run.exit_code}, ensure_ascii=False, indent=2))
     else:
+        for note in run.result.info.notes:  # e.g. that the file holds an export older than the last imported
+            click.echo(f"Note: {note}")
         echo_plan(plan)
         for message in run.result.info.held:
             click.echo(f"Would be held for review: {message}.")

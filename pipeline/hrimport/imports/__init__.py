@@ -67,6 +67,7 @@ def import_file(
     connection: Connection | None = None,
     target: Target | None = None,
     state: StateStore | None = None,
+    source_sha256: str | None = None,
     skip_unchanged: bool = False,
     accept_drift: bool = False,
     batch_size: int | None = None,
@@ -89,7 +90,10 @@ def import_file(
       row the platform accepts; a staff dry run reads an existing one, for its plan. A staff import with a
       state has a plan (``hrimport.changes``) and the drift guard, which holds a suspicious file (nothing
       sent, exit 5) unless ``accept_drift``. With ``skip_unchanged`` (``hrimport run`` without ``--full``)
-      a row the platform last accepted exactly as it is now is not sent again.
+      a row the platform last accepted exactly as it is now is not sent again. A staff file that holds an
+      export a job step of the state folder imported before that step's last import is sent all the same (a
+      person's command is their decision; ``hrimport run`` refuses it before calling this), with a note
+      saying so; ``source_sha256`` is the file's SHA-256 when the caller has it.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
     - ``chunk_rows``: the file is read, mapped and validated this many rows at a time (default
@@ -162,6 +166,8 @@ def import_file(
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
                           concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
                           on_outcomes=journal.add if journal is not None else None)
+            if kind == "staff" and state is not None and not validate_only:
+                result.info.notes.extend(_older_export_notes(state, source, source_sha256))
     except BaseException:
         if journal is not None:
             journal.close()
@@ -188,6 +194,25 @@ def import_file(
         raise _report_not_written(result, folder, config.state_dir, exc) from None
     update_history(report.folder)  # the job's index.html: this run beside the earlier ones
     return FileImport(result, report)
+
+
+def _older_export_notes(state: StateStore, source: Path, sha256: str | None) -> list[str]:
+    """The note for a file that holds an export a job step imported before its last import: ``This file
+    holds the export imported on 2024-05-01 06:15 (staff_2024-05.csv; job monthly, step staff), before the
+    last import (staff_2024-06.csv, on 2024-06-01 06:15): ...``; none for any other file."""
+    from hrimport.state.store import file_sha256
+
+    try:
+        superseded = state.superseded(sha256 or file_sha256(source))
+    except OSError:  # the file went away once read: nothing to say of it
+        return []
+    if not superseded:
+        return []
+    older = superseded[0]  # the step whose last import is the latest
+    imported, last = older.imported, older.last
+    return [(f"This file holds the export imported on {imported.shown_at} ({imported.name}; job {older.job}, step "
+             f"{older.step}), before the last import ({last.name}, on {last.shown_at}): what it changes puts that "
+             f"older export's values back over newer ones (the plan shows each change).")]
 
 
 def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:

@@ -32,10 +32,12 @@ A job file (TOML)::
     to = ["payroll@example.com"]
 
 ``run_job`` takes the job's lock (``hrimport.state.lock``), opens the state (``hrimport.state.store``),
-and for each step: finds the source file, refuses it when older than ``max_source_age_days``
-(``freshness``), skips it when its SHA-256 is the last successful run's (unless ``full``), runs the
-import with the same stages, outcomes and reports as the single commands, and remembers the file when
-every row was imported. The run's exit code is the highest of its steps' (``EXIT_MEANINGS``).
+and for each step: finds the source file, refuses it when it holds an export the step imported before its
+last import, or when older than ``max_source_age_days`` (``freshness``; ``full`` lifts neither), skips it
+when its SHA-256 is the last successful run's (unless ``full``), runs the import with the same stages,
+outcomes and reports as the single commands, and remembers the file: as one of the step's exports once the
+platform holds rows of it, as the last successful run's when every row was imported. The run's exit code is
+the highest of its steps' (``EXIT_MEANINGS``).
 
 One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``freshness``
 (whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its

@@ -33,8 +33,8 @@ EXIT_MEANINGS = {
     EXIT_OK: "nothing to do: everything imported, or no new export since the last import",
     EXIT_ROWS_NEED_ATTENTION: "some rows need attention: send report.html and to_fix to HR; they fix the rows "
     "and the next run imports them",
-    EXIT_INPUT: "a usage, config or input-file error (an export missing, unreadable or too old among them): "
-    "fix the job file, config or source file it names, then run again",
+    EXIT_INPUT: "a usage, config or input-file error (among them an export missing, unreadable, too old, or older "
+    "than the last one imported): fix the job file, config or source file it names, then run again",
     EXIT_LOCKED: "another run of the same job is in progress: nothing was done; if that run is stuck, end it "
     "and run again",
     EXIT_SERVICE: "the service was unreachable (or went down mid-run: the report lists the rows not sent) or "
@@ -51,8 +51,9 @@ EXIT_MEANINGS = {
     "are not_sent; run again to send them (nothing is imported twice)",
 }
 
+# older_export: the step refused its file as an export it imported before its last import (exit 2);
 # too_old: the step refused its newest file as older than its max_source_age_days (exit 2)
-StepStatus = Literal["imported", "already_imported", "too_old", "error", "not_run"]
+StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "not_run"]
 
 
 @dataclass
@@ -69,8 +70,8 @@ class StepResult:
     result: RunResult | None = None
     report: ReportFiles | None = None
     started_at: str = ""  # ISO 8601: when the step began (its line in ``hrimport runs`` when it has no report)
-    # already_imported and too_old: what the step found instead of a new export, for the verdict ("the newest
-    # file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on 2024-06-01 06:15")
+    # already_imported, older_export and too_old: what the step found instead of a new export, for the verdict
+    # ("the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on 2024-06-01 06:15")
     found: str = ""
 
 
@@ -123,7 +124,7 @@ class JobResult:
             rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
             return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention"
         failed = next(s for s in self.steps if s.exit_code == code)
-        if failed.status == "too_old":
+        if failed.status in ("older_export", "too_old"):
             return f"{failed.name}: {failed.found}"
         run = failed.result
         if code == EXIT_REPORT:

@@ -1,9 +1,10 @@
 """``run_job``: a job's steps in order under its lock, each remembered in the state, then the e-mail.
 
-``run_job`` makes the run's folder and log, runs each step (find the source file, refuse it when older
-than the step's ``max_source_age_days`` (``hrimport.jobs.freshness``), skip it if already imported, import
-it and write its report with ``import_file``, the single commands' use case), writes ``run.json``, prunes
-old run folders and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
+``run_job`` makes the run's folder and log, runs each step (find the source file, refuse it when it holds
+an export the step imported before its last one, or when older than the step's ``max_source_age_days``
+(``hrimport.jobs.freshness``), skip it if already imported, import it and write its report with
+``import_file``, the single commands' use case, and remember it), writes ``run.json``, prunes old run folders
+and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``, never raised.
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ from hrimport.errors import (
 )
 from hrimport.imports import import_file
 from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
-from hrimport.jobs.freshness import no_new_export, too_old
+from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
 from hrimport.notify import NotifyError, send_mail, should_notify
-from hrimport.outcomes import Progress
+from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
 from hrimport.service.urls import EMBEDDED_SANDBOX
@@ -60,7 +61,8 @@ def run_job(
 ) -> JobResult:
     """Run every step of ``job`` under its lock; never raises for a failed step (see ``StepResult``).
 
-    ``full`` sends every row and ignores the remembered source files; ``accept_drift`` releases a file the
+    ``full`` sends every row and imports again the file the step imported last (never an older export, nor
+    one older than ``max_source_age_days``); ``accept_drift`` releases a file the
     drift guard would hold; ``base_url`` overrides every step's
     service URL. ``echo`` receives one line per step (the CLI prints it on stderr); ``progress_bar(label)``
     may give a progress callback per step (the CLI's draws a bar on a terminal only). Raises
@@ -140,7 +142,8 @@ def _run_step(
     secrets: list[str],
     folder: Path, progress_bar: ProgressBar | None,
 ) -> StepResult:
-    """One step: find the file, refuse it if too old, skip it if already imported, import it, write its report."""
+    """One step: find the file, refuse an older export or one too old, skip it if already imported, import it,
+    write its report."""
     started_at = datetime.now().astimezone().isoformat(timespec="seconds")
     source: Path | None = None
     digest: str | None = None
@@ -148,9 +151,15 @@ def _run_step(
         source = find_source(step)
         digest = file_sha256(source)
         log.info("step %s: %s file %s (sha256 %s)", step.name, step.kind, source, digest)
+        # --full lifts neither refusal: a cron line with --full must not send May's file over June's, and must
+        # still say that the month's export is missing
+        superseded = state.superseded(digest, job.name, step.name)
+        if superseded:
+            older = older_export(step, source, superseded[0])
+            return StepResult(step.name, step.kind, "older_export", EXIT_INPUT, f"Error: {older}", source, digest,
+                              started_at=started_at, found=older)
         last = state.last_import(job.name, step.name)
         imported = last if last is not None and last.sha256 == digest else None
-        # --full does not lift it: a cron line with --full must still say that the month's export is missing
         refused = too_old(step, source, imported, job.path)
         if refused is not None:
             return StepResult(step.name, step.kind, "too_old", EXIT_INPUT, f"Error: {refused}", source, digest,
@@ -166,12 +175,14 @@ def _run_step(
         secrets.append(conn.token)
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
         with bar as progress:
-            run = import_file(config, source, kind=step.kind, connection=conn, state=state, skip_unchanged=not full,
-                              accept_drift=accept_drift,
+            run = import_file(config, source, kind=step.kind, connection=conn, state=state, source_sha256=digest,
+                              skip_unchanged=not full, accept_drift=accept_drift,
                               report_folder=folder / safe_name(step.name), progress=progress)
         assert run.report is not None
-        if run.exit_code == EXIT_OK:
-            state.record_import(job.name, step.name, digest, source)
+        if _took_effect(run.result):
+            # whole: the next run skips this file as already imported; in part, it tries the rows again, but
+            # either way the file is one of this step's exports, never to be sent over a later one
+            state.record_import(job.name, step.name, digest, source, whole=run.exit_code == EXIT_OK)
         where = ", on the embedded sandbox, not the platform" if run.result.info.service_url == EMBEDDED_SANDBOX else ""
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
@@ -185,6 +196,12 @@ def _run_step(
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
                           f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest,
                           started_at=started_at)
+
+
+def _took_effect(result: RunResult) -> bool:
+    """Whether the platform now holds rows of this file as it has them: one row added, updated or found as
+    the platform already had it, in a run that was not held by the drift guard (which sent nothing)."""
+    return not result.info.held and result.imported > 0
 
 
 @contextmanager

@@ -3,7 +3,7 @@
 The state folder is private to its owner (0700, its files 0600: they name staff and their leave)::
 
     .hrimport/
-        state.db             what the service last accepted per person, the file each job step last imported
+        state.db             what the service last accepted per person, the files each job step imported
                              (``hrimport.state.store``)
         timeoff_ledger.db    every time-off record the service accepted, so none is added twice
                              (``hrimport.state.ledger``)

@@ -1,6 +1,6 @@
 """The state folder's ``state.db``: what the service last accepted, and which files were imported.
 
-Two tables in ``STATE_FOLDER/state.db`` (opened by ``hrimport.state.db``: WAL journal, so a reader never
+Four tables in ``STATE_FOLDER/state.db`` (opened by ``hrimport.state.db``: WAL journal, so a reader never
 blocks the writer and a killed process leaves a consistent database; ``synchronous=NORMAL``, see below):
 
 - ``staff_accepted``: per (service, customer id, external id) the SHA-256 fingerprint of the last staff
@@ -15,14 +15,19 @@ blocks the writer and a killed process leaves a consistent database; ``synchrono
   answer was lost is answered "updated" next time; this table is how the import knows it was an addition.
 - ``source_files``: per (job, step) the SHA-256 of the source file of the last successful run, so the same
   file next month is reported as already imported instead of being read again.
+- ``imported_files``: every source file each job step imported, in whole or in part (SHA-256, path, when), in
+  the order imported, so that an older export found again (touched by a sync, copied back) is known as one
+  and never sent over a newer one (``StateStore.superseded``). A state folder written before this table
+  existed gets it on open, holding each step's last import (``source_files``): the only one it knew.
 
 Durability. A commit is in the WAL file when the call returns, so a killed process (``kill -9``, a crash)
 loses nothing it was told. It is not synced to the disk (``synchronous=NORMAL``; the time-off ledger syncs
 every commit), since a sync waits for the disk and a staff import commits twice per batch. A power cut or
 a kernel crash may therefore take back the last commits before a checkpoint, never corrupt the database,
 and what is taken back is harmless: the rows whose acceptance is forgotten are sent again by the next run
-(the staff endpoint creates or updates by external id), and a forgotten ``staff_sending`` entry only makes
-a person created by a send whose answer was lost read ``updated`` instead of ``added``.
+(the staff endpoint creates or updates by external id), a forgotten ``staff_sending`` entry only makes
+a person created by a send whose answer was lost read ``updated`` instead of ``added``, and a forgotten
+import of a file only makes the next run import that file again.
 
 ``StateStore.accepted(service)`` implements ``hrimport.imports.staff.AcceptedPayloads`` for one service.
 """
@@ -42,8 +47,8 @@ from hrimport.service.staff import FirstSends, StaffRecord, StoredPayload
 from hrimport.state.db import open_database
 
 __all__ = [
-    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "file_sha256",
-    "fingerprint",
+    "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "Superseded",
+    "file_sha256", "fingerprint",
 ]
 
 STATE_FILE = "state.db"
@@ -76,6 +81,15 @@ CREATE TABLE IF NOT EXISTS source_files (
     imported_at  TEXT NOT NULL,
     PRIMARY KEY (job, step)
 );
+CREATE TABLE IF NOT EXISTS imported_files (
+    id           INTEGER PRIMARY KEY,       -- the order of the imports (a clock may go back, an id never does)
+    job          TEXT NOT NULL,
+    step         TEXT NOT NULL,
+    sha256       TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    imported_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS imported_files_by_step ON imported_files (job, step, sha256);
 """
 
 
@@ -147,11 +161,41 @@ def file_sha256(path: Path) -> str:
 
 @dataclass(frozen=True)
 class ImportedFile:
-    """The source file of a step's last successful run."""
+    """A source file a job step imported: its bytes' SHA-256, its path then, and when (ISO 8601)."""
 
     sha256: str
     path: str
     imported_at: str
+
+    @property
+    def name(self) -> str:
+        """The file's name (not its path: the job's folder may have moved since)."""
+        return Path(self.path).name
+
+    @property
+    def when(self) -> datetime | None:
+        """When it was imported, in local time (as is a stamp without an offset); None when unreadable."""
+        try:
+            return datetime.fromisoformat(self.imported_at).astimezone()
+        except ValueError:
+            return None
+
+    @property
+    def shown_at(self) -> str:
+        """``2024-06-01 06:15``: when it was imported, to the minute (the stamp as stored if unreadable)."""
+        when = self.when
+        return when.strftime("%Y-%m-%d %H:%M") if when is not None else self.imported_at
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """A file a job step imported before its last import, which was of other bytes: sending it again would
+    put its values back over the newer ones."""
+
+    job: str
+    step: str
+    imported: ImportedFile  # the latest import of these bytes by this step
+    last: ImportedFile  # the step's last import, after it
 
 
 class StateStore:
@@ -173,6 +217,19 @@ class StateStore:
         for column, definition in _ADDED_COLUMNS.items():
             if column not in have:  # a state folder written by an older version
                 self._db.execute(f"ALTER TABLE staff_accepted ADD COLUMN {column} {definition}")
+        self._keep_last_imports()
+
+    def _keep_last_imports(self) -> None:
+        """Put in ``imported_files`` each step's last import that it lacks: all a state folder written before
+        that table knew of a step's files, or an import made since by such a version (a downgrade and back).
+        Asked first, so that opening a state folder that lacks nothing writes nothing."""
+        missing = (" FROM source_files AS s WHERE NOT EXISTS (SELECT 1 FROM imported_files AS h WHERE h.job = s.job "
+                   "AND h.step = s.step AND h.sha256 = s.sha256 AND h.imported_at = s.imported_at)")
+        if self._db.execute(f"SELECT 1{missing} LIMIT 1").fetchone() is None:
+            return
+        with self._transaction():
+            self._db.execute("INSERT INTO imported_files (job, step, sha256, path, imported_at) "
+                             f"SELECT s.job, s.step, s.sha256, s.path, s.imported_at{missing} ORDER BY s.imported_at")
 
     @classmethod
     def open(cls, folder: Path) -> StateStore:
@@ -341,15 +398,35 @@ class StateStore:
         ).fetchone()
         return ImportedFile(*row) if row else None
 
-    def record_import(self, job: str, step: str, sha256: str, path: Path) -> None:
-        """Remember the file a step has just imported successfully."""
+    def record_import(self, job: str, step: str, sha256: str, path: Path, *, whole: bool = True) -> None:
+        """Remember the file a step has just imported: in the step's files (``superseded``) always, and as its
+        last successful run (``last_import``) when ``whole`` (every row imported)."""
+        row = (job, step, sha256, str(path), _now())
         with self._transaction():
-            self._db.execute(
-                "INSERT INTO source_files (job, step, sha256, path, imported_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (job, step) DO UPDATE SET sha256 = excluded.sha256, path = excluded.path, "
-                "imported_at = excluded.imported_at",
-                (job, step, sha256, str(path), _now()),
-            )
+            self._db.execute("INSERT INTO imported_files (job, step, sha256, path, imported_at) VALUES (?, ?, ?, ?, ?)",
+                             row)
+            if whole:
+                self._db.execute(
+                    "INSERT INTO source_files (job, step, sha256, path, imported_at) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (job, step) DO UPDATE SET sha256 = excluded.sha256, path = excluded.path, "
+                    "imported_at = excluded.imported_at",
+                    row,
+                )
+
+    def superseded(self, sha256: str, job: str | None = None, step: str | None = None) -> list[Superseded]:
+        """Each job step (only ``job``'s ``step`` when given) that imported a file of these bytes before its
+        last import, which was of other bytes; the step whose last import is the latest first."""
+        which, args = "", [sha256]
+        if job is not None and step is not None:
+            which, args = " AND h.job = ? AND h.step = ?", [sha256, job, step]
+        rows = self._db.execute(
+            "SELECT h.job, h.step, h.sha256, h.path, h.imported_at, l.sha256, l.path, l.imported_at "
+            "FROM imported_files AS h JOIN imported_files AS l ON l.job = h.job AND l.step = h.step "
+            "AND l.id = (SELECT max(id) FROM imported_files WHERE job = h.job AND step = h.step) "
+            f"WHERE h.sha256 = ?{which} AND l.sha256 != h.sha256 "
+            "AND h.id = (SELECT max(id) FROM imported_files WHERE job = h.job AND step = h.step AND sha256 = h.sha256) "
+            "ORDER BY l.id DESC", args).fetchall()
+        return [Superseded(r[0], r[1], ImportedFile(*r[2:5]), ImportedFile(*r[5:8])) for r in rows]
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
