@@ -419,11 +419,12 @@ def _run_on_a_terminal(args: list[str], env: dict[str, str]) -> str:
 
 def test_a_progress_bar_is_drawn_on_a_terminal_only(tmp_path: Path, sandbox) -> None:
     config = write_config(tmp_path / "staff.toml")
-    data = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
-    args = ["staff", "import", str(config), str(data), "--batch-size", "10", "--report-dir", str(tmp_path / "r"),
+    data = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 1201)])
+    args = ["staff", "import", str(config), str(data), "--batch-size", "300", "--report-dir", str(tmp_path / "r"),
             "--base-url", sandbox.base_url]
     terminal = _run_on_a_terminal(args, {"HRIMPORT_TOKEN": TOKEN})
     assert "Sending" in terminal and "100%" in terminal
+    assert "1,200/1,200" in terminal  # counted as every other line counts rows
 
     piped = hrimport(*args)
     assert piped.exit_code == 0

@@ -55,8 +55,10 @@ def progress_bar(label: str) -> Iterator[Progress | None]:
 
         def advance(sent: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(click.progressbar(
-                    length=total, label=label, file=sys.stderr, show_pos=True, show_percent=True)))
+                bar = click.progressbar(length=total, label=label, file=sys.stderr, show_percent=True)
+                # the rows done as every other line writes counts (1,200/19,527), not click's 1200/19527
+                bar.item_show_func = lambda _: f"{bar.pos:,}/{total:,}"
+                bars.append(stack.enter_context(bar))
             bars[0].update(sent)
 
         yield advance
