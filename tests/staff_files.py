@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import zipfile
 from pathlib import Path
 
@@ -133,4 +134,36 @@ def write_config(path: Path, *, customer_id: int = 99, date_order: str | None = 
     if base_url:
         text = text.replace("[service]\n", f'[service]\nbase_url = "{base_url}"\n', 1)
     path.write_text(text, encoding="utf-8")
+    return path
+
+
+def workbook_of_1904(path: Path) -> Path:
+    """A Mac Excel workbook (the 1904 date system, whose serial numbers count from 1904-01-01): hire dates as
+    date cells, birth dates as the serial numbers a date column shows once its format is set to General."""
+    import xlsxwriter  # the tests' real writers of workbooks
+    import xlwt
+
+    hires, births = [dt.datetime(2020, 1, 31), dt.datetime(2015, 7, 15)], [32645, 29261]  # 1993-05-18, 1984-02-11
+    rows = [person(1), person(2)]
+    if path.suffix == ".xls":
+        book = xlwt.Workbook()
+        book.dates_1904 = True
+        sheet = book.add_sheet("Staff")
+        date = xlwt.easyxf(num_format_str="dd/mm/yyyy")
+        for j, name in enumerate(HEADER):
+            sheet.write(0, j, name)
+            for i, row in enumerate(rows, start=1):
+                cell = {"Hire Date": (hires[i - 1], date), "Birth Date": (births[i - 1],)}.get(name, (row[name],))
+                sheet.write(i, j, *cell)
+        book.save(str(path))
+        return path
+    workbook = xlsxwriter.Workbook(str(path), {"date_1904": True})
+    sheet = workbook.add_worksheet("Staff")
+    date_format = workbook.add_format({"num_format": "dd/mm/yyyy"})
+    sheet.write_row(0, 0, HEADER)
+    for i, row in enumerate(rows, start=1):
+        sheet.write_row(i, 0, [row[h] for h in HEADER])
+        sheet.write_datetime(i, HEADER.index("Hire Date"), hires[i - 1], date_format)
+        sheet.write_number(i, HEADER.index("Birth Date"), births[i - 1])
+    workbook.close()
     return path

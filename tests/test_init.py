@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from hrimport.cli import main
 from tests.init_exports import EXPORTS, ROWS, Export, fill_todos
+from tests.staff_files import workbook_of_1904
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -216,3 +217,13 @@ def test_a_code_page_export_is_set_up_with_init_encoding_then_imported(tmp_path:
     assert imported.exit_code == 0, imported.output
     assert {s["customer_system_id"]: s["name"] for s in sandbox.staff(99)} == {
         "100": "Hélène Dupré", "101": "Zoé Bréhaut"}
+
+
+def test_the_preview_of_a_mac_excel_workbook_shows_its_serial_numbers_as_the_import_sends_them(tmp_path: Path) -> None:
+    """A Mac Excel workbook (1904 date system) holds birth dates as serial numbers: the preview shows the dates
+    the import will send (1993-05-18), not the ones the 1900 count makes of them (1989-05-17)."""
+    source = workbook_of_1904(tmp_path / "staff.xlsx")
+    result = hrimport("init", str(source), "-o", str(tmp_path / "mac.toml"), "--json")
+    assert result.exit_code == 0, result.output
+    [birth] = [c for c in json.loads(result.output)["columns"] if c["column"] == "Birth Date"]
+    assert birth["examples"] == ["1993-05-18", "1984-02-11"]

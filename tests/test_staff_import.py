@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import json
 import shutil
 from collections import Counter
@@ -24,7 +23,14 @@ from hrimport.sandbox.store import Store
 from hrimport.service.connection import service_host
 from hrimport.state.store import StateStore
 from tests.report_samples import sheet_lines
-from tests.staff_files import HEADER, person, write_config, write_csv, write_formulas_workbook
+from tests.staff_files import (
+    HEADER,
+    person,
+    workbook_of_1904,
+    write_config,
+    write_csv,
+    write_formulas_workbook,
+)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -854,38 +860,6 @@ def _formats_saved_by_libreoffice(path: Path) -> Path:
     return Path(shutil.copy(FIXTURES / f"staff_formats{path.suffix}", path))
 
 
-def _workbook_of_1904(path: Path) -> Path:
-    """A Mac Excel workbook (the 1904 date system, whose serial numbers count from 1904-01-01): hire dates as
-    date cells, birth dates as the serial numbers a date column shows once its format is set to General."""
-    import xlsxwriter
-    import xlwt
-
-    hires, births = [dt.datetime(2020, 1, 31), dt.datetime(2015, 7, 15)], [32645, 29261]  # 1993-05-18, 1984-02-11
-    rows = [person(1), person(2)]
-    if path.suffix == ".xls":
-        book = xlwt.Workbook()
-        book.dates_1904 = True
-        sheet = book.add_sheet("Staff")
-        date = xlwt.easyxf(num_format_str="dd/mm/yyyy")
-        for j, name in enumerate(HEADER):
-            sheet.write(0, j, name)
-            for i, row in enumerate(rows, start=1):
-                cell = {"Hire Date": (hires[i - 1], date), "Birth Date": (births[i - 1],)}.get(name, (row[name],))
-                sheet.write(i, j, *cell)
-        book.save(str(path))
-        return path
-    workbook = xlsxwriter.Workbook(str(path), {"date_1904": True})
-    sheet = workbook.add_worksheet("Staff")
-    date_format = workbook.add_format({"num_format": "dd/mm/yyyy"})
-    sheet.write_row(0, 0, HEADER)
-    for i, row in enumerate(rows, start=1):
-        sheet.write_row(i, 0, [row[h] for h in HEADER])
-        sheet.write_datetime(i, HEADER.index("Hire Date"), hires[i - 1], date_format)
-        sheet.write_number(i, HEADER.index("Birth Date"), births[i - 1])
-    workbook.close()
-    return path
-
-
 @pytest.mark.parametrize("name", ["staff.xlsx", "staff.xls", "streamed.xlsx"])
 def test_serial_numbers_of_a_1904_workbook_are_its_dates_not_four_years_earlier(
         tmp_path: Path, sandbox, engine: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -893,7 +867,7 @@ def test_serial_numbers_of_a_1904_workbook_are_its_dates_not_four_years_earlier(
     as a date), and was sent as 1989-05-17: 1,462 days earlier, counted as the 1900 system counts."""
     if name.startswith("streamed"):  # a big workbook's way: this one is small, so the threshold goes down
         monkeypatch.setattr(reader, "STREAM_BYTES", 0)
-    result, summary = run_import(tmp_path, sandbox, _workbook_of_1904(tmp_path / name))
+    result, summary = run_import(tmp_path, sandbox, workbook_of_1904(tmp_path / name))
 
     assert result.exit_code == 0, result.output
     stored = {s["customer_system_id"]: (s["job_start_date"], s["birthdate"]) for s in sandbox.staff(99)}

@@ -166,7 +166,7 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
     _dates(plan, decided, evidence)
     _value_maps(plan, decided, evidence, specs)
     _required(plan, decided, specs)
-    plan.columns = [_with_examples(decided[h], frame[h], specs, plan) for h in headers]
+    plan.columns = [_with_examples(decided[h], frame[h], specs, plan, table.info.date_system) for h in headers]
     return plan
 
 
@@ -252,12 +252,14 @@ def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str,
             plan.missing.append(spec.name)
 
 
-def _with_examples(c: ColumnPlan, values: pd.Series, specs: dict[str, Field], plan: ConfigPlan) -> ColumnPlan:
-    """``c`` with up to three of its values as they would be sent (normalised, value maps applied)."""
+def _with_examples(c: ColumnPlan, values: pd.Series, specs: dict[str, Field], plan: ConfigPlan,
+                   date_system: int = 1900) -> ColumnPlan:
+    """``c`` with up to three of its values as they would be sent (normalised, value maps applied; a serial
+    number as the workbook's ``date_system`` counts it, as the import will)."""
     shown = distinct_values(values.head(1000))[:EXAMPLES]
     if c.role == "field" and c.target in specs:
         spec = specs[c.target]
         series = pd.Series(shown, dtype="str")
         day_first = plan.date_order != "month-first"
-        shown = normalize_for_field(series, spec, day_first=day_first).tolist()
+        shown = normalize_for_field(series, spec, day_first=day_first, date_system=date_system).tolist()
     return ColumnPlan(c.column, c.role, c.target, c.how, c.note, tuple(shown))
