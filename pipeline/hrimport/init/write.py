@@ -79,6 +79,9 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
     elif any(c.note.startswith("dates") for c in plan.columns):
         out.append(_line('# date_order = "day-first"', "no date shows the order (01/02 could be either): set "
                                                        "how your HR system writes dates"))
+    # the strict setting, where a company wants it (principle 2: by default such a value is sent, with a warning)
+    out.append(_line('# formula_text = "reject"', "hold back a row with text like =Manager (default: sent as "
+                                                  "written, with a warning)"))
     out.append("expected_columns = [                    # the headers this config was written for")
     out += [f"    {toml_string(h)}," for h in info.headers]
     out.append("]")
@@ -89,6 +92,8 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
     if kind == "staff":
         value, comment = plan.constants.get("customer_system_id_type", ("TODO", ""))
         out.append(_line(f"customer_system_id_type = {toml_string(value)}", comment))
+        out.append(_line('# email_check = "strict"', "hold back a row whose e-mail is not like name@example.com "
+                                                    "(default: sent, with a warning)"))
     for key, (value, comment) in settings.items():
         by_setting = {c.target: c for c in by_role.get("setting", [])}
         if key in by_setting:
