@@ -67,7 +67,6 @@ def import_file(
     connection: Connection | None = None,
     target: Target | None = None,
     state: StateStore | None = None,
-    source_sha256: str | None = None,
     skip_unchanged: bool = False,
     accept_drift: bool = False,
     batch_size: int | None = None,
@@ -93,7 +92,7 @@ def import_file(
       a row the platform last accepted exactly as it is now is not sent again. A staff file that holds an
       export a job step of the state folder imported before that step's last import is sent all the same (a
       person's command is their decision; ``hrimport run`` refuses it before calling this), with a note
-      saying so; ``source_sha256`` is the file's SHA-256 when the caller has it.
+      saying so.
     - The report goes to ``report_folder``, else a dated folder under ``report_dir`` (default: the
       config's ``[report] folder``).
     - ``chunk_rows``: the file is read, mapped and validated this many rows at a time (default
@@ -167,7 +166,7 @@ def import_file(
                           concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
                           on_outcomes=journal.add if journal is not None else None)
             if kind == "staff" and state is not None and not validate_only:
-                result.info.notes.extend(_older_export_notes(state, source, source_sha256))
+                result.info.notes.extend(_older_export_notes(state, result.info.source.sha256))
     except BaseException:
         if journal is not None:
             journal.close()
@@ -196,16 +195,12 @@ def import_file(
     return FileImport(result, report)
 
 
-def _older_export_notes(state: StateStore, source: Path, sha256: str | None) -> list[str]:
-    """The note for a file that holds an export a job step imported before its last import: ``This file
-    holds the export imported on 2024-05-01 06:15 (staff_2024-05.csv; job monthly, step staff), before the
-    last import (staff_2024-06.csv, on 2024-06-01 06:15): ...``; none for any other file."""
-    from hrimport.state.store import file_sha256
-
-    try:
-        superseded = state.superseded(sha256 or file_sha256(source))
-    except OSError:  # the file went away once read: nothing to say of it
-        return []
+def _older_export_notes(state: StateStore, sha256: str) -> list[str]:
+    """The note for a file (its bytes' ``sha256``, as the reader hashed them) that holds an export a job step
+    imported before its last import: ``This file holds the export imported on 2024-05-01 06:15
+    (staff_2024-05.csv; job monthly, step staff), before the last import (staff_2024-06.csv, on 2024-06-01
+    06:15): ...``; none for any other file."""
+    superseded = state.superseded(sha256)
     if not superseded:
         return []
     older = superseded[0]  # the step whose last import is the latest

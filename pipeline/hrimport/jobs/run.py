@@ -175,7 +175,7 @@ def _run_step(
         secrets.append(conn.token)
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
         with bar as progress:
-            run = import_file(config, source, kind=step.kind, connection=conn, state=state, source_sha256=digest,
+            run = import_file(config, source, kind=step.kind, connection=conn, state=state,
                               skip_unchanged=not full, accept_drift=accept_drift,
                               report_folder=folder / safe_name(step.name), progress=progress)
         assert run.report is not None
