@@ -11,6 +11,7 @@ import posixpath
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from xml.etree import ElementTree
 
 from hrimport.errors import InputFileError
@@ -36,14 +37,6 @@ class Sheet:
 class SheetChoice:
     index: int
     note: str | None = None  # why this sheet and not the first one, when sheets were skipped
-
-
-def xlsx_date_system(archive: zipfile.ZipFile) -> int:
-    """1904 when ``xl/workbook.xml`` says the workbook counts its dates from 1904-01-01 (Mac Excel's date
-    system, ``<workbookPr date1904="1"/>``), else 1900."""
-    workbook, _ = _workbook_relationships(archive)
-    properties = ElementTree.fromstring(archive.read(workbook)).find(f"{_MAIN}workbookPr")
-    return 1904 if properties is not None and properties.get("date1904") in ("1", "true") else 1900
 
 
 def xls_date_system(path: Path) -> int:
@@ -83,15 +76,29 @@ def xlsx_shared_strings(archive: zipfile.ZipFile) -> str | None:
     return next((target for target, kind in rels.values() if kind.endswith("/sharedStrings")), None)
 
 
-def xlsx_asks_recalculation(archive: zipfile.ZipFile) -> bool:
-    """Whether the workbook asks the program opening it to calculate every formula again
-    (``<calcPr fullCalcOnLoad="1"/>``), as programs that write formulas without calculating them do
-    (xlsxwriter, openpyxl): the value saved with a formula is then a stand-in (xlsxwriter's 0) or whatever
-    the program was told, not a result. The standard has the program that calculates the workbook on
-    opening clear the mark; LibreOffice drops it, whether it calculated or not (7.4, by default, does not)."""
+class WorkbookSettings(NamedTuple):
+    """Two settings of an XLSX's ``xl/workbook.xml`` that change what its cells' values mean."""
+
+    #: 1904 when the workbook counts its dates from 1904-01-01 (Mac Excel's date system, ``<workbookPr
+    #: date1904="1"/>``), else 1900
+    date_system: int
+    #: whether it asks the program opening it to calculate every formula again (``<calcPr
+    #: fullCalcOnLoad="1"/>``), as programs that write formulas without calculating them do (xlsxwriter,
+    #: openpyxl): the value saved with a formula is then a stand-in (xlsxwriter's 0) or whatever the program was
+    #: told, not a result. The standard has the program that calculates the workbook on opening clear the mark;
+    #: LibreOffice drops it, whether it calculated or not (7.4, by default, does not)
+    asks_recalculation: bool
+
+
+def xlsx_workbook_settings(archive: zipfile.ZipFile) -> WorkbookSettings:
+    """The date system and the recalculation mark of the workbook in ``archive``, from one read of its part."""
     workbook, _ = _workbook_relationships(archive)
-    calculation = ElementTree.fromstring(archive.read(workbook)).find(f"{_MAIN}calcPr")
-    return calculation is not None and calculation.get("fullCalcOnLoad", "0").strip() in ("1", "true")
+    root = ElementTree.fromstring(archive.read(workbook))
+    properties, calculation = root.find(f"{_MAIN}workbookPr"), root.find(f"{_MAIN}calcPr")
+    return WorkbookSettings(
+        1904 if properties is not None and properties.get("date1904") in ("1", "true") else 1900,
+        calculation is not None and calculation.get("fullCalcOnLoad", "0").strip() in ("1", "true"),
+    )
 
 
 def _workbook_relationships(archive: zipfile.ZipFile) -> tuple[str, dict[str, tuple[str, str]]]:

@@ -74,10 +74,9 @@ from hrimport.reader.sheets import (
     SheetChoice,
     choose_sheet,
     xls_date_system,
-    xlsx_asks_recalculation,
-    xlsx_date_system,
     xlsx_shared_strings,
     xlsx_sheets,
+    xlsx_workbook_settings,
 )
 from hrimport.reader.sniff import password_protected
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
@@ -142,7 +141,7 @@ TO_RECALCULATE_RULE = "a formula of a workbook asking to be calculated again whe
 class _Layout(NamedTuple):
     """The small parts of an XLSX archive: its sheets, the one to read, its cell styles whose number format
     is applied or told (``xlsx_number_styles``), its shared strings table, its date system, and whether it
-    asks to be calculated again when opened (``xlsx_asks_recalculation``: its formulas' saved values are
+    asks to be calculated again when opened (``xlsx_workbook_settings``: its formulas' saved values are then
     no results)."""
 
     sheets: list[Sheet]
@@ -158,7 +157,7 @@ def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None
     with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
-                       xlsx_shared_strings(archive), xlsx_date_system(archive), xlsx_asks_recalculation(archive))
+                       xlsx_shared_strings(archive), *xlsx_workbook_settings(archive))
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:

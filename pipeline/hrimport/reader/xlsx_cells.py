@@ -72,7 +72,7 @@ class SheetScan:
     # than they are read (0.8 through 0% as 80%); plain tuples: a column of them is 100,000 cells
     shown: list[ShownNumber] = field(default_factory=list)
     # the same as ``formulas`` for the formula cells saved with a value in a workbook that asks to be
-    # calculated again when opened (``xlsx_asks_recalculation``): the value is a stand-in, not a result
+    # calculated again when opened (``xlsx_workbook_settings``): the value is a stand-in, not a result
     to_recalculate: list[tuple[int, int, str]] = field(default_factory=list)
 
 
