@@ -326,12 +326,13 @@ def sent_digests(mapped: MappedTable, positions: np.ndarray) -> np.ndarray:
     out = np.zeros((len(positions), 2), dtype=np.uint64)
     if not len(positions) or not columns:
         return out
-    # whole columns (Arrow-backed: no copy), joined, then the rows wanted taken: one take, not one per column
+    # whole columns (Arrow-backed: no copy), the rows wanted taken in Arrow (no pandas copy of each column)
     values = [arrow.array(column, type=arrow.large_string()) for column in columns]
-    joined = pc.binary_join_element_wise(*values, arrow.scalar("\x00", arrow.large_string()))
-    if len(positions) != len(joined):
-        joined = joined.take(arrow.array(positions))
-    text = joined.to_numpy(zero_copy_only=False)
+    if len(positions) != len(mapped.frame):
+        wanted = arrow.array(positions)
+        values = [column.take(wanted) for column in values]
+    text = pc.binary_join_element_wise(*values, arrow.scalar("\x00", arrow.large_string())).to_numpy(
+        zero_copy_only=False)
     for half, key in enumerate(_DIGEST_KEYS):
         out[:, half] = pd.util.hash_array(text, hash_key=key, categorize=False)
     return out
