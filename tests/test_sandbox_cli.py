@@ -261,6 +261,46 @@ def test_replacing_a_leave_type_may_keep_its_own_chinese_names(sandbox: Any) -> 
     assert (types["Annual Leave"]["zh"], types["Annual Leave"]["basis"]) == ("年假", "Calendar")
 
 
+def _annual_leave_booked(sandbox: Any) -> None:
+    """Li Wei (E1) on Annual Leave on 10 June 2024, stored by the sandbox."""
+    staff = {"customer_id": 99, "customer_system_id": "E1", "customer_system_id_type": "SAP", "name": "Li Wei",
+             "system_email": "li@acme.example", "country": "CN", "job_title": "Engineer",
+             "job_start_date": "2020-01-31", "staff_type": "EOR"}
+    assert sandbox.http.post("/api/add_edit_staff", json=staff, headers=sandbox.auth()).status_code == 200
+    booked = sandbox.http.post("/api/apply-ee-time-off", headers=sandbox.auth(), json={
+        "customer_id": 99, "customer_system_id": "E1", "leave_type": "Annual Leave", "lang": "EN",
+        "country": "CN", "start_date": "2024-06-10", "end_date": "2024-06-10", "total_days": "1"})
+    assert booked.json()["time_off_data"]["leave_type"] == 1
+
+
+def test_a_leave_type_changed_by_its_name_keeps_its_id_and_its_records(sandbox: Any) -> None:
+    _annual_leave_booked(sandbox)
+    changed = hrimport("add-leave-type", "--db", str(sandbox.db_path), "Annual Leave", "年假", "--basis", "Calendar")
+    assert changed.exit_code == 0, changed.output
+    assert changed.stdout.startswith("leave type 1 'Annual Leave'")
+    types = {t["en"]: t for t in sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json()}
+    assert (types["Annual Leave"]["id"], types["Annual Leave"]["basis"]) == (1, "Calendar")
+    # the record booked before still has its type: the same day again is refused as overlapping it
+    again = sandbox.http.post("/api/apply-ee-time-off", headers=sandbox.auth(), json={
+        "customer_id": 99, "customer_system_id": "E1", "leave_type": "Annual Leave", "lang": "EN",
+        "country": "CN", "start_date": "2024-06-10", "end_date": "2024-06-10", "total_days": "1"})
+    assert again.status_code != 200 and "overlap" in again.text.lower(), again.text
+
+
+def test_a_leave_type_name_given_another_types_id_is_refused_and_nothing_changes(sandbox: Any) -> None:
+    _annual_leave_booked(sandbox)
+    before = sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json()
+    for given_id in ("2", "40"):  # another type's id (two types made one), a free id (the type's records moved)
+        refused = hrimport("add-leave-type", "--db", str(sandbox.db_path), "Annual Leave", "年假", "--id", given_id)
+        assert refused.exit_code == 2
+        assert refused.stderr.splitlines() == [
+            f"Error: 'Annual Leave' is leave type 1, and time-off records point at a type by its id; give --id 1 "
+            f"(or no --id) to change it, or another name for type {given_id}"]
+    assert sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json() == before
+    records = sandbox.http.get(sandbox.root_url + "/_admin/time_off").json()
+    assert [r["leave_type"] for r in records] == [1]
+
+
 @pytest.mark.parametrize("command", [
     ["add-token", "globex-token", "--customer", "200"],
     ["add-data-type", "--customer", "200", "Band"],

@@ -226,7 +226,7 @@ def add_data_type(db: Path, customer_id: int, names: tuple[str, ...]) -> None:
 def add_leave_type(
     db: Path, english: str, chinese: str, traditional: str | None, basis: Basis, leave_type_id: int | None
 ) -> None:
-    """Add a leave type to the dictionary (or replace the one with that id or English name).
+    """Add a leave type to the dictionary (or change the one with that English name or id, keeping its id).
 
     \b
     Example:

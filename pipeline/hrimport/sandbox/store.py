@@ -304,19 +304,28 @@ class Store:
         basis: Basis = "Working",
         leave_type_id: int | None = None,
     ) -> int:
-        """Add a leave type (or replace the one with that id or English name); returns its id.
+        """Add a leave type, or change the one with that exact English name or that id; returns its id.
 
-        A name another leave type has is ``AdminRefused``: a time-off request names its leave type, and the
-        look-up would take the first of two types called alike (English compared as the look-up does, case
-        and spacing aside; Chinese names among each other type's Simplified, Traditional and aliases).
+        A type changed keeps its id: time-off records point at their type by id, and a record whose type is
+        gone is seen by no overlap check. So a ``leave_type_id`` other than the id of the type already
+        called ``en`` is ``AdminRefused`` (it would make one type of two, or move a type's records), as is
+        a name another leave type has: a time-off request names its leave type, and the look-up would take
+        the first of two types called alike (English compared as the look-up does, case and spacing aside;
+        Chinese names among each other type's Simplified, Traditional and aliases).
         """
         with self.write() as conn:
+            types = _leave_types(conn)
+            named = next((t for t in types if t.en == en), None)
+            if named is not None and leave_type_id is not None and leave_type_id != named.id:
+                raise AdminRefused(
+                    f"{en!r} is leave type {named.id}, and time-off records point at a type by its id; give "
+                    f"--id {named.id} (or no --id) to change it, or another name for type {leave_type_id}"
+                )
             if leave_type_id is None:
-                leave_type_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM leave_types").fetchone()[0]
+                leave_type_id = named.id if named is not None else max((t.id for t in types), default=0) + 1
             lt = LeaveType(int(leave_type_id), en, zh, zh_hant or zh, basis)
-            others = [t for t in _leave_types(conn) if t.id != lt.id and t.en != en]
-            _refuse_a_name_taken(lt, others)
-            conn.execute("DELETE FROM leave_types WHERE id = ? OR en = ?", (lt.id, en))
+            _refuse_a_name_taken(lt, [t for t in types if t.id != lt.id])
+            conn.execute("DELETE FROM leave_types WHERE id = ?", (lt.id,))
             _insert_leave_type(conn, lt)
         return lt.id
 
