@@ -294,8 +294,8 @@ def test_a_leave_type_name_given_another_types_id_is_refused_and_nothing_changes
         refused = hrimport("add-leave-type", "--db", str(sandbox.db_path), "Annual Leave", "年假", "--id", given_id)
         assert refused.exit_code == 2
         assert refused.stderr.splitlines() == [
-            f"Error: 'Annual Leave' is leave type 1, and time-off records point at a type by its id; give --id 1 "
-            f"(or no --id) to change it, or another name for type {given_id}"]
+            (f"Error: 'Annual Leave' is leave type 1, and time-off records point at a type by its id; give --id 1 "
+             f"(or no --id) to change it, or another name for type {given_id}")]
     assert sandbox.http.get(sandbox.root_url + "/_admin/leave_types").json() == before
     records = sandbox.http.get(sandbox.root_url + "/_admin/time_off").json()
     assert [r["leave_type"] for r in records] == [1]
