@@ -347,9 +347,10 @@ def test_validate_json_prints_the_summary_an_import_would_write_without_writing_
     assert (dry.exit_code, result.exit_code) == (1, 1)
     printed, summary = json.loads(result.stdout), json.loads(written.read_text())
     assert printed.keys() == summary.keys()
-    varies = {"started_at", "finished_at", "duration_s", "timings", "files", "target", "service_host"}
+    varies = {"started_at", "finished_at", "duration_s", "timings", "files", "target", "service_host", "plan"}
     assert {k: v for k, v in printed.items() if k not in varies} == {
         k: v for k, v in summary.items() if k not in varies}
+    assert printed["plan"] is None and summary["plan"]["counts"]["new"] == 1  # a validate plans nothing
     assert printed["verdict"] == "1 of 2 rows checked; 1 needs attention"
     assert (printed["files"], printed["target"]) == ({}, None)
     assert "Row 3, column 'Country'" in result.stderr and "Row 3" not in result.stdout

@@ -127,8 +127,34 @@ def test_one_leaver_a_month_never_adds_up_to_a_held_month(tmp_path: Path, sandbo
     december = november[1:]  # one more of the 29 who were there in November (3%)
     result = month(tmp_path, sandbox, december, "december.csv", "import")
     assert result.exit_code == 0, result.output
-    assert "Plan: 0 new, 0 changed, 28 unchanged, 0 invalid, 1 missing" in result.stdout
+    assert ("Plan: 0 new, 0 changed, 28 unchanged (sent again; hrimport run without --full skips them), "
+            "0 invalid, 1 missing") in result.stdout
     assert len(sandbox.staff(99)) == 30  # leavers are never removed from the platform
+
+
+def test_a_month_imported_by_hand_again_says_its_unchanged_rows_are_sent_all_the_same(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    october = [person(n) for n in range(1, 21)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    planned = month(tmp_path, sandbox, october, "october.csv", "plan")
+    assert ("Plan: 0 new, 0 changed, 20 unchanged (would be sent again; hrimport run without --full skips them), "
+            "0 invalid, 0 missing") in planned.stdout.splitlines()
+
+    again = month(tmp_path, sandbox, october, "october.csv", "import")
+    assert again.exit_code == 0, again.output
+    assert ("Plan: 0 new, 0 changed, 20 unchanged (sent again; hrimport run without --full skips them), "
+            "0 invalid, 0 missing") in again.stdout.splitlines()
+    assert "Rows read: 20 = 20 updated" in again.stdout.splitlines()  # they were sent: the plan said so
+    report = (latest_run(tmp_path).parent / "report.html").read_text(encoding="utf-8")
+    assert "unchanged, sent again" in report
+    summary = json.loads((latest_run(tmp_path).parent / "summary.json").read_text(encoding="utf-8"))
+    assert summary["plan"]["unchanged_sent"] is True
+
+    # held by the drift guard, nothing goes: the plan does not say the unchanged rows are sent
+    held = month(tmp_path, sandbox, october[:10], "november.csv", "import")
+    assert held.exit_code == 5, held.output
+    assert "Plan: 0 new, 0 changed, 10 unchanged, 0 invalid, 10 missing" in held.stdout.splitlines()
 
 
 def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, sandbox: Any) -> None:

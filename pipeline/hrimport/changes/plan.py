@@ -184,6 +184,8 @@ class Plan:
     missing: list[MissingPerson] = field(default_factory=list)
     accepted_before: int = 0
     partial: bool = False  # a to_fix file: only the rows that needed fixing, so nobody is missing
+    # the unchanged rows are sent all the same (``staff import``, ``hrimport run --full``): the plan says so
+    unchanged_sent: bool = False
 
     @property
     def first_run(self) -> bool:
@@ -219,6 +221,7 @@ class Plan:
             "first_run": self.first_run,
             "partial": self.partial,
             "accepted_before": self.accepted_before,
+            "unchanged_sent": self.unchanged_sent,
             "counts": self.counts(),
             "fields": self.field_counts(),
             "highlights": {

@@ -74,7 +74,7 @@ def echo_run(result: RunResult, *, err: bool = False) -> None:
     for note in result.info.notes:
         say(f"Note: {note}")
     if result.info.plan is not None and not result.info.plan["first_run"]:  # a first run's plan: all new
-        say(f"Plan: {plan_line(result.info.plan)}")
+        say(f"Plan: {plan_line(result.info.plan, dry_run=result.info.dry_run)}")
     if result.info.held:
         say("Held for review, nothing sent: " + " ".join(f"{m}." for m in result.info.held)
             + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
@@ -110,12 +110,16 @@ def echo_file_import(run: FileImport, *, as_json: bool = False) -> None:
             click.echo(summary_json(run.result), nl=False)
 
 
-def plan_line(plan: dict[str, Any]) -> str:
+def plan_line(plan: dict[str, Any], *, dry_run: bool = False) -> str:
     """The plan in one line: ``2 new, 3 changed (job_title 2, country 1), 10 unchanged, ...``."""
     counts = plan["counts"]
     fields = ", ".join(f"{name} {n:,}" for name, n in list(plan["fields"].items())[:6])
+    # a plan saying "unchanged" beside a send of every row must say that they go all the same
+    sent_again = (f" ({'would be ' if dry_run else ''}sent again; hrimport run without --full skips them)"
+                  if plan.get("unchanged_sent") else "")
     parts = [f"{counts['new']:,} new", f"{counts['changed']:,} changed" + (f" ({fields})" if fields else ""),
-             f"{counts['unchanged']:,} unchanged", f"{counts['invalid']:,} invalid", f"{counts['missing']:,} missing"]
+             f"{counts['unchanged']:,} unchanged" + (sent_again if counts["unchanged"] else ""),
+             f"{counts['invalid']:,} invalid", f"{counts['missing']:,} missing"]
     marked = [f"{h['title'].split(' (')[0].lower()} {h['count']:,}" for h in plan["highlights"].values() if h["count"]]
     first = " (no earlier import of this job is remembered: every valid row is new)" if plan["first_run"] else ""
     return ", ".join(parts) + (f"; {', '.join(marked)}" if marked else "") + first
@@ -123,7 +127,7 @@ def plan_line(plan: dict[str, Any]) -> str:
 
 def echo_plan(plan: dict[str, Any]) -> None:
     """The whole plan for a person: counts, each highlight with examples, the changed fields, the missing."""
-    click.echo(f"Plan: {plan_line(plan)}")
+    click.echo(f"Plan: {plan_line(plan, dry_run=True)}")
     for highlight in plan["highlights"].values():
         if highlight["count"]:
             click.echo(f"{highlight['title']}: {highlight['count']:,}")

@@ -200,6 +200,7 @@ def import_staff(
                          + " ".join(f"{t.message}." for t in tripped))
         elif tripped:
             held = [t.message for t in tripped]
+        plan.unchanged_sent = full and not held
         if state is not None and not full and records:
             status_of = plan.rows.status_of
             unchanged = [status_of(row) == "unchanged" for row in records.heads.rows]  # each row's told once

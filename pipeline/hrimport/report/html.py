@@ -241,7 +241,7 @@ def page_parts(
             fix_file_name=fix_file_name,
             fix_csv_name=fix_csv_name,
             problem_lines=partial(_problem_lines, row_cells=row_cells),
-            plan=plan_view(info.plan),
+            plan=plan_view(info.plan, dry_run=info.dry_run),
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},

@@ -59,9 +59,27 @@ def summary_data(
         "tool_version": info.tool_version,
         "ignored_columns": info.ignored_columns,
         "notes": info.notes,
+        "plan": _plan_figures(info.plan),
         # how the values were read: per column, each kind of change with its rule, rows and examples
         "values_read": [asdict(c) for c in without_masked(info.values_read, info.mask_fields)],
         "files": files or {},
+    }
+
+
+def _plan_figures(plan: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The plan's figures for monitoring: counts, people per changed field, each highlight's count; not its
+    examples, which name people and their changes (the report and ``hrimport staff plan`` show those)."""
+    if plan is None:
+        return None
+    return {
+        "first_run": plan["first_run"],
+        "partial": plan["partial"],
+        "accepted_before": plan["accepted_before"],
+        "unchanged_sent": plan["unchanged_sent"],
+        "counts": plan["counts"],
+        "fields": plan["fields"],
+        "highlights": {key: entry["count"] for key, entry in plan["highlights"].items()},
+        "missing": plan["missing"]["count"],
     }
 
 

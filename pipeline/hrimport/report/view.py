@@ -389,7 +389,7 @@ class PlanView:
     fields: list[tuple[str, str, int]]  # (label, field name, people)
 
 
-def plan_view(plan: Mapping[str, Any] | None) -> PlanView | None:
+def plan_view(plan: Mapping[str, Any] | None, *, dry_run: bool = False) -> PlanView | None:
     """``RunInfo.plan`` (``Plan.summary()``) shaped for the report; None for a run without a plan.
 
     Only highlights with people are kept; on a first run everyone is new, so the new hires are not listed
@@ -399,6 +399,8 @@ def plan_view(plan: Mapping[str, Any] | None) -> PlanView | None:
         return None
     counts = plan.get("counts", {})
     first_run = bool(plan.get("first_run"))
+    # "unchanged" beside a send of every row: the label says they go all the same
+    sent_again = {"unchanged": f"unchanged, {'would be ' if dry_run else ''}sent again"} if plan.get("unchanged_sent") else {}
     highlights = [
         PlanHighlight(key, entry["title"], entry["count"],
                       [PlanExample(e["row"], e["external_id"], e["name"], e.get("changes", ""))
@@ -414,7 +416,7 @@ def plan_view(plan: Mapping[str, Any] | None) -> PlanView | None:
                          f"last accepted {m['accepted_at'][:10]}" if m.get("accepted_at") else "")
              for m in missing.get("examples", [])]))
     return PlanView(
-        counts=[(key, label, int(counts.get(key, 0))) for key, label in _PLAN_COUNTS],
+        counts=[(key, sent_again.get(key, label), int(counts.get(key, 0))) for key, label in _PLAN_COUNTS],
         first_run=first_run,
         partial=bool(plan.get("partial")),
         accepted_before=int(plan.get("accepted_before", 0)),
