@@ -1005,8 +1005,8 @@ def test_a_person_importing_an_older_export_by_hand_is_told_but_not_stopped(job:
 
     assert planned.exit_code == 0, planned.output
     assert planned.stdout.splitlines()[:2] == [
-        note, "Plan: 0 new, 1 changed (job_title 1), 4 unchanged (would be sent again; hrimport run without --full "
-              "skips them), 0 invalid, 0 missing; job changes 1"]
+        note, ("Plan: 0 new, 1 changed (job_title 1), 4 unchanged (would be sent again; hrimport run without --full "
+               "skips them), 0 invalid, 0 missing; job changes 1")]
 
     imported = run_cli("staff", "import", str(config), str(may), "--report-dir", reports)
 
