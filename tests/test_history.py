@@ -8,9 +8,13 @@ retention), the page rendered in headless Chromium, and a real pseudo-terminal f
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import stat
+import subprocess
+import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -159,10 +163,59 @@ def test_a_run_whose_summary_is_missing_or_unreadable_is_listed_as_such(tmp_path
         ("2000-03-01_000000", "summary.json cannot be read: it is not a JSON object",
          "2000-03-01_000000/report.html"),
         ("2000-02-01_000000", "summary.json cannot be read: it is not JSON", "2000-02-01_000000/report.html"),
-        ("2000-01-01_000000", "summary.json is missing", "2000-01-01_000000/report.html"),
+        ("2000-01-01_000000", ("summary.json is missing: the run stopped while writing its report; hrimport "
+                              f"report {job_folder / '2000-01-01_000000' / 'outcomes.jsonl'} writes it again"),
+         "2000-01-01_000000/report.html"),
     ]
     assert [line["cells"][3:7] for line in lines[2:]] == [["–", "–", "–", "–"]] * 4
     assert run_cli("runs", str(job_folder)).exit_code == 0
+
+
+#: An import killed outright (SIGKILL: nothing runs after it) at the moment its test names.
+KILLED_AT = """
+import os, signal, sys
+from pathlib import Path
+from hrimport.config import load_config
+from hrimport.imports import import_file
+from hrimport.report import writer
+
+def killed(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if sys.argv[4] == "sending":  # the first batch answered, the others still to send
+    progress = killed
+else:  # the whole run saved in outcomes.jsonl, report.html about to be written
+    progress, writer.write_html = None, killed
+import_file(load_config(Path(sys.argv[1])), Path(sys.argv[2]), base_url=sys.argv[3], batch_size=2,
+            report_dir=Path("reports"), progress=progress)
+"""
+
+
+@pytest.mark.parametrize("moment", ["sending", "reporting"])
+def test_a_run_killed_before_its_report_is_listed_with_what_to_do(tmp_path: Path, sandbox: Any,
+                                                                  moment: str) -> None:
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 7)])
+    child = subprocess.run([sys.executable, "-c", KILLED_AT, str(config), str(source), sandbox.base_url, moment],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+                           env={**os.environ, "HRIMPORT_TOKEN": TOKEN})
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    job_folder = tmp_path / "reports" / "test-staff"
+
+    listed = run_cli("runs", str(job_folder), "--json")
+
+    assert listed.exit_code == 0, listed.output
+    [line] = json.loads(listed.stdout)["runs"]
+    outcomes = job_folder / line["run"] / "outcomes.jsonl"
+    if moment == "sending":  # killed with the second batch in flight: the first batch's two rows answered
+        assert (line["file"], line["kind"], line["problem"]) == ("staff.csv", "staff", (
+            "no report: the run was stopped before it finished (or is still sending); the 2 rows the service "
+            "answered are in its journal, outcomes.jsonl; run the import again: nothing is sent twice"))
+    else:
+        assert line["problem"] == (f"summary.json is missing: the run stopped while writing its report; "
+                                   f"hrimport report {outcomes} writes it again")
+        assert run_cli("report", str(outcomes)).exit_code == 0  # as the line says
+        assert (job_folder / line["run"] / "summary.json").exists()
 
 
 def test_a_history_page_that_cannot_be_written_is_a_warning_not_a_failed_import(tmp_path: Path,
@@ -285,8 +338,11 @@ def test_a_run_killed_before_its_run_json_lists_its_steps_in_the_order_they_ran(
 
     lines = json.loads(run_cli("runs", str(job.job), "--json").stdout)["runs"]
 
+    leave = job.root / "reports" / "monthly" / run / "leave" / "outcomes.jsonl"
     assert [(line["step"], line["problem"]) for line in lines] == [
-        ("people", ""), ("leave", "summary.json is missing")]
+        ("people", ""),
+        ("leave", (f"summary.json is missing: the run stopped while writing its report; hrimport report {leave} "
+                  "writes it again"))]
 
 
 def test_hrimport_runs_of_an_import_config_lists_the_runs_of_its_report_folder(tmp_path: Path,

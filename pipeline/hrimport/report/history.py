@@ -42,6 +42,7 @@ SUMMARY_JSON = "summary.json"
 REPORT_HTML = "report.html"
 _RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
 _RUN_LOG = "run.log"
+_OUTCOMES = "outcomes.jsonl"  # ``hrimport.report.writer.OUTCOMES_FILE``: the run's journal while it sends
 
 
 def is_run_folder(path: Path) -> bool:
@@ -173,6 +174,10 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
     summary, problem = _read_json(folder / SUMMARY_JSON)
     if summary is not None and _int(summary, "rows_read") is None:
         summary, problem = None, f"{SUMMARY_JSON} cannot be read: it is not a run's summary"
+    if summary is None and not (folder / SUMMARY_JSON).exists():
+        # no summary yet: a run killed (or still sending), or stopped while writing its report
+        journal, stopped = _without_summary(folder)
+        summary, problem = journal or {}, stopped or problem
     summary = summary or {}
     html = folder / REPORT_HTML
     source = summary.get("source")
@@ -191,6 +196,32 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
         report=html.relative_to(job_folder).as_posix() if html.is_file() else None,
         problem=problem,
     )
+
+
+def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
+    """What a report folder without its summary.json says of its run, from its outcomes file: the journal's
+    first line (kind, source, start) and why there is no report, in words for the page; ``(None, "")`` when
+    that file says nothing (absent, unreadable)."""
+    outcomes = folder / _OUTCOMES
+    try:
+        with outcomes.open("rb") as fh:
+            first = json.loads(fh.readline())
+            answered = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except (OSError, ValueError):
+        return None, ""
+    if not isinstance(first, dict):
+        return None, ""
+    if first.get("record") == "run":  # the whole run was written, then the report was not
+        return None, (f"{SUMMARY_JSON} is missing: the run stopped while writing its report; "
+                      f"hrimport report {outcomes} writes it again")
+    if first.get("record") != "journal":
+        return None, ""
+    source = first.get("source")
+    journal = {"kind": first.get("kind"), "started_at": first.get("started_at"),
+               "source": {"name": Path(source).name} if isinstance(source, str) else None}
+    return journal, (f"no report: the run was stopped before it finished (or is still sending); the "
+                     f"{answered:,} rows the service answered are in its journal, {_OUTCOMES}; run the import "
+                     "again: nothing is sent twice")
 
 
 def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:
