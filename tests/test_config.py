@@ -79,6 +79,9 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"top": '[timeoff]\nemail_check = "strict"'}, "unknown key 'email_check'"),
         ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),
         ({"top": "[service]\ntimeout = 0"}, "a number above 0 and at most 600 (default 30), not 0"),
+        ({"top": "[report]\nhtml_problem_limit = -1"}, "[report] html_problem_limit must be a whole number"),
+        ({"top": "[report]\nhtml_problem_limit = true"}, "[report] html_problem_limit must be a whole number"),
+        ({"top": '[report]\nhtml_row_limit = "all"'}, "[report] html_row_limit must be a whole number"),
     ],
 )
 def test_config_mistakes_are_one_clear_line(tmp_path: Path, parts: dict[str, str], message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -146,6 +147,43 @@ def test_a_refusal_every_row_shares_is_said_once_so_the_other_problems_still_sho
         ("Row 15, column 'Country': 'Narnia' is not a country we recognise (use an ISO code such as SG, MY or CN, or "
         "the country's name in English or another common language, spelt in full)."),
     ]
+
+
+def test_a_month_of_one_mistake_lists_its_first_rows_in_the_page_and_says_where_the_others_are(
+    tmp_path: Path, sandbox
+) -> None:
+    """1,200 rows with a country nobody recognises: report.html (which HR opens on a phone, or gets by e-mail)
+    lists the first 500 under that problem, counts all 1,200, and says the rest are in to_fix.xlsx and
+    report.xlsx, which hold every one. A warning's list stops alike (here at the config's limit of 2)."""
+    rows = [person(n, Country="Atlantis") for n in range(1, 1201)]
+    rows += [person(n, Email=f"person{n}@acme") for n in range(1201, 1205)]  # imported, with a warning
+
+    result, summary = run_import(tmp_path, sandbox, rows)
+
+    assert result.exit_code == 1, result.output
+    assert summary["problems"] == {"unknown-country": 1200} and summary["warnings"] == {"not-an-email": 4}
+    folder = latest_run(tmp_path).parent
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    group = page[page.index('id="code-unknown-country"'):page.index('id="warnings"')]
+    assert group.count('class="problem-row"') == 500
+    assert '<span class="meta">1,200 rows</span>' in group
+    assert re.sub(r"\s+", " ", group).count(
+        "This page lists the first 500 of these rows; the other 700 are in <b>to_fix.xlsx</b> (as every row to fix "
+        "is) and in <b>report.xlsx</b> (sheet Problems, code unknown-country).") == 1
+    assert [line[4] for line in sheet_lines(folder / "report.xlsx", "Problems")[1:]].count("unknown-country") == 1200
+    assert len(sheet_lines(folder / "to_fix.xlsx", "Sheet1")) == 1 + 1200
+    assert page.count('class="warning-row"') == 4  # under the limit: every one
+
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text().replace("[report]\n", "[report]\nhtml_problem_limit = 2\n"))
+    result, summary = run_import(tmp_path, sandbox, rows, config=config)
+
+    page = (latest_run(tmp_path).parent / "report.html").read_text(encoding="utf-8")
+    assert (page.count('class="problem-row"'), page.count('class="warning-row"')) == (2, 2)
+    assert re.sub(r"\s+", " ", page).count(
+        "This page lists the first 2 of these rows; the other 2 are in <b>report.xlsx</b> (sheet Problems, code "
+        "not-an-email).") == 1
+    assert summary["problems"] == {"unknown-country": 1200}  # the figures stay whole
 
 
 def test_the_log_stops_at_200_lines_and_counts_the_problems_it_did_not_say(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ if TYPE_CHECKING:  # the config is read before any data: it imports no pandas
 DEFAULT_TOKEN_ENV = "HRIMPORT_TOKEN"
 DEFAULT_BATCH_SIZE = 100
 DEFAULT_HTML_ROW_LIMIT = 5000
+#: Lines report.html lists under each problem and each warning: a bad month's 20,000 rows of one mistake made a
+#: page of 20 MB, which no phone opens and no e-mail carries; to_fix and report.xlsx have every one.
+DEFAULT_HTML_PROBLEM_LIMIT = 500
 # What becomes of text a spreadsheet would run as a formula (hrimport.normalize.formulas): the platform's
 # interface sets no rule against =Manager, so by default it is sent as written with a warning (we escape the
 # spreadsheets we write); "reject" holds the row back; "strip" sends it without its leading =, +, -, @.
@@ -156,6 +159,7 @@ class ReportSettings:
     job: str = "import"
     mask: tuple[str, ...] = field(default_factory=sensitive_fields)
     html_row_limit: int = DEFAULT_HTML_ROW_LIMIT
+    html_problem_limit: int = DEFAULT_HTML_PROBLEM_LIMIT
 
 
 @dataclass(frozen=True)
@@ -271,19 +275,22 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
     )
 
     report = _table(data, "report", where)
-    reject_unknown_keys(report, {"folder", "job", "mask", "html_row_limit"}, f"{where} [report]")
+    reject_unknown_keys(report, {"folder", "job", "mask", "html_row_limit", "html_problem_limit"}, f"{where} [report]")
     mask = report.get("mask", list(sensitive_fields()))
     if not isinstance(mask, list) or not all(isinstance(m, str) for m in mask):
         raise ConfigError(f"{where} [report] mask must be a list of field names")
-    html_limit = report.get("html_row_limit", DEFAULT_HTML_ROW_LIMIT)
-    if not isinstance(html_limit, int) or html_limit < 0:
-        raise ConfigError(f"{where} [report] html_row_limit must be a whole number")
+    limits = {key: report.get(key, default) for key, default in (("html_row_limit", DEFAULT_HTML_ROW_LIMIT),
+                                                                 ("html_problem_limit", DEFAULT_HTML_PROBLEM_LIMIT))}
+    for key, limit in limits.items():
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise ConfigError(f"{where} [report] {key} must be a whole number")
     folder = Path(report["folder"]) if "folder" in report else Path("reports")
     report_settings = ReportSettings(
         folder=folder if folder.is_absolute() or "folder" not in report else base / folder,
         job=str(report.get("job") or path.stem),
         mask=tuple(mask),
-        html_row_limit=html_limit,
+        html_row_limit=limits["html_row_limit"],
+        html_problem_limit=limits["html_problem_limit"],
     )
 
     staff = _mapping(data, "staff", staff_fields(), where) if "staff" in data else None

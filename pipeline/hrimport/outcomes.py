@@ -164,6 +164,7 @@ class RunInfo:
     ignored_columns: list[str] = field(default_factory=list)
     mask_fields: list[str] = field(default_factory=lambda: ["passport_number"])
     html_row_limit: int = 5000
+    html_problem_limit: int = 500  # lines report.html lists per problem and per warning
     notes: list[str] = field(default_factory=list)  # run-level remarks (e.g. "no data rows")
     # why the run stopped sending: the service became unreachable mid-run ("" when it did not); exit 4
     service_lost: str = ""

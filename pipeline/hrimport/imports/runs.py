@@ -350,6 +350,7 @@ def close_run(
         ignored_columns=ignored_columns,
         mask_fields=list(config.report.mask),
         html_row_limit=config.report.html_row_limit,
+        html_problem_limit=config.report.html_problem_limit,
         notes=run_notes,
         service_lost=str(lost) if lost is not None else "",
         interrupted=halted or "",

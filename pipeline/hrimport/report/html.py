@@ -2,8 +2,8 @@
 
 Issue 4: inline CSS and SVG only (no fonts, scripts or CDNs from elsewhere), so the page opens offline and as
 an e-mail attachment; autoescape on, so every spreadsheet value is text; readable with scripts off. The full
-row list stops at ``RunInfo.html_row_limit`` rows to keep the page light; rows needing attention are always
-all listed. The lines of those two long tables are made here, escaped as the template would, and the page is
+row list stops at ``RunInfo.html_row_limit`` rows to keep the page light, and each problem's (and warning's)
+list at ``RunInfo.html_problem_limit`` rows, the page saying how many more and where they are. The lines of those two long tables are made here, escaped as the template would, and the page is
 written as the template makes it, never held whole.
 """
 
@@ -103,7 +103,7 @@ def _bars(digest: RowsDigest) -> list[Bar]:
 
 
 # The page's two long tables, "All rows" (up to html_row_limit lines) and the problem lines of each group
-# (every row needing attention, 100,000 in a bad month), are made here rather than in the template: jinja2
+# (up to html_problem_limit rows each, of 100,000 in a bad month), are made here rather than in the template: jinja2
 # spends about 0.1 ms on a line of ten cells, escaping each through its own call, which made the page 1 s of a
 # 100,000-row run. Values are escaped as the template's autoescape does (markupsafe); numbers, outcomes and
 # problem codes are ours.
@@ -192,14 +192,15 @@ def page_parts(
     page of 100,000 problem lines need not be held whole.
 
     One walk of the rows: the first ``html_row_limit`` are kept for "All rows", and every row's problems and
-    warnings are grouped; nothing else is done for the rows after the limit.
+    warnings are grouped (each group's first ``html_problem_limit`` rows listed, the others counted); nothing
+    else is done for the rows after the limits.
     """
     digest = digest or digest_rows(result)
     masking = masking or RowMasking(result, digest)
     info = result.info
     limit = max(info.html_row_limit, 0)
     shown: list[RowOutcome] = []
-    grouping = ProblemGrouping(masking)
+    grouping = ProblemGrouping(masking, max(info.html_problem_limit, 0))
     for row in result.rows:
         if len(shown) < limit:
             shown.append(row)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -265,17 +264,32 @@ class ProblemLine:
 
 @dataclass
 class ProblemGroup:
-    """All problems sharing a code, with what the code means and how to fix it."""
+    """All problems sharing a code, with what the code means and how to fix it: the lines of its first
+    ``limit`` rows (every line of each: a row may have two cells with one problem), and how many rows it
+    names in all. ``counts`` is told of each line, a row's lines together, rows in order."""
 
     code: str
     explanation: Explanation
-    # every row needing attention can have a line here: past the first few thousand, they wait in a file
+    limit: int | None = None  # rows listed at most (report.html's ``html_problem_limit``); None: every one
+    # past the first few thousand, the lines wait in a file
     lines: SpooledList[ProblemLine] = field(default_factory=lambda: SpooledList(HELD_LISTED))
+    row_count: int = 0  # the rows the group names, listed or not
+    listed_rows: int = 0
+    _last_row: int | None = field(default=None, repr=False)
 
-    @cached_property
-    def row_count(self) -> int:
-        """The rows the group names (once the grouping is done: the count is kept)."""
-        return len({line.row for line in self.lines})
+    def counts(self, row: int) -> bool:
+        """Count a line of ``row``; whether it is listed (its row among the first ``limit``)."""
+        if row != self._last_row:
+            self._last_row = row
+            self.row_count += 1
+            if self.limit is None or self.listed_rows < self.limit:
+                self.listed_rows += 1
+        return self.row_count == self.listed_rows
+
+    @property
+    def unlisted_rows(self) -> int:
+        """The rows named but not listed (past ``limit``): report.xlsx has them, and to_fix those held back."""
+        return self.row_count - self.listed_rows
 
 
 class ProblemGrouping:
@@ -288,8 +302,9 @@ class ProblemGrouping:
     under the code its outcome implies, with its message.
     """
 
-    def __init__(self, masking: RowMasking) -> None:
+    def __init__(self, masking: RowMasking, limit: int | None = None) -> None:
         self.masking = masking
+        self.limit = limit  # rows listed per group
         self._problems: dict[str, ProblemGroup] = {}
         self._warnings: dict[str, ProblemGroup] = {}
 
@@ -306,13 +321,13 @@ class ProblemGrouping:
                 self._line(self._warnings, row, p)
 
     def _line(self, groups: dict[str, ProblemGroup], row: RowOutcome, p: Problem) -> None:
-        value, message = self.masking.problem(row, p)
         group = groups.get(p.code)
         if group is None:
-            group = groups[p.code] = ProblemGroup(p.code, explain(p.code))
-        group.lines.append(
-            ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message)
-        )
+            group = groups[p.code] = ProblemGroup(p.code, explain(p.code), self.limit)
+        if group.counts(row.row):
+            value, message = self.masking.problem(row, p)
+            group.lines.append(
+                ProblemLine(row.row, row.external_id, row.name, row.outcome, p.column or "", value, message))
 
     @property
     def problems(self) -> list[ProblemGroup]:
