@@ -7,6 +7,7 @@ import threading
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hrimport.config import parse_config
@@ -17,6 +18,7 @@ from hrimport.timeoff.halves import HalfDayError, halves_for, parse_half
 from hrimport.timeoff.leave_types import closest_names, detect_lang, match_leave_type
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
+from hrimport.timeoff.table import LeaveTable, ValidRows
 
 
 @pytest.mark.parametrize(("written", "english", "sent_zh"), [
@@ -122,6 +124,38 @@ def test_rows_of_one_person_overlapping_each_other_are_all_flagged() -> None:
     assert sorted(problems) == [0, 1]
     assert problems[1][0].code == "overlaps-in-file"
     assert "row 2 (2024-02-20..2024-02-23)" in problems[1][0].message
+
+
+def _table(rows: list[tuple[int, str, str, str, int, int]]) -> LeaveTable:
+    """A ``LeaveTable`` of rows (row, external id, start, end, half days, what it sends as one number)."""
+    match = match_leave_type("Annual Leave")
+    assert match is not None
+    numbers, ids, starts, ends, halves, sends = (list(column) for column in zip(*rows))
+    n = len(rows)
+    table = LeaveTable(keep_notes=False)
+    table.extend(ValidRows(rows=numbers, ids=ids, names=ids, matches=[match] * n, langs=["EN"] * n,
+                           countries=["SG"] * n, starts=starts, ends=ends, halves=halves, given=[""] * n,
+                           notes=[""] * n, decisions=[""] * n,
+                           sent=[np.array([[digest, digest * 7] for digest in sends], dtype=np.uint64)]))
+    table.close()
+    return table
+
+
+def test_a_leave_listed_twice_is_told_apart_from_rows_that_overlap_it() -> None:
+    table = _table([
+        (2, "000101", "2024-03-04", "2024-03-08", 0, 1),
+        (3, "000102", "2024-03-04", "2024-03-08", 0, 2),
+        (4, "000101", "2024-03-11", "2024-03-11", 0, 3),  # another leave of the person, on other days
+        (5, "000101", "2024-03-04", "2024-03-08", 0, 1),  # row 2 again
+        (6, "000102", "2024-03-04", "2024-03-08", 0, 2),  # row 3 again, but row 7 overlaps both
+        (7, "000102", "2024-03-08", "2024-03-08", 0, 4),
+        (8, "000103", "2024-03-04", "2024-03-04", 1, 5),
+        (9, "000103", "2024-03-04", "2024-03-04", 0, 5),  # row 8 but for its half day
+        (10, "000101", "2024-03-04", "2024-03-08", 0, 1),  # row 2 a third time
+    ])
+    assert table.repeats() == {3: 0, 8: 0}  # by position: rows 5 and 10 repeat row 2
+    assert table.repeated.tolist() == [False] * 3 + [True] + [False] * 4 + [True]
+    assert sorted(table.overlaps()) == [1, 4, 5, 6, 7]  # rows 3, 6 and 7; rows 8 and 9
 
 
 def test_a_row_already_imported_is_named_but_not_flagged() -> None:

@@ -221,8 +221,9 @@ _NO_VALUE_CODES = {"error-value", "formula-not-calculated"}
 @dataclass(frozen=True, slots=True)
 class RepeatedRow:
     """A row that repeats an earlier one exactly: the same external id, the same value in every field sent
-    (an export that listed a person twice). Sending it too would change nothing, as the platform adds or
-    updates by external id, so it is not sent: it shares the outcome of row ``first``, and carries
+    (an export that listed a person twice; in a time-off file, a leave: ``LeaveTable.repeats``). Sending it
+    too would change nothing, as the platform adds or updates people by external id (and would refuse the
+    leave as overlapping itself), so it is not sent: it shares the outcome of row ``first``, and carries
     ``warning`` (``duplicate-row``) to say so."""
 
     first: int

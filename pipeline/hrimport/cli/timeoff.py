@@ -33,7 +33,8 @@ def timeoff() -> None:
 def validate_command(config: Path, file: Path, as_json: bool) -> None:
     """Check every row of FILE against CONFIG without sending anything (no network).
 
-    Checks fields, leave types (English or Chinese), half-day markers and overlaps within the file.
+    Checks fields, leave types (English or Chinese), half-day markers, overlaps within the file and leaves
+    listed twice.
     Totals are checked against the service's calculation only by `import` (and `import --dry-run`).
     Prints every problem, one line each, and a summary; exits 0 if every row is valid, 1 otherwise.
 

@@ -1,7 +1,8 @@
-"""The rows of a staff file that repeat an earlier row exactly (``hrimport.validate.RepeatedRow``).
+"""The rows of a staff or time-off file that repeat an earlier row exactly (``hrimport.validate.RepeatedRow``).
 
-Such a row is not sent: the platform adds or updates by external id, so sending it after the row it repeats
-would change nothing. It still has an outcome of its own (every row has exactly one): the outcome of the row
+Such a row is not sent: the platform adds or updates people by external id, so sending a staff row after the
+row it repeats would change nothing, and a leave listed twice is one leave (``LeaveTable.repeats``), which the
+platform would refuse the second time as overlapping. It still has an outcome of its own (every row has exactly one): the outcome of the row
 it repeats, known only once that row is settled (planned unchanged, sent, held, left unsent...).
 ``RepeatedRows`` keeps those outcomes as the import puts its rows together in source order (the row repeated
 always comes first) and makes each repeated row's ``RowOutcome`` from its first row's: the same outcome, message

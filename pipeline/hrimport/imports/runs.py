@@ -185,9 +185,14 @@ class StagedFile:
                          shared.repeats, self._last.ignored_columns, self._last.field_sources, self._rows)
 
 
-def repeats_note(count: int) -> str:
-    """The run's note of the ``count`` rows that repeat an earlier row exactly (``RepeatedRow``)."""
+def repeats_note(count: int, kind: Literal["staff", "timeoff"] = "staff") -> str:
+    """The run's note of the ``count`` rows that repeat an earlier row exactly (``RepeatedRow``): in a staff
+    file, a person listed twice; in a time-off file, a leave."""
     rows = f"{count:,} row repeats an earlier row" if count == 1 else f"{count:,} rows repeat an earlier row"
+    if kind == "timeoff":
+        return (f"{rows} exactly (the same external id, leave type, dates and half days, and the same value in "
+                "every field sent): each leave is sent once, with its first row, and a repeated row shares its "
+                "outcome (duplicate-row).")
     return (f"{rows} exactly (the same external id and the same value in every field sent): each person is sent "
             "once, with their first row, and a repeated row shares its outcome (duplicate-row).")
 

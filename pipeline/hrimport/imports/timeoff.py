@@ -1,5 +1,5 @@
-"""The time-off import: read -> map -> validate -> type, lang and halves -> ledger -> in-file overlaps ->
-total days -> post, composed into one ``RunResult`` (``kind="timeoff"``).
+"""The time-off import: read -> map -> validate -> type, lang and halves -> leaves listed twice -> ledger ->
+in-file overlaps -> total days -> post, composed into one ``RunResult`` (``kind="timeoff"``).
 
 Like ``hrimport.imports.staff`` this module only composes; each stage lives in its own module and returns
 plain data. Every source row ends with exactly one outcome (``RunResult.check_accounted``):
@@ -15,6 +15,10 @@ plain data. Every source row ends with exactly one outcome (``RunResult.check_ac
 ``rejected``           the service refused it (unknown staff, its own total, ...)
 ``failed``             the service could not be reached or kept failing
 =====================  ==================================================================================
+
+A row that repeats an earlier row exactly (the same leave listed twice: ``LeaveTable.repeats``) is not sent: it
+gets the outcome of the row it repeats, with a ``duplicate-row`` warning (``hrimport.imports.repeats``), as a
+repeated staff row does.
 
 Example::
 
@@ -38,7 +42,15 @@ import numpy as np
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
-from hrimport.imports.runs import CHUNK_ROWS, ChunkKeep, StagedFile, close_run, read_map_validate
+from hrimport.imports.repeats import RepeatedRows
+from hrimport.imports.runs import (
+    CHUNK_ROWS,
+    ChunkKeep,
+    StagedFile,
+    close_run,
+    read_map_validate,
+    repeats_note,
+)
 from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
@@ -61,9 +73,10 @@ from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import TimeOffRow, check_row
+from hrimport.timeoff.rows import TimeOffRow, check_row, repeat_warning
 from hrimport.timeoff.settings import TimeOffSettings, name_headers
 from hrimport.timeoff.table import CodedTexts, Codes, LeaveTable, ValidRows
+from hrimport.validate import RepeatedRow, sent_digests
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -146,24 +159,31 @@ def import_timeoff(
     timings = staged.timings
     table.close()
 
-    # -- ledger: records this service accepted before are not sent again -------------------------------
-    t = time.perf_counter()
     if not offline and not customer_id.isdigit():
         raise ConfigError(f"customer id {customer_id!r} is not a number: set [service] customer_id in "
                           f"{config.path.name} or HRIMPORT_CUSTOMER_ID")
+
+    # -- leaves listed twice: the first row is sent, each later one shares its outcome --------------------
+    t = time.perf_counter()
+    notes: list[str] = []
+    repeated = _repeated_rows(table, facts.field_sources.get("customer_system_id", "customer_system_id"))
+    if repeated is not None:
+        notes.append(repeats_note(len(repeated.repeats), "timeoff"))
+    unrepeated = ~table.repeated
+
+    # -- ledger: records this service accepted before are not sent again -------------------------------
     service = target.service_key or target.service_url
 
     def ledger_key(r: TimeOffRow) -> LedgerKey:
         return LedgerKey(service, customer_id, r.external_id, r.match.leave_type.en, r.start, r.end)
 
-    notes: list[str] = []
     with ExitStack() as stack:
         if ledger is None and use_ledger and not offline:
             ledger = stack.enter_context(open_ledger(config.state_dir))
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         if ledger is not None:
             for part in parts:
-                at = np.arange(part.lo, part.hi)
+                at = part.positions(unrepeated)
                 keys = table.ledger_keys(at, service, customer_id)
                 known = ledger.find(keys)
                 again: list[int] = []
@@ -184,7 +204,7 @@ def import_timeoff(
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
 
         # -- in-file overlaps ---------------------------------------------------------------------------
-        pending = ~table.imported
+        pending = ~table.imported & unrepeated
         overlapping = table.overlaps()
         ends = [part.hi for part in parts]
         for r in table.rows(sorted(overlapping)):
@@ -251,7 +271,11 @@ def import_timeoff(
 
     outcomes = OutcomeRows()
     for part in parts:
-        mine = part.listed.taken(part.keep.table.row_numbers[-1])  # this chunk's, let go once added
+        last = part.keep.table.row_numbers[-1]
+        mine = part.listed.taken(last)  # this chunk's, let go once added
+        if repeated is not None:
+            repeated.note(mine, part.plain, last=last)
+            mine += repeated.taken(last=last)
         part.keep.attach(mine)
         outcomes.add(mine, *part.plain)
     # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"
@@ -260,6 +284,23 @@ def import_timeoff(
                      ignored_columns=[c for c in facts.ignored_columns if c != name_column],
                      values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+
+
+def _repeated_rows(table: LeaveTable, id_column: str) -> RepeatedRows | None:
+    """The rows of ``table`` listing an earlier row's leave again exactly (``LeaveTable.repeats``, which marks
+    them), to be given the outcomes of the rows they repeat; None when there are none. ``id_column``: the
+    column of the external id, which their warnings name."""
+    repeats = table.repeats()
+    if not repeats:
+        return None
+    numbers = table.column("row")
+    at = np.fromiter(repeats, dtype=np.int64, count=len(repeats))
+    rows, firsts = numbers[at].tolist(), numbers[list(repeats.values())].tolist()
+    taken_ids, taken_names = table.taken(at)
+    ids = taken_ids.tolist()
+    found = {row: RepeatedRow(first, repeat_warning(row=row, first=first, external_id=external_id, column=id_column))
+             for row, first, external_id in zip(rows, firsts, ids)}
+    return RepeatedRows(found, zip(rows, ids, taken_names.tolist()))
 
 
 @dataclass
@@ -364,6 +405,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                                   spill=True), len(table), len(table), listed)
         offset += len(mapped)
         valid = ValidRows()
+        kept: list[int] = []  # the positions of the chunk's valid rows
         for pos, row in enumerate(mapped.row_numbers):
             found = list(problems.get(pos, []))
             match, lang, more = check_row(
@@ -404,6 +446,9 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             valid.given.append(cells["total_days"][pos])
             valid.notes.append(cells["notes"][pos])
             valid.decisions.append(cells["decision"][pos])
+            kept.append(pos)
+        # what each valid row sends, as a 16-byte digest: the leaves listed twice are found once every row is in
+        valid.sent.append(sent_digests(mapped, np.array(kept, dtype=np.int64)))
         table.extend(valid)
         part.hi = len(table)
         parts.append(part)

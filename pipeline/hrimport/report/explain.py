@@ -77,10 +77,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "duplicate-row": Explanation(
         "Row repeated",
         "The row repeats an earlier row of the file: the same external id and the same value in every field "
-        "sent (a person the export listed twice). The platform adds or updates people by external id, so the "
-        "person was sent once, with the earlier row, and this row has that row's outcome.",
-        "Nothing to do. If the person should appear once, the export may list them twice: check the HR "
-        "system's report.",
+        "sent (a person the export listed twice, or in a time-off file the same leave: leave type, dates and "
+        "half days). The platform adds or updates people by external id, and a leave is booked once, so it was "
+        "sent once, with the earlier row, and this row has that row's outcome.",
+        "Nothing to do. If the person or the leave should appear once, the export may list it twice: check the "
+        "HR system's report.",
     ),
     "columns-disagree": Explanation(
         "Columns disagree",
@@ -199,7 +200,10 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "overlaps-in-file": Explanation(
         "Overlapping time off in the file",
-        "Two rows of the file give the same person time off on overlapping days.",
+        "Rows of the file give the same person time off on overlapping days, and they are not one leave listed "
+        "twice (that is sent once: Row repeated): two of them differ in a value sent, such as the leave type, "
+        "the dates, the half days, the days or the notes. None of them was sent, since which is right is not "
+        "known.",
         "Merge or correct the overlapping rows so each day is booked once.",
     ),
     "overlaps-existing": Explanation(

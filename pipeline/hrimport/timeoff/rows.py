@@ -2,7 +2,8 @@
 
 Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.imports.timeoff``
 composes them. Problem codes: ``unknown-leave-type``, ``not-an-allowed-value`` (lang),
-``not-a-half-day-marker``, ``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``.
+``not-a-half-day-marker``, ``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``, and the warning
+``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hrimport.timeoff.leave_types import (
     unknown_type_message,
 )
 
-__all__ = ["TimeOffRow", "check_row", "find_overlaps"]
+__all__ = ["TimeOffRow", "check_row", "find_overlaps", "repeat_warning"]
 
 
 @dataclass
@@ -134,3 +135,15 @@ def find_overlaps(rows: list[TimeOffRow], imported: set[int]) -> dict[int, list[
             r.row, None, None, None,
         )]
     return problems
+
+
+def repeat_warning(*, row: int, first: int, external_id: str, column: str) -> Problem:
+    """The ``duplicate-row`` warning of row ``row``, which lists row ``first``'s leave again exactly: it is not
+    sent, and shares row ``first``'s outcome (``hrimport.imports.repeats``). ``column``: the external id's."""
+    return Problem(
+        "duplicate-row",
+        f"Row {row} repeats row {first}: the same external id '{external_id}' ('{column}'), leave type, dates and "
+        f"half days, and the same value in every field sent, so the leave is sent once, with row {first}, and this "
+        "row shares its outcome.",
+        row, column, "customer_system_id", external_id, severity="warning",
+    )

@@ -3,11 +3,12 @@
 
 The overlap check needs every valid row of a person, and the total days and the posting come after it:
 each valid row is kept until then, not as a ``TimeOffRow`` (~1.5 KB with its strings) but as a few numbers
-(~60 bytes): its row number, its external id and name in Arrow arrays, and its leave type, country, dates,
+(~75 bytes): its row number, its external id and name in Arrow arrays, its leave type, country, dates,
 day figures and decision as codes into their distinct values (``Codes``: a file has a few thousand dates,
-not a million). ``LeaveTable.rows`` makes ``TimeOffRow``s again for the rows being worked on, the same as
-those made from the file; ``detail_columns`` gives the report's time-off columns of many rows without a
-dict each; ``overlaps`` is ``hrimport.timeoff.rows.find_overlaps`` on the people whose rows clash.
+not a million), and a 16-byte digest of the values it sends. ``LeaveTable.rows`` makes ``TimeOffRow``s again
+for the rows being worked on, the same as those made from the file; ``detail_columns`` gives the report's
+time-off columns of many rows without a dict each; ``repeats`` finds the leaves listed twice (by their
+digests), and ``overlaps`` is ``hrimport.timeoff.rows.find_overlaps`` on the people whose other rows clash.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class ValidRows:
     given: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
+    # each row's digest of the values it sends (``hrimport.validate.sent_digests``): two uint64 a row
+    sent: list[np.ndarray] = field(default_factory=list)
 
 
 class TakenTexts(Positional[str]):
@@ -139,8 +142,8 @@ class _Details(Positional[str]):
 
 #: The kept columns of a ``LeaveTable`` and their ``array`` type codes.
 _COLUMNS = {"row": "q", "person": "q", "kind": "i", "country": "i", "start": "i", "end": "i", "half": "b",
-            "given": "i", "decision": "i"}
-_DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8}
+            "given": "i", "decision": "i", "sent0": "Q", "sent1": "Q"}
+_DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8, "Q": np.uint64}
 
 
 class LeaveTable:
@@ -162,6 +165,7 @@ class LeaveTable:
         self._columns: dict[str, np.ndarray] = {}
         self.total_days = np.empty(0, dtype=np.int32)  # the figure sent or settled, as a code; -1: not yet known
         self.imported = np.empty(0, dtype=bool)  # the ledger holds it: named by an overlap, never flagged
+        self.repeated = np.empty(0, dtype=bool)  # it repeats an earlier row exactly (``repeats``): never sent
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -186,6 +190,9 @@ class LeaveTable:
                             ("given", rows.given), ("decision", rows.decisions)):
             grow[name].frombytes(codes(texts).tobytes())
         grow["half"].extend(rows.halves)
+        for sent in rows.sent:
+            grow["sent0"].frombytes(np.ascontiguousarray(sent[:, 0]).tobytes())
+            grow["sent1"].frombytes(np.ascontiguousarray(sent[:, 1]).tobytes())
         self.ids.extend(rows.ids)
         self.names.extend("" if name == external_id else name for external_id, name in zip(rows.ids, rows.names))
         if self.keep_notes:
@@ -207,6 +214,7 @@ class LeaveTable:
                          for name, column in self._growing.items()}
         self.total_days = np.full(len(self), -1, dtype=np.int32)
         self.imported = np.zeros(len(self), dtype=bool)
+        self.repeated = np.zeros(len(self), dtype=bool)
 
     def column(self, name: str) -> np.ndarray:
         """One of the kept columns of every row: ``row`` (numbers), ``given`` (the file's day figure, a code
@@ -268,26 +276,76 @@ class LeaveTable:
         at = np.asarray(positions, dtype=np.int32)
         return TakenTexts(self.ids, at), TakenTexts(self.names, at, self.ids)
 
+    def repeats(self) -> dict[int, int]:
+        """The rows that repeat an earlier row exactly, each by its position, with the position of the first
+        row it repeats (its source order's first); marks them ``repeated``.
+
+        A row repeats another when the two send the same values (``sent_digests``, which covers the person,
+        the leave type, the dates, the day figure and every other value sent) and the same half days, and no
+        other row of the person overlaps their period: the same leave listed twice. Where a third row
+        overlaps it, which is right is not known, and ``overlaps`` flags every one of them."""
+        if len(self) < 2:
+            return {}
+        c = self._columns
+        # the candidates: the rows whose digest's first half another row has too (of a million rows, none
+        # or a few, found by one sort); then every row of their people, compared in full
+        digests = np.sort(c["sent0"])
+        doubled = digests[1:][digests[1:] == digests[:-1]]
+        del digests
+        if not len(doubled):
+            return {}
+        candidates = np.isin(c["sent0"], doubled)
+        at = np.flatnonzero(np.isin(c["person"], np.unique(c["person"][candidates])))
+        ranks = self._date_ranks()
+        person, start, end = c["person"][at], ranks[c["start"][at]], ranks[c["end"][at]]
+        # the rows alike: one person, one digest, one period and the same half days, in source order
+        keys = (person, c["sent0"][at], c["sent1"][at], c["half"][at], start, end)
+        alike = np.lexsort((at, *reversed(keys)))  # by person, digest, half days, period, then source order
+        in_order = [key[alike] for key in keys]
+        new_group = np.ones(len(at), dtype=bool)
+        new_group[1:] = np.logical_or.reduce([key[1:] != key[:-1] for key in in_order])
+        group = np.cumsum(new_group) - 1  # each row's group, in ``alike``'s order
+        size = np.bincount(group)
+        firsts = alike[new_group]  # each group's first row, as an index into ``at``
+        # how many rows of the person overlap each group's period: those starting by its end, less those
+        # ending before its start (a row ends on or after its start); the group alone is a leave listed twice
+        place = np.unique(person, return_inverse=True)[1].astype(np.int64)
+        span = len(ranks) + 1
+        starts, ends = np.sort(place * span + start), np.sort(place * span + end)
+        base = place[firsts] * span
+        overlapping = (np.searchsorted(starts, base + end[firsts], side="right")
+                       - np.searchsorted(ends, base + start[firsts], side="left"))
+        listed_twice = (size > 1) & (overlapping == size)
+        later = np.flatnonzero(listed_twice[group] & ~new_group)  # each such group's rows but its first
+        rows, repeated = at[alike[later]], at[firsts[group[later]]]
+        self.repeated[rows] = True
+        return dict(zip(rows.tolist(), repeated.tolist()))
+
     def overlaps(self) -> dict[int, list[Problem]]:
-        """``find_overlaps`` of every row, imported ones named and not flagged: the same problems, found by
-        comparing the rows of only the people with two periods that touch."""
+        """``find_overlaps`` of every row but those ``repeated``, imported ones named and not flagged: the same
+        problems, found by comparing the rows of only the people with two periods that touch."""
         if len(self) < 2:
             return {}
         person = self._columns["person"]
-        # dates compared as the texts find_overlaps compares: by their rank among the file's sorted texts
-        ranks = np.empty(len(self.texts.values), dtype=np.int32)
-        ranks[np.argsort(np.array(self.texts.values, dtype=object), kind="stable")] = np.arange(len(ranks))
+        ranks = self._date_ranks()
+        listed = ~self.repeated  # a row repeated is its first row's: it clashes with nothing else
         # the people a share at a time (by their number), so that the sorting's arrays stay small
         shares = max(1, len(self) // _OVERLAP_ROWS)  # a person's rows all in one share: same number
-        clashing = [self._clashing(np.flatnonzero(person % shares == share), person, ranks)
+        clashing = [self._clashing(np.flatnonzero(listed & (person % shares == share)), person, ranks)
                     for share in range(shares)]
         who = np.unique(np.concatenate(clashing))
         if not len(who):
             return {}
         # the rows of those people, compared as find_overlaps compares them (by id: two ids sharing a number
         # only cost a comparison)
-        rows = self.rows(np.flatnonzero(np.isin(person, who)))
+        rows = self.rows(np.flatnonzero(listed & np.isin(person, who)))
         return find_overlaps(rows, {r.pos for r in rows if self.imported[r.pos]})
+
+    def _date_ranks(self) -> npt.NDArray[np.int32]:
+        """Each text's rank among the file's sorted texts: dates compared as the texts find_overlaps compares."""
+        ranks = np.empty(len(self.texts.values), dtype=np.int32)
+        ranks[np.argsort(np.array(self.texts.values, dtype=object), kind="stable")] = np.arange(len(ranks))
+        return ranks
 
     def _clashing(self, at: Ints, person: Ints, ranks: npt.NDArray[np.int32]) -> Ints:
         """The people, among the rows at ``at``, with two periods that touch."""
