@@ -66,8 +66,9 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
                    report_dir: Path | None, as_json: bool) -> None:
     """Import the time-off records in FILE as CONFIG describes, and write the report.
 
-    total_days is filled from the service's calculation when the sheet has none, and a row whose figure
-    disagrees is not sent. Records the service accepted are kept in a ledger in the config's state
+    total_days is filled from the service's calculation when the sheet has none; a row whose figure
+    disagrees with it is sent with the file's figure and a total-days-differs warning ([timeoff]
+    total_days = "service" sends the service's count instead, "strict" holds the row back). Records the service accepted are kept in a ledger in the config's state
     folder (default .hrimport/): running the same file again adds nothing. Exits 0 when every row was
     added or already imported, 1 when any row needs attention, 2 for a usage, config or file error, 3
     when another time-off import uses the same state folder, 4 when the service is unreachable or
