@@ -49,7 +49,6 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
                      echo=lambda line: click.echo(line, err=True), progress_bar=progress_bar)
     if result.folder is not None:
         click.echo(f"Report folder: {result.folder}", err=True)
-    where = " on the embedded sandbox, not the platform" if result.embedded_sandbox else ""
-    click.echo(f"{job.name}: {result.verdict()}{where} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
+    click.echo(f"{job.name}: {result.headline()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
                err=True)
     raise SystemExit(result.exit_code)

@@ -1,7 +1,8 @@
 """What a run did: a ``StepResult`` per step, the ``JobResult`` of the run, and ``EXIT_MEANINGS``.
 
 The run's exit code is the highest of its steps' (and of its own failure, the lock); ``verdict()`` says the
-outcome in one line for stderr, the log, ``run.json`` and the e-mail subject.
+outcome in one line for stderr, the log, ``run.json`` and the e-mail subject (``headline``: with where the
+rows went when that was the embedded sandbox).
 """
 
 from __future__ import annotations
@@ -100,8 +101,15 @@ class JobResult:
         """The highest exit code of the steps (and of the run's own failure)."""
         return max([self.error_code, *(s.exit_code for s in self.steps)])
 
+    def headline(self) -> str:
+        """The verdict, and where the rows went when that was the embedded sandbox: the last line on stderr
+        and the e-mail subject, which must never read "everything imported" for rows no platform received."""
+        where = " on the embedded sandbox, not the platform" if self.embedded_sandbox else ""
+        return f"{self.verdict()}{where}"
+
     def verdict(self) -> str:
-        """One line: what happened, for the e-mail subject and the last line on stderr."""
+        """One line: what happened, for ``run.json``, the log and (with ``headline``) the last line on stderr and
+        the e-mail subject."""
         if self.error:
             return self.error
         # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as

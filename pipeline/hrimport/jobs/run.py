@@ -223,7 +223,7 @@ def _notify(job: Job, result: JobResult, say: Callable[[str], None]) -> None:
                 # two steps both have a report.html: name each after its step
                 name = path.name if len(reports) == 1 else f"{safe_name(step.name)}-{path.name}"
                 attachments.append((name, path))
-    subject = f"{job.name}: {result.verdict()} (exit {result.exit_code})"
+    subject = f"{job.name}: {result.headline()} (exit {result.exit_code})"
     lines = [f"hrimport job {job.name!r} ({job.path}), started {result.started_at}.", ""]
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
     if result.error:

@@ -1,0 +1,70 @@
+"""What the people on call receive from an unattended ``hrimport run``: the e-mail, the lines cron logs, run.json.
+
+The story: the HR operations lead reads the e-mail on a phone, and whoever runs the machine reads the cron log.
+The subject never calls done what did not happen, the body says what to do, every failure that stops a run is
+mailed (a mistake in a config someone edited, a run killed last time), and a report too big for the mail relay
+does not stop the mail. A real SMTP server (aiosmtpd) on a loopback port receives every message; the sandbox
+is real, over HTTP, or the embedded one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from click.testing import CliRunner, Result
+
+from hrimport.cli import main
+from tests.staff_files import person, write_config, write_csv
+from tests.test_notify import Inbox, free_port
+from tests.test_run_job import TOKEN, JobFolder, notify_table, run_cli
+
+
+@pytest.fixture
+def relay() -> Iterator[tuple[Inbox, int]]:
+    """A mail relay on a free loopback port, keeping every message it takes."""
+    box, port = Inbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield box, port
+    controller.stop()
+
+
+def body_of(msg: EmailMessage) -> str:
+    """The e-mail's plain-text body, as a phone shows it."""
+    part = msg.get_body(("plain",))
+    assert part is not None
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+def hrimport(*args: str, **env: str) -> Result:
+    """``hrimport ARGS`` with exactly these connection variables (unset ones are empty)."""
+    return CliRunner().invoke(main, list(args), env={"HRIMPORT_TOKEN": "", "HRIMPORT_BASE_URL": "", **env},
+                              catch_exceptions=False)
+
+
+# ----------------------------------------------------------------------------- the subject is never a false "done"
+
+
+def test_a_trial_on_the_embedded_sandbox_is_never_mailed_as_imported(tmp_path: Path,
+                                                                     relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    write_config(tmp_path / "staff.toml")  # no base URL: the job's sandbox = true sends it to the embedded one
+    (tmp_path / "exports").mkdir()
+    write_csv(tmp_path / "exports" / "staff.csv", [person(1)])
+    job = tmp_path / "monthly.toml"
+    job.write_text('sandbox = true\n[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "exports/staff.csv"\n'
+                   + notify_table(port, when="always") + "\n")
+
+    result = hrimport("run", str(job), HRIMPORT_SANDBOX_DB=str(tmp_path / "embedded.db"))
+
+    assert result.exit_code == 0, result.output
+    [msg] = box.messages
+    # nothing reached the platform: the subject says so, as the run's last line does
+    assert msg["Subject"] == "[hrimport] monthly: everything imported on the embedded sandbox, not the platform (exit 0)"
+    assert result.stderr.splitlines()[-1].startswith(
+        "monthly: everything imported on the embedded sandbox, not the platform (exit 0")
