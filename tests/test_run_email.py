@@ -68,3 +68,41 @@ def test_a_trial_on_the_embedded_sandbox_is_never_mailed_as_imported(tmp_path: P
     assert msg["Subject"] == "[hrimport] monthly: everything imported on the embedded sandbox, not the platform (exit 0)"
     assert result.stderr.splitlines()[-1].startswith(
         "monthly: everything imported on the embedded sandbox, not the platform (exit 0")
+
+
+# ------------------------------------------------------------------------------------------ the mail relay
+
+
+class RefusingInbox(Inbox):
+    """A relay whose mailboxes named ``gone@...`` no longer exist (a colleague who left)."""
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address.startswith("gone@"):
+            return "550 5.1.1 <gone@acme.example>: mailbox unavailable"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
+def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mail(tmp_path: Path,
+                                                                                 sandbox: Any) -> None:
+    box, port = RefusingInbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        job = JobFolder(tmp_path / "gone", sandbox, notify=notify_table(port).replace(
+            'to = ["payroll@acme.example"]', 'to = ["payroll@acme.example", "gone@acme.example"]'))
+        job.export("2024-05", job.people(2, **{"2": {"Country": "Atlantis"}}))
+
+        result = run_cli("run", str(job.job))
+    finally:
+        controller.stop()
+
+    assert result.exit_code == 1  # the run's own verdict, whatever the mail did
+    [msg] = box.messages
+    assert box.envelopes[0].rcpt_tos == ["payroll@acme.example"]
+    assert msg["Subject"] == "[hrimport] monthly: 1 row needs attention (exit 1)"
+    said = (f"the SMTP server 127.0.0.1:{port} refused gone@acme.example (550 5.1.1 <gone@acme.example>: mailbox "
+            "unavailable): check the address in [notify] to; the e-mail went to payroll@acme.example")
+    assert f"Error: e-mail not sent to every recipient: {said}\n" in result.stderr
+    run = job.last_run()
+    assert (run["notified"], run["notify_error"]) == (True, said)

@@ -25,7 +25,7 @@ from typing import Literal
 
 from hrimport.errors import ConfigError
 
-__all__ = ["NotifyError", "NotifySettings", "send_mail", "should_notify"]
+__all__ = ["NotifyError", "NotifySettings", "SomeRecipientsRefused", "send_mail", "should_notify"]
 
 When = Literal["always", "attention", "never"]
 WHEN_VALUES: tuple[When, ...] = ("always", "attention", "never")
@@ -33,6 +33,14 @@ WHEN_VALUES: tuple[When, ...] = ("always", "attention", "never")
 
 class NotifyError(Exception):
     """The e-mail could not be sent (the run's own exit code is kept; this is reported beside it)."""
+
+
+class SomeRecipientsRefused(NotifyError):
+    """The relay took the e-mail for some recipients and refused the others: it was sent, not to everyone."""
+
+    def __init__(self, message: str, delivered: Sequence[str]) -> None:
+        super().__init__(message)
+        self.delivered = tuple(delivered)
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,7 @@ def send_mail(
     except smtplib.SMTPNotSupportedError as exc:
         raise NotifyError(f"the SMTP server {where} does not support {_smtp_text(exc)}: check starttls/user") from None
     except smtplib.SMTPRecipientsRefused as exc:
-        raise NotifyError(f"the SMTP server {where} refused every recipient: {', '.join(exc.recipients)}") from None
+        raise NotifyError(f"the SMTP server {where} refused every recipient: {_refusals(exc.recipients)}") from None
     except smtplib.SMTPServerDisconnected as exc:
         if not greeted and not settings.ssl:
             # a server speaking implicit TLS waits for a TLS hello and never greets a plain client
@@ -176,8 +184,18 @@ def send_mail(
             f"cannot connect to the SMTP server {where}: {exc.strerror or exc}; check host and port"
         ) from None
     if refused:
-        raise NotifyError(f"the SMTP server {where} refused some recipients: {', '.join(refused)}")
+        delivered = [address for address in settings.to if address not in refused]
+        raise SomeRecipientsRefused(
+            f"the SMTP server {where} refused {_refusals(refused)}: check the address in [notify] to; "
+            f"the e-mail went to {', '.join(delivered)}", delivered)
     return msg
+
+
+def _refusals(refused: Mapping[str, tuple[int, bytes | str]]) -> str:
+    """``gone@acme.example (550 5.1.1 mailbox unavailable)``, for each address the relay refused."""
+    def why(code: int, text: bytes | str) -> str:
+        return f"{code} {text.decode('utf-8', 'replace') if isinstance(text, bytes) else text}".strip()
+    return ", ".join(f"{address} ({why(*answer)})" for address, answer in refused.items())
 
 
 def _smtp_text(exc: smtplib.SMTPException) -> str:

@@ -34,7 +34,7 @@ from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
-from hrimport.notify import NotifyError, send_mail, should_notify
+from hrimport.notify import NotifyError, SomeRecipientsRefused, send_mail, should_notify
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
@@ -234,6 +234,11 @@ def _notify(job: Job, result: JobResult, say: Callable[[str], None]) -> None:
     t = time.perf_counter()
     try:
         send_mail(job.notify, subject, "\n".join(lines) + "\n", attachments)
+    except SomeRecipientsRefused as exc:  # sent all the same: the others have it
+        result.notified, result.notify_error = True, str(exc)
+        log.error("e-mail not sent to every recipient: %s", exc)
+        say(f"Error: e-mail not sent to every recipient: {exc}")
+        return
     except (NotifyError, ConfigError) as exc:
         result.notify_error = str(exc)
         log.error("e-mail not sent: %s", exc)
