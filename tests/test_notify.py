@@ -249,3 +249,14 @@ def test_when_decides_which_runs_are_worth_an_email(when: str, exit_code: int, s
 
 def test_no_notify_table_means_no_email() -> None:
     assert should_notify(None, 4) is False
+
+
+def test_a_password_smtp_cannot_send_is_one_line_naming_the_variable(smtp_server: tuple[Inbox, int]) -> None:
+    inbox, port = smtp_server
+    s = settings(port, user="robot", password_env="TEST_SMTP_PW")
+    with pytest.raises(NotifyError) as caught:
+        send_mail(s, "ok", "body", environ={"TEST_SMTP_PW": "pässwörd-9"})
+    assert str(caught.value) == (
+        f"cannot log in to the SMTP server 127.0.0.1:{port}: an SMTP login is ASCII only, and the user in "
+        "[notify] or the password in $TEST_SMTP_PW has other characters (such as accented letters)")
+    assert inbox.messages == []

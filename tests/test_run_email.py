@@ -9,6 +9,7 @@ is real, over HTTP, or the embedded one.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -106,3 +107,21 @@ def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mai
     assert f"Error: e-mail not sent to every recipient: {said}\n" in result.stderr
     run = job.last_run()
     assert (run["notified"], run["notify_error"]) == (True, said)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a line break in a file name is a POSIX possibility")
+def test_a_file_name_with_a_line_break_makes_a_one_line_subject_not_a_traceback(tmp_path: Path, sandbox: Any,
+                                                                               relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    job = JobFolder(tmp_path / "odd", sandbox, notify=notify_table(port, when="always"))
+    job.export("2024-05", job.people(2)).rename(job.root / "exports" / "staff_2024\n05.csv")
+    assert run_cli("run", str(job.job)).exit_code == 0
+
+    result = run_cli("run", str(job.job))  # no new export: the subject names the file
+
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    subject = box.messages[-1]["Subject"]
+    assert subject.startswith("[hrimport] monthly: no new export: the newest file matching exports/staff_*.csv "
+                              "(staff_2024 05.csv) is the one imported on ")
+    assert job.last_run()["notified"] is True

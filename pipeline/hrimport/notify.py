@@ -90,7 +90,8 @@ def build_message(
     An attachment is a path, or (file name to show, path) when two files share a name.
     """
     msg = EmailMessage()
-    msg["Subject"] = f"{settings.subject_prefix} {subject}".strip()
+    # one line: a header may hold no line break, and a file name may (a subject names the file found)
+    msg["Subject"] = " ".join(f"{settings.subject_prefix} {subject}".split())
     msg["From"] = settings.sender
     msg["To"] = ", ".join(settings.to)
     msg["Date"] = formatdate(localtime=True)
@@ -149,7 +150,13 @@ def send_mail(
             if settings.starttls and not settings.ssl:
                 smtp.starttls(context=context)
             if settings.user:
-                smtp.login(settings.user, password or "")
+                try:
+                    smtp.login(settings.user, password or "")
+                except UnicodeEncodeError:  # smtplib encodes the login as ASCII; its error names a character
+                    raise NotifyError(
+                        f"cannot log in to the SMTP server {where}: an SMTP login is ASCII only, and the user in "
+                        f"[notify] or the password in ${settings.password_env} has other characters (such as "
+                        "accented letters)") from None
             refused = smtp.send_message(msg)
     except smtplib.SMTPAuthenticationError:
         raise NotifyError(
