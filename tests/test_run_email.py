@@ -9,6 +9,7 @@ is real, over HTTP, or the embedded one.
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -124,4 +125,33 @@ def test_a_file_name_with_a_line_break_makes_a_one_line_subject_not_a_traceback(
     subject = box.messages[-1]["Subject"]
     assert subject.startswith("[hrimport] monthly: no new export: the newest file matching exports/staff_*.csv "
                               "(staff_2024 05.csv) is the one imported on ")
+    assert job.last_run()["notified"] is True
+
+
+def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_path: Path, sandbox: Any) -> None:
+    # a month of 300 rows to fix makes a page bigger than this relay takes (ordinary relays take 10 MB, a big
+    # month's page is 20): the relay would refuse the whole e-mail, and nobody would hear of the 300 rows
+    box, port = Inbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port, data_size_limit=300_000)
+    controller.start()
+    try:
+        job = JobFolder(tmp_path / "big", sandbox, notify=notify_table(port))
+        job.export("2024-05", job.people(300, **{str(n): {"Country": "Atlantis"} for n in range(1, 301)}))
+
+        result = run_cli("run", str(job.job))
+    finally:
+        controller.stop()
+
+    assert result.exit_code == 1, result.stderr
+    [msg] = box.messages
+    assert msg["Subject"] == "[hrimport] monthly: 300 rows need attention (exit 1)"
+    assert len(box.envelopes[0].original_content) <= 300_000
+    # the rows to fix, and every row's outcome in the workbook, in place of the page
+    assert [a.get_filename() for a in msg.iter_attachments()] == ["report.xlsx", "to_fix.xlsx"]
+    page = job.runs()[-1] / "staff" / "report.html"
+    size = page.stat().st_size
+    assert size > 300_000
+    assert (f"\n\nNot attached, too big for this e-mail (the mail server takes at most 0.3 MB); the files are on "
+            f"{socket.gethostname()}, the machine that runs hrimport:\n  {page} ({size / 1e6:.1f} MB): report.xlsx "
+            "is attached in its place\n") in body_of(msg)
     assert job.last_run()["notified"] is True

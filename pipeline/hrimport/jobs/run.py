@@ -34,7 +34,7 @@ from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, run_log
-from hrimport.notify import NotifyError, SomeRecipientsRefused, send_mail, should_notify
+from hrimport.notify import Attachment, NotifyError, SomeRecipientsRefused, send_mail, should_notify
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
@@ -214,15 +214,16 @@ def _notify(job: Job, result: JobResult, say: Callable[[str], None]) -> None:
     if not should_notify(job.notify, result.exit_code):
         return
     assert job.notify is not None
-    reports = [s for s in result.steps if s.report is not None]
-    attachments: list[tuple[str, Path]] = []
-    for step in reports:
-        assert step.report is not None
-        for path in (step.report.html, step.report.to_fix):
-            if path is not None:
-                # two steps both have a report.html: name each after its step
-                name = path.name if len(reports) == 1 else f"{safe_name(step.name)}-{path.name}"
-                attachments.append((name, path))
+    reports = {s.name: s.report for s in result.steps if s.report is not None}
+    attachments: list[Attachment] = []
+    for name, report in reports.items():
+        # two steps both have a report.html: name each after its step
+        prefix = "" if len(reports) == 1 else f"{safe_name(name)}-"
+        # a page too big for the e-mail (every row of a big month) gives its place to the workbook of the same rows
+        attachments.append(Attachment(prefix + report.html.name, report.html,
+                                      stand_in=Attachment(prefix + report.xlsx.name, report.xlsx)))
+        if report.to_fix is not None:
+            attachments.append(Attachment(prefix + report.to_fix.name, report.to_fix))
     subject = f"{job.name}: {result.headline()} (exit {result.exit_code})"
     lines = [f"hrimport job {job.name!r} ({job.path}), started {result.started_at}.", ""]
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
