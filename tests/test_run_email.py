@@ -155,3 +155,29 @@ def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_
             f"{socket.gethostname()}, the machine that runs hrimport:\n  {page} ({size / 1e6:.1f} MB): report.xlsx "
             "is attached in its place\n") in body_of(msg)
     assert job.last_run()["notified"] is True
+
+
+# ------------------------------------------------------------------------- every run that stops is mailed
+
+
+def test_a_mistake_made_in_an_import_config_is_mailed_not_only_logged(tmp_path: Path, sandbox: Any,
+                                                                     relay: tuple[Inbox, int]) -> None:
+    # someone adds a value map to staff.toml and mistypes a line: from then on every monthly run stops at once,
+    # and cron's output goes to a log file nobody reads
+    box, port = relay
+    job = JobFolder(tmp_path / "edited", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    config = job.root / "staff.toml"
+    config.write_text(config.read_text().replace("customer_id = 99", 'customer_id = "ninety-nine"'))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    error = "staff.toml [service] customer_id must be a number, not 'ninety-nine'"
+    assert result.stderr == f"Error: {error}\n"  # one line, as before
+    [msg] = box.messages
+    assert msg["Subject"] == f"[hrimport] monthly: not started: {error} (exit 2)"
+    body = body_of(msg)
+    assert f"not started: {error}\n" in body
+    assert "Exit code 2: a usage, config or input-file error" in body
+    assert job.sandbox.requests() == []  # nothing was sent

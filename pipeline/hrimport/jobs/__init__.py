@@ -50,7 +50,7 @@ from __future__ import annotations
 from hrimport.jobs.folders import RUN_SUMMARY, prune_runs
 from hrimport.jobs.jobfile import DEFAULT_RETENTION, Job, JobStep, find_source, load_job, parse_job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
-from hrimport.jobs.run import run_job
+from hrimport.jobs.run import load_job_or_tell, run_job
 from hrimport.jobs.runlog import RUN_LOG
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "StepResult",
     "find_source",
     "load_job",
+    "load_job_or_tell",
     "parse_job",
     "prune_runs",
     "run_job",
