@@ -9,9 +9,11 @@ is real, over HTTP, or the embedded one.
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
 from collections.abc import Iterator
+from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,8 @@ from click.testing import CliRunner, Result
 from hrimport.cli import main
 from tests.staff_files import person, write_config, write_csv
 from tests.test_notify import Inbox, free_port
-from tests.test_run_job import TOKEN, JobFolder, notify_table, run_cli
+from tests.test_run_job import BULK, JobFolder, notify_table, run_cli, wait_for
+from tests.test_run_job import hrimport as hrimport_process
 
 
 @pytest.fixture
@@ -181,3 +184,37 @@ def test_a_mistake_made_in_an_import_config_is_mailed_not_only_logged(tmp_path: 
     assert f"not started: {error}\n" in body
     assert "Exit code 2: a usage, config or input-file error" in body
     assert job.sandbox.requests() == []  # nothing was sent
+
+
+def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Path, sandbox: Any,
+                                                                   relay: tuple[Inbox, int]) -> None:
+    # the machine went down mid-run: that run sent no e-mail, so the next one is the first to tell anyone
+    box, port = relay
+    job = JobFolder(tmp_path / "killed", sandbox, batch_size=5, notify=notify_table(port, when="always"))
+    job.export("2024-05", job.people(30))
+    sandbox.set_faults(latency=0.3)
+    killed = hrimport_process("run", str(job.job))
+    try:
+        wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(BULK)) >= 2, what="two batches")
+        killed.send_signal(signal.SIGKILL)
+        killed.communicate(timeout=30)
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+            killed.communicate()
+    sandbox.clear_faults()
+    [folder] = job.runs()
+    assert box.messages == [] and not (folder / "run.json").exists()
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    said = f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert (f"\n\nNote: {said}; the lines above say what this run did in its place (nothing is stored twice). Its "
+            f"folder: {folder}\n") in body_of(msg)
+
+    run_cli("run", str(job.job))  # told once: the run after does not say it again
+    assert "did not finish" not in body_of(box.messages[-1])

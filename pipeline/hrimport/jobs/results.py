@@ -88,6 +88,8 @@ class JobResult:
     notified: bool = False
     notify_error: str | None = None
     pruned: list[Path] = field(default_factory=list)
+    # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
+    unfinished: list[Path] = field(default_factory=list)
     error: str | None = None  # a failure of the run as a whole (the lock)
     error_code: int = EXIT_OK
 

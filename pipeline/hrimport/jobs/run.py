@@ -29,7 +29,7 @@ from hrimport.errors import (
     JobLockedError,
 )
 from hrimport.imports import import_file
-from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
+from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinished_runs, write_run_summary
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
@@ -129,9 +129,12 @@ def _run_locked(
     say: Callable[[str], None], progress_bar: ProgressBar | None,
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
+    result.unfinished = unfinished_runs(job)
     result.folder = new_run_folder(job, started)
     with run_log(result.folder / RUN_LOG, job) as secrets:
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
+        for folder in result.unfinished:
+            log.warning("%s: %s", _not_finished(folder), folder)
         with StateStore.open(job.state_dir) as state:
             for step in job.steps:
                 if any(s.exit_code == EXIT_SERVICE for s in result.steps):
@@ -253,6 +256,10 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
     if result.error:
         lines.append(result.error)
+    for folder in result.unfinished:
+        note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing is "
+                f"stored twice). Its folder: {folder}")
+        lines += ["", note]
     lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
     if result.folder is not None:
         lines.append(f"Report folder: {result.folder} (log: {RUN_LOG}).")
@@ -271,3 +278,9 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         return
     result.notified = True
     log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+
+
+def _not_finished(folder: Path) -> str:
+    """What a run folder without its run.json says, from its name (its start)."""
+    started = datetime.strptime(folder.name[:17], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
