@@ -218,3 +218,31 @@ def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Pat
 
     run_cli("run", str(job.job))  # told once: the run after does not say it again
     assert "did not finish" not in body_of(box.messages[-1])
+
+
+# ------------------------------------------------------------------------------------- what cron logs
+
+
+def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_path: Path, sandbox: Any) -> None:
+    smtp_down = free_port()  # the relay is down this morning
+    job = JobFolder(tmp_path / "nofile", sandbox, notify=notify_table(smtp_down))  # and no export came
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    missing = (f"no file matches {job.root / 'exports' / 'staff_*.csv'}; put this month's export there or fix "
+               "source in the job file")
+    folder = job.runs()[-1]
+    assert result.stderr.splitlines() == [
+        f"staff: Error: step staff: {missing}",
+        (f"Error: e-mail not sent: cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; "
+         "check host and port"),
+        f"Report folder: {folder}",
+        # the verdict, as the e-mail's subject has it: said once, without "Error:" in the middle
+        (f"monthly: staff step failed: {missing} (exit 2: a usage, config or input-file error (among them an "
+         "export missing, unreadable, too old, or older than the last one imported): fix the job file, config or "
+         "source file it names, then run again)"),
+    ]
+    log = (folder / "run.log").read_text()
+    assert "ERROR   hrimport.jobs: step staff: " in log and missing in log  # run.log keeps every error
+    assert "ERROR   hrimport.jobs: e-mail not sent: cannot connect" in log

@@ -140,8 +140,10 @@ class JobResult:
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"
+        # the step's line says "Error: step staff: ..." after its name; the verdict says it once
+        why = failed.message.removeprefix("Error: ").removeprefix(f"step {failed.name}: ")
         if run is None:
-            return f"{failed.name} step failed: {failed.message}"
+            return f"{failed.name} step failed: {why}"
         unsent = sum(1 for s in self.steps if s.result is not None for r in s.result.rows
                      if r.outcome is Outcome.NOT_SENT)
         not_sent = f"{unsent:,} row{'s' if unsent != 1 else ''} not sent"
@@ -154,4 +156,4 @@ class JobResult:
         if run.info.service_lost:
             return (f"the service became unreachable in the {failed.name} step: {not_sent}; run again once it is "
                     "reachable")
-        return f"{failed.name} step failed: {failed.message}"
+        return f"{failed.name} step failed: {why}"

@@ -33,7 +33,7 @@ from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinis
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
-from hrimport.jobs.runlog import RUN_LOG, run_log
+from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
 from hrimport.notify import (
     Attachment,
     NotifyError,
@@ -214,11 +214,11 @@ def _run_step(
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report, started_at=started_at)
     except HrimportError as exc:
-        log.error("step %s: %s", step.name, exc)
+        log.error("step %s: %s", step.name, exc, extra=SAID)
         return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest,
                           started_at=started_at)
     except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
-        log.error("step %s: %s", step.name, exc)
+        log.error("step %s: %s", step.name, exc, extra=SAID)
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
                           f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest,
                           started_at=started_at)
@@ -268,12 +268,12 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         send_mail(notify, subject, "\n".join(lines) + "\n", attachments)
     except SomeRecipientsRefused as exc:  # sent all the same: the others have it
         result.notified, result.notify_error = True, str(exc)
-        log.error("e-mail not sent to every recipient: %s", exc)
+        log.error("e-mail not sent to every recipient: %s", exc, extra=SAID)
         say(f"Error: e-mail not sent to every recipient: {exc}")
         return
     except (NotifyError, ConfigError) as exc:
         result.notify_error = str(exc)
-        log.error("e-mail not sent: %s", exc)
+        log.error("e-mail not sent: %s", exc, extra=SAID)
         say(f"Error: e-mail not sent: {exc}")
         return
     result.notified = True
