@@ -3,7 +3,9 @@
 Sent through the SMTP server the job file names (``[notify]``), with STARTTLS when asked (``starttls``) or
 over implicit TLS (``ssl``, SMTPS, usually port 465: the whole session inside TLS), the server's certificate
 checked against the system's CAs or the job's ``ca_file``, logging in with the password held in the
-environment variable the job names: the password is never in a file, a log or a message. ``when`` decides whether a run is worth an e-mail:
+environment variable the job names: the password is never in a file, a log or a message. The e-mail is kept
+under the size the server says it takes (its SIZE) and ``attach_limit``, counted as sent: the files that do not
+fit are named in the body (``build_message``). ``when`` decides whether a run is worth an e-mail:
 
 - ``always``: every run;
 - ``attention`` (the default): only when a person must act, i.e. the exit code is not 0;

@@ -41,7 +41,7 @@ the highest of its steps' (``EXIT_MEANINGS``).
 
 One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``freshness``
 (whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its
-steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
+steps, the e-mail, ``load_job_or_tell``: a job file's mistake e-mailed), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
 folders, ``run.json``, retention) and ``runlog`` (``run.log`` with secrets hidden).
 """
 
