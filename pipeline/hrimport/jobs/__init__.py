@@ -41,8 +41,9 @@ the highest of its steps' (``EXIT_MEANINGS``).
 
 One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``freshness``
 (whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its
-steps, the e-mail, ``load_job_or_tell``: a job file's mistake e-mailed), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
-folders, ``run.json``, retention) and ``runlog`` (``run.log`` with secrets hidden).
+steps, the e-mail; ``load_job_or_tell``, which e-mails a mistake in the job file), ``results``
+(``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run folders, ``run.json``, retention, runs
+that did not finish) and ``runlog`` (``run.log`` with secrets hidden).
 """
 
 from __future__ import annotations
