@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import ssl
 from collections.abc import Iterator
@@ -249,3 +250,33 @@ def test_when_decides_which_runs_are_worth_an_email(when: str, exit_code: int, s
 
 def test_no_notify_table_means_no_email() -> None:
     assert should_notify(None, 4) is False
+
+
+def test_a_password_smtp_cannot_send_is_one_line_naming_the_variable(smtp_server: tuple[Inbox, int]) -> None:
+    inbox, port = smtp_server
+    s = settings(port, user="robot", password_env="TEST_SMTP_PW")
+    with pytest.raises(NotifyError) as caught:
+        send_mail(s, "ok", "body", environ={"TEST_SMTP_PW": "pässwörd-9"})
+    assert str(caught.value) == (
+        f"cannot log in to the SMTP server 127.0.0.1:{port}: an SMTP login is ASCII only, and the user in "
+        "[notify] or the password in $TEST_SMTP_PW has other characters (such as accented letters)")
+    assert inbox.messages == []
+
+
+def test_the_size_limit_counts_the_email_as_sent_not_the_files_on_disk(
+    smtp_server: tuple[Inbox, int], tmp_path: Path
+) -> None:
+    # base64 makes a file a third bigger: a mailbox taking 25 MB refuses 20 MB of files, which arrive as 27
+    inbox, port = smtp_server
+    workbook = tmp_path / "to_fix.xlsx"
+    workbook.write_bytes(os.urandom(160_000))  # a workbook is zipped: it does not compress further
+    html = report_file(tmp_path)
+
+    send_mail(settings(port, attach_limit=200_000), "s", "See the report.\n", [html, workbook])
+
+    [msg] = inbox.messages
+    assert len(inbox.envelopes[0].original_content) <= 200_000
+    assert [a.get_filename() for a in msg.iter_attachments()] == ["report.html"]
+    assert (f"Not attached, too big for this e-mail (hrimport keeps an e-mail under 0.2 MB, which most mailboxes "
+            f"take); the files are on {socket.gethostname()}, the machine that runs hrimport:\n  {workbook} (0.2 MB)"
+            in msg.get_body(("plain",)).get_content().replace("\r\n", "\n"))

@@ -42,14 +42,15 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
 
         hrimport run samples/monthly_job.toml
     """
-    from hrimport.jobs import EXIT_MEANINGS, load_job, run_job  # every stage: pandas, the reporter
+    from hrimport.jobs import EXIT_MEANINGS, load_job_or_tell, run_job  # every stage: pandas, the reporter
 
-    job = load_job(job_file)
-    result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url,
-                     echo=lambda line: click.echo(line, err=True), progress_bar=progress_bar)
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    job = load_job_or_tell(job_file, echo=say)
+    result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url, echo=say, progress_bar=progress_bar)
     if result.folder is not None:
         click.echo(f"Report folder: {result.folder}", err=True)
-    where = " on the embedded sandbox, not the platform" if result.embedded_sandbox else ""
-    click.echo(f"{job.name}: {result.verdict()}{where} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
+    click.echo(f"{job.name}: {result.headline()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
                err=True)
     raise SystemExit(result.exit_code)

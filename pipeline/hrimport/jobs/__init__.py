@@ -41,8 +41,9 @@ the highest of its steps' (``EXIT_MEANINGS``).
 
 One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_source``), ``freshness``
 (whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its
-steps, the e-mail), ``results`` (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run
-folders, ``run.json``, retention) and ``runlog`` (``run.log`` with secrets hidden).
+steps, the e-mail; ``load_job_or_tell``, which e-mails a mistake in the job file), ``results``
+(``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run folders, ``run.json``, retention, runs
+that did not finish) and ``runlog`` (``run.log`` with secrets hidden).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from __future__ import annotations
 from hrimport.jobs.folders import RUN_SUMMARY, prune_runs
 from hrimport.jobs.jobfile import DEFAULT_RETENTION, Job, JobStep, find_source, load_job, parse_job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
-from hrimport.jobs.run import run_job
+from hrimport.jobs.run import load_job_or_tell, run_job
 from hrimport.jobs.runlog import RUN_LOG
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "StepResult",
     "find_source",
     "load_job",
+    "load_job_or_tell",
     "parse_job",
     "prune_runs",
     "run_job",

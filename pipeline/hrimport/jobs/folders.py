@@ -14,11 +14,12 @@ from pathlib import Path
 from hrimport.errors import ConfigError
 from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
+from hrimport.jobs.runlog import RUN_LOG
 from hrimport.private_files import open_private, safe_segment
 from hrimport.report.history import RUN_JSON, is_run_folder, run_order
 from hrimport.report.writer import default_report_folder, new_report_folder
 
-__all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "write_run_summary"]
+__all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "unfinished_runs", "write_run_summary"]
 
 RUN_SUMMARY = RUN_JSON  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
 
@@ -59,6 +60,22 @@ def write_run_summary(result: JobResult) -> None:
     }
     with open_private(result.folder / RUN_SUMMARY, "w") as fh:
         json.dump(data, fh, indent=2, ensure_ascii=False)
+
+
+def unfinished_runs(job: Job) -> list[Path]:
+    """The job's runs since its last finished one that did not finish (a ``run.log``, no ``run.json``): killed,
+    or stopped with the machine, they sent no e-mail. Oldest first; none once a later run has finished, so each
+    is told once."""
+    parent = default_report_folder(job.report_dir, job.name, datetime.now()).parent
+    if not parent.is_dir():
+        return []
+    unfinished: list[Path] = []
+    for folder in sorted((p for p in parent.iterdir() if is_run_folder(p)), key=run_order, reverse=True):
+        if (folder / RUN_SUMMARY).is_file():
+            break
+        if (folder / RUN_LOG).is_file():
+            unfinished.append(folder)
+    return unfinished[::-1]
 
 
 def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:

@@ -18,7 +18,7 @@ from hrimport.errors import ConfigError, InputFileError
 from hrimport.notify import WHEN_VALUES, NotifySettings
 from hrimport.tomlfile import read_toml, reject_unknown_keys
 
-__all__ = ["DEFAULT_RETENTION", "Job", "JobStep", "StepKind", "find_source", "load_job", "parse_job"]
+__all__ = ["DEFAULT_RETENTION", "Job", "JobStep", "StepKind", "find_source", "load_job", "parse_job", "read_notify"]
 
 DEFAULT_RETENTION = 12
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -76,6 +76,22 @@ def load_job(path: str | Path) -> Job:
     path = Path(path).absolute()  # absolute: cron starts in $HOME, and messages then name real places
     data = read_toml(path, "job file")
     return parse_job(data, path)
+
+
+def read_notify(path: str | Path) -> tuple[str, NotifySettings] | None:
+    """The job's name and its ``[notify]`` table, read alone: to tell the people on call of a mistake elsewhere
+    in the job file or in an import config it names. None when the file cannot be read or has no usable
+    ``[notify]``."""
+    path = Path(path).absolute()
+    try:
+        data = read_toml(path, "job file")
+        if "notify" not in data:
+            return None
+        name = data.get("name")
+        name = name.strip() if isinstance(name, str) and name.strip() else path.stem
+        return name, _parse_notify(data["notify"], path.name, path.parent)
+    except ConfigError:
+        return None
 
 
 def parse_job(data: dict[str, Any], path: Path) -> Job:

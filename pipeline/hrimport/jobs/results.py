@@ -1,7 +1,8 @@
 """What a run did: a ``StepResult`` per step, the ``JobResult`` of the run, and ``EXIT_MEANINGS``.
 
 The run's exit code is the highest of its steps' (and of its own failure, the lock); ``verdict()`` says the
-outcome in one line for stderr, the log, ``run.json`` and the e-mail subject.
+outcome in one line for stderr, the log, ``run.json`` and the e-mail subject (``headline``: with where the
+rows went when that was the embedded sandbox).
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ class JobResult:
     notified: bool = False
     notify_error: str | None = None
     pruned: list[Path] = field(default_factory=list)
+    # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
+    unfinished: list[Path] = field(default_factory=list)
     error: str | None = None  # a failure of the run as a whole (the lock)
     error_code: int = EXIT_OK
 
@@ -100,8 +103,15 @@ class JobResult:
         """The highest exit code of the steps (and of the run's own failure)."""
         return max([self.error_code, *(s.exit_code for s in self.steps)])
 
+    def headline(self) -> str:
+        """The verdict, and where the rows went when that was the embedded sandbox: the last line on stderr
+        and the e-mail subject, which must never read "everything imported" for rows no platform received."""
+        where = " on the embedded sandbox, not the platform" if self.embedded_sandbox else ""
+        return f"{self.verdict()}{where}"
+
     def verdict(self) -> str:
-        """One line: what happened, for the e-mail subject and the last line on stderr."""
+        """One line: what happened, for ``run.json``, the log and (with ``headline``) the last line on stderr and
+        the e-mail subject."""
         if self.error:
             return self.error
         # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as
@@ -130,8 +140,10 @@ class JobResult:
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"
+        # the step's line says "Error: step staff: ..." after its name; the verdict says it once
+        why = failed.message.removeprefix("Error: ").removeprefix(f"step {failed.name}: ")
         if run is None:
-            return f"{failed.name} step failed: {failed.message}"
+            return f"{failed.name} step failed: {why}"
         unsent = sum(1 for s in self.steps if s.result is not None for r in s.result.rows
                      if r.outcome is Outcome.NOT_SENT)
         not_sent = f"{unsent:,} row{'s' if unsent != 1 else ''} not sent"
@@ -144,4 +156,4 @@ class JobResult:
         if run.info.service_lost:
             return (f"the service became unreachable in the {failed.name} step: {not_sent}; run again once it is "
                     "reachable")
-        return f"{failed.name} step failed: {failed.message}"
+        return f"{failed.name} step failed: {why}"

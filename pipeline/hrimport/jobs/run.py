@@ -29,12 +29,19 @@ from hrimport.errors import (
     JobLockedError,
 )
 from hrimport.imports import import_file
-from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, write_run_summary
+from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinished_runs, write_run_summary
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
-from hrimport.jobs.jobfile import Job, JobStep, find_source
+from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
-from hrimport.jobs.runlog import RUN_LOG, run_log
-from hrimport.notify import NotifyError, send_mail, should_notify
+from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
+from hrimport.notify import (
+    Attachment,
+    NotifyError,
+    NotifySettings,
+    SomeRecipientsRefused,
+    send_mail,
+    should_notify,
+)
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
@@ -42,12 +49,28 @@ from hrimport.service.urls import EMBEDDED_SANDBOX
 from hrimport.state.lock import job_lock
 from hrimport.state.store import StateStore, file_sha256
 
-__all__ = ["ProgressBar", "run_job"]
+__all__ = ["ProgressBar", "load_job_or_tell", "run_job"]
 
 # the name run.log lines have always carried (%(name)s), kept through the split into modules
 log = logging.getLogger("hrimport.jobs")
 
 ProgressBar = Callable[[str], AbstractContextManager[Progress | None]]
+
+
+def load_job_or_tell(path: Path, *, echo: Callable[[str], None] | None = None) -> Job:
+    """``load_job``; when the job file or an import config it names has a mistake, but the job's ``[notify]``
+    can be read, the e-mail that the run did not start (exit 2), before the ``ConfigError`` is raised: a config
+    edited with a mistake must not stop every monthly run with nobody told but cron's log."""
+    try:
+        return load_job(path)
+    except ConfigError as exc:
+        found = read_notify(path)
+        if found is not None:
+            name, notify = found
+            result = JobResult(name, datetime.now().astimezone().isoformat(timespec="seconds"), None,
+                               error=f"not started: {exc}", error_code=EXIT_INPUT)
+            _notify(notify, name, Path(path).absolute(), result, echo or (lambda line: None))
+        raise
 
 
 def run_job(
@@ -75,7 +98,7 @@ def run_job(
         _check_targets(job, base_url)
     except ConfigError as exc:
         result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
-        _notify(job, result, say)
+        _notify(job.notify, job.name, job.path, result, say)
         raise
     try:
         with job_lock(job.state_dir, job.name):
@@ -83,7 +106,7 @@ def run_job(
                         progress_bar=progress_bar)
     except JobLockedError as exc:
         result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
-        _notify(job, result, say)
+        _notify(job.notify, job.name, job.path, result, say)
         raise
     return result
 
@@ -106,9 +129,12 @@ def _run_locked(
     say: Callable[[str], None], progress_bar: ProgressBar | None,
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
+    result.unfinished = unfinished_runs(job)
     result.folder = new_run_folder(job, started)
     with run_log(result.folder / RUN_LOG, job) as secrets:
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
+        for folder in result.unfinished:
+            log.warning("%s: %s", _not_finished(folder), folder)
         with StateStore.open(job.state_dir) as state:
             for step in job.steps:
                 if any(s.exit_code == EXIT_SERVICE for s in result.steps):
@@ -133,7 +159,7 @@ def _run_locked(
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
-        _notify(job, result, say)
+        _notify(job.notify, job.name, job.path, result, say)
         write_run_summary(result)  # again: now with whether the e-mail went
 
 
@@ -188,11 +214,11 @@ def _run_step(
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report, started_at=started_at)
     except HrimportError as exc:
-        log.error("step %s: %s", step.name, exc)
+        log.error("step %s: %s", step.name, exc, extra=SAID)
         return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest,
                           started_at=started_at)
     except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
-        log.error("step %s: %s", step.name, exc)
+        log.error("step %s: %s", step.name, exc, extra=SAID)
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
                           f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest,
                           started_at=started_at)
@@ -209,35 +235,52 @@ def _no_progress() -> Iterator[None]:
     yield None
 
 
-def _notify(job: Job, result: JobResult, say: Callable[[str], None]) -> None:
-    """E-mail the verdict when the job's ``[notify]`` says so; a failure is logged and said, never raised."""
-    if not should_notify(job.notify, result.exit_code):
+def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobResult,
+            say: Callable[[str], None]) -> None:
+    """E-mail the verdict of the job ``name`` (its file ``path``) when its ``[notify]`` says so; a failure is
+    logged and said, never raised."""
+    if notify is None or not should_notify(notify, result.exit_code):
         return
-    assert job.notify is not None
-    reports = [s for s in result.steps if s.report is not None]
-    attachments: list[tuple[str, Path]] = []
-    for step in reports:
-        assert step.report is not None
-        for path in (step.report.html, step.report.to_fix):
-            if path is not None:
-                # two steps both have a report.html: name each after its step
-                name = path.name if len(reports) == 1 else f"{safe_name(step.name)}-{path.name}"
-                attachments.append((name, path))
-    subject = f"{job.name}: {result.verdict()} (exit {result.exit_code})"
-    lines = [f"hrimport job {job.name!r} ({job.path}), started {result.started_at}.", ""]
+    reports = {s.name: s.report for s in result.steps if s.report is not None}
+    attachments: list[Attachment] = []
+    for step, report in reports.items():
+        # two steps both have a report.html: name each after its step
+        prefix = "" if len(reports) == 1 else f"{safe_name(step)}-"
+        # a page too big for the e-mail (every row of a big month) gives its place to the workbook of the same rows
+        attachments.append(Attachment(prefix + report.html.name, report.html,
+                                      stand_in=Attachment(prefix + report.xlsx.name, report.xlsx)))
+        if report.to_fix is not None:
+            attachments.append(Attachment(prefix + report.to_fix.name, report.to_fix))
+    subject = f"{name}: {result.headline()} (exit {result.exit_code})"
+    lines = [f"hrimport job {name!r} ({path}), started {result.started_at}.", ""]
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
     if result.error:
         lines.append(result.error)
+    for folder in result.unfinished:
+        note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing is "
+                f"stored twice). Its folder: {folder}")
+        lines += ["", note]
     lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
     if result.folder is not None:
         lines.append(f"Report folder: {result.folder} (log: {RUN_LOG}).")
     t = time.perf_counter()
     try:
-        send_mail(job.notify, subject, "\n".join(lines) + "\n", attachments)
+        send_mail(notify, subject, "\n".join(lines) + "\n", attachments)
+    except SomeRecipientsRefused as exc:  # sent all the same: the others have it
+        result.notified, result.notify_error = True, str(exc)
+        log.error("e-mail not sent to every recipient: %s", exc, extra=SAID)
+        say(f"Error: e-mail not sent to every recipient: {exc}")
+        return
     except (NotifyError, ConfigError) as exc:
         result.notify_error = str(exc)
-        log.error("e-mail not sent: %s", exc)
+        log.error("e-mail not sent: %s", exc, extra=SAID)
         say(f"Error: e-mail not sent: {exc}")
         return
     result.notified = True
-    log.info("e-mailed the verdict to %s in %.1f s", ", ".join(job.notify.to), time.perf_counter() - t)
+    log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+
+
+def _not_finished(folder: Path) -> str:
+    """What a run folder without its run.json says, from its name (its start)."""
+    started = datetime.strptime(folder.name[:17], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"

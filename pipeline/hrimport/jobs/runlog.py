@@ -16,7 +16,7 @@ from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
 from hrimport.private_files import open_private
 
-__all__ = ["RUN_LOG", "run_log"]
+__all__ = ["RUN_LOG", "SAID", "run_log"]
 
 # the name run.log lines have always carried (%(name)s), kept through the split into modules
 log = logging.getLogger("hrimport.jobs")
@@ -40,16 +40,21 @@ class _Redact(logging.Filter):
         return True
 
 
+#: ``log.error(..., extra=SAID)``: a line run.log keeps that the run also says on stderr in its own words (a
+#: step's line, "Error: e-mail not sent: ..."), so that cron's log gets it once
+SAID = {"said": True}
+
+
 class _HandOn(logging.Handler):
     """Give the parent loggers (the CLI's stderr line) only what they got before the run log lowered the
-    level to INFO: the run's INFO lines belong in run.log, not on stderr."""
+    level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself."""
 
     def __init__(self, logger: logging.Logger, level: int) -> None:
         super().__init__(level)
         self.parent = logger.parent
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.parent is not None:
+        if self.parent is not None and not getattr(record, "said", False):
             self.parent.handle(record)
 
 

@@ -1,0 +1,248 @@
+"""What the people on call receive from an unattended ``hrimport run``: the e-mail, the lines cron logs, run.json.
+
+The story: the HR operations lead reads the e-mail on a phone, and whoever runs the machine reads the cron log.
+The subject never calls done what did not happen, the body says what to do, every failure that stops a run is
+mailed (a mistake in a config someone edited, a run killed last time), and a report too big for the mail relay
+does not stop the mail. A real SMTP server (aiosmtpd) on a loopback port receives every message; the sandbox
+is real, over HTTP, or the embedded one.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from click.testing import CliRunner, Result
+
+from hrimport.cli import main
+from tests.staff_files import person, write_config, write_csv
+from tests.test_notify import Inbox, free_port
+from tests.test_run_job import BULK, JobFolder, notify_table, run_cli, wait_for
+from tests.test_run_job import hrimport as hrimport_process
+
+
+@pytest.fixture
+def relay() -> Iterator[tuple[Inbox, int]]:
+    """A mail relay on a free loopback port, keeping every message it takes."""
+    box, port = Inbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield box, port
+    controller.stop()
+
+
+def body_of(msg: EmailMessage) -> str:
+    """The e-mail's plain-text body, as a phone shows it."""
+    part = msg.get_body(("plain",))
+    assert part is not None
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+def hrimport(*args: str, **env: str) -> Result:
+    """``hrimport ARGS`` with exactly these connection variables (unset ones are empty)."""
+    return CliRunner().invoke(main, list(args), env={"HRIMPORT_TOKEN": "", "HRIMPORT_BASE_URL": "", **env},
+                              catch_exceptions=False)
+
+
+# ----------------------------------------------------------------------------- the subject is never a false "done"
+
+
+def test_a_trial_on_the_embedded_sandbox_is_never_mailed_as_imported(tmp_path: Path,
+                                                                     relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    write_config(tmp_path / "staff.toml")  # no base URL: the job's sandbox = true sends it to the embedded one
+    (tmp_path / "exports").mkdir()
+    write_csv(tmp_path / "exports" / "staff.csv", [person(1)])
+    job = tmp_path / "monthly.toml"
+    job.write_text('sandbox = true\n[[step]]\nkind = "staff"\nconfig = "staff.toml"\nsource = "exports/staff.csv"\n'
+                   + notify_table(port, when="always") + "\n")
+
+    result = hrimport("run", str(job), HRIMPORT_SANDBOX_DB=str(tmp_path / "embedded.db"))
+
+    assert result.exit_code == 0, result.output
+    [msg] = box.messages
+    # nothing reached the platform: the subject says so, as the run's last line does
+    assert msg["Subject"] == "[hrimport] monthly: everything imported on the embedded sandbox, not the platform (exit 0)"
+    assert result.stderr.splitlines()[-1].startswith(
+        "monthly: everything imported on the embedded sandbox, not the platform (exit 0")
+
+
+# ------------------------------------------------------------------------------------------ the mail relay
+
+
+class RefusingInbox(Inbox):
+    """A relay whose mailboxes named ``gone@...`` no longer exist (a colleague who left)."""
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address.startswith("gone@"):
+            return "550 5.1.1 <gone@acme.example>: mailbox unavailable"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
+def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mail(tmp_path: Path,
+                                                                                 sandbox: Any) -> None:
+    box, port = RefusingInbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        job = JobFolder(tmp_path / "gone", sandbox, notify=notify_table(port).replace(
+            'to = ["payroll@acme.example"]', 'to = ["payroll@acme.example", "gone@acme.example"]'))
+        job.export("2024-05", job.people(2, **{"2": {"Country": "Atlantis"}}))
+
+        result = run_cli("run", str(job.job))
+    finally:
+        controller.stop()
+
+    assert result.exit_code == 1  # the run's own verdict, whatever the mail did
+    [msg] = box.messages
+    assert box.envelopes[0].rcpt_tos == ["payroll@acme.example"]
+    assert msg["Subject"] == "[hrimport] monthly: 1 row needs attention (exit 1)"
+    said = (f"the SMTP server 127.0.0.1:{port} refused gone@acme.example (550 5.1.1 <gone@acme.example>: mailbox "
+            "unavailable): check the address in [notify] to; the e-mail went to payroll@acme.example")
+    assert f"Error: e-mail not sent to every recipient: {said}\n" in result.stderr
+    run = job.last_run()
+    assert (run["notified"], run["notify_error"]) == (True, said)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a line break in a file name is a POSIX possibility")
+def test_a_file_name_with_a_line_break_makes_a_one_line_subject_not_a_traceback(tmp_path: Path, sandbox: Any,
+                                                                               relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    job = JobFolder(tmp_path / "odd", sandbox, notify=notify_table(port, when="always"))
+    job.export("2024-05", job.people(2)).rename(job.root / "exports" / "staff_2024\n05.csv")
+    assert run_cli("run", str(job.job)).exit_code == 0
+
+    result = run_cli("run", str(job.job))  # no new export: the subject names the file
+
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    subject = box.messages[-1]["Subject"]
+    assert subject.startswith("[hrimport] monthly: no new export: the newest file matching exports/staff_*.csv "
+                              "(staff_2024 05.csv) is the one imported on ")
+    assert job.last_run()["notified"] is True
+
+
+def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_path: Path, sandbox: Any) -> None:
+    # a month of 300 rows to fix makes a page bigger than this relay takes (ordinary relays take 10 MB, a big
+    # month's page is 20): the relay would refuse the whole e-mail, and nobody would hear of the 300 rows
+    box, port = Inbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port, data_size_limit=300_000)
+    controller.start()
+    try:
+        job = JobFolder(tmp_path / "big", sandbox, notify=notify_table(port))
+        job.export("2024-05", job.people(300, **{str(n): {"Country": "Atlantis"} for n in range(1, 301)}))
+
+        result = run_cli("run", str(job.job))
+    finally:
+        controller.stop()
+
+    assert result.exit_code == 1, result.stderr
+    [msg] = box.messages
+    assert msg["Subject"] == "[hrimport] monthly: 300 rows need attention (exit 1)"
+    assert len(box.envelopes[0].original_content) <= 300_000
+    # the rows to fix, and every row's outcome in the workbook, in place of the page
+    assert [a.get_filename() for a in msg.iter_attachments()] == ["report.xlsx", "to_fix.xlsx"]
+    page = job.runs()[-1] / "staff" / "report.html"
+    size = page.stat().st_size
+    assert size > 300_000
+    assert (f"\n\nNot attached, too big for this e-mail (the mail server takes at most 0.3 MB); the files are on "
+            f"{socket.gethostname()}, the machine that runs hrimport:\n  {page} ({size / 1e6:.1f} MB): report.xlsx "
+            "is attached in its place\n") in body_of(msg)
+    assert job.last_run()["notified"] is True
+
+
+# ------------------------------------------------------------------------- every run that stops is mailed
+
+
+def test_a_mistake_made_in_an_import_config_is_mailed_not_only_logged(tmp_path: Path, sandbox: Any,
+                                                                     relay: tuple[Inbox, int]) -> None:
+    # someone adds a value map to staff.toml and mistypes a line: from then on every monthly run stops at once,
+    # and cron's output goes to a log file nobody reads
+    box, port = relay
+    job = JobFolder(tmp_path / "edited", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    config = job.root / "staff.toml"
+    config.write_text(config.read_text().replace("customer_id = 99", 'customer_id = "ninety-nine"'))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    error = "staff.toml [service] customer_id must be a number, not 'ninety-nine'"
+    assert result.stderr == f"Error: {error}\n"  # one line, as before
+    [msg] = box.messages
+    assert msg["Subject"] == f"[hrimport] monthly: not started: {error} (exit 2)"
+    body = body_of(msg)
+    assert f"not started: {error}\n" in body
+    assert "Exit code 2: a usage, config or input-file error" in body
+    assert job.sandbox.requests() == []  # nothing was sent
+
+
+def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Path, sandbox: Any,
+                                                                   relay: tuple[Inbox, int]) -> None:
+    # the machine went down mid-run: that run sent no e-mail, so the next one is the first to tell anyone
+    box, port = relay
+    job = JobFolder(tmp_path / "killed", sandbox, batch_size=5, notify=notify_table(port, when="always"))
+    job.export("2024-05", job.people(30))
+    sandbox.set_faults(latency=0.3)
+    killed = hrimport_process("run", str(job.job))
+    try:
+        wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(BULK)) >= 2, what="two batches")
+        killed.send_signal(signal.SIGKILL)
+        killed.communicate(timeout=30)
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+            killed.communicate()
+    sandbox.clear_faults()
+    [folder] = job.runs()
+    assert box.messages == [] and not (folder / "run.json").exists()
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    said = f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert (f"\n\nNote: {said}; the lines above say what this run did in its place (nothing is stored twice). Its "
+            f"folder: {folder}\n") in body_of(msg)
+
+    run_cli("run", str(job.job))  # told once: the run after does not say it again
+    assert "did not finish" not in body_of(box.messages[-1])
+
+
+# ------------------------------------------------------------------------------------- what cron logs
+
+
+def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_path: Path, sandbox: Any) -> None:
+    smtp_down = free_port()  # the relay is down this morning
+    job = JobFolder(tmp_path / "nofile", sandbox, notify=notify_table(smtp_down))  # and no export came
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2
+    missing = (f"no file matches {job.root / 'exports' / 'staff_*.csv'}; put this month's export there or fix "
+               "source in the job file")
+    folder = job.runs()[-1]
+    assert result.stderr.splitlines() == [
+        f"staff: Error: step staff: {missing}",
+        (f"Error: e-mail not sent: cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; "
+         "check host and port"),
+        f"Report folder: {folder}",
+        # the verdict, as the e-mail's subject has it: said once, without "Error:" in the middle
+        (f"monthly: staff step failed: {missing} (exit 2: a usage, config or input-file error (among them an "
+         "export missing, unreadable, too old, or older than the last one imported): fix the job file, config or "
+         "source file it names, then run again)"),
+    ]
+    log = (folder / "run.log").read_text()
+    assert "ERROR   hrimport.jobs: step staff: " in log and missing in log  # run.log keeps every error
+    assert "ERROR   hrimport.jobs: e-mail not sent: cannot connect" in log
