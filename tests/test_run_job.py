@@ -587,17 +587,23 @@ def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: P
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 5, result.stderr
-    verdict = ("held for review: the staff step sent nothing, the drift guard tripped (headcount down 40%: 20 "
-               "people were accepted from this job, this file has 12")
-    assert f"monthly: {verdict}" in result.stderr
+    verdict = ("held for review: the staff step sent nothing, the drift guard tripped on 2 checks (see the step's "
+               "line); run again with --accept-drift if the file is right")
+    assert f"monthly: {verdict} (exit 5: held for review" in result.stderr
     # the step's own line: the 12 people were on the platform already, which is no import ("12 of 12 rows
-    # imported" beside exit 5 read as one)
-    assert ("staff: Held for review, nothing sent: the file differs from last time more than the drift guard "
-            "allows; 12 of 12 rows unchanged since last time (staff_2024-06.csv)") in result.stderr
-    subject = box.messages[-1]["Subject"]
-    assert subject.startswith(f"[hrimport] monthly: {verdict}") and subject.endswith(
-        "run again with --accept-drift if the file is right (exit 5)")
-    assert job.last_run()["verdict"].startswith(verdict)
+    # imported" beside exit 5 read as one), and why it was held, with the people missing
+    [step_line] = [line for line in result.stderr.splitlines() if line.startswith("staff: ")]
+    assert step_line.startswith("staff: Held for review, nothing sent: the file differs from last time more than "
+                                "the drift guard allows; 12 of 12 rows unchanged since last time (staff_2024-06.csv)")
+    assert step_line.endswith(
+        ". Why: headcount down 40%: 20 people were accepted from this job, this file has 12 (the guard holds a drop "
+        f"over 10%). 8 of the 20 people accepted before (40%) are not in this file, e.g. {job.ext(13)} Person 13, "
+        f"{job.ext(14)} Person 14, {job.ext(15)} Person 15 (the guard holds over 5%).")
+    message = box.messages[-1]
+    # the subject names nobody: it shows on lock screens and in the relay's log; the body says who
+    assert message["Subject"] == f"[hrimport] monthly: {verdict} (exit 5)"
+    assert f"{job.ext(13)} Person 13" in message.get_body(("plain",)).get_content()
+    assert job.last_run()["verdict"] == verdict
 
 
 @pytest.fixture

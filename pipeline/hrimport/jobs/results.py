@@ -148,8 +148,12 @@ class JobResult:
                      if r.outcome is Outcome.NOT_SENT)
         not_sent = f"{unsent:,} row{'s' if unsent != 1 else ''} not sent"
         if code == EXIT_HELD:
-            return (f"held for review: the {failed.name} step sent nothing, the drift guard tripped "
-                    f"({'; '.join(run.info.held)}); run again with --accept-drift if the file is right")
+            # why is said in the step's line, with the people it names: not in an e-mail subject, which shows on
+            # lock screens and in the relay's log
+            tripped = len(run.info.held)
+            return (f"held for review: the {failed.name} step sent nothing, the drift guard tripped on "
+                    f"{tripped:,} check{'s' if tripped != 1 else ''} (see the step's line); run again with "
+                    "--accept-drift if the file is right")
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             how = "Ctrl-C (SIGINT)" if code == EXIT_INTERRUPTED else "SIGTERM"
             return f"stopped by {how} in the {failed.name} step: {not_sent}; run again to send them"

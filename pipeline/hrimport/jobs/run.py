@@ -211,6 +211,8 @@ def _run_step(
             state.record_import(job.name, step.name, digest, source, whole=run.exit_code == EXIT_OK)
         where = ", on the embedded sandbox, not the platform" if run.result.info.service_url == EMBEDDED_SANDBOX else ""
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
+        if run.result.info.held:  # why, with its examples: in the step's line (cron's log, the e-mail's body)
+            message += ". Why: " + " ".join(f"{reason}." for reason in run.result.info.held)
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report, started_at=started_at)
     except HrimportError as exc:
