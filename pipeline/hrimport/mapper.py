@@ -40,6 +40,7 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
+from hrimport.reader.repeated_header import keep_alone
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
@@ -369,6 +370,7 @@ def map_records(
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
     guard_formula_text(mapped, formula_text, trail)
+    keep_alone(mapped.problems, mapped.warnings)
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped

@@ -235,6 +235,14 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "delimiter (a comma or semicolon) was not put in quotes, which shifts the row's values.",
         "Put quotes around values that contain the delimiter, or remove the extra cells, and save again.",
     ),
+    "header-row-repeated": Explanation(
+        "Header row repeated",
+        "The row holds the column names of the header row again, not a record: two exports were probably "
+        "joined into one file (one pasted under the other, or two files put together), and the second one's "
+        "header became a row of data. It was not sent, and nothing else is said about its cells.",
+        "Delete this row from the file. Then check that the rows below it are the export you meant to import "
+        "(not last month's as well), and import the file again.",
+    ),
     "date-order-mismatch": Explanation(
         "Date in the wrong order",
         "The column's dates are read in one order (day-first or month-first, shown in the message); this "
