@@ -54,6 +54,7 @@ from hrimport.reader.grid import (
     normalize_header,
     table_chunks,
 )
+from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout
@@ -148,7 +149,7 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
 _KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "number-as-stored": 2, "formula-value": 3,
-               FORMULA_NOT_CALCULATED: 4, FORMULA_TO_RECALCULATE: 5, "excel-date-cell": 6}
+               FORMULA_NOT_CALCULATED: 4, FORMULA_TO_RECALCULATE: 5, "excel-date-cell": 6, NO_SUCH_DATE: 7}
 
 
 def _joined(tables: list[SourceTable]) -> SourceTable:
