@@ -156,7 +156,7 @@ class _Layout(NamedTuple):
     shared_strings: str | None
     date_system: int
     asks_recalculation: bool = False
-    date_styles: frozenset[int] = frozenset()  # of a 1900-system workbook: where 0 and 60 are days never seen
+    date_styles: frozenset[int] = frozenset()  # of a 1900-system workbook: where 0 and 60 are days that never were
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:

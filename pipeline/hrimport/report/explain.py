@@ -34,8 +34,7 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "that does not exist: 0 January 1900 (00/01/1900, how Excel shows a 0, which some HR systems write for "
         "\"no date\") or 29 February 1900 (Excel counts 1900 as a leap year; it was not), which cannot be sent "
         "as any date.",
-        "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell. Where the cell "
-        "holds 0 and there is no date, leave it empty.",
+        "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell.",
     ),
     "not-an-email": Explanation(
         "Unusual e-mail address",
