@@ -540,27 +540,33 @@ def test_both_reading_paths_give_the_same_text_for_every_cell(
     assert fast.frame["Time"].tolist() == ["17:45:00", "00:00:01", "12:00:00"]
 
 
-def test_a_zero_in_a_date_cell_is_never_read_as_the_last_day_of_1899(tmp_path: Path, engine: str) -> None:
-    """A 0 in a date cell (an HR system's "no date"; Excel shows 00/01/1900) read as 1899-12-31 on fastexcel's
-    path, and was sent as a birth date; python-calamine's reads it, as a midnight time cell, 00:00:00, which no
-    date field takes. Both paths now read it so, and the row is held back."""
+@pytest.mark.parametrize(("stored", "date_format"), [(0, "dd/mm/yyyy"), (0.5, "dd/mm/yyyy hh:mm")])
+def test_a_zero_in_a_date_cell_is_told_as_the_day_excel_shows_never_as_the_last_day_of_1899(
+        tmp_path: Path, engine: str, stored: float, date_format: str) -> None:
+    """A 0 in a date cell (an HR system's "no date"; Excel shows 00/01/1900, 0 January 1900, a day that does not
+    exist) read as 1899-12-31 on fastexcel's path, and was sent as a birth date; then as the time 00:00:00, and its
+    row was held back saying "'00:00:00' is not a real date", which no one sees in the file. It reads as the day
+    Excel shows, 1900-01-00, and the row is held back in one line saying what the cell holds, what Excel shows and
+    what to do. A 0 in a time cell is the midnight it shows, 00:00:00."""
     path = tmp_path / "staff.xlsx"
     book = xlsxwriter.Workbook(str(path))
     sheet = book.add_worksheet("Staff")
-    date_format, time_format = book.add_format({"num_format": "dd/mm/yyyy"}), book.add_format({"num_format": "hh:mm"})
+    date_format, time_format = book.add_format({"num_format": date_format}), book.add_format({"num_format": "hh:mm"})
     sheet.write_row(0, 0, [*HEADER, "Shift Start"])
     for r, row in enumerate([person(1), person(2)], start=1):
         sheet.write_row(r, 0, [row[h] for h in HEADER])
         sheet.write_number(r, len(HEADER), 0, time_format)  # midnight
-    sheet.write_number(2, HEADER.index("Birth Date"), 0, date_format)
+    sheet.write_number(2, HEADER.index("Birth Date"), stored, date_format)
     book.close()
     table = read_spreadsheet(path)
-    assert table.frame["Birth Date"].tolist() == ["", "00:00:00"]
+    assert table.frame["Birth Date"].tolist() == ["", "1900-01-00" if stored == 0 else "1900-01-00 12:00:00"]
     assert table.frame["Shift Start"].tolist() == ["00:00:00", "00:00:00"]
     config = write_config(tmp_path / "staff.toml")
     result = CliRunner().invoke(main, ["staff", "validate", str(config), str(path)])
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("Row 3, column 'Birth Date': '00:00:00' is not a real date")
+    told = (f"Row 3, column 'Birth Date': the cell holds {stored:g}, which Excel shows as the date 0 January 1900 "
+            "(00/01/1900), a day that does not exist; leave the cell empty if there is no date, or enter the date.")
+    assert [line for line in result.output.splitlines() if line.startswith("Row ")] == [told]
 
 
 # --- damaged workbooks: one line, exit 2 ----------------------------------------------------------------

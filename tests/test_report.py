@@ -577,7 +577,7 @@ EMITTED_CODES = [
     "end-before-start", "not-a-half-day-marker", "ambiguous-half-day", "overlaps-in-file",
     "overlaps-existing", "unknown-staff", "not-sent",
     "ambiguous-country", "formula-like-text", "formula-like-text-stripped", "error-value", "formula-not-calculated",
-    "duplicate-row", "columns-disagree",
+    "duplicate-row", "columns-disagree", "header-row-repeated",
 ]
 
 

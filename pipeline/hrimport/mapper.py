@@ -40,6 +40,8 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
+from hrimport.reader.no_such_dates import NO_SUCH_DATE
+from hrimport.reader.repeated_header import keep_alone
 from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
 
 
@@ -218,7 +220,7 @@ def map_records(
     trail.row_numbers = table.row_numbers
 
     # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
-    # or with a stand-in for it
+    # or with a stand-in for it, a date cell showing a day that never was
     no_value: dict[tuple[int, str], Problem] = {}
 
     def cells_of(name: str, actual: str, label: str, field: str | None = None) -> pd.Series:
@@ -238,6 +240,10 @@ def map_records(
                 for pos, formula in zip(how.positions.tolist(), how.held or ()):
                     problem = _formula_to_recalculate(table.row_numbers[pos], actual, field, formula,
                                                       source[actual].iat[pos])
+                    no_value.setdefault((pos, actual), problem)
+            elif how.kind == NO_SUCH_DATE:
+                for pos, stored in zip(how.positions.tolist(), how.held or ()):
+                    problem = _no_such_date(table.row_numbers[pos], actual, field, source[actual].iat[pos], stored)
                     no_value.setdefault((pos, actual), problem)
             else:
                 trail.cells(name, label, source[actual], how)
@@ -369,6 +375,7 @@ def map_records(
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
     guard_formula_text(mapped, formula_text, trail)
+    keep_alone(mapped.problems, mapped.warnings)
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
@@ -499,6 +506,22 @@ def _formula_to_recalculate(row: int, column: str, field_name: str | None, formu
                    "to be calculated again when opened, so that value is not a result to send; open the file in "
                    "Excel and save it, or in LibreOffice choose Data > Calculate > Recalculate Hard and save it.",
                    row, column, field_name, formula)
+
+
+def _no_such_date(row: int, column: str, field_name: str | None, value: str, stored: str) -> Problem:
+    """The problem of a date cell showing a day that never was (``hrimport.reader.no_such_dates``) in a column
+    sent: 0 January 1900 (how Excel shows a 0 in a date cell: an HR system's "no date") or 29 February 1900.
+    Sending the day the library reads in its place (a time of day, 28 February) would send what no one sees,
+    and no real date is the one shown."""
+    where = f"Row {row}, column '{column}'"
+    if value.startswith("1900-01-00"):
+        message = (f"{where}: the cell holds {stored}, which Excel shows as the date 0 January 1900 (00/01/1900), "
+                   "a day that does not exist; leave the cell empty if there is no date, or enter the date.")
+    else:
+        message = (f"{where}: the cell holds {stored}, which Excel shows as the date 29/02/1900, a day that never "
+                   "existed (1900 was no leap year; Excel counts it as one, as Lotus 1-2-3 did), so no date can "
+                   "be sent for it; enter the real date.")
+    return Problem("not-a-date", message, row, column, field_name, value)
 
 
 def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: str, value: str) -> Problem:

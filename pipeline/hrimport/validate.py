@@ -28,6 +28,7 @@ from hrimport.mapper import MappedTable
 from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.values import RE2_SPACES
 from hrimport.outcomes import Problem
+from hrimport.reader.repeated_header import keep_alone, repeats_header
 
 # Deliberately plain: one @, no spaces, a dot in the domain. It catches the typos HR exports actually contain
 # ("jane.doe@", "jane doe@acme.com"), but real addresses fail it too (an intranet's "ann@intranet"), and the
@@ -138,6 +139,7 @@ def validate_records(
                     mapped.add_problem(pos, replace(problem, severity="warning"))
                 else:
                     problems.setdefault(pos, []).append(problem)
+    keep_alone(problems, mapped.warnings)  # a row repeating the header: its fields are no values to check
     if duplicates:
         keys = KeyIds(mapped.fields)
         keys.add(mapped, problems)
@@ -269,8 +271,10 @@ class KeyIds:
         valid = np.ones(len(ids), dtype=bool)
         for pos, found in problems.items():
             valid[pos] = False
-            if any(p.field == self.key for p in found):
-                keep[pos] = False  # a cell already flagged is not reported again (as in validate_records)
+            if any(p.field == self.key for p in found) or repeats_header(found):
+                # a cell already flagged is not reported again (as in validate_records); a row repeating the
+                # header holds no id ('Employee ID' twice in a file of three exports is no duplicate)
+                keep[pos] = False
         # from Python, into malloc's pool: kept to the end, these must neither hold on to the chunk's own
         # Arrow buffers nor pin the pages of pyarrow's pool that the next chunks reuse
         self._ids.append(arrow.array(ids[keep].tolist(), type=arrow.large_string(),

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, shorten, some
 from hrimport.outcomes import Problem, SourceInfo
+from hrimport.reader.repeated_header import HeaderRepeats
 
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
@@ -234,7 +235,8 @@ def _table_below_header(
     info.rows_read = len(numbers)
     if not len(numbers):
         raise _no_data(path, index + 1)
-    table = _rows_of(info, body[filled], names, numbers, row_problems, scan_replacements)
+    table = _rows_of(info, body[filled], names, numbers, row_problems, scan_replacements,
+                     HeaderRepeats(header_cells, names))
     if cells_read:
         table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
     return table
@@ -261,9 +263,11 @@ def _filled_rows(body: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], numbers: np.ndarray,
-             row_problems: dict[int, list[Problem]] | None, scan_replacements: bool) -> SourceTable:
+             row_problems: dict[int, list[Problem]] | None, scan_replacements: bool,
+             header: HeaderRepeats) -> SourceTable:
     """The ``SourceTable`` of rows that hold something (``body``, one column per header cell; ``names``
-    None for a column dropped) at Excel rows ``numbers``."""
+    None for a column dropped) at Excel rows ``numbers``. A row repeating the ``header`` (two exports joined
+    into one file) has that problem alone: its cells are no values, so nothing else is said of them."""
     headers = [n for n in names if n is not None]
     data = {name: body[col].reset_index(drop=True) for name, col in zip(names, body.columns) if name is not None}
     frame = pd.DataFrame(data, index=pd.RangeIndex(len(numbers)), columns=headers)
@@ -272,6 +276,8 @@ def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], 
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
+    for row, repeated in header.problems(frame, row_numbers, info.header_row).items():
+        problems[row] = [repeated]
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
 
 

@@ -41,6 +41,7 @@ from hrimport.reader.grid import (
     _trim_trailing,
     normalize_header,
 )
+from hrimport.reader.repeated_header import HeaderRepeats
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -395,6 +396,7 @@ def _streamed_chunks(
     convert = pv.ConvertOptions(column_types={f"f{j}": pa.string() for j in range(width)},
                                 strings_can_be_null=False, quoted_strings_can_be_null=False)
     names: list[str | None] | None = None
+    header: HeaderRepeats | None = None
     consumed = 0  # records of the body (the header's included) before the pending ones
     rows = 0
     pending: list[pa.RecordBatch] = []
@@ -423,8 +425,9 @@ def _streamed_chunks(
                     pending = rest.to_batches() if rest.num_rows else []
                     held -= take
                     if names is None:
-                        names = _header_names(path, [str(c) for c in grid.iloc[0].tolist()], index + 1,
-                                              [True] * width)
+                        header_cells = [str(c) for c in grid.iloc[0].tolist()]
+                        names = _header_names(path, header_cells, index + 1, [True] * width)
+                        header = HeaderRepeats(header_cells, names)
                         info.header_row = index + 1
                         info.headers = [n for n in names if n is not None]
                         info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
@@ -433,9 +436,10 @@ def _streamed_chunks(
                     numbers = np.flatnonzero(filled) + index + 1 + consumed
                     consumed += len(grid)
                     if len(numbers):
+                        assert header is not None  # made with the names
                         rows += len(numbers)
                         info.rows_read = rows
-                        yield _rows_of(info, grid[filled], names, numbers, None, scan_replacements=not_text)
+                        yield _rows_of(info, grid[filled], names, numbers, None, not_text, header)
                 if batch is None:
                     break
         except pa.ArrowInvalid as exc:  # a ragged row, bytes that are not UTF-8: the whole read handles them

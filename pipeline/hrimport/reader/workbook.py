@@ -59,6 +59,12 @@ from hrimport.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from hrimport.reader.no_such_dates import (
+    day_candidates,
+    mark_no_such_dates,
+    xls_no_such_dates,
+    xlsx_date_styles,
+)
 from hrimport.reader.number_formats import (
     ERROR_MARK,
     NumberStyle,
@@ -150,14 +156,18 @@ class _Layout(NamedTuple):
     shared_strings: str | None
     date_system: int
     asks_recalculation: bool = False
+    date_styles: frozenset[int] = frozenset()  # of a 1900-system workbook: where 0 and 60 are days that never were
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:
     """The layout of the workbook ``source`` (by default ``path``, the file messages name)."""
     with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
+        date_system, asks_recalculation = xlsx_workbook_settings(archive)
+        # 1904's calendar (Mac Excel's) has no day that never was: its 0 is 1904-01-01, its 60 1904-03-01
+        date_styles = xlsx_date_styles(archive) if date_system == 1900 else frozenset()
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
-                       xlsx_shared_strings(archive), *xlsx_workbook_settings(archive))
+                       xlsx_shared_strings(archive), date_system, asks_recalculation, date_styles)
 
 
 def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout) -> _Grid:
@@ -176,7 +186,7 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     scanned = background.submit(
         lambda: scan_xlsx_sheet(str(source), chosen.part, layout.styles, lossy=True,
                                 shared_strings=layout.shared_strings, formulas=True,
-                                asks_recalculation=layout.asks_recalculation)
+                                asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles)
         if chosen.part
         else SheetScan()
     )
@@ -240,6 +250,10 @@ def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, of
             texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
             if len(dates):
                 cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
+    if scan.no_such_dates:
+        texts = dict(texts)
+        mark_no_such_dates(texts, cells_read, [(row - offset, column, stored)
+                                               for row, column, stored in scan.no_such_dates], first_column)
     if offset:
         cells_read = {j: [dataclasses.replace(read, positions=read.positions + offset) for read in reads]
                       for j, reads in cells_read.items()}
@@ -446,11 +460,12 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     uncalculated: list[tuple[int, int, str]] = []
     to_recalculate: list[tuple[int, int, str]] = []
     shown: list[ShownNumber] = []
+    no_such_dates: list[tuple[int, int, str]] = []
     if layout is not None and chosen.part:
         scan = scan_xlsx_sheet(str(source), chosen.part, styles, lossy=False, formulas=True,
-                               asks_recalculation=layout.asks_recalculation)
+                               asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles)
         found, formulas, uncalculated, shown = scan.numbers, scan.formulas, scan.uncalculated, scan.shown
-        to_recalculate = scan.to_recalculate
+        to_recalculate, no_such_dates = scan.to_recalculate, scan.no_such_dates
     elif info.format == "ods":
         found, shown = ods_sheet_numbers(str(path), chosen.name)
         extent = extents.get(chosen.name, SheetExtent())
@@ -475,6 +490,9 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
+    if info.format == "xls" and (candidates := day_candidates(data)):
+        no_such_dates = xls_no_such_dates(str(path), chosen.name, candidates)
+    mark_no_such_dates(data, cells_read, no_such_dates)
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
 
 

@@ -54,6 +54,8 @@ from hrimport.reader.grid import (
     normalize_header,
     table_chunks,
 )
+from hrimport.reader.no_such_dates import NO_SUCH_DATE
+from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout
 from hrimport.reader.xlsx_pieces import ChunkGrid, ChunkReader, NotStreamable, release_freed_memory
@@ -119,7 +121,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.headers = [n for n in names if n is not None]
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
-    table = _Table(path, info, names, first.first_column, index + 1)
+    table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names))
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
     del first
     # the next grid ends where the first chunk does, so that chunks are rarely put together from two grids
@@ -147,7 +149,7 @@ def _rechunked(tables: Iterator[SourceTable], rows: int) -> Iterator[SourceTable
 
 #: The order of the kinds of ``CellsRead`` in a column, as ``fastexcel_text`` makes them.
 _KIND_ORDER = {"number-format": 0, ERROR_VALUE: 1, "number-as-stored": 2, "formula-value": 3,
-               FORMULA_NOT_CALCULATED: 4, FORMULA_TO_RECALCULATE: 5, "excel-date-cell": 6}
+               FORMULA_NOT_CALCULATED: 4, FORMULA_TO_RECALCULATE: 5, "excel-date-cell": 6, NO_SUCH_DATE: 7}
 
 
 def _joined(tables: list[SourceTable]) -> SourceTable:
@@ -180,9 +182,9 @@ class _Table:
     """The table's columns as the first chunk names them, and the pieces laid out under them."""
 
     def __init__(self, path: Path, info: SourceInfo, names: list[str | None], first_column: int,
-                 header_row: int) -> None:
+                 header_row: int, header: HeaderRepeats) -> None:
         self.path, self.info, self.names = path, info, names
-        self.first_column, self.header_row = first_column, header_row
+        self.first_column, self.header_row, self.header = first_column, header_row, header
         self.rows = 0
 
     def pieces(self, first_read: dict[int, list[CellsRead]], body: pd.DataFrame, filled: np.ndarray, body_row: int,
@@ -250,7 +252,7 @@ class _Table:
         self.rows += len(numbers)
         self.info.rows_read = self.rows
         held = body if len(numbers) == len(body) else body[filled]  # every row: no copy of the grid
-        table = _rows_of(self.info, held, self.names, numbers, None, scan_replacements=True)
+        table = _rows_of(self.info, held, self.names, numbers, None, True, self.header)
         if cells_read:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
         return table

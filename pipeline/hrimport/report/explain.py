@@ -30,7 +30,10 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "not-a-date": Explanation(
         "Not a date",
-        "The cell should hold a date but its text could not be read as one.",
+        "The cell should hold a date but its text could not be read as one; or it is a date cell showing a day "
+        "that does not exist: 0 January 1900 (00/01/1900, how Excel shows a 0, which some HR systems write for "
+        "\"no date\") or 29 February 1900 (Excel counts 1900 as a leap year; it was not), which cannot be sent "
+        "as any date.",
         "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell.",
     ),
     "not-an-email": Explanation(
@@ -238,6 +241,14 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The row has values beyond the last column of the header, usually because a value holding the "
         "delimiter (a comma or semicolon) was not put in quotes, which shifts the row's values.",
         "Put quotes around values that contain the delimiter, or remove the extra cells, and save again.",
+    ),
+    "header-row-repeated": Explanation(
+        "Header row repeated",
+        "The row holds the column names of the header row again, not a record: two exports were probably "
+        "joined into one file (one pasted under the other, or two files put together), and the second one's "
+        "header became a row of data. It was not sent, and nothing else is said about its cells.",
+        "Delete this row from the file. Then check that the rows below it are the export you meant to import "
+        "(not last month's as well), and import the file again.",
     ),
     "date-order-mismatch": Explanation(
         "Date in the wrong order",
