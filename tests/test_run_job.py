@@ -675,6 +675,18 @@ def test_old_run_folders_beyond_the_retention_are_removed(tmp_path: Path, sandbo
     assert "removed the old run folder" in (runs[-1] / "run.log").read_text()
 
 
+def test_a_killed_runs_folder_counts_for_the_retention_and_nothing_else_is_removed(tmp_path: Path) -> None:
+    base = tmp_path / "reports" / "job"
+    made = {"2024-04-01_090000": "run.log", "2024-05-01_090000": "run.json", "2024-06-01_090000": "run.log",
+            "2024-07-01_090000": "run.json", "2024-03-01_090000": "notes.txt"}  # the last: a person's folder
+    for name, file in made.items():
+        (base / name).mkdir(parents=True)
+        (base / name / file).write_text("{}")
+    removed = prune_runs(tmp_path / "reports", "job", 2)
+    assert sorted(p.name for p in removed) == ["2024-04-01_090000", "2024-05-01_090000"]
+    assert sorted(p.name for p in base.iterdir()) == ["2024-03-01_090000", "2024-06-01_090000", "2024-07-01_090000"]
+
+
 def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
     base = tmp_path / "reports" / "job"
     names = ["2024-05-01_090000", "2024-05-01_090000-2", "2024-05-01_090000-10", "2024-06-01_090000"]

@@ -81,13 +81,16 @@ def unfinished_runs(job: Job) -> list[Path]:
 def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:
     """Remove this job's run folders beyond the ``retention`` newest; returns the folders removed.
 
-    Only folders that ``hrimport run`` made (named by their start time, holding ``run.json``) are
-    considered, so nothing else under the report folder is ever deleted.
+    Only folders that ``hrimport run`` made (named by their start time, holding ``run.json``, or ``run.log``
+    alone: a run killed, which the run pruning, under the job's lock, has told) are considered, so nothing
+    else under the report folder is ever deleted. A killed run's folder counts as a run: it holds its journal
+    and report files, and would otherwise stay for ever.
     """
     parent = default_report_folder(report_dir, job, datetime.now()).parent
     if not parent.is_dir():
         return []
-    runs = sorted((p for p in parent.iterdir() if is_run_folder(p) and (p / RUN_SUMMARY).is_file()),
+    runs = sorted((p for p in parent.iterdir()
+                   if is_run_folder(p) and ((p / RUN_SUMMARY).is_file() or (p / RUN_LOG).is_file())),
                   key=run_order)
     old = [p for p in runs[:-retention] if keep is None or p != keep]
     for folder in old:

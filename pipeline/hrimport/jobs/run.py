@@ -241,7 +241,11 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
             say: Callable[[str], None]) -> None:
     """E-mail the verdict of the job ``name`` (its file ``path``) when its ``[notify]`` says so; a failure is
     logged and said, never raised."""
-    if notify is None or not should_notify(notify, result.exit_code):
+    # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
+    # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
+    due = should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
+                                                       and bool(result.unfinished))
+    if notify is None or not due:
         return
     reports = {s.name: s.report for s in result.steps if s.report is not None}
     attachments: list[Attachment] = []
