@@ -33,7 +33,8 @@ __all__ = ["EXIT_MEANINGS", "JobResult", "StepResult", "StepStatus"]
 EXIT_MEANINGS = {
     EXIT_OK: "nothing to do: everything imported, or no new export since the last import",
     EXIT_ROWS_NEED_ATTENTION: "some rows need attention: send report.html and to_fix to HR; they fix the rows "
-    "and the next run imports them",
+    "and the next run imports them (rows that failed on the service's side, outcome failed, need no fixing: "
+    "the next run sends them again)",
     EXIT_INPUT: "a usage, config or input-file error (among them an export missing, unreadable, too old, or older "
     "than the last one imported): fix the job file, config or source file it names, then run again",
     EXIT_LOCKED: "another run of the same job is in progress: nothing was done; if that run is stuck, end it "
