@@ -155,6 +155,10 @@ def test_a_month_imported_by_hand_again_says_its_unchanged_rows_are_sent_all_the
     held = month(tmp_path, sandbox, october[:10], "november.csv", "import")
     assert held.exit_code == 5, held.output
     assert "Plan: 0 new, 0 changed, 10 unchanged, 0 invalid, 10 missing" in held.stdout.splitlines()
+    # the report's rows needing attention say what to do with a held file, not to correct the rows
+    page = (latest_run(tmp_path).parent / "report.html").read_text(encoding="utf-8")
+    assert '<h3>Held for review <code class="code">held-for-review</code>' in page
+    assert "If the file is right, run the same import again with --accept-drift" in page
 
 
 def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, sandbox: Any) -> None:

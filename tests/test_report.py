@@ -569,16 +569,28 @@ def test_outcome_rows_unchanged_by_rendering(report: ReportFiles) -> None:
 
 
 # Every code a stage emits (validate, submit, client, time off): each needs its own words in the report.
-EMITTED_CODES = [
-    "missing-value", "not-a-date", "not-an-email", "unknown-country", "not-an-allowed-value", "not-a-boolean",
-    "not-a-number", "intern-with-other-role", "country-change-incomplete", "duplicate-id", "service-rejected",
-    "permission-denied", "no-result", "unexpected-answer", "unexpected-message", "connect-failed", "timeout",
-    "transport-failed", "http-503", "unknown-leave-type", "total-days-mismatch", "no-leave-days",
-    "end-before-start", "not-a-half-day-marker", "ambiguous-half-day", "overlaps-in-file",
-    "overlaps-existing", "unknown-staff", "not-sent",
-    "ambiguous-country", "formula-like-text", "formula-like-text-stripped", "error-value", "formula-not-calculated",
-    "duplicate-row", "columns-disagree", "header-row-repeated",
-]
+def _codes_in_the_pipeline() -> list[str]:
+    """Every problem code the pipeline's source writes: as a ``Problem("code", ...)``, or as a constant named in
+    capitals (``HEADER_ROW_REPEATED = "header-row-repeated"``); read from the source, so a new code cannot be
+    left out of this list (a hand-kept list missed held-for-review, whose rows read "Other problem")."""
+    source = Path(__file__).resolve().parent.parent / "pipeline" / "hrimport"
+    found: set[str] = set()
+    for module in source.rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        found.update(re.findall(r'Problem\(\s*(?:code=)?"([a-z0-9][a-z0-9-]+)"', text))
+        found.update(re.findall(r'^[A-Z_]+ = "([a-z]+(?:-[a-z0-9]+)+)"', text, re.MULTILINE))
+    not_codes = {"demo-customer-99", "demo-vendor", "embedded-sandbox", "timeoff-ledger",  # tokens, names
+                 "formula-to-recalculate", "no-such-date"}  # kinds of cells read, told as other codes
+    return sorted(found - not_codes)
+
+
+#: Codes written in other ways: the service's answers turned into codes, and the outcomes' own codes.
+EMITTED_CODES = sorted({
+    *_codes_in_the_pipeline(), "missing-value", "not-an-email", "not-a-boolean", "not-a-number",
+    "intern-with-other-role", "country-change-incomplete", "service-rejected", "no-result", "unexpected-answer",
+    "connect-failed", "timeout", "transport-failed", "http-503", "total-days-mismatch", "not-a-half-day-marker",
+    "ambiguous-half-day", "overlaps-existing", "unknown-staff", "two-digit-year",
+})
 
 
 @pytest.mark.parametrize("code", EMITTED_CODES)

@@ -201,6 +201,14 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "(Ctrl-C, or the system ended it). The row itself may be fine.",
         "Run the same import again (once the platform is reachable); nothing is added twice.",
     ),
+    "held-for-review": Explanation(
+        "Held for review",
+        "The drift guard found the file too different from what the platform last accepted from this job (many "
+        "people missing, the headcount down, a field changing for many, a column emptied: the top of this report "
+        "says which), so no row was sent. The row itself may be fine.",
+        "Check the file and the mapping against those reasons. If the file is right, run the same import again "
+        "with --accept-drift; if not, import a corrected export.",
+    ),
     "overlaps-in-file": Explanation(
         "Overlapping time off in the file",
         "Rows of the file give the same person time off on overlapping days, and they are not one leave listed "
