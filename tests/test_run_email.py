@@ -105,7 +105,7 @@ def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mai
     assert result.exit_code == 1  # the run's own verdict, whatever the mail did
     [msg] = box.messages
     assert box.envelopes[0].rcpt_tos == ["payroll@acme.example"]
-    assert msg["Subject"] == "[hrimport] monthly: 1 row needs attention (exit 1)"
+    assert msg["Subject"] == f"[hrimport] monthly: 1 row needs attention{job.on_sandbox} (exit 1)"
     said = (f"the SMTP server 127.0.0.1:{port} refused gone@acme.example (550 5.1.1 <gone@acme.example>: mailbox "
             "unavailable): check the address in [notify] to; the e-mail went to payroll@acme.example")
     assert f"Error: e-mail not sent to every recipient: {said}\n" in result.stderr
@@ -147,7 +147,7 @@ def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_
 
     assert result.exit_code == 1, result.stderr
     [msg] = box.messages
-    assert msg["Subject"] == "[hrimport] monthly: 300 rows need attention (exit 1)"
+    assert msg["Subject"] == f"[hrimport] monthly: 300 rows need attention{job.on_sandbox} (exit 1)"
     assert len(box.envelopes[0].original_content) <= 300_000
     # the rows to fix, and every row's outcome in the workbook, in place of the page
     assert [a.get_filename() for a in msg.iter_attachments()] == ["report.xlsx", "to_fix.xlsx"]

@@ -79,6 +79,8 @@ class JobFolder:
         self.root = root
         self.sandbox = sandbox
         self.prefix = uuid.uuid4().hex[:4]  # external ids unique to this test (the sandbox has demo staff)
+        # the rows go to the tests' served sandbox: the verdict says so, as it must to a trial's owner
+        self.on_sandbox = f" on the sandbox at {sandbox.base_url}, not the platform"
         (root / "exports").mkdir(parents=True, exist_ok=True)
         config = write_config(root / "staff.toml", base_url=sandbox.base_url)
         config.write_text(config.read_text().replace("[staff]\n", f"[staff]\nbatch_size = {batch_size}\n", 1))
@@ -216,8 +218,9 @@ def test_a_first_run_imports_everything_with_one_line_per_step_and_a_log(job: Jo
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""  # everything for a person is on stderr and in the run folder
     lines = result.stderr.splitlines()
-    assert lines[0].startswith("staff: 12 of 12 rows imported (staff_2024-05.csv); report ")
-    assert lines[-1].startswith("monthly: everything imported (exit 0")
+    assert lines[0].startswith(f"staff: 12 of 12 rows imported (staff_2024-05.csv, {job.on_sandbox.strip()}); "
+                               "report ")
+    assert lines[-1].startswith(f"monthly: everything imported{job.on_sandbox} (exit 0")
     assert "\r" not in result.stderr  # no progress bar without a terminal
     [run] = job.runs()
     assert (run / "staff" / "report.html").is_file()
@@ -541,10 +544,10 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
 
     assert result.exit_code == 1
     [msg] = box.messages
-    assert msg["Subject"] == "[hrimport] monthly: 1 row needs attention (exit 1)"
+    assert msg["Subject"] == f"[hrimport] monthly: 1 row needs attention{job.on_sandbox} (exit 1)"
     assert msg["To"] == "payroll@acme.example"
     body = msg.get_body(("plain",)).get_content()
-    assert "staff: 3 of 4 rows imported; 1 needs attention (staff_2024-05.csv)" in body
+    assert f"staff: 3 of 4 rows imported; 1 needs attention (staff_2024-05.csv, {job.on_sandbox.strip()})" in body
     assert "Exit code 1: some rows need attention" in body
     attachments = {p.get_filename(): p for p in msg.iter_attachments()}
     assert set(attachments) == {"report.html", "to_fix.xlsx"}  # the to_fix to open in Excel
@@ -589,19 +592,20 @@ def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: P
     assert result.exit_code == 5, result.stderr
     verdict = ("held for review: the staff step sent nothing, the drift guard tripped on 2 checks (see the step's "
                "line); run again with --accept-drift if the file is right")
-    assert f"monthly: {verdict} (exit 5: held for review" in result.stderr
+    assert f"monthly: {verdict}{job.on_sandbox} (exit 5: held for review" in result.stderr
     # the step's own line: the 12 people were on the platform already, which is no import ("12 of 12 rows
     # imported" beside exit 5 read as one), and why it was held, with the people missing
     [step_line] = [line for line in result.stderr.splitlines() if line.startswith("staff: ")]
     assert step_line.startswith("staff: Held for review, nothing sent: the file differs from last time more than "
-                                "the drift guard allows; 12 of 12 rows unchanged since last time (staff_2024-06.csv)")
+                                "the drift guard allows; 12 of 12 rows unchanged since last time (staff_2024-06.csv, "
+                                f"{job.on_sandbox.strip()})")
     assert step_line.endswith(
         ". Why: headcount down 40%: 20 people were accepted from this job, this file has 12 (the guard holds a drop "
         f"over 10%). 8 of the 20 people accepted before (40%) are not in this file, e.g. {job.ext(13)} Person 13, "
         f"{job.ext(14)} Person 14, {job.ext(15)} Person 15 (the guard holds over 5%).")
     message = box.messages[-1]
     # the subject names nobody: it shows on lock screens and in the relay's log; the body says who
-    assert message["Subject"] == f"[hrimport] monthly: {verdict} (exit 5)"
+    assert message["Subject"] == f"[hrimport] monthly: {verdict}{job.on_sandbox} (exit 5)"
     assert f"{job.ext(13)} Person 13" in message.get_body(("plain",)).get_content()
     assert job.last_run()["verdict"] == verdict
 
@@ -829,8 +833,8 @@ def test_a_step_without_a_new_export_beside_one_that_imported_is_named_in_the_ve
     assert result.exit_code == 0, result.stderr
     verdict = ("staff: everything imported; timeoff: no new export: the newest file matching exports/leave_*.csv "
                f"(leave_2024-05.csv) is the one imported on {job.imported_on('timeoff')}")
-    assert result.stderr.splitlines()[-1].startswith(f"monthly: {verdict} (exit 0: ")
-    assert box.messages[-1]["Subject"] == f"[hrimport] monthly: {verdict} (exit 0)"
+    assert result.stderr.splitlines()[-1].startswith(f"monthly: {verdict}{job.on_sandbox} (exit 0: ")
+    assert box.messages[-1]["Subject"] == f"[hrimport] monthly: {verdict}{job.on_sandbox} (exit 0)"
 
 
 # ------------------------------------------------------------------- an older export found again

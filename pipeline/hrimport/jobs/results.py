@@ -25,7 +25,7 @@ from hrimport.errors import (
 from hrimport.jobs.jobfile import StepKind
 from hrimport.outcomes import Outcome, RunResult
 from hrimport.report import ReportFiles
-from hrimport.service.urls import EMBEDDED_SANDBOX
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target
 
 __all__ = ["EXIT_MEANINGS", "JobResult", "StepResult", "StepStatus"]
 
@@ -104,10 +104,22 @@ class JobResult:
         """The highest exit code of the steps (and of the run's own failure)."""
         return max([self.error_code, *(s.exit_code for s in self.steps)])
 
+    @property
+    def sandbox(self) -> str:
+        """Where a step sent its rows when that was a sandbox, not the platform: ``the embedded sandbox`` or
+        ``the sandbox at URL`` (one served by ``hrimport sandbox serve``); ``""`` otherwise."""
+        for s in self.steps:
+            url = s.result.info.service_url if s.result is not None else ""
+            if url == EMBEDDED_SANDBOX:
+                return "the embedded sandbox"
+            if is_sandbox_target(url):
+                return f"the {describe_target(url)}"
+        return ""
+
     def headline(self) -> str:
-        """The verdict, and where the rows went when that was the embedded sandbox: the last line on stderr
-        and the e-mail subject, which must never read "everything imported" for rows no platform received."""
-        where = " on the embedded sandbox, not the platform" if self.embedded_sandbox else ""
+        """The verdict, and where the rows went when that was a sandbox: the last line on stderr and the e-mail
+        subject, which must never read "everything imported" for rows no platform received."""
+        where = f" on {self.sandbox}, not the platform" if self.sandbox else ""
         return f"{self.verdict()}{where}"
 
     def verdict(self) -> str:

@@ -45,7 +45,7 @@ from hrimport.notify import (
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
-from hrimport.service.urls import EMBEDDED_SANDBOX
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target
 from hrimport.state.lock import job_lock
 from hrimport.state.store import StateStore, file_sha256
 
@@ -209,7 +209,9 @@ def _run_step(
             # whole: the next run skips this file as already imported; in part, it tries the rows again, but
             # either way the file is one of this step's exports, never to be sent over a later one
             state.record_import(job.name, step.name, digest, source, whole=run.exit_code == EXIT_OK)
-        where = ", on the embedded sandbox, not the platform" if run.result.info.service_url == EMBEDDED_SANDBOX else ""
+        url = run.result.info.service_url
+        where = (", on the embedded sandbox, not the platform" if url == EMBEDDED_SANDBOX else
+                 f", on the {describe_target(url)}, not the platform" if is_sandbox_target(url) else "")
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         if run.result.info.held:  # why, with its examples: in the step's line (cron's log, the e-mail's body)
             message += ". Why: " + " ".join(f"{reason}." for reason in run.result.info.held)
