@@ -547,6 +547,9 @@ def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sand
     assert msg["Subject"] == f"[hrimport] monthly: 1 row needs attention{job.on_sandbox} (exit 1)"
     assert msg["To"] == "payroll@acme.example"
     body = msg.get_body(("plain",)).get_content()
+    # when, as a person reads it: to the minute, with the machine's offset from UTC
+    started = datetime.fromisoformat(job.last_run()["started_at"])
+    assert body.startswith(f"hrimport job 'monthly' ({job.job}), started {started:%Y-%m-%d %H:%M} (UTC")
     assert f"staff: 3 of 4 rows imported; 1 needs attention (staff_2024-05.csv, {job.on_sandbox.strip()})" in body
     assert "Exit code 1: some rows need attention" in body
     attachments = {p.get_filename(): p for p in msg.iter_attachments()}

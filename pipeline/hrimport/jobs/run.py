@@ -260,7 +260,7 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         if report.to_fix is not None:
             attachments.append(Attachment(prefix + report.to_fix.name, report.to_fix))
     subject = f"{name}: {result.headline()} (exit {result.exit_code})"
-    lines = [f"hrimport job {name!r} ({path}), started {result.started_at}.", ""]
+    lines = [f"hrimport job {name!r} ({path}), started {_shown_time(result.started_at)}.", ""]
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
     if result.error:
         lines.append(result.error)
@@ -286,6 +286,16 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         return
     result.notified = True
     log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+
+
+def _shown_time(iso: str) -> str:
+    """``2024-06-01 06:15 (UTC+02:00)``: a run's ISO 8601 start as a person reads it, to the minute."""
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    zone = when.strftime("%z")
+    return when.strftime("%Y-%m-%d %H:%M") + (f" (UTC{zone[:3]}:{zone[3:]})" if zone else "")
 
 
 def _not_finished(folder: Path) -> str:
