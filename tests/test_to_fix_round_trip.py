@@ -76,6 +76,26 @@ def test_an_id_a_csv_writes_for_excel_as_a_formula_comes_back_from_to_fix_xlsx_a
     assert [s["customer_system_id"] for s in sandbox.staff(99)] == ["000001", "000002"]
 
 
+def test_an_apostrophe_of_the_value_stays_and_only_the_guard_of_to_fix_csv_goes(tmp_path: Path, sandbox: Any) -> None:
+    # Dutch surnames start with an apostrophe ('t Hooft): it is the name, not to_fix.csv's guard, which only
+    # ever stands before a value a spreadsheet would run (=, +, -, @).
+    rows = [person(1, Name="'t Hooft", Title="+Lead", Email="nope")]
+    config = write_config(tmp_path / "staff.toml", email_check="strict")
+    run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows), config=config)
+    to_fix_csv = latest_run(tmp_path).parent / "to_fix.csv"
+    text = to_fix_csv.read_text(encoding="utf-8-sig")
+    assert ",'t Hooft,nope," in text and ",'+Lead," in text
+    sheet = openpyxl.load_workbook(to_fix_of_latest_run(tmp_path)).active
+    assert [sheet.cell(2, column_of(h)).value for h in ("Name", "Title")] == ["'t Hooft", "+Lead"]
+    (tmp_path / "corrected.csv").write_text(text.replace(",nope,", ",hooft@acme.example,"), encoding="utf-8-sig")
+
+    result, _ = run_import(tmp_path, sandbox, tmp_path / "corrected.csv", config=config)
+
+    assert result.exit_code == 0, result.output
+    [stored] = sandbox.staff(99)
+    assert (stored["name"], stored["job_title"]) == ("'t Hooft", "+Lead")
+
+
 # --- cells that hold no value to send --------------------------------------------------------------------------
 
 

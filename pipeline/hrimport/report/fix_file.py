@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,7 @@ CSV_FORMATS = frozenset({"csv", "tsv", "txt"})
 FIX_XLSX = "to_fix.xlsx"
 FIX_CSV = "to_fix.csv"
 _MAX_WIDTH = 60
+_NOT_IN_SHEET_NAME = re.compile(r"[\[\]:*?/\\]")
 
 
 @dataclass(frozen=True)
@@ -192,16 +194,20 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
 
 def _sheets_before(wb: xlsxwriter.Workbook, source: SourceInfo) -> None:
     """Empty hidden sheets named like those before ``source``'s in its workbook, so that the config's ``sheet``
-    names the same sheet in ``to_fix``; none when a name is one Excel does not take (an ODS's)."""
+    names the same sheet in ``to_fix``; none when a name is one Excel does not take (an ODS may hold one)."""
     before = source.sheets[:source.sheets.index(source.sheet)] if source.sheet in source.sheets else []
-    if not before or any(not _excel_sheet_name(name) for name in before):
+    if not before or not _excel_sheet_names([*before, source.sheet or ""]):
         return
     for name in before:
         wb.add_worksheet(name).hide()
 
 
-def _excel_sheet_name(name: str) -> bool:
-    return 0 < len(name) <= 31 and not any(c in name for c in "[]:*?/\\") and name[0] != "'" != name[-1]
+def _excel_sheet_names(names: list[str]) -> bool:
+    """Whether Excel (and xlsxwriter) take ``names`` for a workbook's sheets: at most 31 UTF-16 units, none of
+    ``[]:*?/\\``, no ``'`` at either end, no two alike ignoring case."""
+    return len({name.lower() for name in names}) == len(names) and all(
+        0 < len(name.encode("utf-16-le")) <= 62 and not _NOT_IN_SHEET_NAME.search(name) and name[0] != "'" != name[-1]
+        for name in names)
 
 
 def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> FixFiles:
