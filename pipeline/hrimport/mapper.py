@@ -42,7 +42,7 @@ from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import keep_alone
-from hrimport.to_fix_format import ESCAPED_FORMULA, FIX_COLUMN
+from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
 
 @dataclass
@@ -560,9 +560,8 @@ _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "Jul
                 "October", "November", "December")
 
 
-# Excel's way to keep a CSV cell's zeros (="000123"): a formula whose result is the text between the quotes,
-# which is all Excel shows. Sent as written, it would be an external id no one has ever seen.
-_EXCEL_TEXT_FORMULA = r'^="([^"]*)"$'
+# Excel's way to keep a CSV cell's zeros (="000123", ``EXCEL_TEXT_FORMULA``): sent as written, it would be an
+# external id no one has ever seen.
 EXCEL_TEXT_RULE = 'Excel\'s ="..." in a text file: the text between the quotes, which is what Excel shows'
 
 
@@ -580,7 +579,7 @@ def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", c
         values = unguarded
     # in a workbook, such a cell is a formula and read as its result; as text there, it is what Excel shows
     if text_file and values.str.startswith('="').any():
-        shown = values.str.replace(_EXCEL_TEXT_FORMULA, r"\1", regex=True)
+        shown = values.str.replace(EXCEL_TEXT_FORMULA, r"\1", regex=True)
         if trail is not None:
             trail.compare(name, column, values, shown, "excel-text-formula", EXCEL_TEXT_RULE)
         values = shown

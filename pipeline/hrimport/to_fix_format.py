@@ -15,13 +15,18 @@ share a contract, kept here so that neither side can change it alone:
 * ``csv_safe`` / ``restore_csv_cell``: the CSV guard and its undo. A CSV cell has no type, so a
   formula-like value gets a leading ``'``; plain numbers (``-12``, ``+3.5``) are left alone because no
   program runs them. Reading the file back drops that ``'`` (the mapper does the same per column).
+* ``EXCEL_TEXT_FORMULA`` / ``text_cell_as_read``: a CSV or TSV cell as the import reads it (the mapper, per
+  column): Excel's ``="000123"`` is the text it shows, ``000123``, and the ``'`` of ``csv_safe`` is dropped.
+  ``to_fix.xlsx`` of a CSV source holds each cell so, since in a workbook ``="000123"`` is text and would be
+  sent as written.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["ESCAPED_FORMULA", "FIX_COLUMN", "FORMULA_TRIGGERS", "csv_safe", "restore_csv_cell"]
+__all__ = ["ESCAPED_FORMULA", "EXCEL_TEXT_FORMULA", "FIX_COLUMN", "FORMULA_TRIGGERS", "csv_safe", "restore_csv_cell",
+           "text_cell_as_read"]
 
 #: Name of the column appended to ``to_fix`` files; the mapper ignores it on re-import.
 FIX_COLUMN = "Problem"
@@ -31,6 +36,10 @@ FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 #: that ``csv_safe`` put before a formula-like value.
 ESCAPED_FORMULA = "^'(?=[" + re.escape("".join(FORMULA_TRIGGERS)) + "])"
 _PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
+#: Excel's way to keep a CSV cell's zeros (``="000123"``): a formula whose result is the text between the quotes,
+#: which is all Excel shows (group 1). A regular expression for a whole column at once (``str.replace``).
+EXCEL_TEXT_FORMULA = r'^="([^"]*)"$'
+_EXCEL_TEXT = re.compile(EXCEL_TEXT_FORMULA)
 
 
 def csv_safe(value: str) -> str:
@@ -49,3 +58,15 @@ def restore_csv_cell(value: str) -> str:
     if value.startswith("'") and value[1:].startswith(FORMULA_TRIGGERS):
         return value[1:]
     return value
+
+
+def text_cell_as_read(value: str) -> str:
+    """A CSV or TSV cell as the import reads it, before trimming: ``csv_safe`` undone, Excel's ``="000123"`` as
+    the ``000123`` Excel shows.
+
+    >>> text_cell_as_read('="000123"'), text_cell_as_read("'+65 8123 4567")
+    ('000123', '+65 8123 4567')
+    """
+    value = restore_csv_cell(value)
+    shown = _EXCEL_TEXT.match(value)
+    return shown[1] if shown else value

@@ -12,11 +12,17 @@ Which file, by source:
   itself (``fix_workbook``): date cells stay dates, number formats, widths and styles stay;
 * a larger workbook, or one that is gone or changed since the run (``hrimport report`` later), or an XLS or
   ODS source: ``to_fix.xlsx`` written here from the cells the run kept, every cell a string cell, on a
-  sheet named like the source's (xlsxwriter: ~10 us a cell);
+  sheet named like the source's (xlsxwriter: ~10 us a cell), in the source's date system (a serial number
+  means the same day), behind empty hidden sheets named like those before it in the source (the config's
+  ``sheet``, a name or a position, still names it; with none, it is the first visible sheet);
 * a CSV or TSV source: ``to_fix.xlsx`` written here (the file to open in Excel: its cells are typed text,
   so ``+65 8123 4567`` and ``000123`` show exactly, where Excel opening a CSV turns the first into a
   formula and the second into 123) and ``to_fix.csv`` beside it, for systems that need CSV: the source's
-  delimiter, UTF-8 with a BOM so Excel reads it as UTF-8.
+  delimiter, UTF-8 with a BOM so Excel reads it as UTF-8. ``to_fix.xlsx`` holds each cell as the import read
+  it (``text_cell_as_read``: Excel's ``="000123"`` as ``000123``), ``to_fix.csv`` as the source had it.
+
+A cell that held no value to send (an error, a formula without its result) is written as one holding none
+(``fix_values``), so that importing ``to_fix`` again flags it rather than sending a stand-in.
 
 Values are kept in full (no masking: the file is for re-import). Formula-like cells stay their exact text
 in xlsx (string cells with the quote-prefix style) and get a leading ``'`` in CSV: the round trip's
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +51,10 @@ from hrimport.report.fix_marks import (
     comment_size,
     problem_text,
 )
+from hrimport.report.fix_values import no_value_cells
 from hrimport.report.scratch import xlsxwriter_options
-from hrimport.report.streamed_sheet import Cell, StreamedSheet
-from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe
+from hrimport.report.streamed_sheet import Cell, ErrorText, FormulaText, StreamedSheet
+from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe, text_cell_as_read
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +62,7 @@ CSV_FORMATS = frozenset({"csv", "tsv", "txt"})
 FIX_XLSX = "to_fix.xlsx"
 FIX_CSV = "to_fix.csv"
 _MAX_WIDTH = 60
+_NOT_IN_SHEET_NAME = re.compile(r"[\[\]:*?/\\]")
 
 
 @dataclass(frozen=True)
@@ -112,8 +121,11 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     """Write the rows as xlsx on a sheet named like the source's, every cell a string cell, each bad cell
     red with its problem in a comment; mode 0600."""
     headers, preamble = _layout(source, rows)
+    # a text file's cells as the import reads them: in a workbook, ="000123" is text, sent as written
+    as_read = text_cell_as_read if source.format.lower() in CSV_FORMATS else None
     with open_private(path, "wb") as fh:
-        wb = xlsxwriter.Workbook(fh, xlsxwriter_options(path, constant_memory=True, strings_to_numbers=False))
+        wb = xlsxwriter.Workbook(fh, xlsxwriter_options(path, constant_memory=True, strings_to_numbers=False,
+                                                        date_1904=source.date_system == 1904))
         # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none
         # for most cells (a format costs xlsxwriter time on each of 100,000s of cells)
         red = {"bg_color": f"#{BAD_CELL_FILL}"}
@@ -126,8 +138,11 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
         bold = wb.add_format({"bold": True})
         problem = wb.add_format({"bg_color": f"#{PROBLEM_FILL}", "font_color": f"#{PROBLEM_FONT}"})
         problem_head = wb.add_format({"bold": True, "bg_color": "#F9D7D9", "font_color": f"#{PROBLEM_FONT}"})
+        _sheets_before(wb, source)
         ws = wb.add_worksheet(source.sheet or "Sheet1", worksheet_class=StreamedSheet)
         assert isinstance(ws, StreamedSheet)
+        ws.activate()
+        ws.set_first_sheet()  # the first tab shown: the sheets before it are hidden
         widths = [len(h) + 2 for h in headers] + [len(FIX_COLUMN) + 2]
         column_of = {h: c for c, h in enumerate(headers)}
 
@@ -148,11 +163,18 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
         for row in rows:
             r += 1
             texts = _cells(row, headers)
+            if as_read is not None:
+                texts[:last] = [as_read(text) for text in texts[:last]]
             marked = {column_of[h]: comment for h, comment in bad_cells(row, headers).items()}
+            no_value = {column_of[h]: cell for h, cell in no_value_cells(row, headers, source.format).items()}
             # the row's cells in one call (StreamedSheet: 200,000 cells for 5,000 rows to fix cost 2 s cell by cell)
             cells: list[Cell] = []
             for c, text in enumerate(texts[:last]):
-                if text:
+                if c in no_value:
+                    nothing = no_value[c]
+                    value = FormulaText(nothing.formula) if nothing.formula else ErrorText(nothing.error)
+                    cells.append((c, value, formats[c in marked, False]))
+                elif text:
                     cells.append((c, text, formats[c in marked, text.startswith(FORMULA_TRIGGERS)]))
                     widths[c] = max(widths[c], len(text))
                 elif c in marked:  # an empty cell a problem names (a missing value): marked all the same
@@ -168,6 +190,24 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
         ws.freeze_panes(header_at + 1, 0)
         wb.close()
     return path
+
+
+def _sheets_before(wb: xlsxwriter.Workbook, source: SourceInfo) -> None:
+    """Empty hidden sheets named like those before ``source``'s in its workbook, so that the config's ``sheet``
+    names the same sheet in ``to_fix``; none when a name is one Excel does not take (an ODS may hold one)."""
+    before = source.sheets[:source.sheets.index(source.sheet)] if source.sheet in source.sheets else []
+    if not before or not _excel_sheet_names([*before, source.sheet or ""]):
+        return
+    for name in before:
+        wb.add_worksheet(name).hide()
+
+
+def _excel_sheet_names(names: list[str]) -> bool:
+    """Whether Excel (and xlsxwriter) take ``names`` for a workbook's sheets: at most 31 UTF-16 units, none of
+    ``[]:*?/\\``, no ``'`` at either end, no two alike ignoring case."""
+    return len({name.lower() for name in names}) == len(names) and all(
+        0 < len(name.encode("utf-16-le")) <= 62 and not _NOT_IN_SHEET_NAME.search(name) and name[0] != "'" != name[-1]
+        for name in names)
 
 
 def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> FixFiles:

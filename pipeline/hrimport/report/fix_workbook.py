@@ -9,7 +9,9 @@ red with a comment holding its problem (``fix_marks``), and the ``Problem`` colu
 header (a fix file's own ``Problem`` column is reused).
 
 A cell keeps the value it showed, which is what the import read: a formula cell becomes its last value
-(``data_only``), since its references would not survive the rows moving anyway. Filters are cleared and
+(``data_only``), since its references would not survive the rows moving anyway. A cell that held no value to
+send keeps none (``fix_values``): an error stays the error, a formula saved without its result is written
+again, moved with its row when it reads only its own row, else the cell shows ``#N/A``. Filters are cleared and
 every kept row shown, so no row to fix is hidden; a protected sheet is unprotected, so it can be fixed.
 
 openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on, measured on this
@@ -47,6 +49,7 @@ from hrimport.report.fix_marks import (
     header_key,
     problem_text,
 )
+from hrimport.report.fix_values import no_value_cells
 from hrimport.report.scratch import temporary_files_in
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
 
@@ -94,7 +97,12 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
 
     _problem_cell(ws.cell(header_row, problem_column), FIX_COLUMN, bold=True)
     width = len(FIX_COLUMN) + 2
+    letters = {header: get_column_letter(column) for header, column in columns.items()}
     for at, outcome in enumerate(ordered, start=header_row + 1):
+        for header, nothing in no_value_cells(outcome, list(columns), source.format, move_to=(letters, at)).items():
+            cell = ws.cell(at, columns[header])
+            cell.value = nothing.formula or nothing.error  # openpyxl: "=..." is a formula, "#N/A" an error
+            cell.quotePrefix = False
         for header, comment in bad_cells(outcome, list(columns)).items():
             _mark_bad(ws.cell(at, columns[header]), comment)
         text = problem_text(outcome)

@@ -17,19 +17,45 @@ formats are numbered in xlsxwriter's order. Issue 17: report.xlsx of that run, 1
 this (the rows part 0.9 s -> 0.6 s).
 
 Cells, comments (``write_comment``) and everything else of the sheet still go through xlsxwriter's API;
-a row given to ``write_cells`` is whole: no other cell may be written to it afterwards.
+a row given to ``write_cells`` is whole: no other cell may be written to it afterwards. A row holding a
+``FormulaText`` or an ``ErrorText`` (``to_fix``'s cells that hold no value to send) is written by xlsxwriter
+too: the formula by its ``write_formula``, without a result, the error by ``write_error``, which xlsxwriter
+lacks (its own error cells are pictures in cells).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any, NamedTuple
+from xml.sax.saxutils import escape
 
 from xlsxwriter.format import Format
-from xlsxwriter.utility import xl_col_to_name
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
-#: ``(column, value, format)``: a text cell or a number cell, written with ``format`` (None: none).
+
+class FormulaText(str):
+    """A cell's formula (``=B2*2``), written as a formula saved without a result."""
+
+    __slots__ = ()
+
+
+class ErrorText(str):
+    """An error a cell shows (``#N/A``, one of Excel's), written as an error cell."""
+
+    __slots__ = ()
+
+
+#: ``(column, value, format)``: a text cell or a number cell (or a formula, or an error), written with
+#: ``format`` (None: none).
 Cell = tuple[int, str | int, Format | None]
+
+
+class _ErrorCell(NamedTuple):
+    """An error cell in xlsxwriter's table of a row, until ``_write_cell`` writes it."""
+
+    error: str
+    format: Format | None
 
 # What makes xlsxwriter change a text on its way into the sheet's XML (``xmlwriter._escape_data``,
 # ``_escape_control_characters``, ``utility._preserve_whitespace``, the ``<r>`` of a rich string): an XML-special
@@ -75,7 +101,11 @@ class StreamedSheet(Worksheet):  # type: ignore[misc]  # xlsxwriter ships no typ
         xml = self._row_xml(row, cells) if self._streams(row, cells[-1][0]) else None
         if xml is None:  # not plain: xlsxwriter's own writes
             for col, value, cell_format in cells:
-                if isinstance(value, str):
+                if isinstance(value, FormulaText):
+                    self.write_formula(row, col, value, cell_format, "")  # no result: the reader says so
+                elif isinstance(value, ErrorText):
+                    self.write_error(row, col, value, cell_format)
+                elif isinstance(value, str):
                     self.write_string(row, col, value, cell_format)
                 else:
                     self.write_number(row, col, value, cell_format)
@@ -102,6 +132,23 @@ class StreamedSheet(Worksheet):  # type: ignore[misc]  # xlsxwriter ships no typ
         if len(pending) >= _PENDING_ROWS:
             self.fh.write("".join(pending))
             pending.clear()
+
+    def write_error(self, row: int, col: int, error: str, cell_format: Format | None = None) -> None:
+        """Write the error ``error`` (``#N/A``) as the value of the cell at (``row``, ``col``), as Excel saves a
+        cell showing an error (``<c t="e"><v>#N/A</v></c>``), the way xlsxwriter's own ``write_*`` store
+        theirs."""
+        if self._check_dimensions(row, col):
+            raise ValueError(f"cell ({row}, {col}) is outside a worksheet")
+        if self.constant_memory and row > self.previous_row:
+            self._write_single_row(row)
+        self.table[row][col] = _ErrorCell(error, cell_format)
+
+    def _write_cell(self, row: int, col: int, cell: Any) -> None:
+        if type(cell) is not _ErrorCell:
+            super()._write_cell(row, col, cell)
+            return
+        style = f' s="{cell.format._get_xf_index()}"' if cell.format is not None else ""
+        self.fh.write(f'<c r="{xl_rowcol_to_cell(row, col)}"{style} t="e"><v>{escape(cell.error)}</v></c>')
 
     def _streams(self, row: int, last_column: int) -> bool:
         """True when xlsxwriter would write ``row`` as a bare ``<row r="N">`` of its cells, each with its own
