@@ -169,6 +169,34 @@ def test_a_fix_file_is_not_held_for_the_people_it_leaves_out(tmp_path: Path, san
     assert result.exit_code == 0, result.output
 
 
+def test_a_fix_file_of_people_who_moved_country_is_judged_against_everyone_not_its_own_rows(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    # October: 40 people. November: 12 move country without the move date the platform needs, so those 12 go
+    # to to_fix; HR fills the dates in and imports it. Its 12 country changes are 12 of the 40 people (30%),
+    # as they would have been in a November with no mistake, not 12 of to_fix's 12 (100%)
+    october = [person(n) for n in range(1, 41)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    movers = [person(n, Country="SG", **{"Old Country": "MY", "Move Date": ""}) for n in range(1, 13)]
+    november = movers + october[12:]
+    assert month(tmp_path, sandbox, november, "november.csv", "import").exit_code == 1
+    fixed = [dict(p, **{"Move Date": "2024-11-01", "Problem": "Row 2: the move date is missing"}) for p in movers]
+
+    result = month(tmp_path, sandbox, fixed, "to_fix.csv", "import")
+
+    assert result.exit_code == 0, result.output
+    assert "Held for review" not in result.output
+    assert sum(1 for p in sandbox.staff(99) if p["country"] == "SG" and p["customer_system_id"] <= "000012") == 12
+
+    # a to_fix that moves nearly everyone is still held: 35 of the 40 people accepted
+    everyone = [dict(person(n, Country="CN", **{"Old Country": "MY", "Move Date": "2024-12-01"}), Problem="Row 2: x")
+                for n in range(1, 36)]
+    held = month(tmp_path, sandbox, everyone, "to_fix-2.csv", "import")
+    assert held.exit_code == 5, held.output
+    assert "Held for review, nothing sent: 'Country' (country) changes for 35 of 40 people (88%), e.g. row 2: SG -> CN" in held.output
+    assert "a wrong mapping?." not in held.output  # a question ends its sentence
+
+
 people = st.lists(st.tuples(st.integers(0, 30), st.booleans(), st.integers(0, 3)), max_size=25,
                   unique_by=lambda t: t[0])
 before = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.booleans()), max_size=25,

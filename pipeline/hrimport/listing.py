@@ -30,3 +30,9 @@ def some(shown: Sequence[str], total: int, *, separator: str = ", ") -> str:
     listed = separator.join(shown)
     rest = total - len(shown)
     return f"{listed} and {rest:,} more" if rest > 0 else listed
+
+
+def sentences(texts: Sequence[str]) -> str:
+    """``texts`` as sentences one after the other, each ended with a full stop unless it ends a sentence
+    already (``a broken export or a wrong mapping?``)."""
+    return " ".join(text if text.endswith((".", "?", "!")) else f"{text}." for text in texts)

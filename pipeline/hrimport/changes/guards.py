@@ -11,8 +11,10 @@ Compared with what the platform accepted from this job's earlier imports (the pl
 Shares are of the people accepted before (the first two) or of the people present both times (the third).
 No guard acts before ``MIN_PEOPLE`` people were accepted from the job (a first run, a company of eight
 whose one leaver would be 12%), and the last two need as many people to compare. A ``to_fix`` file holds
-only the rows that needed fixing (``Plan.partial``): nobody is missing from it, and its headcount says
-nothing. The people a file that was imported left out stop being the job's (``StateStore.left_job``): each
+only the rows that needed fixing (``Plan.partial``): nobody is missing from it, its headcount says nothing,
+and neither do shares of its own rows, chosen by their problems (12 people whose country moved without a move
+date are 100% of their to_fix): a field's changes are counted against the people accepted before, and no
+column is judged emptied. The people a file that was imported left out stop being the job's (``StateStore.left_job``): each
 month is compared with the last, not with everyone the job ever sent. Thresholds come from the config's
 ``[guards]`` (``GuardSettings``); ``--accept-drift`` releases a held run after a person has looked.
 """
@@ -61,7 +63,8 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
             f"{len(plan.missing):,} of the {before:,} people accepted before ({missing:.0%}) are not in this file, "
             f"e.g. {names} (the guard holds over {settings.max_missing:.0%})")))
     statuses = plan.rows.status_counts()
-    compared = statuses["changed"] + statuses["unchanged"]
+    # a to_fix's rows are those that needed fixing: its changes are shares of everyone accepted before
+    compared = before if plan.partial else statuses["changed"] + statuses["unchanged"]
     if compared >= MIN_PEOPLE:
         for name, count in plan.field_counts().items():
             share = count / compared
@@ -71,7 +74,7 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
                     f"{_field(name, sources)} changes for {count:,} of {compared:,} people ({share:.0%}), "
                     f"e.g. {_examples(rows, name)} (the guard holds over {settings.max_changed_share:.0%}): a "
                     "broken export or a wrong mapping?")))
-    if len(plan.rows) >= MIN_PEOPLE:
+    if len(plan.rows) >= MIN_PEOPLE and not plan.partial:
         for name, was in filled_before.items():
             now = filled_now.get(name)
             if now is not None and was > 0.5 and now < 0.5:

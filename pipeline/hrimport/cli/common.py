@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.listing import quoted
+from hrimport.listing import quoted, sentences
 from hrimport.report.cells import Masker
 from hrimport.report.summary import summary_json
 from hrimport.report.view import reading_summary, sandbox_notice
@@ -76,7 +76,7 @@ def echo_run(result: RunResult, *, err: bool = False) -> None:
     if result.info.plan is not None and not result.info.plan["first_run"]:  # a first run's plan: all new
         say(f"Plan: {plan_line(result.info.plan, dry_run=result.info.dry_run)}")
     if result.info.held:
-        say("Held for review, nothing sent: " + " ".join(f"{m}." for m in result.info.held)
+        say("Held for review, nothing sent: " + sentences(result.info.held)
             + " Check the file and the mapping; to send it as it is, run again with --accept-drift.")
     say(f"{result.verdict()}.")
     say(f"Rows read: {len(result.rows):,} = {parts}")

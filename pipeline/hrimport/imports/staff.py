@@ -31,6 +31,7 @@ from hrimport.imports.runs import (
     close_run,
     read_map_validate,
 )
+from hrimport.listing import sentences
 from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
@@ -197,7 +198,7 @@ def import_staff(
         tripped = check_drift(plan, filled_now, filled_before, config.guards, facts.field_sources)
         if tripped and accept_drift:
             notes.append("The drift guard tripped and was released with --accept-drift: "
-                         + " ".join(f"{t.message}." for t in tripped))
+                         + sentences([t.message for t in tripped]))
         elif tripped:
             held = [t.message for t in tripped]
         plan.unchanged_sent = full and not held

@@ -34,6 +34,7 @@ from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
 from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
+from hrimport.listing import sentences
 from hrimport.notify import (
     Attachment,
     NotifyError,
@@ -214,7 +215,7 @@ def _run_step(
                  f", on the {describe_target(url)}, not the platform" if is_sandbox_target(url) else "")
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         if run.result.info.held:  # why, with its examples: in the step's line (cron's log, the e-mail's body)
-            message += ". Why: " + " ".join(f"{reason}." for reason in run.result.info.held)
+            message += ". Why: " + sentences(run.result.info.held)
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report, started_at=started_at)
     except HrimportError as exc:
