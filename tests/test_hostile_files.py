@@ -19,6 +19,7 @@ import io
 import os
 import random
 import re
+import struct
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -347,6 +348,34 @@ def write_zip_of_text(path: Path) -> None:
         archive.writestr("staff.csv", csv_text())
 
 
+def with_entry_header(base: bytes, name: str, *, flags: int = 0, method: int | None = None) -> bytes:
+    """The archive ``base`` with the headers of its member ``name`` (central directory and local) changed as
+    another ZIP tool may write them: general-purpose ``flags`` bits set (bit 0: encrypted), or the number of
+    another compression ``method`` (99: AES, which Python's zipfile cannot unpack)."""
+    data = bytearray(base)
+    with zipfile.ZipFile(io.BytesIO(base)) as archive:
+        info = archive.getinfo(name)
+    entry = data.find(b"PK\x01\x02")  # the first central directory entry
+    while data[entry + 46 : entry + 46 + struct.unpack_from("<H", data, entry + 28)[0]] != name.encode():
+        entry = data.find(b"PK\x01\x02", entry + 4)  # the next one, until the one naming the member
+    for flags_at, method_at in ((entry + 8, entry + 10), (info.header_offset + 6, info.header_offset + 8)):
+        struct.pack_into("<H", data, flags_at, struct.unpack_from("<H", data, flags_at)[0] | flags)
+        if method is not None:
+            struct.pack_into("<H", data, method_at, method)
+    return bytes(data)
+
+
+def with_broken_deflate(base: bytes, name: str) -> bytes:
+    """The archive ``base`` whose member ``name`` starts with a deflate block of a type that does not exist
+    (the reserved type 3): bits flipped in a download, which zlib refuses to unpack."""
+    data = bytearray(base)
+    with zipfile.ZipFile(io.BytesIO(base)) as archive:
+        info = archive.getinfo(name)
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    data[info.header_offset + 30 + name_length + extra_length] = 0xFF
+    return bytes(data)
+
+
 def write_truncated(full: Callable[[Path], None], keep: float) -> Callable[[Path], None]:
     def write(path: Path) -> None:
         full(path)
@@ -579,6 +608,13 @@ KINDS = [
     refused("truncated-ods", "staff.ods", write_truncated(write_ods(), 0.6), "is damaged or incomplete"),
     refused("broken-sheet-xml", "staff.xlsx",
             write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b"</sheetData>", b"")})),
+            "is damaged or incomplete"),
+    refused("workbook-part-marked-encrypted", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", flags=1)), "is damaged or incomplete"),
+    refused("workbook-part-in-an-unknown-compression", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", method=99)), "is damaged or incomplete"),
+    refused("manifest-part-with-broken-deflate-ods", "staff.ods",
+            write_bytes(with_broken_deflate(ods_bytes(STAFF_ODS_ROWS), "META-INF/manifest.xml")),
             "is damaged or incomplete"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
@@ -135,6 +136,12 @@ _ODF_MANIFEST = "META-INF/manifest.xml"
 _STRICT_SPREADSHEET_ML = b"http://purl.oclc.org/ooxml/spreadsheetml/main"
 
 
+# What zipfile raises for a member it cannot unpack: a broken archive, a deflate stream with flipped bits
+# (zlib.error), a member marked encrypted (RuntimeError: no workbook program encrypts that way) or packed by
+# a method it does not know (NotImplementedError).
+_UNPACKING_FAILED = (zipfile.BadZipFile, EOFError, ValueError, zlib.error, RuntimeError, NotImplementedError)
+
+
 def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) -> None:
     """A ZIP must be complete, unpack to at most ``max_unpacked_mb`` MB, and hold the workbook its
     extension promises."""
@@ -146,7 +153,7 @@ def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) 
             manifest = archive.read(_ODF_MANIFEST) if _ODF_MANIFEST in names else b""
             with archive.open("xl/workbook.xml") if "xl/workbook.xml" in names else io.BytesIO() as part:
                 workbook_start = part.read(4096)
-    except (zipfile.BadZipFile, EOFError, ValueError):
+    except _UNPACKING_FAILED:
         raise InputFileError(f"{path} is damaged or incomplete; download or export it again") from None
     is_ods = b"opendocument.spreadsheet" in mimetype
     is_ooxml = "xl/workbook.xml" in names or "xl/workbook.bin" in names
