@@ -488,6 +488,18 @@ def write_ragged(path: Path) -> None:
     path.write_text("\r\n".join(lines), encoding="utf-8")
 
 
+def write_long_cell_in_a_code_page(path: Path) -> None:
+    """A cp1252 export (one accented name) whose job title is a million letters without a delimiter."""
+    write_csv(path, [person(1, Name="José Müller"), person(2, Title="x" * 1_000_000)], encoding="cp1252")
+
+
+def write_bad_byte_before_a_long_line(path: Path) -> None:
+    """A UTF-8 export with one row pasted from a cp1252 program (its é one byte, not UTF-8) whose job title
+    is a million letters."""
+    text = csv_text([person(1, Name="Zoë Ångström"), person(2, Name="José", Title="x" * 1_000_000), person(3)])
+    path.write_bytes(text.encode("utf-8").replace("José".encode("utf-8"), "José".encode("cp1252")))
+
+
 def write_nul_bytes(at_row: int) -> Callable[[Path], None]:
     def write(path: Path) -> None:
         rows = [person(n) for n in range(1, at_row + 2)]
@@ -657,6 +669,11 @@ KINDS = [
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome
     Kind("old-xls", "staff.xls", write_xls(), 0, "2 of 2 rows checked."),
+    # the encoding is looked for in a time that follows the file's size, however long its cells
+    refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
+            "cannot tell which encoding this text is in", timeout=30),
+    Kind("a-bad-byte-before-a-million-letters-csv", "staff.csv", write_bad_byte_before_a_long_line, 1,
+         "Row 3, column 'Name'", timeout=30),
     Kind("utf16-without-bom", "staff.csv", write_text(csv_text(), "utf-16-le"), 0, "2 of 2 rows checked."),
     Kind("external-links", "staff.xlsx", write_external_links, 0, "2 of 2 rows checked."),
     Kind("ragged-rows", "staff.csv", write_ragged, 1, "Row 3 has 17 cells but the header row has 16"),
