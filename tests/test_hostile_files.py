@@ -316,6 +316,55 @@ def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
     return write
 
 
+def xls_patched(patch: Callable[[bytearray], None]) -> Callable[[Path], None]:
+    """The staff .xls by xlwt, its bytes changed by ``patch``."""
+
+    def write(path: Path) -> None:
+        write_xls()(path)
+        data = bytearray(path.read_bytes())
+        patch(data)
+        path.write_bytes(bytes(data))
+
+    return write
+
+
+def directory_sector_chained_to_itself(data: bytearray) -> None:
+    """The compound document's allocation table sends the directory's sector on to itself: a chain that
+    never ends (a reader that follows it unchecked grows a list of sectors until memory runs out)."""
+    directory, first_table_sector = struct.unpack_from("<I", data, 0x30)[0], struct.unpack_from("<I", data, 0x4C)[0]
+    struct.pack_into("<I", data, 512 * (first_table_sector + 1) + 4 * directory, directory)
+
+
+def cut_at_sector(sectors: int) -> Callable[[bytearray], None]:
+    """A download cut after ``sectors`` sectors of 512 bytes (the header's included)."""
+
+    def cut(data: bytearray) -> None:
+        del data[512 * sectors :]
+
+    return cut
+
+
+def sheet_dimensions(rows: int) -> Callable[[bytearray], None]:
+    """The sheet's DIMENSIONS record (BIFF8: first row, last row + 1, first column, last column + 1) claims
+    ``rows`` rows."""
+
+    def claim(data: bytearray) -> None:
+        at = data.find(b"\x00\x02\x0e\x00")  # the record's type and length
+        struct.pack_into("<I", data, at + 8, rows)
+
+    return claim
+
+
+def bytes_past_the_last_sector(data: bytearray) -> None:
+    """100 bytes after the last sector (a copy tool's padding): the workbook is whole, and reads."""
+    data += bytes(100)
+
+
+def says_nothing_else(done: Finished) -> None:
+    """Nothing but the command's own lines: no library's warning (xlrd's ``WARNING *** file size ...``)."""
+    assert not any(line.startswith("WARNING") for line in done.lines), done.lines
+
+
 def write_zip_bomb(path: Path, unpacked_mb: int = 600) -> None:
     """A real workbook whose sheet holds ``unpacked_mb`` MB of spaces between its rows (XML allows them):
     it packs into about 1/1000 of that, as a ZIP bomb does."""
@@ -628,6 +677,11 @@ KINDS = [
     refused("manifest-part-with-broken-deflate-ods", "staff.ods",
             write_bytes(with_broken_deflate(ods_bytes(STAFF_ODS_ROWS), "META-INF/manifest.xml")),
             "is damaged or incomplete"),
+    refused("xls-sector-chain-that-never-ends", "staff.xls", xls_patched(directory_sector_chained_to_itself),
+            "staff.xls is damaged or incomplete (directory corruption"),
+    refused("xls-cut-inside-its-directory", "staff.xls", xls_patched(cut_at_sector(9)), "is damaged or incomplete"),
+    refused("xls-sheet-claiming-a-million-rows", "staff.xls", xls_patched(sheet_dimensions(1_048_576)),
+            "sheet 'Staff' declares 1,048,576 rows x 16 columns, more than an .xls holds (65,536 x 256)"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),
     refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),
@@ -669,6 +723,8 @@ KINDS = [
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome
     Kind("old-xls", "staff.xls", write_xls(), 0, "2 of 2 rows checked."),
+    Kind("xls-with-bytes-past-its-last-sector", "staff.xls", xls_patched(bytes_past_the_last_sector), 0,
+         "2 of 2 rows checked.", check=says_nothing_else),
     # the encoding is looked for in a time that follows the file's size, however long its cells
     refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
             "cannot tell which encoding this text is in", timeout=30),
