@@ -507,6 +507,19 @@ def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     return write_xlsx(build)
 
 
+def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
+    """The staff workbook with a cell ``x`` at ``ref`` written amid row 2, before its own cells: out of the
+    order a spreadsheet program writes (a damaged or hostile file)."""
+    stray = b'<c r="' + ref + b'" t="inlineStr"><is><t>x</t></is></c>'
+    return write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<c r="A2"', stray + b'<c r="A2"', 1)}))
+
+
+def shared_strings_claiming(count: int) -> Callable[[Path], None]:
+    """The staff workbook whose table of shared strings says it holds ``count`` strings."""
+    return write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": lambda xml: re.sub(
+        rb'uniqueCount="\d+"', b'uniqueCount="%d"' % count, xml)}))
+
+
 def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path], None]:
     """The workbook ``write`` makes, its sheet declaring the dimension ``ref`` (e.g. A1:AN1048576)."""
 
@@ -715,6 +728,12 @@ KINDS = [
             "staff.xlsx would unpack to 600 MB, more than the limit of 500 MB (a damaged or hostile file?); "
             "if the workbook really is that big, raise max_unpacked_mb in the config's [source] section"),
     refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
+    refused("stray-cell-far-corner-amid-a-row-xlsx", "staff.xlsx", cell_out_of_order(b"XFD1048576"),
+            "sheet 'Staff' has cells far outside its table (at XFD1048576)"),
+    refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),
+            "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
+    refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
+            "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
     refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
