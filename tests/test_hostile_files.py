@@ -500,6 +500,16 @@ def write_wide(columns: int, data: bool) -> Callable[[Path], None]:
     return write
 
 
+def write_wide_csv(columns: int) -> Callable[[Path], None]:
+    """The staff CSV with ``columns`` more columns, each named and holding a value on each row."""
+
+    def write(path: Path) -> None:
+        extra = {f"Extra column {j}": "x" for j in range(columns)}
+        write_csv(path, [{**row, **extra} for row in ROWS], header=[*HEADER, *extra])
+
+    return write
+
+
 def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
         sheet.write_string(row, column, text)
@@ -766,6 +776,9 @@ KINDS = [
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),
+    # a time that follows the columns: each column was looked up for a repeated header row on its own
+    Kind("30000-columns-of-data-csv", "staff.csv", write_wide_csv(30_000), 0, "2 of 2 rows checked.", timeout=40,
+         ceiling_mb=800),
     # six texts of each row its own (id, name, e-mail, title, cost centre, shoe size): 400,016 shared strings
     Kind("400000-shared-strings", "staff.xlsx",
          staff_sheet([person(n, Title=f"Title {n}", **{"Cost Centre": f"CC-{n}", "Shoe Size": f"S{n}"})
