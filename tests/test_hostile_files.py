@@ -517,6 +517,13 @@ def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     return write_xlsx(build)
 
 
+def write_sheet_in_utf_16(path: Path) -> None:
+    """The staff workbook by openpyxl (whose parts have no XML declaration), its sheet saved again in UTF-16
+    without a byte-order mark."""
+    write_openpyxl(ROWS)(path)
+    path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: xml.decode().encode("utf-16-le")}))
+
+
 def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
     """The staff workbook with a cell ``x`` at ``ref`` written amid row 2, before its own cells: out of the
     order a spreadsheet program writes (a damaged or hostile file)."""
@@ -705,6 +712,8 @@ KINDS = [
     refused("xls-cut-inside-its-directory", "staff.xls", xls_patched(cut_at_sector(9)), "is damaged or incomplete"),
     refused("xls-sheet-claiming-a-million-rows", "staff.xls", xls_patched(sheet_dimensions(1_048_576)),
             "sheet 'Staff' declares 1,048,576 rows x 16 columns, more than an .xls holds (65,536 x 256)"),
+    # calamine logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
+    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16, "sheet 'Staff'"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),
     refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),

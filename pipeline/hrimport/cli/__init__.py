@@ -36,6 +36,14 @@ class _CurrentStderr(logging.StreamHandler[Any]):
         pass
 
 
+class _OursUnlessDebugging(logging.Filter):
+    """hrimport's own log lines only: a library's warnings (calamine's "'worksheet' not a valid worksheet" on
+    a damaged sheet) were a second line beside the one-line error. ``--debug`` shows them too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name.partition(".")[0] == "hrimport" or logging.getLogger("hrimport").isEnabledFor(logging.DEBUG)
+
+
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """``--version``, printed as click's version option prints it, but the installed version is read only
     when asked (the package metadata costs a noticeable part of start-up)."""
@@ -94,6 +102,7 @@ def main(debug: bool) -> None:
     if not any(isinstance(h, _CurrentStderr) for h in root.handlers):
         handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
+        handler.addFilter(_OursUnlessDebugging())
         root.addHandler(handler)
         root.setLevel(logging.WARNING)
     # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every
