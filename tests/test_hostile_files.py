@@ -782,6 +782,16 @@ KINDS = [
     # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
     Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
     Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    # a value or a name holding a line break, or 10 MB, is still one line of at most 500 characters
+    refused("a-terminal-escape-in-the-header-named-by-the-error-csv", "staff.csv",
+            write_text(csv_text(header=[h if h != "Hire Date" else "Hire Date\x1b[8m (original)" for h in HEADER])),
+            "'Hire Date' is missing and the file has 'Hire Date\\x1b[8m (original)': did the export change?"),
+    Kind("a-line-break-in-a-date-cell-csv", "staff.csv",
+         write_text(csv_text([person(1, **{"Hire Date": "2020-01-31\r\n2020-02-01"}), person(2)])), 1,
+         "Row 2, column 'Hire Date': '2020-01-31\\r\\n2020-02-01' is not a real date"),
+    Kind("a-10-mb-cell-in-a-date-column-csv", "staff.csv",
+         write_text(csv_text([person(1, **{"Hire Date": "31/01/2020 " * 1_000_000}), person(2)])), 1,
+         "Row 2, column 'Hire Date': '31/01/2020 31/01/2020", ceiling_mb=600),
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),

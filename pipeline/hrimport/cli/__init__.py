@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hrimport.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, HrimportError
+from hrimport.listing import one_line
 
 if TYPE_CHECKING:
     import stamina.instrumentation
@@ -79,7 +80,7 @@ class _ErrorBoundaryGroup(click.Group):
         if ctx.find_root().params.get("debug"):
             # the traceback, and still the documented exit code: --debug must not turn 4 into 1
             traceback.print_exc(file=sys.stderr)
-        click.echo(f"Error: {message}", err=True)
+        click.echo(f"Error: {one_line(message, None)}", err=True)  # one line, whatever a name in it holds
         ctx.exit(exit_code)
 
 
