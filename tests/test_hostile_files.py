@@ -757,6 +757,8 @@ KINDS = [
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
     refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
             "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
+    refused("a-row-of-values-repeated-a-million-times-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 16, "x")),
+            "sheet 'Staff' repeats rows or cells holding values into 16,777,216 cells, from 49 written in the file"),
     refused("blank-text-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 40, " ")),
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome

@@ -60,6 +60,7 @@ class SheetExtent:
     values: int = 0  # cells holding a value (blank text included), in rows up to last_row
     far_cell: str = ""  # a cell in last_column
     last_cell: str = ""  # a cell in last_row
+    written: int = 0  # ODS: the cells holding a value as the file writes them, each repeated one once
     grid_rows: int = 0  # the rows and columns the library would lay out: the blank tail included
     grid_columns: int = 0
     tail_start: int | None = None  # XLSX: where the rows after last_row begin in the sheet part
@@ -89,6 +90,19 @@ def check_extent(path: Path, sheet: str, extent: SheetExtent) -> None:
         f"{path}: sheet '{sheet}' has cells far outside its table (at {where}): read, they would make a grid of "
         f"{extent.last_row:,} rows x {extent.last_column:,} columns; delete everything outside the table in the "
         "spreadsheet program (or copy the table alone into a new file) and save it again"
+    )
+
+
+def check_repeats(path: Path, sheet: str, extent: SheetExtent) -> None:
+    """Refuse an ODS sheet whose repeated rows or cells make many more values than the file writes: a row
+    of 16 values repeated 1,048,576 times (``number-rows-repeated``) is 16 million cells from a file of 3 KB,
+    which the library made into Python objects until the memory was gone. A real export writes each row."""
+    if extent.values <= MAX_SPARSE_CELLS or extent.values <= SPARSE_FACTOR * extent.written:
+        return
+    raise InputFileError(
+        f"{path}: sheet '{sheet}' repeats rows or cells holding values into {extent.values:,} cells, from "
+        f"{extent.written:,} written in the file: read, they would take gigabytes; delete the repeated rows "
+        "(or copy the table alone into a new file) and save it again"
     )
 
 
@@ -485,6 +499,7 @@ class _OdsSheet:
         self.row_formulas.extend((self.column + k, shown) for k in range(min(repeat, _REPEATS_LISTED)))
 
     def add_value(self, repeat: int, shown: bool) -> None:
+        self.extent.written += 1
         self.column += repeat
         self.row_values += repeat
         self.row_last_value = self.column
