@@ -576,7 +576,7 @@ def write_bad_byte_before_a_long_line(path: Path) -> None:
     """A UTF-8 export with one row pasted from a cp1252 program (its é one byte, not UTF-8) whose job title
     is a million letters."""
     text = csv_text([person(1, Name="Zoë Ångström"), person(2, Name="José", Title="x" * 1_000_000), person(3)])
-    path.write_bytes(text.encode("utf-8").replace("José".encode("utf-8"), "José".encode("cp1252")))
+    path.write_bytes(text.encode().replace("José".encode(), "José".encode("cp1252")))
 
 
 def write_nul_bytes(at_row: int) -> Callable[[Path], None]:
@@ -704,6 +704,8 @@ KINDS = [
             write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", flags=1)), "is damaged or incomplete"),
     refused("workbook-part-in-an-unknown-compression", "staff.xlsx",
             write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", method=99)), "is damaged or incomplete"),
+    refused("workbook-part-said-to-be-bzip2", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", method=12)), "is damaged or incomplete"),
     refused("manifest-part-with-broken-deflate-ods", "staff.ods",
             write_bytes(with_broken_deflate(ods_bytes(STAFF_ODS_ROWS), "META-INF/manifest.xml")),
             "is damaged or incomplete"),
@@ -759,6 +761,10 @@ KINDS = [
             "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
     refused("a-row-of-values-repeated-a-million-times-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 16, "x")),
             "sheet 'Staff' repeats rows or cells holding values into 16,777,216 cells, from 49 written in the file"),
+    refused("a-run-of-two-billion-spaces-ods", "staff.ods", write_bytes(with_parts(ods_bytes(STAFF_ODS_ROWS), {
+        "content.xml": lambda xml: xml.replace(b"<text:p>Analyst</text:p>",
+                                               b'<text:p>Analyst<text:s text:c="2147483647"/></text:p>', 1)})),
+        "its cells' text holds runs of spaces adding up to more than 10,000,000"),
     refused("blank-text-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 40, " ")),
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome

@@ -413,6 +413,11 @@ _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 #: LibreOffice's own attribute for the type of a formula's result (its extension of ODF, written by default)
 _CALC_VALUE_TYPE = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}value-type"
 _PARAGRAPH = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}p"
+#: ODF's run of spaces in a text (``<text:s text:c="3"/>``), and how many it holds.
+_SPACES_RUN, _SPACES_COUNT = ("{urn:oasis:names:tc:opendocument:xmlns:text:1.0}" + name for name in ("s", "c"))
+#: The most spaces the runs of an ODS may add up to: the library makes each run a string of them at once, and
+#: one run of 2,147,483,647 spaces in a file of 3 KB aborted the process.
+MAX_SPACES = 10_000_000
 #: Cells of a repeated row or column listed at most: an error repeated over a formatted area is one mistake.
 _REPEATS_LISTED = 1024
 
@@ -433,6 +438,7 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
     rows_repeated, columns_repeated = _t("number-rows-repeated"), _t("number-columns-repeated")
     value_type = f"{{{_OFFICE}}}value-type"
+    spaces = 0
     with zipfile.ZipFile(archive_path) as archive, archive.open("content.xml") as stream:
         sheet = _OdsSheet()
         for event, element in ElementTree.iterparse(stream, events=("start", "end")):
@@ -459,6 +465,13 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
             elif tag == row:
                 sheet.end_row(int(element.get(rows_repeated, "1")))
                 element.clear()
+            elif tag == _SPACES_RUN:
+                spaces += int(element.get(_SPACES_COUNT, "1"))
+                if spaces > MAX_SPACES:
+                    raise InputFileError(
+                        f"{archive_path}: its cells' text holds runs of spaces adding up to more than {MAX_SPACES:,} "
+                        "(a damaged or hostile file?); export the data again"
+                    )
             elif tag == table:
                 extents[element.get(_t("name"), "")] = sheet.extent
                 element.clear()

@@ -137,9 +137,9 @@ _STRICT_SPREADSHEET_ML = b"http://purl.oclc.org/ooxml/spreadsheetml/main"
 
 
 # What zipfile raises for a member it cannot unpack: a broken archive, a deflate stream with flipped bits
-# (zlib.error), a member marked encrypted (RuntimeError: no workbook program encrypts that way) or packed by
-# a method it does not know (NotImplementedError).
-_UNPACKING_FAILED = (zipfile.BadZipFile, EOFError, ValueError, zlib.error, RuntimeError, NotImplementedError)
+# (zlib.error), a member marked encrypted (RuntimeError: no workbook program encrypts that way), packed by a
+# method it does not know (NotImplementedError), or said to be bzip2 and not (OSError).
+_UNPACKING_FAILED = (zipfile.BadZipFile, EOFError, ValueError, zlib.error, RuntimeError, NotImplementedError, OSError)
 
 
 def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) -> None:
