@@ -19,6 +19,7 @@ import io
 import os
 import random
 import re
+import struct
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -315,6 +316,55 @@ def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
     return write
 
 
+def xls_patched(patch: Callable[[bytearray], None]) -> Callable[[Path], None]:
+    """The staff .xls by xlwt, its bytes changed by ``patch``."""
+
+    def write(path: Path) -> None:
+        write_xls()(path)
+        data = bytearray(path.read_bytes())
+        patch(data)
+        path.write_bytes(bytes(data))
+
+    return write
+
+
+def directory_sector_chained_to_itself(data: bytearray) -> None:
+    """The compound document's allocation table sends the directory's sector on to itself: a chain that
+    never ends (a reader that follows it unchecked grows a list of sectors until memory runs out)."""
+    directory, first_table_sector = struct.unpack_from("<I", data, 0x30)[0], struct.unpack_from("<I", data, 0x4C)[0]
+    struct.pack_into("<I", data, 512 * (first_table_sector + 1) + 4 * directory, directory)
+
+
+def cut_at_sector(sectors: int) -> Callable[[bytearray], None]:
+    """A download cut after ``sectors`` sectors of 512 bytes (the header's included)."""
+
+    def cut(data: bytearray) -> None:
+        del data[512 * sectors :]
+
+    return cut
+
+
+def sheet_dimensions(rows: int) -> Callable[[bytearray], None]:
+    """The sheet's DIMENSIONS record (BIFF8: first row, last row + 1, first column, last column + 1) claims
+    ``rows`` rows."""
+
+    def claim(data: bytearray) -> None:
+        at = data.find(b"\x00\x02\x0e\x00")  # the record's type and length
+        struct.pack_into("<I", data, at + 8, rows)
+
+    return claim
+
+
+def bytes_past_the_last_sector(data: bytearray) -> None:
+    """100 bytes after the last sector (a copy tool's padding): the workbook is whole, and reads."""
+    data += bytes(100)
+
+
+def says_nothing_else(done: Finished) -> None:
+    """Nothing but the command's own lines: no library's warning (xlrd's ``WARNING *** file size ...``)."""
+    assert not any(line.startswith("WARNING") for line in done.lines), done.lines
+
+
 def write_zip_bomb(path: Path, unpacked_mb: int = 600) -> None:
     """A real workbook whose sheet holds ``unpacked_mb`` MB of spaces between its rows (XML allows them):
     it packs into about 1/1000 of that, as a ZIP bomb does."""
@@ -345,6 +395,34 @@ def write_blank_csv_tail(rows: list[dict[str, str]]) -> Callable[[Path], None]:
 def write_zip_of_text(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("staff.csv", csv_text())
+
+
+def with_entry_header(base: bytes, name: str, *, flags: int = 0, method: int | None = None) -> bytes:
+    """The archive ``base`` with the headers of its member ``name`` (central directory and local) changed as
+    another ZIP tool may write them: general-purpose ``flags`` bits set (bit 0: encrypted), or the number of
+    another compression ``method`` (99: AES, which Python's zipfile cannot unpack)."""
+    data = bytearray(base)
+    with zipfile.ZipFile(io.BytesIO(base)) as archive:
+        info = archive.getinfo(name)
+    entry = data.find(b"PK\x01\x02")  # the first central directory entry
+    while data[entry + 46 : entry + 46 + struct.unpack_from("<H", data, entry + 28)[0]] != name.encode():
+        entry = data.find(b"PK\x01\x02", entry + 4)  # the next one, until the one naming the member
+    for flags_at, method_at in ((entry + 8, entry + 10), (info.header_offset + 6, info.header_offset + 8)):
+        struct.pack_into("<H", data, flags_at, struct.unpack_from("<H", data, flags_at)[0] | flags)
+        if method is not None:
+            struct.pack_into("<H", data, method_at, method)
+    return bytes(data)
+
+
+def with_broken_deflate(base: bytes, name: str) -> bytes:
+    """The archive ``base`` whose member ``name`` starts with a deflate block of a type that does not exist
+    (the reserved type 3): bits flipped in a download, which zlib refuses to unpack."""
+    data = bytearray(base)
+    with zipfile.ZipFile(io.BytesIO(base)) as archive:
+        info = archive.getinfo(name)
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    data[info.header_offset + 30 + name_length + extra_length] = 0xFF
+    return bytes(data)
 
 
 def write_truncated(full: Callable[[Path], None], keep: float) -> Callable[[Path], None]:
@@ -422,11 +500,41 @@ def write_wide(columns: int, data: bool) -> Callable[[Path], None]:
     return write
 
 
+def write_wide_csv(columns: int) -> Callable[[Path], None]:
+    """The staff CSV with ``columns`` more columns, each named and holding a value on each row."""
+
+    def write(path: Path) -> None:
+        extra = {f"Extra column {j}": "x" for j in range(columns)}
+        write_csv(path, [{**row, **extra} for row in ROWS], header=[*HEADER, *extra])
+
+    return write
+
+
 def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     def build(workbook: xlsxwriter.Workbook, sheet: Any) -> None:
         sheet.write_string(row, column, text)
 
     return write_xlsx(build)
+
+
+def write_sheet_in_utf_16(path: Path) -> None:
+    """The staff workbook by openpyxl (whose parts have no XML declaration), its sheet saved again in UTF-16
+    without a byte-order mark."""
+    write_openpyxl(ROWS)(path)
+    path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: xml.decode().encode("utf-16-le")}))
+
+
+def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
+    """The staff workbook with a cell ``x`` at ``ref`` written amid row 2, before its own cells: out of the
+    order a spreadsheet program writes (a damaged or hostile file)."""
+    stray = b'<c r="' + ref + b'" t="inlineStr"><is><t>x</t></is></c>'
+    return write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<c r="A2"', stray + b'<c r="A2"', 1)}))
+
+
+def shared_strings_claiming(count: int) -> Callable[[Path], None]:
+    """The staff workbook whose table of shared strings says it holds ``count`` strings."""
+    return write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": lambda xml: re.sub(
+        rb'uniqueCount="\d+"', b'uniqueCount="%d"' % count, xml)}))
 
 
 def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path], None]:
@@ -457,6 +565,18 @@ def write_ragged(path: Path) -> None:
     lines = text.split("\r\n")
     lines[2] = lines[2].replace("Analyst", "Analyst, Senior")  # a comma without quotes: one cell too many
     path.write_text("\r\n".join(lines), encoding="utf-8")
+
+
+def write_long_cell_in_a_code_page(path: Path) -> None:
+    """A cp1252 export (one accented name) whose job title is a million letters without a delimiter."""
+    write_csv(path, [person(1, Name="José Müller"), person(2, Title="x" * 1_000_000)], encoding="cp1252")
+
+
+def write_bad_byte_before_a_long_line(path: Path) -> None:
+    """A UTF-8 export with one row pasted from a cp1252 program (its é one byte, not UTF-8) whose job title
+    is a million letters."""
+    text = csv_text([person(1, Name="Zoë Ångström"), person(2, Name="José", Title="x" * 1_000_000), person(3)])
+    path.write_bytes(text.encode().replace("José".encode(), "José".encode("cp1252")))
 
 
 def write_nul_bytes(at_row: int) -> Callable[[Path], None]:
@@ -580,6 +700,22 @@ KINDS = [
     refused("broken-sheet-xml", "staff.xlsx",
             write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b"</sheetData>", b"")})),
             "is damaged or incomplete"),
+    refused("workbook-part-marked-encrypted", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", flags=1)), "is damaged or incomplete"),
+    refused("workbook-part-in-an-unknown-compression", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", method=99)), "is damaged or incomplete"),
+    refused("workbook-part-said-to-be-bzip2", "staff.xlsx",
+            write_bytes(with_entry_header(xlsx_bytes(), "xl/workbook.xml", method=12)), "is damaged or incomplete"),
+    refused("manifest-part-with-broken-deflate-ods", "staff.ods",
+            write_bytes(with_broken_deflate(ods_bytes(STAFF_ODS_ROWS), "META-INF/manifest.xml")),
+            "is damaged or incomplete"),
+    refused("xls-sector-chain-that-never-ends", "staff.xls", xls_patched(directory_sector_chained_to_itself),
+            "staff.xls is damaged or incomplete (directory corruption"),
+    refused("xls-cut-inside-its-directory", "staff.xls", xls_patched(cut_at_sector(9)), "is damaged or incomplete"),
+    refused("xls-sheet-claiming-a-million-rows", "staff.xls", xls_patched(sheet_dimensions(1_048_576)),
+            "sheet 'Staff' declares 1,048,576 rows x 16 columns, more than an .xls holds (65,536 x 256)"),
+    # calamine logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
+    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16, "sheet 'Staff'"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),
     refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),
@@ -613,14 +749,33 @@ KINDS = [
             "staff.xlsx would unpack to 600 MB, more than the limit of 500 MB (a damaged or hostile file?); "
             "if the workbook really is that big, raise max_unpacked_mb in the config's [source] section"),
     refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
+    refused("stray-cell-far-corner-amid-a-row-xlsx", "staff.xlsx", cell_out_of_order(b"XFD1048576"),
+            "sheet 'Staff' has cells far outside its table (at XFD1048576)"),
+    refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),
+            "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
+    refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
+            "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
     refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
             "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
+    refused("a-row-of-values-repeated-a-million-times-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 16, "x")),
+            "sheet 'Staff' repeats rows or cells holding values into 16,777,216 cells, from 49 written in the file"),
+    refused("a-run-of-two-billion-spaces-ods", "staff.ods", write_bytes(with_parts(ods_bytes(STAFF_ODS_ROWS), {
+        "content.xml": lambda xml: xml.replace(b"<text:p>Analyst</text:p>",
+                                               b'<text:p>Analyst<text:s text:c="2147483647"/></text:p>', 1)})),
+        "its cells' text holds runs of spaces adding up to more than 10,000,000"),
     refused("blank-text-tail-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 40, " ")),
             "has cells holding only spaces or empty text down to row 1,048,576, far below its last value (row 3)"),
     # ---------------------------------------------------------------- read, each row its outcome
     Kind("old-xls", "staff.xls", write_xls(), 0, "2 of 2 rows checked."),
+    Kind("xls-with-bytes-past-its-last-sector", "staff.xls", xls_patched(bytes_past_the_last_sector), 0,
+         "2 of 2 rows checked.", check=says_nothing_else),
+    # the encoding is looked for in a time that follows the file's size, however long its cells
+    refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
+            "cannot tell which encoding this text is in", timeout=30),
+    Kind("a-bad-byte-before-a-million-letters-csv", "staff.csv", write_bad_byte_before_a_long_line, 1,
+         "Row 3, column 'Name'", timeout=30),
     Kind("utf16-without-bom", "staff.csv", write_text(csv_text(), "utf-16-le"), 0, "2 of 2 rows checked."),
     Kind("external-links", "staff.xlsx", write_external_links, 0, "2 of 2 rows checked."),
     Kind("ragged-rows", "staff.csv", write_ragged, 1, "Row 3 has 17 cells but the header row has 16"),
@@ -635,9 +790,22 @@ KINDS = [
     # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
     Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
     Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    # a value or a name holding a line break, or 10 MB, is still one line of at most 500 characters
+    refused("a-terminal-escape-in-the-header-named-by-the-error-csv", "staff.csv",
+            write_text(csv_text(header=[h if h != "Hire Date" else "Hire Date\x1b[8m (original)" for h in HEADER])),
+            "'Hire Date' is missing and the file has 'Hire Date\\x1b[8m (original)': did the export change?"),
+    Kind("a-line-break-in-a-date-cell-csv", "staff.csv",
+         write_text(csv_text([person(1, **{"Hire Date": "2020-01-31\r\n2020-02-01"}), person(2)])), 1,
+         "Row 2, column 'Hire Date': '2020-01-31\\r\\n2020-02-01' is not a real date"),
+    Kind("a-10-mb-cell-in-a-date-column-csv", "staff.csv",
+         write_text(csv_text([person(1, **{"Hire Date": "31/01/2020 " * 1_000_000}), person(2)])), 1,
+         "Row 2, column 'Hire Date': '31/01/2020 31/01/2020", ceiling_mb=600),
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),
+    # a time that follows the columns: each column was looked up for a repeated header row on its own
+    Kind("30000-columns-of-data-csv", "staff.csv", write_wide_csv(30_000), 0, "2 of 2 rows checked.", timeout=40,
+         ceiling_mb=800),
     # six texts of each row its own (id, name, e-mail, title, cost centre, shoe size): 400,016 shared strings
     Kind("400000-shared-strings", "staff.xlsx",
          staff_sheet([person(n, Title=f"Title {n}", **{"Cost Centre": f"CC-{n}", "Shoe Size": f"S{n}"})

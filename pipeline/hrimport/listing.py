@@ -6,17 +6,35 @@ a message names at most ``SHOWN`` items (each cut to ``WIDTH`` characters) and s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 #: How many items a message names before it counts the rest.
 SHOWN = 5
 #: The longest an item is shown, in characters.
 WIDTH = 60
+#: The longest line printed for a person (a problem quoting a 10 MB cell is cut in its middle).
+LINE = 500
+
+# What would break a line or act on a terminal: C0 and C1 controls (line ends, escape sequences), Unicode's
+# line and paragraph separators, and the invisible marks that reorder or hide text.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def shorten(text: str, width: int = WIDTH) -> str:
     """``text`` cut to ``width`` characters, with an ellipsis when cut."""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def one_line(text: str, width: int | None = LINE) -> str:
+    """``text`` as one line (of at most ``width`` characters): what would break the line or act on a terminal
+    written as Python writes it in a string (``\\n``, ``\\x1b``), and a longer text cut in its middle, which
+    keeps a message's start (the row, the column) and its end (what to do)."""
+    text = _UNSHOWN.sub(lambda m: repr(m.group())[1:-1], text)
+    if width is None or len(text) <= width:
+        return text
+    keep = width - 3
+    return f"{text[: keep - keep // 2]} … {text[len(text) - keep // 2 :]}"
 
 
 def quoted(items: Sequence[str], *, shown: int = SHOWN, quote: Callable[[str], str] = repr) -> str:

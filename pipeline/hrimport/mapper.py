@@ -451,7 +451,7 @@ def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str
         close = [h for k, h in folded.items() if key in k or k in key]
         close = close or [folded[k] for k in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)]
         if close:
-            return f"; '{column}' is missing and the file has '{close[0]}': did the export change?"
+            return f"; {quoted([column])} is missing and the file has {quoted([close[0]])}: did the export change?"
     return ""
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hrimport.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, HrimportError
+from hrimport.listing import one_line
 
 if TYPE_CHECKING:
     import stamina.instrumentation
@@ -34,6 +35,14 @@ class _CurrentStderr(logging.StreamHandler[Any]):
     @stream.setter
     def stream(self, value: Any) -> None:
         pass
+
+
+class _OursUnlessDebugging(logging.Filter):
+    """hrimport's own log lines only: a library's warnings (calamine's "'worksheet' not a valid worksheet" on
+    a damaged sheet) were a second line beside the one-line error. ``--debug`` shows them too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name.partition(".")[0] == "hrimport" or logging.getLogger("hrimport").isEnabledFor(logging.DEBUG)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -71,7 +80,7 @@ class _ErrorBoundaryGroup(click.Group):
         if ctx.find_root().params.get("debug"):
             # the traceback, and still the documented exit code: --debug must not turn 4 into 1
             traceback.print_exc(file=sys.stderr)
-        click.echo(f"Error: {message}", err=True)
+        click.echo(f"Error: {one_line(message, None)}", err=True)  # one line, whatever a name in it holds
         ctx.exit(exit_code)
 
 
@@ -94,6 +103,7 @@ def main(debug: bool) -> None:
     if not any(isinstance(h, _CurrentStderr) for h in root.handlers):
         handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("hrimport: %(message)s"))
+        handler.addFilter(_OursUnlessDebugging())
         root.addHandler(handler)
         root.setLevel(logging.WARNING)
     # our own loggers only: never the HTTP libraries', whose debug output could show headers; set on every

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.listing import quoted, sentences
+from hrimport.listing import one_line, quoted, sentences
 from hrimport.report.cells import Masker
 from hrimport.report.summary import summary_json
 from hrimport.report.view import reading_summary, sandbox_notice
@@ -67,7 +67,9 @@ def progress_bar(label: str) -> Iterator[Progress | None]:
 def echo_run(result: RunResult, *, err: bool = False) -> None:
     """How the file was read, the run's verdict and its counts, one line each, log-friendly (on stderr with
     ``err``)."""
-    say = partial(click.echo, err=err)
+    def say(line: str) -> None:
+        click.echo(one_line(line, None), err=err)  # a sheet's name may hold a line break
+
     counts = {k: v for k, v in result.counts().items() if v}
     parts = " + ".join(f"{v:,} {k}" for k, v in counts.items()) or "0"
     say(f"Read: {reading_summary(result.info.source)}")
@@ -175,7 +177,7 @@ def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> 
                 warnings.add(row.row, problem.message, partial(masked, row))
     lines = problems.lines() + [(n, f"Warning: {text}") for n, text in warnings.lines()]
     for _, text in lines[:limit]:
-        click.echo(text, err=err)
+        click.echo(one_line(text), err=err)  # one line each, whatever a quoted cell holds
     more = problems.total + warnings.total - sum(n for n, _ in lines[:limit])
     if more:
         click.echo(f"... and {more:,} more (see the report)", err=err)

@@ -45,7 +45,9 @@ CHAOS_THRESHOLD = 0.4
 ENCODING_HINT = 'set encoding = "..." in the config\'s [source] to the one the export was saved in'
 
 _HIGH_BYTE_LINE = re.compile(rb"[^\n]*[\x80-\xff][^\n]*\n?")
-_HIGH_BYTE_CELL = re.compile(rb"[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
+# A cell is only looked for where one starts (the look-behind): tried at every byte, a pattern starting
+# with [^,;...]* scanned each long run of ASCII once per byte of it, and a 1 MB cell took minutes.
+_HIGH_BYTE_CELL = re.compile(rb"(?<![^,;\t\r\n])[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
 # C0 controls other than tab and line ends, and the C1 controls: no export holds them as text, so a
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -155,8 +157,9 @@ def _mostly_utf8(data: bytes) -> str | None:
     valid = non_ascii - text.count("\ufffd")
     if replaced < 1 or valid < 2 * replaced:
         return None
-    bad_lines = len(re.findall("[^\n]*\ufffd", text))
-    clean_lines = len(re.findall("[^\n]*[^\x00-\x7f]", text)) - bad_lines
+    # each line counted from its start (^): unanchored, the rest of a long line was scanned once per character
+    bad_lines = len(re.findall("(?m)^[^\n]*\ufffd", text))
+    clean_lines = len(re.findall("(?m)^[^\n]*[^\x00-\x7f]", text)) - bad_lines
     return text if clean_lines >= bad_lines else None
 
 

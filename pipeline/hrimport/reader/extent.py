@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import shutil
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -60,6 +60,7 @@ class SheetExtent:
     values: int = 0  # cells holding a value (blank text included), in rows up to last_row
     far_cell: str = ""  # a cell in last_column
     last_cell: str = ""  # a cell in last_row
+    written: int = 0  # ODS: the cells holding a value as the file writes them, each repeated one once
     grid_rows: int = 0  # the rows and columns the library would lay out: the blank tail included
     grid_columns: int = 0
     tail_start: int | None = None  # XLSX: where the rows after last_row begin in the sheet part
@@ -92,6 +93,19 @@ def check_extent(path: Path, sheet: str, extent: SheetExtent) -> None:
     )
 
 
+def check_repeats(path: Path, sheet: str, extent: SheetExtent) -> None:
+    """Refuse an ODS sheet whose repeated rows or cells make many more values than the file writes: a row
+    of 16 values repeated 1,048,576 times (``number-rows-repeated``) is 16 million cells from a file of 3 KB,
+    which the library made into Python objects until the memory was gone. A real export writes each row."""
+    if extent.values <= MAX_SPARSE_CELLS or extent.values <= SPARSE_FACTOR * extent.written:
+        return
+    raise InputFileError(
+        f"{path}: sheet '{sheet}' repeats rows or cells holding values into {extent.values:,} cells, from "
+        f"{extent.written:,} written in the file: read, they would take gigabytes; delete the repeated rows "
+        "(or copy the table alone into a new file) and save it again"
+    )
+
+
 def check_blank_tail(path: Path, sheet: str, extent: SheetExtent) -> None:
     """Refuse a blank tail that cannot be cut off before reading (ODS: the library reads every sheet)."""
     if not extent.has_blank_tail:
@@ -120,6 +134,7 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
     table: dict[bytes, bytes] = {}  # column letters of a row's last value -> its cell, rows up to last_row
     tail: dict[bytes, bytes] = {}  # the same for the rows below
     values = rows = 0  # value cells and rows before the piece
+    out_of_order: list[bytes] = []
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for offset, piece in _row_pieces(stream):
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
@@ -145,14 +160,66 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
             if last_value >= 0:
                 extent.grid_rows, _ = _row_and_cell(piece, piece.rfind(b"<c ", 0, last_value), rows)
             values += in_piece
+            out_of_order += _cells_out_of_order(piece, [*table, *tail])
             if rows or _without_references(piece):  # rows are counted only where cells have no reference
                 rows += piece.count(b"<row")
             rows_end = piece.find(_ROWS_END)
             if rows_end >= 0:
                 extent.rows_end = offset + rows_end
+    _add_cells(extent, table, out_of_order)
     extent.last_column, extent.far_cell = _farthest(table)
     extent.grid_columns = max(extent.last_column, _farthest(tail)[0])
     return extent
+
+
+def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
+    """The references of the value cells of ``piece`` that lie beyond the row of its last cell, or beyond the
+    farthest of ``columns`` (the letters any row so far ends with): cells out of order (``<c r="XFD5">`` amid
+    row 5, ``A1048576`` amid row 3), which only a damaged or hostile file holds. The library lays them out all
+    the same, while the look above sees only each row's last cell: one such cell asked for a grid of 90 GB,
+    and the process aborted. One regular expression finds them, in C; in a file in order it finds none.
+    """
+    last = piece.rfind(b"<c ")
+    ref_at = piece.find(b' r="', last, piece.find(b">", last)) if last >= 0 else -1
+    if ref_at < 0:  # no cell, or cells without references: only their order places them
+        return []
+    ref = piece[ref_at + 4 : piece.find(b'"', ref_at + 4)]
+    row = ref[len(ref.rstrip(b"0123456789")) :]
+    farthest = max(columns, key=lambda c: (len(c), c.upper()), default=b"").upper()
+    if not row.isdigit() or not farthest.isalpha():
+        return []
+    beyond = re.compile(rb'<c r="((?:' + _greater(farthest, b"A-Z") + rb')[0-9]+|[A-Za-z]+(?:'
+                        + _greater(row, b"0-9") + rb'))"')
+    found = []
+    for cell in beyond.finditer(piece):
+        end = piece.find(b">", cell.end())
+        if piece[end - 1 : end] != b"/" and not piece.startswith(b"</c>", end + 1):  # a formatted empty cell
+            found.append(cell.group(1))  # is not laid out
+    return found
+
+
+def _add_cells(extent: SheetExtent, table: dict[bytes, bytes], refs: list[bytes]) -> None:
+    """Count the value cells at ``refs`` (``_cells_out_of_order``) in the extent, as holding something."""
+    for ref in refs:
+        letters = ref.rstrip(b"0123456789")
+        table.setdefault(letters.upper(), ref)
+        number = int(ref[len(letters) :])
+        if number > extent.last_row:
+            extent.last_row, extent.last_cell = number, ref.decode("ascii", "replace")
+        extent.grid_rows = max(extent.grid_rows, number)
+
+
+def _greater(text: bytes, symbols: bytes) -> bytes:
+    """A regular expression matching the strings of ``symbols`` (``A-Z`` or ``0-9``) that come after ``text``
+    in the order of column letters or row numbers: longer ones, or as long and greater from a position on."""
+    last = symbols[-1]
+    leading = b"1-9" if symbols == b"0-9" else symbols  # a row number has no leading zero
+    forms = [b"[%s][%s]{%d,}" % (leading, symbols, len(text))]
+    for i, symbol in enumerate(text):
+        if symbol < last:
+            forms.append(re.escape(text[:i]) + b"[%s-%s][%s]{%d}" % (bytes([symbol + 1]), bytes([last]), symbols,
+                                                                        len(text) - i - 1))
+    return b"|".join(forms)
 
 
 def _without_references(piece: bytes) -> bool:
@@ -346,6 +413,11 @@ _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 #: LibreOffice's own attribute for the type of a formula's result (its extension of ODF, written by default)
 _CALC_VALUE_TYPE = "{urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0}value-type"
 _PARAGRAPH = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}p"
+#: ODF's run of spaces in a text (``<text:s text:c="3"/>``), and how many it holds.
+_SPACES_RUN, _SPACES_COUNT = ("{urn:oasis:names:tc:opendocument:xmlns:text:1.0}" + name for name in ("s", "c"))
+#: The most spaces the runs of an ODS may add up to: the library makes each run a string of them at once, and
+#: one run of 2,147,483,647 spaces in a file of 3 KB aborted the process.
+MAX_SPACES = 10_000_000
 #: Cells of a repeated row or column listed at most: an error repeated over a formatted area is one mistake.
 _REPEATS_LISTED = 1024
 
@@ -366,6 +438,7 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
     rows_repeated, columns_repeated = _t("number-rows-repeated"), _t("number-columns-repeated")
     value_type = f"{{{_OFFICE}}}value-type"
+    spaces = 0
     with zipfile.ZipFile(archive_path) as archive, archive.open("content.xml") as stream:
         sheet = _OdsSheet()
         for event, element in ElementTree.iterparse(stream, events=("start", "end")):
@@ -392,6 +465,13 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
             elif tag == row:
                 sheet.end_row(int(element.get(rows_repeated, "1")))
                 element.clear()
+            elif tag == _SPACES_RUN:
+                spaces += int(element.get(_SPACES_COUNT, "1"))
+                if spaces > MAX_SPACES:
+                    raise InputFileError(
+                        f"{archive_path}: its cells' text holds runs of spaces adding up to more than {MAX_SPACES:,} "
+                        "(a damaged or hostile file?); export the data again"
+                    )
             elif tag == table:
                 extents[element.get(_t("name"), "")] = sheet.extent
                 element.clear()
@@ -432,6 +512,7 @@ class _OdsSheet:
         self.row_formulas.extend((self.column + k, shown) for k in range(min(repeat, _REPEATS_LISTED)))
 
     def add_value(self, repeat: int, shown: bool) -> None:
+        self.extent.written += 1
         self.column += repeat
         self.row_values += repeat
         self.row_last_value = self.column

@@ -149,7 +149,9 @@ def xls_no_such_dates(path: str, sheet: str, candidates: Iterable[tuple[int, int
     cells showing a day that never was; none in a workbook of the 1904 date system."""
     import xlrd  # only for XLS files holding such a candidate: it is slow, and needed nowhere else
 
-    book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
+    from hrimport.reader.xls_book import open_xls
+
+    book = open_xls(path, formatting_info=True, on_demand=True)
     try:
         if book.datemode:
             return []

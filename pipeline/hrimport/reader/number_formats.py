@@ -407,7 +407,9 @@ def xls_sheet_numbers(path: str, sheet: str) -> SheetNumbers:
     """
     import xlrd  # only for XLS files with formats or errors: it is slow, and needed nowhere else
 
-    book = xlrd.open_workbook(path, formatting_info=True, on_demand=True)
+    from hrimport.reader.xls_book import open_xls
+
+    book = open_xls(path, formatting_info=True, on_demand=True)
     try:
         styles = {key: style for key, fmt in book.format_map.items()
                   if key not in LOCAL_BUILT_IN_FORMATS and (style := number_style(fmt.format_str or "")) is not None}

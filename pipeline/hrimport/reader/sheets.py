@@ -41,9 +41,9 @@ class SheetChoice:
 
 def xls_date_system(path: Path) -> int:
     """1904 when the .xls at ``path`` counts its dates from 1904-01-01 (its DATEMODE record), else 1900."""
-    import xlrd  # only for XLS files: it is slow, and needed nowhere else
+    from hrimport.reader.xls_book import open_xls
 
-    book = xlrd.open_workbook(str(path), on_demand=True)  # the workbook's own records, no sheet
+    book = open_xls(path, on_demand=True)  # the workbook's own records, no sheet
     try:
         return 1904 if book.datemode else 1900
     finally:

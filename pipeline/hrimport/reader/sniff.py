@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
@@ -135,6 +136,12 @@ _ODF_MANIFEST = "META-INF/manifest.xml"
 _STRICT_SPREADSHEET_ML = b"http://purl.oclc.org/ooxml/spreadsheetml/main"
 
 
+# What zipfile raises for a member it cannot unpack: a broken archive, a deflate stream with flipped bits
+# (zlib.error), a member marked encrypted (RuntimeError: no workbook program encrypts that way), packed by a
+# method it does not know (NotImplementedError), or said to be bzip2 and not (OSError).
+_UNPACKING_FAILED = (zipfile.BadZipFile, EOFError, ValueError, zlib.error, RuntimeError, NotImplementedError, OSError)
+
+
 def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) -> None:
     """A ZIP must be complete, unpack to at most ``max_unpacked_mb`` MB, and hold the workbook its
     extension promises."""
@@ -146,7 +153,8 @@ def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) 
             manifest = archive.read(_ODF_MANIFEST) if _ODF_MANIFEST in names else b""
             with archive.open("xl/workbook.xml") if "xl/workbook.xml" in names else io.BytesIO() as part:
                 workbook_start = part.read(4096)
-    except (zipfile.BadZipFile, EOFError, ValueError):
+            _check_shared_strings_count(path, archive)
+    except _UNPACKING_FAILED:
         raise InputFileError(f"{path} is damaged or incomplete; download or export it again") from None
     is_ods = b"opendocument.spreadsheet" in mimetype
     is_ooxml = "xl/workbook.xml" in names or "xl/workbook.bin" in names
@@ -167,6 +175,27 @@ def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) 
             else "a ZIP archive without a workbook (a Word document or a zipped folder?); export the data again"
         )
         raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")
+
+
+_UNIQUE_COUNT = re.compile(rb'<(?:\w+:)?sst\b[^>]*?\buniqueCount="(\d+)"')
+#: The fewest bytes a shared string takes in the part (``<si/>``).
+_SMALLEST_SHARED_STRING = 5
+
+
+def _check_shared_strings_count(path: Path, archive: zipfile.ZipFile) -> None:
+    """Refuse a table of shared strings claiming more strings than its part could hold: the library reserves
+    room for as many as it claims before reading one (``uniqueCount="1000000000"`` asked for 24 GB, and the
+    process aborted)."""
+    for info in archive.infolist():
+        if not info.filename.lower().endswith("sharedstrings.xml"):
+            continue
+        with archive.open(info) as part:
+            claimed = _UNIQUE_COUNT.search(part.read(4096))
+        if claimed and int(claimed.group(1)) > info.file_size // _SMALLEST_SHARED_STRING:
+            raise InputFileError(
+                f"{path} is damaged or incomplete (its table of shared strings claims {int(claimed.group(1)):,} "
+                f"strings in {info.file_size:,} bytes); download or export it again"
+            )
 
 
 def _check_unpacked_size(path: Path, archive: zipfile.ZipFile, max_unpacked_mb: int) -> None:

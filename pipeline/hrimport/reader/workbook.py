@@ -42,6 +42,7 @@ from hrimport.reader.extent import (
     SheetExtent,
     check_blank_tail,
     check_extent,
+    check_repeats,
     column_letters,
     ods_sheet_extents,
     trimmed_xlsx,
@@ -85,6 +86,7 @@ from hrimport.reader.sheets import (
     xlsx_workbook_settings,
 )
 from hrimport.reader.sniff import password_protected
+from hrimport.reader.xls_book import check_xls
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
 
@@ -437,6 +439,9 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         for name, extent in extents.items():  # calamine lays out every sheet on opening
             check_extent(path, name, extent)
             check_blank_tail(path, name, extent)
+            check_repeats(path, name, extent)
+    if info.format == "xls":
+        check_xls(path)  # a damaged .xls made calamine panic or abort (``xls_book``)
     try:
         workbook = calamine.CalamineWorkbook.from_path(str(source))
     except calamine.PasswordError:
