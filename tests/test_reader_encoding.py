@@ -175,6 +175,26 @@ def test_a_row_pasted_from_another_program_is_flagged_and_the_rest_read_as_utf8(
     ]
 
 
+def test_legacy_bytes_that_form_utf8_by_accident_are_not_read_as_utf8(tmp_path: Path) -> None:
+    # A Maltese export in ISO-8859-3: 'Fiġi' is not UTF-8 (0xF5), but 'Ġż' (0xD5 0xBF) is, as the Armenian
+    # 'տ'. Read as "UTF-8 with one bad row", the Commonwealth of the Northern Mariana Islands was sent as
+    # 'տejjer Mariana tat-Tramuntana' in two rows while only row 2 was flagged.
+    rows = [person(1, Name="Fiġi"), person(2, Name="Ġżejjer Mariana tat-Tramuntana"),
+            person(3, Name="Ġżejjer Mariana tat-Tramuntana")]
+    data = write_csv(tmp_path / "staff.csv", rows, encoding="iso-8859-3")
+    config = write_config(tmp_path / "staff.toml")
+    code, output = validate(config, data)
+    assert code == 2
+    assert output.startswith(f"Error: {data}: cannot tell which encoding this text is in: it reads as 'Fiõi' "
+                             "in cp1252 (Western European)")
+    assert "iso-8859-3" in output and output.count("\n") == 1 and "\u057f" not in output
+
+    code, output = validate(with_encoding(config, "iso-8859-3"), data)
+    assert code == 0, output
+    assert read_spreadsheet(data, encoding="iso-8859-3").frame["Name"].tolist() == [
+        "Fiġi", "Ġżejjer Mariana tat-Tramuntana", "Ġżejjer Mariana tat-Tramuntana"]
+
+
 def test_an_ambiguous_code_page_is_refused_in_one_line_and_read_with_the_setting(tmp_path: Path, sandbox) -> None:
     rows = [person(1, Name="Hélène Dupont"), person(2, Name="François Müller"), person(3)]
     data = write_csv(tmp_path / "staff.csv", rows, encoding="cp1252")

@@ -7,7 +7,9 @@ Order of evidence, most certain first:
 3. strict UTF-8 over the whole file (other encodings rarely decode as UTF-8 by accident);
 4. UTF-8 with a few invalid sequences among many valid multi-byte ones (one row pasted from another
    program): read as UTF-8 with U+FFFD where the bad bytes were, which flags those rows ``bad-encoding``;
-   never re-read whole as a legacy code page;
+   never re-read whole as a legacy code page. Not when a valid sequence makes a word of two scripts no
+   language writes together (Maltese 'Ġż' in ISO-8859-3 is the Armenian 'տ' in UTF-8: 'տejjer'): those
+   are a legacy file's bytes forming UTF-8 by accident, and the file goes on to step 5;
 5. otherwise charset-normalizer over the cells holding non-ASCII bytes, from the whole file, limited to
    the encodings of ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252,
    cp1254... decode most Latin text with no "chaos"), so every candidate close to the best, and every
@@ -20,13 +22,17 @@ Order of evidence, most certain first:
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import charset_normalizer
+from charset_normalizer.md import is_suspiciously_successive_range
+from charset_normalizer.utils import unicode_range
 
 from hrimport.errors import InputFileError
 from hrimport.resources import data_dir
@@ -52,6 +58,10 @@ _HIGH_BYTE_CELL = re.compile(rb"(?<![^,;\t\r\n])[^,;\t\r\n]*[\x80-\xff][^,;\t\r\
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(rb"[^\s,;|\"]+")
+# A word holding a non-ASCII character, found from its start only (the look-behind), as _HIGH_BYTE_CELL.
+_NON_ASCII_WORD = re.compile(r"(?<!\S)\S*[^\x00-\x7f]\S*")
+# Ranges that sit beside any script's letters: the Ukrainian apostrophe (U+02BC), combining accents.
+_BESIDE_ANY_SCRIPT = {"Spacing Modifier Letters", "Combining Diacritical Marks"}
 # Shift_JIS's one-byte characters (bytes A1-DF): the lead and trail bytes of Big5, GBK and EUC-KR text
 _HALF_WIDTH_KANA = re.compile("[\uff61-\uff9f]")
 
@@ -160,7 +170,42 @@ def _mostly_utf8(data: bytes) -> str | None:
     # each line counted from its start (^): unanchored, the rest of a long line was scanned once per character
     bad_lines = len(re.findall("(?m)^[^\n]*\ufffd", text))
     clean_lines = len(re.findall("(?m)^[^\n]*[^\x00-\x7f]", text)) - bad_lines
-    return text if clean_lines >= bad_lines else None
+    if clean_lines < bad_lines or _accidental_utf8(text):
+        return None
+    return text
+
+
+def _accidental_utf8(text: str) -> bool:
+    """Whether a word of ``text`` mixes two scripts no language writes in one word ('տejjer'): the valid
+    UTF-8 then is a legacy file's bytes forming it by accident. Real words of every CLDR language pass
+    (but a few of Ukrainian's, Abkhaz's and Chuvash's, whose files then go to the legacy detector)."""
+    seen: set[str] = set()
+    examined = 0
+    for match in _NON_ASCII_WORD.finditer(text):
+        word = match.group()
+        if word in seen or "\ufffd" in word:
+            continue
+        seen.add(word)
+        if any(_scripts_clash(a, b) for a, b in itertools.pairwise(word)):
+            return True
+        examined += len(word)
+        if examined >= SAMPLE_CELLS:
+            break
+    return False
+
+
+def _scripts_clash(a: str, b: str) -> bool:
+    """Whether letters ``a`` then ``b`` (not both ASCII) are of scripts never written together in a word."""
+    if (a.isascii() and b.isascii()) or not (_is_letter(a) and _is_letter(b)):
+        return False
+    range_a, range_b = unicode_range(a), unicode_range(b)
+    if range_a in _BESIDE_ANY_SCRIPT or range_b in _BESIDE_ANY_SCRIPT:
+        return False
+    return bool(is_suspiciously_successive_range(range_a, range_b))
+
+
+def _is_letter(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LM"
 
 
 def _sample(data: bytes) -> bytes:
