@@ -27,6 +27,7 @@ from hrimport.reader import workbook
 from hrimport.sandbox.alterations import Alterations
 from hrimport.sandbox.app import create_app
 from hrimport.sandbox.faults import FaultSettings
+from tests.mail_relay import Inbox, running_relay
 
 
 @functools.cache
@@ -233,3 +234,10 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     if request.param != "fastexcel":
         monkeypatch.setattr(workbook, "FAST_XLSX", False)
     return request.param
+
+
+@pytest.fixture
+def relay() -> Iterator[tuple[Inbox, int]]:
+    """A mail relay on a free loopback port, keeping every message it takes: (its inbox, its port)."""
+    with running_relay() as (box, port):
+        yield box, port

@@ -6,8 +6,6 @@ import os
 import socket
 import ssl
 from collections.abc import Iterator
-from email import message_from_bytes, policy
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -18,36 +16,14 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from hrimport.errors import ConfigError
 from hrimport.notify import NotifyError, NotifySettings, send_mail, should_notify
+from tests.mail_relay import Inbox, free_port
 
 PASSWORD = "s3cret-smtp-pw"
-
-
-class Inbox:
-    """An aiosmtpd handler keeping every message it receives, and the TLS version each came over (None:
-    plain text)."""
-
-    def __init__(self) -> None:
-        self.messages: list[EmailMessage] = []
-        self.envelopes: list[Any] = []
-        self.tls: list[str | None] = []
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.envelopes.append(envelope)
-        tls = server.transport.get_extra_info("ssl_object")
-        self.tls.append(tls.version() if tls is not None else None)
-        self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore[arg-type]
-        return "250 Message accepted for delivery"
 
 
 def _authenticator(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
     ok = isinstance(auth_data, LoginPassword) and auth_data.login == b"robot" and auth_data.password == PASSWORD.encode()
     return AuthResult(success=ok, handled=False)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

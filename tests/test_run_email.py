@@ -12,31 +12,19 @@ from __future__ import annotations
 import signal
 import socket
 import sys
-from collections.abc import Iterator
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from click.testing import CliRunner, Result
 
 from hrimport.cli import main
+from tests.mail_relay import Inbox, free_port, running_relay
 from tests.staff_files import person, write_config, write_csv
-from tests.test_notify import Inbox, free_port
 from tests.test_run_job import BULK, JobFolder, notify_table, run_cli, wait_for
 from tests.test_run_job import hrimport as hrimport_process
-
-
-@pytest.fixture
-def relay() -> Iterator[tuple[Inbox, int]]:
-    """A mail relay on a free loopback port, keeping every message it takes."""
-    box, port = Inbox(), free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield box, port
-    controller.stop()
 
 
 def body_of(msg: EmailMessage) -> str:
@@ -90,17 +78,12 @@ class RefusingInbox(Inbox):
 
 def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mail(tmp_path: Path,
                                                                                  sandbox: Any) -> None:
-    box, port = RefusingInbox(), free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
+    with running_relay(RefusingInbox()) as (box, port):
         job = JobFolder(tmp_path / "gone", sandbox, notify=notify_table(port).replace(
             'to = ["payroll@acme.example"]', 'to = ["payroll@acme.example", "gone@acme.example"]'))
         job.export("2024-05", job.people(2, **{"2": {"Country": "Atlantis"}}))
 
         result = run_cli("run", str(job.job))
-    finally:
-        controller.stop()
 
     assert result.exit_code == 1  # the run's own verdict, whatever the mail did
     [msg] = box.messages
@@ -114,12 +97,19 @@ def test_a_recipient_the_relay_refuses_does_not_hide_that_the_others_got_the_mai
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a line break in a file name is a POSIX possibility")
-def test_a_file_name_with_a_line_break_makes_a_one_line_subject_not_a_traceback(tmp_path: Path, sandbox: Any,
-                                                                               relay: tuple[Inbox, int]) -> None:
+def test_a_file_name_with_a_line_break_makes_one_line_in_crons_log_and_the_subject_not_a_traceback(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
     box, port = relay
     job = JobFolder(tmp_path / "odd", sandbox, notify=notify_table(port, when="always"))
     job.export("2024-05", job.people(2)).rename(job.root / "exports" / "staff_2024\n05.csv")
-    assert run_cli("run", str(job.job)).exit_code == 0
+    first = run_cli("run", str(job.job))
+    assert first.exit_code == 0
+    # cron's log: the step's line is one line, the name shown as Python writes it
+    step_line, folder_line, verdict = first.stderr.splitlines()
+    assert step_line.startswith(f"staff: 2 of 2 rows imported (staff_2024\\n05.csv, {job.on_sandbox.strip()}); ")
+    assert folder_line.startswith("Report folder: ") and verdict.startswith("monthly: everything imported")
+    run_log = (job.runs()[-1] / "run.log").read_text()
+    assert all(line[:4].isdigit() for line in run_log.splitlines())  # every line a record of its own, dated
 
     result = run_cli("run", str(job.job))  # no new export: the subject names the file
 
@@ -134,16 +124,11 @@ def test_a_file_name_with_a_line_break_makes_a_one_line_subject_not_a_traceback(
 def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_path: Path, sandbox: Any) -> None:
     # a month of 300 rows to fix makes a page bigger than this relay takes (ordinary relays take 10 MB, a big
     # month's page is 20): the relay would refuse the whole e-mail, and nobody would hear of the 300 rows
-    box, port = Inbox(), free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port, data_size_limit=300_000)
-    controller.start()
-    try:
+    with running_relay(data_size_limit=300_000) as (box, port):
         job = JobFolder(tmp_path / "big", sandbox, notify=notify_table(port))
         job.export("2024-05", job.people(300, **{str(n): {"Country": "Atlantis"} for n in range(1, 301)}))
 
         result = run_cli("run", str(job.job))
-    finally:
-        controller.stop()
 
     assert result.exit_code == 1, result.stderr
     [msg] = box.messages
@@ -234,7 +219,7 @@ def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_
                "source in the job file")
     folder = job.runs()[-1]
     assert result.stderr.splitlines() == [
-        f"staff: Error: step staff: {missing}",
+        f"staff: Error: {missing}",
         (f"Error: e-mail not sent: cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; "
          "check host and port"),
         f"Report folder: {folder}",
@@ -244,5 +229,5 @@ def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_
          "source file it names, then run again)"),
     ]
     log = (folder / "run.log").read_text()
-    assert "ERROR   hrimport.jobs: step staff: " in log and missing in log  # run.log keeps every error
+    assert f"ERROR   hrimport.jobs: step staff: {missing}\n" in log  # run.log keeps every error, the step named once
     assert "ERROR   hrimport.jobs: e-mail not sent: cannot connect" in log

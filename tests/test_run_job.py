@@ -24,15 +24,15 @@ from typing import Any
 
 import pytest
 import trustme
-from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
 from hrimport.state.lock import lock_path
 from hrimport.state.store import STATE_FILE
+from tests.mail_relay import Inbox, free_port
 from tests.staff_files import person, write_config, write_csv
-from tests.test_notify import PASSWORD, Inbox, free_port, start_smtps
+from tests.test_notify import PASSWORD, start_smtps
 
 TOKEN = "demo-customer-99"
 BULK = "/api/bulk_add_edit_staff"
@@ -334,7 +334,7 @@ def test_exit_1_when_rows_need_attention_and_the_file_is_tried_again_next_time(j
 @pytest.mark.parametrize(
     ("breakage", "message"),
     [
-        ("no export", "Error: step staff: no file matches"),
+        ("no export", "staff: Error: no file matches"),
         ("bad job file", "Error: monthly.toml step 1: kind must be \"staff\" or \"timeoff\""),
         ("missing job file", "Error: job file"),
         ("damaged export", "staff_2024-05.csv"),
@@ -402,8 +402,8 @@ def test_exit_4_when_the_service_is_unreachable(job: JobFolder) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_a_locked_run_tells_the_people_on_call(tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]) -> None:
-    box, port = inbox
+def test_a_locked_run_tells_the_people_on_call(tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    box, port = relay
     job = JobFolder(tmp_path / "lockmail", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(2))
     from hrimport.state.lock import job_lock
@@ -518,15 +518,6 @@ def test_a_run_killed_mid_batch_then_run_again_stores_everything_once(
 # -------------------------------------------------------------------------------- e-mail, retention
 
 
-@pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
-    box, port = Inbox(), free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield box, port
-    controller.stop()
-
-
 def notify_table(port: int, when: str = "attention") -> str:
     return "\n".join([
         "[notify]", f'when = "{when}"', 'host = "127.0.0.1"', f"port = {port}", 'from = "hrimport@acme.example"',
@@ -535,8 +526,8 @@ def notify_table(port: int, when: str = "attention") -> str:
 
 
 def test_rows_needing_attention_are_emailed_with_the_report(tmp_path: Path, sandbox: Any,
-                                                            inbox: tuple[Inbox, int]) -> None:
-    box, port = inbox
+                                                            relay: tuple[Inbox, int]) -> None:
+    box, port = relay
     job = JobFolder(tmp_path / "mail", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(4, **{"2": {"Country": "Atlantis"}}))
 
@@ -583,8 +574,8 @@ def test_a_leaver_who_comes_back_unchanged_counts_as_missing_when_they_leave_aga
 
 
 def test_a_held_month_is_emailed_as_held_for_review_not_as_a_failure(tmp_path: Path, sandbox: Any,
-                                                                     inbox: tuple[Inbox, int]) -> None:
-    box, port = inbox
+                                                                     relay: tuple[Inbox, int]) -> None:
+    box, port = relay
     job = JobFolder(tmp_path / "held", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(20))
     assert run_cli("run", str(job.job)).exit_code == 0
@@ -644,8 +635,8 @@ def test_the_email_goes_over_implicit_tls_when_the_job_says_ssl(
     assert PASSWORD not in result.output and PASSWORD not in result.stderr
 
 
-def test_a_clean_run_sends_no_email_unless_always(tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]) -> None:
-    box, port = inbox
+def test_a_clean_run_sends_no_email_unless_always(tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    box, port = relay
     job = JobFolder(tmp_path / "quiet", sandbox, notify=notify_table(port))
     job.export("2024-05", job.people(3))
     assert run_cli("run", str(job.job)).exit_code == 0
@@ -708,9 +699,9 @@ def test_prune_keeps_the_newest_even_within_one_second(tmp_path: Path) -> None:
 
 
 def test_a_month_whose_export_never_came_exits_2_and_is_emailed(tmp_path: Path, sandbox: Any,
-                                                                inbox: tuple[Inbox, int]) -> None:
+                                                                relay: tuple[Inbox, int]) -> None:
     # The monthly cron run of 1 July: June's export never arrived, so the glob finds May's file again
-    box, port = inbox
+    box, port = relay
     job = JobFolder(tmp_path / "late", sandbox, notify=notify_table(port), max_source_age_days=20)
     job.export("2024-05", job.people(5))
     assert run_cli("run", str(job.job)).exit_code == 0
@@ -788,9 +779,9 @@ def test_an_old_file_never_imported_is_refused_by_its_date_unless_its_step_lifts
 
 
 def test_within_the_limit_no_new_export_stays_exit_0_without_an_email(tmp_path: Path, sandbox: Any,
-                                                                     inbox: tuple[Inbox, int]) -> None:
+                                                                     relay: tuple[Inbox, int]) -> None:
     # A daily run of a monthly export: three days after May's file came, there is simply nothing new yet
-    box, port = inbox
+    box, port = relay
     job = JobFolder(tmp_path / "daily", sandbox, notify=notify_table(port), max_source_age_days=35)
     job.export("2024-05", job.people(3))
     assert run_cli("run", str(job.job)).exit_code == 0
@@ -822,9 +813,9 @@ def test_a_new_file_with_the_same_bytes_as_the_last_one_is_named_beside_it(job: 
 
 
 def test_a_step_without_a_new_export_beside_one_that_imported_is_named_in_the_verdict(
-    tmp_path: Path, sandbox: Any, inbox: tuple[Inbox, int]
+    tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]
 ) -> None:
-    box, port = inbox
+    box, port = relay
     job = JobFolder(tmp_path / "mixed", sandbox, timeoff=True, notify=notify_table(port, when="always"))
     job.export("2024-05", job.people(3))
     job.leave("2024-05", 2)
@@ -864,10 +855,10 @@ def refusal_of(job: JobFolder, taken: str, may: tuple[str, str], june: tuple[str
 
 
 def test_mays_export_touched_after_junes_import_is_refused_and_emailed(tmp_path: Path, sandbox: Any,
-                                                                       inbox: tuple[Inbox, int]) -> None:
+                                                                       relay: tuple[Inbox, int]) -> None:
     # A sync copies the exports folder again ten days after June's import: May's file is now the newest,
     # and sending it would make person 2 an Analyst again on payroll, a change too small for the drift guard
-    box, port = inbox
+    box, port = relay
     job = JobFolder(tmp_path / "synced", sandbox, notify=notify_table(port))
     may, _ = may_then_june(job)
     os.utime(may)  # touched now: its modification time is the newest

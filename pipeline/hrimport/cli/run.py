@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hrimport.cli.common import progress_bar
+from hrimport.listing import one_line
 
 
 @click.command("run")
@@ -45,12 +46,11 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
     from hrimport.jobs import EXIT_MEANINGS, load_job_or_tell, run_job  # every stage: pandas, the reporter
 
     def say(line: str) -> None:
-        click.echo(line, err=True)
+        click.echo(one_line(line, None), err=True)  # cron's log: one line a step, whatever a file name holds
 
     job = load_job_or_tell(job_file, echo=say)
     result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url, echo=say, progress_bar=progress_bar)
     if result.folder is not None:
-        click.echo(f"Report folder: {result.folder}", err=True)
-    click.echo(f"{job.name}: {result.headline()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})",
-               err=True)
+        say(f"Report folder: {result.folder}")
+    say(f"{job.name}: {result.headline()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})")
     raise SystemExit(result.exit_code)

@@ -235,16 +235,17 @@ def _path(data: dict[str, Any], key: str, default: str, base: Path, where: str) 
 
 
 def find_source(step: JobStep) -> Path:
-    """The step's source file: the path itself, or the newest file matching its glob."""
+    """The step's source file: the path itself, or the newest file matching its glob. A refusal does not name
+    the step: every line that shows it (stderr, run.log, the e-mail) starts with the step's name."""
     pattern = step.pattern
     if not step.is_glob:
         if not pattern.is_file():
-            raise InputFileError(f"step {step.name}: source file {pattern} not found; put this month's export "
-                                 f"there or fix source in the job file")
+            raise InputFileError(f"source file {pattern} not found; put this month's export there or fix source "
+                                 "in the job file")
         return pattern
     matches = [Path(p) for p in glob.glob(str(pattern)) if Path(p).is_file()]
     if not matches:
-        raise InputFileError(f"step {step.name}: no file matches {pattern}; put this month's export there or "
-                             f"fix source in the job file")
+        raise InputFileError(f"no file matches {pattern}; put this month's export there or fix source in the "
+                             "job file")
     # newest by modification time; the name breaks ties so the choice is the same on every run
     return max(matches, key=lambda p: (p.stat().st_mtime, p.name))

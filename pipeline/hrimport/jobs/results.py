@@ -153,8 +153,7 @@ class JobResult:
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"
-        # the step's line says "Error: step staff: ..." after its name; the verdict says it once
-        why = failed.message.removeprefix("Error: ").removeprefix(f"step {failed.name}: ")
+        why = failed.message.removeprefix("Error: ")  # the verdict is a sentence, not an error line
         if run is None:
             return f"{failed.name} step failed: {why}"
         unsent = sum(1 for s in self.steps if s.result is not None for r in s.result.rows

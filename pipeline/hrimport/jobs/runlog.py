@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
+from hrimport.listing import one_line
 from hrimport.private_files import open_private
 
 __all__ = ["RUN_LOG", "SAID", "run_log"]
@@ -25,7 +26,8 @@ RUN_LOG = "run.log"
 
 
 class _Redact(logging.Filter):
-    """Replace any secret (the token, the SMTP password) that might reach a log line."""
+    """Replace any secret (the token, the SMTP password) that might reach a log line, and keep each record one
+    line (a file name holding a line break must not start a line of its own that reads like another record)."""
 
     def __init__(self, secrets: list[str]) -> None:
         super().__init__()
@@ -36,7 +38,7 @@ class _Redact(logging.Filter):
         for secret in self.secrets:
             if secret and len(secret) >= 4 and secret in message:
                 message = message.replace(secret, "<hidden>")
-        record.msg, record.args = message, None
+        record.msg, record.args = one_line(message, None), None
         return True
 
 
