@@ -145,6 +145,43 @@ def test_a_report_bigger_than_the_relay_takes_leaves_the_email_its_workbook(tmp_
     assert job.last_run()["notified"] is True
 
 
+class SizeRefusingInbox(Inbox):
+    """A relay that announces no SIZE and refuses, after the DATA, any e-mail over 100 KB (Exchange's
+    "552 5.3.4 Message size exceeds fixed maximum message size")."""
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if len(envelope.original_content) > 100_000:
+            self.refused = getattr(self, "refused", 0) + 1
+            return "552 5.3.4 Message size exceeds fixed maximum message size"
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_relay_refusing_the_email_as_too_big_without_saying_its_size_still_gets_the_verdict(
+        tmp_path: Path, sandbox: Any) -> None:
+    # the relay says no limit beforehand: the e-mail goes with its files, is refused as too big, and the month's
+    # 300 rows to fix would reach nobody; it goes again with the files named where they are
+    with running_relay(SizeRefusingInbox(), data_size_limit=None) as (box, port):
+        job = JobFolder(tmp_path / "big", sandbox, notify=notify_table(port))
+        job.export("2024-05", job.people(300, **{str(n): {"Country": "Atlantis"} for n in range(1, 301)}))
+
+        result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 1, result.stderr
+    assert "e-mail not sent" not in result.stderr
+    assert box.refused == 1
+    [msg] = box.messages
+    assert msg["Subject"] == f"[hrimport] monthly: 300 rows need attention{job.on_sandbox} (exit 1)"
+    assert list(msg.iter_attachments()) == []
+    folder = job.runs()[-1] / "staff"
+    said = (f"\n\nNot attached, too big for this e-mail (the mail server refused the e-mail with them: 552 5.3.4 "
+            f"Message size exceeds fixed maximum message size); the files are on {socket.gethostname()}, the "
+            f"machine that runs hrimport:\n  {folder / 'report.html'} (")
+    assert said in body_of(msg)
+    to_fix = folder / "to_fix.xlsx"
+    assert f"\n  {to_fix} ({round(to_fix.stat().st_size / 1000)} KB)\n" in body_of(msg)
+    assert job.last_run()["notified"] is True
+
+
 # ------------------------------------------------------------------------- every run that stops is mailed
 
 

@@ -5,7 +5,8 @@ over implicit TLS (``ssl``, SMTPS, usually port 465: the whole session inside TL
 checked against the system's CAs or the job's ``ca_file``, logging in with the password held in the
 environment variable the job names: the password is never in a file, a log or a message. The e-mail is kept
 under the size the server says it takes (its SIZE) and ``attach_limit``, counted as sent: the files that do not
-fit are named in the body (``build_message``). ``when`` decides whether a run is worth an e-mail:
+fit are named in the body (``build_message``); a server that says no SIZE and refuses the e-mail as too big gets
+it again without files. ``when`` decides whether a run is worth an e-mail:
 
 - ``always``: every run;
 - ``attention`` (the default): only when a person must act, i.e. the exit code is not 0;
@@ -103,7 +104,7 @@ AttachmentLike = Path | tuple[str, Path] | Attachment
 
 def build_message(
     settings: NotifySettings, subject: str, body: str, attachments: Sequence[AttachmentLike] = (),
-    *, size_limit: int | None = None,
+    *, size_limit: int | None = None, refused_as_too_big: str | None = None,
 ) -> EmailMessage:
     """The e-mail: a plain-text body and as many of the files as fit, the smallest first; the others are named
     in the body, with their size and where they are.
@@ -111,7 +112,8 @@ def build_message(
     An attachment is a path, (file name to show, path) when two files share a name, or an ``Attachment``. What
     fits is counted as the e-mail is sent (base64 makes a file a third bigger): at most ``attach_limit``, and at
     most ``size_limit``, the relay's own limit (its SIZE), which it would otherwise answer with a refusal of
-    the whole e-mail.
+    the whole e-mail. ``refused_as_too_big``: the relay's answer to the e-mail with its files, when it refused
+    it as too big without saying its limit beforehand; then no file is attached, and the body says why.
     """
     msg = EmailMessage()
     # one line: a header may hold no line break, and a file name may (a subject names the file found)
@@ -120,7 +122,7 @@ def build_message(
     msg["To"] = ", ".join(settings.to)
     msg["Date"] = formatdate(localtime=True)
     msg["Message-ID"] = make_msgid(domain=settings.sender.rpartition("@")[2] or None)
-    limit = min(settings.attach_limit, size_limit or settings.attach_limit)
+    limit = 0 if refused_as_too_big else min(settings.attach_limit, size_limit or settings.attach_limit)
     wanted = [_attachment(item) for item in attachments]
     msg.set_content(body)
     room = limit - len(msg.as_bytes(policy=policy.SMTP)) - _MARGIN
@@ -149,7 +151,8 @@ def build_message(
             note += f": {stand_in.name} is attached in its place"
         too_big.append(note)
     if too_big:
-        why = (f"the mail server takes at most {_megabytes(limit)}" if limit < settings.attach_limit else
+        why = (f"the mail server refused the e-mail with them: {refused_as_too_big}" if refused_as_too_big else
+               f"the mail server takes at most {_megabytes(limit)}" if limit < settings.attach_limit else
                f"hrimport keeps an e-mail under {_megabytes(limit)}, which most mailboxes take")
         body = body.rstrip("\n") + (f"\n\nNot attached, too big for this e-mail ({why}); the files are on {socket.gethostname()}, "
                  "the machine that runs hrimport:\n" + "\n".join(too_big) + "\n")
@@ -202,7 +205,8 @@ def _part(item: Attachment) -> EmailMessage:
 
 
 def _megabytes(size: int) -> str:
-    return f"{size / 1_000_000:.1f} MB"
+    """``12.3 MB``, or ``40 KB`` under a tenth of a megabyte (a small to_fix is not "0.0 MB")."""
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{max(1, round(size / 1000))} KB"
 
 
 def send_mail(
@@ -240,7 +244,15 @@ def send_mail(
                         "accented letters)") from None
             smtp.ehlo_or_helo_if_needed()
             msg = build_message(settings, subject, body, attachments, size_limit=_relay_limit(smtp))
-            refused = smtp.send_message(msg)
+            try:
+                refused = smtp.send_message(msg)
+            except smtplib.SMTPDataError as exc:
+                if not (msg.is_multipart() and _too_big(exc)):
+                    raise
+                # a relay that does not say its SIZE refused the e-mail as too big: the verdict still has to
+                # reach someone, so it goes again with the files named in the body (smtplib reset the session)
+                msg = build_message(settings, subject, body, attachments, refused_as_too_big=_smtp_text(exc))
+                refused = smtp.send_message(msg)
     except smtplib.SMTPAuthenticationError:
         raise NotifyError(
             f"the SMTP server {where} refused the login of {settings.user!r}: "
@@ -286,6 +298,13 @@ def _relay_limit(smtp: smtplib.SMTP) -> int | None:
     none (0 is no limit)."""
     size = smtp.esmtp_features.get("size", "") if smtp.does_esmtp else ""
     return int(size) if size.isdigit() and int(size) > 0 else None
+
+
+def _too_big(exc: smtplib.SMTPDataError) -> bool:
+    """Whether the relay refused the e-mail for its size: 552 (RFC 5321's "exceeded storage allocation") or the
+    enhanced status 5.3.4 ("message too big for system", RFC 3463) that some relays send with 554."""
+    text = exc.smtp_error.decode("utf-8", "replace") if isinstance(exc.smtp_error, bytes) else str(exc.smtp_error)
+    return exc.smtp_code == 552 or "5.3.4" in text
 
 
 def _refusals(refused: Mapping[str, tuple[int, bytes | str]]) -> str:
