@@ -19,15 +19,18 @@ project's 2-core machine (``write_fix_from_workbook`` end to end, 1 in 100 rows 
 columns (1.2 MB of sheet XML) 0.6 s of CPU; 4,500 x 30 (4.8 MB) 2.3 s; 5,000 x 30 (5.3 MB) 3.2 s. So a
 workbook whose sheets and shared strings unpack to more than ``MAX_SHEET_XML`` (5 MB: about 135,000 cells,
 ~3 s) takes the fast path (``fix_file.write_fix_xlsx``, ~10 us a cell of the rows to fix only), as does a
-source that is gone or changed since the run.
+source that is gone or changed since the run, or whose merges cover more than ``MAX_MERGED_CELLS`` cells
+(openpyxl makes an object of each).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import re
 import warnings
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,19 +56,24 @@ from hrimport.report.fix_values import no_value_cells
 from hrimport.report.scratch import temporary_files_in
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
 
-__all__ = ["MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
+__all__ = ["MAX_MERGED_CELLS", "MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
 
 #: Source formats openpyxl reads (XLS and ODS take the fast path).
 WORKBOOK_FORMATS = frozenset({"xlsx", "xlsm"})
 #: Bytes of sheet XML (worksheets and shared strings, unpacked) up to which to_fix is made with openpyxl.
 MAX_SHEET_XML = 5_000_000
+#: Cells covered by merges up to which to_fix is made with openpyxl, which makes an object of every merged
+#: cell: one merge A1:XFD1048576 in a 5 KB file took 37 s and 3.7 GB.
+MAX_MERGED_CELLS = 100_000
+# a merge's range in a sheet's XML (any namespace prefix)
+_MERGE = re.compile(rb'<(?:\w+:)?mergeCell\b[^>]*?\bref="\$?([A-Z]{1,3})\$?(\d{1,7})(?::\$?([A-Z]{1,3})\$?(\d{1,7}))?"')
 _MAX_WIDTH = 80
 _UNNAMED = "Column "  # the reader's name for a column with data but no header: "Column D"
 
 
 def source_workbook(source: SourceInfo) -> bytes | None:
     """The bytes of the workbook the run read, when ``to_fix`` can be made from it: an XLSX/XLSM still at
-    its path with the same SHA-256, whose sheets openpyxl can load in a few seconds."""
+    its path with the same SHA-256, whose sheets openpyxl can load in a few seconds and a bounded memory."""
     if source.format.lower() not in WORKBOOK_FORMATS or source.size > MAX_SHEET_XML:
         return None  # sheets unpack to more than they pack: bigger packed is over the limit (pictures aside)
     try:
@@ -73,10 +81,26 @@ def source_workbook(source: SourceInfo) -> bytes | None:
         if hashlib.sha256(data).hexdigest() != source.sha256:
             return None
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(i.file_size for i in archive.infolist() if _is_sheet_xml(i.filename))
-    except (OSError, zipfile.BadZipFile):
-        return None
-    return data if unpacked <= MAX_SHEET_XML else None
+            sheets = [i for i in archive.infolist() if _is_sheet_xml(i.filename)]
+            if sum(i.file_size for i in sheets) > MAX_SHEET_XML:  # as the archive says, before unpacking
+                return None
+            merged = sum(_merged_cells(archive.read(i)) for i in sheets if i.filename.startswith("xl/worksheets/"))
+    except (OSError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, EOFError):
+        return None  # the reader refused a damaged workbook before; one that changed is not the run's
+    return data if merged <= MAX_MERGED_CELLS else None
+
+
+def _merged_cells(sheet_xml: bytes) -> int:
+    """How many cells the merges of a sheet's XML cover."""
+    total = 0
+    for match in _MERGE.finditer(sheet_xml):
+        first_col, first_row, last_col, last_row = (g.decode("ascii") if g else "" for g in match.groups())
+        if not last_col:
+            continue  # one cell merged with itself: nothing to make
+        rows = abs(int(last_row) - int(first_row)) + 1
+        columns = abs(column_index_from_string(last_col) - column_index_from_string(first_col)) + 1
+        total += rows * columns
+    return total
 
 
 def _is_sheet_xml(name: str) -> bool:
