@@ -21,11 +21,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from multiprocessing import resource_tracker
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import make_private_folder, open_private, safe_segment
@@ -112,11 +115,10 @@ _PARENT_CHECK_SECONDS = 0.5
 def _end_with_run(parent: int) -> None:
     """In the process writing ``to_fix``: end it when the run (``parent``) ends, however it ends.
 
-    A run killed outright (``kill -9``, the OOM killer, which picks the run: it holds the rows) tells nobody,
-    and the pool's worker waits for its next task on a pipe it holds both ends of, so it never hears: it
-    would finish to_fix into the dead run's folder and then stay, a process of ~60 MB, until the machine
-    restarts; a monthly cron job killed now and then would gather them. Its own parent changes when the run
-    dies (the orphan is given to init), so it looks every ``_PARENT_CHECK_SECONDS``.
+    A run killed outright (``kill -9``, the OOM killer, which picks the run: it holds the rows) tells nobody:
+    this process would go on writing to_fix into the dead run's folder for nobody (a process pool's worker
+    then stayed, ~60 MB, until the machine restarted). Its own parent changes when the run dies (the orphan
+    is given to init), so it looks every ``_PARENT_CHECK_SECONDS``.
 
     A terminal sends Ctrl-C to both processes: the run says it in one line (exit 130); this one ends at once,
     as the signal's default does, rather than print a KeyboardInterrupt traceback under it. It was started
@@ -149,42 +151,87 @@ def _ctrl_c_held() -> Iterator[None]:
 
 
 class _FixFileJob:
-    """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its files."""
+    """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its files.
+
+    A plain process and a pipe, not a process pool: a pool's queues are named semaphores, and a run killed
+    outright (``kill -9``, the OOM killer) never removes them, so multiprocessing's resource tracker printed
+    "There appear to be 5 leaked semaphore objects to clean up at shutdown" in cron's log after the run was
+    gone. A pipe leaves nothing to clean up.
+    """
 
     def __init__(self, source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> None:
         self.args: tuple[SourceInfo, Sequence[RowOutcome], Path] = (source, rows, folder)
-        self.pool: ProcessPoolExecutor | None = None
-        self.future: Future[FixFiles] | None = None
+        self.process: BaseProcess | None = None
+        self.answer: Connection | None = None
         self.handed: Path | None = None
         if len(rows) * (len(source.headers) + 1) >= PARALLEL_FIX_CELLS:
             try:
                 # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
-                self.pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_end_with_run, initargs=(os.getpid(),),
-                )
+                context = multiprocessing.get_context("spawn")
                 # the rows go by a file in the run's private folder, a piece at a time: pickled whole into the
                 # process's pipe, 100,000 rows to fix (each with its cells) took as much memory again
                 self.handed = folder / _FIX_ROWS_FILE
                 handed = PickledRows.write(rows, self.handed, open_private(self.handed, "wb"))
-                with _ctrl_c_held():  # the process starts here
-                    self.future = self.pool.submit(write_fix_files, source, handed, folder)
+                self.answer, answer_end = context.Pipe(duplex=False)
+                process = context.Process(target=_write_fix_files_for, name="hrimport-to-fix", daemon=True,
+                                          args=(os.getpid(), answer_end, source, handed, folder))
+                try:
+                    # multiprocessing's resource tracker, started with the first process, lets SIGINT in again
+                    # in the thread that starts it: started here first, it leaves _ctrl_c_held's hold in place
+                    if os.name == "posix":
+                        resource_tracker.ensure_running()
+                    with _ctrl_c_held():  # the process starts here
+                        process.start()
+                    self.process = process
+                finally:
+                    answer_end.close()  # the process's end: once it ends, reading says so (EOFError)
             except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
                 self.close()
 
     def result(self) -> FixFiles:
         try:
-            return self.future.result() if self.future is not None else write_fix_files(*self.args)
+            if self.answer is None:
+                return write_fix_files(*self.args)
+            try:
+                written, answer = self.answer.recv()
+            except EOFError:  # it died without a word (the OOM killer): the report says to_fix was not written
+                assert self.process is not None
+                self.process.join()
+                raise RuntimeError(f"the process writing to_fix ended unexpectedly (exit code "
+                                   f"{self.process.exitcode})") from None
+            if not written:
+                raise answer
+            return cast(FixFiles, answer)
         finally:
             self.close()
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        if self.process is not None:
+            self.process.join()  # as a pool's shutdown did: a to_fix begun is finished, never left half written
+            self.process = None
+        if self.answer is not None:
+            self.answer.close()
+            self.answer = None
         if self.handed is not None:
             self.handed.unlink(missing_ok=True)
             self.handed = None
+
+
+def _write_fix_files_for(parent: int, answer: Connection, source: SourceInfo, rows: Sequence[RowOutcome],
+                         folder: Path) -> None:
+    """In the process writing ``to_fix``: write it and send back (True, its files), or (False, the error)."""
+    _end_with_run(parent)
+    try:
+        files = write_fix_files(source, rows, folder)
+    except Exception as exc:  # noqa: BLE001 (handed to the run, which reports it as it would its own error)
+        try:
+            answer.send((False, exc))
+        except Exception:  # noqa: BLE001 (an error that cannot be pickled goes as its text)
+            answer.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+    else:
+        answer.send((True, files))
+    finally:
+        answer.close()
 
 
 def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None = None) -> ReportFiles:
