@@ -96,6 +96,29 @@ def test_an_apostrophe_of_the_value_stays_and_only_the_guard_of_to_fix_csv_goes(
     assert (stored["name"], stored["job_title"]) == ("'t Hooft", "+Lead")
 
 
+def test_a_header_a_spreadsheet_would_run_comes_back_from_to_fix_csv_as_named(tmp_path: Path, sandbox: Any) -> None:
+    # The HR system names a column "+Cost Centre": to_fix.csv guards the header as it guards cells
+    # ('+Cost Centre), and imported again with the same config it was refused: the mapped column was missing.
+    header = [("+Cost Centre" if h == "Cost Centre" else h) for h in HEADER]
+    rows = [{("+Cost Centre" if k == "Cost Centre" else k): v for k, v in person(n, **{"Cost Centre": f"CC-{n}"}).items()}
+            for n in (1, 2)]
+    rows[1]["Email"] = "nope"
+    config = write_config(tmp_path / "staff.toml", email_check="strict")
+    config.write_text(config.read_text().replace('"Cost Centre" = "Cost Center"', '"+Cost Centre" = "Cost Center"'))
+    result, _ = run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows, header), config=config)
+    assert result.exit_code == 1, result.output
+    text = (latest_run(tmp_path).parent / "to_fix.csv").read_text(encoding="utf-8-sig")
+    assert ",'+Cost Centre," in text.splitlines()[0]  # still guarded for the spreadsheet that opens it
+    (tmp_path / "corrected.csv").write_text(text.replace(",nope,", ",person2@acme.example,"), encoding="utf-8-sig")
+
+    result, _ = run_import(tmp_path, sandbox, tmp_path / "corrected.csv", config=config)
+
+    assert result.exit_code == 0, result.output
+    stored = {s["customer_system_id"]: {d["name"]: d["value"] for d in s["customer_data_type"]}
+              for s in sandbox.staff(99)}
+    assert stored == {"000001": {"Cost Center": "CC-1"}, "000002": {"Cost Center": "CC-2"}}
+
+
 # --- cells that hold no value to send --------------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, shorten, some
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.repeated_header import HeaderRepeats
+from hrimport.to_fix_format import restore_csv_cell
 
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
@@ -86,12 +87,16 @@ class SourceTable:
 
 
 def normalize_header(text: str) -> str:
-    """The key headers are matched on: case-folded, trimmed, inner runs of spaces collapsed to one."""
-    return " ".join(text.split()).casefold()
+    """The key headers are matched on: case-folded, trimmed, inner runs of spaces collapsed to one, and
+    to_fix.csv's guard undone (``_display_header``)."""
+    return _display_header(text).casefold()
 
 
 def _display_header(text: str) -> str:
-    return " ".join(text.split())
+    """The header as named: trimmed, inner runs of spaces collapsed to one, and without the ``'`` that
+    to_fix.csv puts before a header a spreadsheet would run as a formula (``'+Cost Centre``), as the import
+    reads the cells below it: the same config reads the to_fix again."""
+    return restore_csv_cell(" ".join(text.split()))
 
 
 def _is_blank(row: Sequence[str]) -> bool:
