@@ -259,13 +259,14 @@ def _without(read: CellsRead, rows: np.ndarray) -> CellsRead | None:
 def day_candidates(columns: dict[int, pd.Series]) -> list[tuple[int, int]]:
     """(row, column) of the cells python-calamine may have read otherwise than Excel shows them
     (``shown_date_time``): a time of day (what it makes of a date cell storing 0 to below 1, or below 0), 28
-    February 1900 (of one storing 60), a day of 1 or 2 January 1900 or 1904 or 31 December 1899 (a time
-    format on a number of 1 or more), an elapsed time (``1 day, 12:30:00``), a number of seven digits (a date
-    past 9999). A few cells at most, or none: the XLS itself is looked at only for them (``xls_no_such_dates``)."""
+    February 1900 (of one storing 60), a date with a time of day (a time format on a number of 1 or more, which
+    may also be a date-time format), an elapsed time (``1 day, 12:30:00``). Not a number of seven digits (a
+    date past 9999, read as the number): ids are, and such a number is no date to a date column anyway. A few
+    cells at most, or none: the XLS itself is looked at only for them (``xls_no_such_dates``)."""
     found: list[tuple[int, int]] = []
     for j, values in columns.items():
         hits = (values.str.startswith(("1900-02-28", "1900-01-0", "1899-12-3", "1904-01-0"))
-                | values.str.fullmatch(r"\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*|-?\d{7,}(?:\.\d+)?"))
+                | values.str.fullmatch(r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*"))
         found.extend((row, j) for row in np.flatnonzero(hits.to_numpy(dtype=bool)).tolist())
     return found
 
