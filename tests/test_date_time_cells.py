@@ -154,3 +154,48 @@ def test_a_workbook_streamed_in_pieces_reads_times_and_dates_as_read_whole(
 
     assert told(streamed) == told(whole) == {
         37: [("not-a-date", "Hire Date", "########")], 40: [("not-a-date", "Hire Date", "06:00:00")]}
+
+
+def ods_with_times(path: Path, times: dict[tuple[int, str], tuple[str, str]]) -> Path:
+    """The export as an ODS whose cells ``times`` are time cells (duration, text shown), as LibreOffice saves them:
+    the duration in ``office:time-value`` (a time-formatted date-time as hours since 30/12/1899), the text it
+    showed in ``text:p``."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    from tests.staff_files import HEADER
+
+    doc = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1), person(2), person(3)]):
+        line = TableRow()
+        for header in HEADER:
+            if (r, header) in times:
+                duration, shown = times[r, header]
+                cell = TableCell(valuetype="time", timevalue=duration)
+            else:
+                cell, shown = TableCell(valuetype="string"), row[header]
+            cell.addElement(P(text=shown))
+            line.addElement(cell)
+        table.addElement(line)
+    doc.spreadsheet.addElement(table)
+    doc.save(str(path))
+    return path
+
+
+def test_an_ods_time_of_a_day_or_more_is_what_libreoffice_shows_never_its_iso_duration(
+        tmp_path: Path, sandbox: Any) -> None:
+    """python-calamine read a duration of a day or more as its ISO 8601 text (PT36H30M00S), which would be sent
+    as custom data: a person sees 36:30:00 in LibreOffice ([HH]:MM:SS), or 13:30:00 for a date-time formatted
+    as a time (LibreOffice saves it as hours since 30/12/1899); in a date field such a time is no date."""
+    source = ods_with_times(tmp_path / "staff.ods", {
+        (1, "Cost Centre"): ("PT36H30M00S", "36:30:00"),
+        (2, "Cost Centre"): ("PT1088533H30M00S", "13:30:00"),  # 04/03/2024 13:30 shown as a time
+        (3, "Hire Date"): ("PT1088533H30M00S", "01:30:00 PM"),
+    })
+    code, told, stored = imported(tmp_path, sandbox, source)
+    assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
+        "000001": ("2020-01-31", "36:30:00"), "000002": ("2020-01-31", "13:30:00")}
+    assert (code, told) == (1, [("Row 4, column 'Hire Date': '13:30:00' is not a real date (expected a real "
+                                 "calendar date, such as 2020-01-31, or an Excel date cell).")])

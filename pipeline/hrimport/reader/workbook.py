@@ -78,6 +78,7 @@ from hrimport.reader.number_formats import (
     xls_sheet_numbers,
     xlsx_number_styles,
 )
+from hrimport.reader.ods_times import DURATION, ods_durations
 from hrimport.reader.sheets import (
     Sheet,
     SheetChoice,
@@ -494,6 +495,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
         dates[j] = _date_cells(columns[j], data[j])
         columns[j] = ()  # free each column once converted
+    if info.format == "ods":  # durations python-calamine writes in ISO 8601 (PT36H30M00S): few, if any
+        durations = [(i, j) for j, values in data.items() if values.str.startswith("PT").any()
+                     for i in np.flatnonzero(values.str.fullmatch(DURATION.pattern).to_numpy(dtype=bool)).tolist()]
+        dates_and_times = ods_durations(str(path), chosen.name, durations)
     cells_read = _rewrite_numbers(data, found, 0, number_text)
     _add_as_stored(cells_read, data, shown, 0)
     _add_formulas(cells_read, formulas, 0)
