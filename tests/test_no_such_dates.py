@@ -185,7 +185,7 @@ def test_a_leave_record_starting_on_29_february_1900_is_held_back(tmp_path: Path
     ("code", "date"),
     [("dd/mm/yyyy", True), ("m/d/yy h:mm", True), ("d-mmm", True), ("mmm-yy", True), ('yyyy"年"m"月"d"日"', True),
      ("[$-409]mmmm d, yyyy", True), ("yyyy-mm-dd hh:mm:ss", True), ("hh:mm", False), ("h:mm AM/PM", False),
-     ("[h]:mm:ss", False), ("mm:ss", False), ("General", False), ("0.00E+00", False), ("000000", False),
+     ("[h]:mm:ss", False), ("[h]:mm", False), ("mm:ss", False), ("General", False), ("0.00E+00", False), ("000000", False),
      ("0%", False), ("@", False)],
 )
 def test_which_number_formats_show_a_date(code: str, date: bool) -> None:

@@ -40,7 +40,7 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
-from hrimport.reader.no_such_dates import NO_SUCH_DATE
+from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
 from hrimport.reader.repeated_header import keep_alone
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
@@ -514,7 +514,16 @@ def _no_such_date(row: int, column: str, field_name: str | None, value: str, sto
     Sending the day the library reads in its place (a time of day, 28 February) would send what no one sees,
     and no real date is the one shown."""
     where = f"Row {row}, column '{column}'"
-    if value.startswith("1900-01-00"):
+    if value == NOT_SHOWN:
+        message = (f"{where}: the cell holds {stored}, a number Excel cannot show as a date or a time (it shows "
+                   f"{NOT_SHOWN}: before 1900 or after 9999, or below zero), so no date can be sent for it; "
+                   "enter the date, or leave the cell empty if there is none.")
+    elif not value.startswith("1900-"):
+        message = (f"{where}: the cell holds {stored} in one of Excel's East Asian built-in formats, which shows "
+                   "it as a date or as a time depending on the language of the computer opening the file, so "
+                   "what is seen cannot be known from the file; give the column a date format such as "
+                   "yyyy-mm-dd (or a time format), or enter the value as text.")
+    elif value.startswith("1900-01-00"):
         message = (f"{where}: the cell holds {stored}, which Excel shows as the date 0 January 1900 (00/01/1900), "
                    "a day that does not exist; leave the cell empty if there is no date, or enter the date.")
     else:

@@ -61,8 +61,10 @@ from hrimport.reader.grid import (
     normalize_header,
 )
 from hrimport.reader.no_such_dates import (
+    DATE_CELL_RULE,
     day_candidates,
     mark_no_such_dates,
+    show_dates_and_times,
     xls_no_such_dates,
     xlsx_date_styles,
 )
@@ -76,6 +78,7 @@ from hrimport.reader.number_formats import (
     xls_sheet_numbers,
     xlsx_number_styles,
 )
+from hrimport.reader.ods_times import DURATION, ods_durations
 from hrimport.reader.sheets import (
     Sheet,
     SheetChoice,
@@ -139,7 +142,6 @@ class _Grid(NamedTuple):
 
 
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
-DATE_CELL_RULE = "a date cell: read as YYYY-MM-DD, whatever the day/month order"
 AS_STORED_RULE = "number format {}: the number the cell stores is sent"
 FORMULA_RULE = "a formula: the value it last calculated, saved with the file"
 NOT_CALCULATED_RULE = "a formula saved without its result: nothing to send"
@@ -158,7 +160,7 @@ class _Layout(NamedTuple):
     shared_strings: str | None
     date_system: int
     asks_recalculation: bool = False
-    date_styles: frozenset[int] = frozenset()  # of a 1900-system workbook: where 0 and 60 are days that never were
+    date_styles: dict[int, str] = {}  # noqa: RUF012 (a NamedTuple's default: never changed) what each date or time style shows
 
 
 def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None) -> _Layout:
@@ -166,8 +168,7 @@ def _xlsx_layout(path: Path, sheet: str | int | None, source: Path | None = None
     with zipfile.ZipFile(source or path) as archive:
         sheets = xlsx_sheets(archive)
         date_system, asks_recalculation = xlsx_workbook_settings(archive)
-        # 1904's calendar (Mac Excel's) has no day that never was: its 0 is 1904-01-01, its 60 1904-03-01
-        date_styles = xlsx_date_styles(archive) if date_system == 1900 else frozenset()
+        date_styles = xlsx_date_styles(archive)
         return _Layout(sheets, choose_sheet(path, sheets, sheet), xlsx_number_styles(archive),
                        xlsx_shared_strings(archive), date_system, asks_recalculation, date_styles)
 
@@ -188,7 +189,8 @@ def _fastexcel_grid(path: Path, source: Path, info: SourceInfo, layout: _Layout)
     scanned = background.submit(
         lambda: scan_xlsx_sheet(str(source), chosen.part, layout.styles, lossy=True,
                                 shared_strings=layout.shared_strings, formulas=True,
-                                asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles)
+                                asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles,
+                                date_system=layout.date_system)
         if chosen.part
         else SheetScan()
     )
@@ -252,10 +254,14 @@ def fastexcel_text(table: pa.RecordBatch, first_column: int, scan: SheetScan, of
             texts[j], dates = _fastexcel_text(values, text_rows.get(j, []))
             if len(dates):
                 cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, dates))
+    if scan.dates_and_times:
+        texts = dict(texts)
+        show_dates_and_times(texts, cells_read, [(row - offset, column, shown)
+                                                 for row, column, shown in scan.dates_and_times], first_column)
     if scan.no_such_dates:
         texts = dict(texts)
-        mark_no_such_dates(texts, cells_read, [(row - offset, column, stored)
-                                               for row, column, stored in scan.no_such_dates], first_column)
+        mark_no_such_dates(texts, cells_read, [(row - offset, column, stored, shown)
+                                               for row, column, stored, shown in scan.no_such_dates], first_column)
     if offset:
         cells_read = {j: [dataclasses.replace(read, positions=read.positions + offset) for read in reads]
                       for j, reads in cells_read.items()}
@@ -465,12 +471,14 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     uncalculated: list[tuple[int, int, str]] = []
     to_recalculate: list[tuple[int, int, str]] = []
     shown: list[ShownNumber] = []
-    no_such_dates: list[tuple[int, int, str]] = []
+    no_such_dates: list[tuple[int, int, str, str]] = []
+    dates_and_times: list[tuple[int, int, str]] = []
     if layout is not None and chosen.part:
         scan = scan_xlsx_sheet(str(source), chosen.part, styles, lossy=False, formulas=True,
-                               asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles)
+                               asks_recalculation=layout.asks_recalculation, date_styles=layout.date_styles,
+                               date_system=layout.date_system)
         found, formulas, uncalculated, shown = scan.numbers, scan.formulas, scan.uncalculated, scan.shown
-        to_recalculate, no_such_dates = scan.to_recalculate, scan.no_such_dates
+        to_recalculate, no_such_dates, dates_and_times = scan.to_recalculate, scan.no_such_dates, scan.dates_and_times
     elif info.format == "ods":
         found, shown = ods_sheet_numbers(str(path), chosen.name)
         extent = extents.get(chosen.name, SheetExtent())
@@ -487,6 +495,10 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
         dates[j] = _date_cells(columns[j], data[j])
         columns[j] = ()  # free each column once converted
+    if info.format == "ods":  # durations python-calamine writes in ISO 8601 (PT36H30M00S): few, if any
+        durations = [(i, j) for j, values in data.items() if values.str.startswith("PT").any()
+                     for i in np.flatnonzero(values.str.fullmatch(DURATION.pattern).to_numpy(dtype=bool)).tolist()]
+        dates_and_times = ods_durations(str(path), chosen.name, durations)
     cells_read = _rewrite_numbers(data, found, 0, number_text)
     _add_as_stored(cells_read, data, shown, 0)
     _add_formulas(cells_read, formulas, 0)
@@ -496,7 +508,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
     if info.format == "xls" and (candidates := day_candidates(data)):
-        no_such_dates = xls_no_such_dates(str(path), chosen.name, candidates)
+        no_such_dates, dates_and_times = xls_no_such_dates(str(path), chosen.name, candidates)
+    show_dates_and_times(data, cells_read, dates_and_times)
     mark_no_such_dates(data, cells_read, no_such_dates)
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from hrimport.reader.display_formats import DisplayFormat
+from hrimport.reader.no_such_dates import DATE, shown_date_time
 from hrimport.reader.number_formats import (
     ERROR_MARK,
     NumberStyle,
@@ -74,8 +75,12 @@ class SheetScan:
     # the same as ``formulas`` for the formula cells saved with a value in a workbook that asks to be
     # calculated again when opened (``xlsx_workbook_settings``): the value is a stand-in, not a result
     to_recalculate: list[tuple[int, int, str]] = field(default_factory=list)
-    # (row, column, number stored), 0-based: the date cells showing a day that never was (``no_such_dates``)
-    no_such_dates: list[tuple[int, int, str]] = field(default_factory=list)
+    # (row, column, number stored, text Excel shows), 0-based: the date cells showing a day that never was, or
+    # that Excel cannot show (``no_such_dates.shown_date_time``)
+    no_such_dates: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # (row, column, text Excel shows), 0-based: the cells of a date or time format that the libraries read
+    # otherwise than Excel shows them (``no_such_dates.shown_date_time``: 1.5 as hh:mm is 12:00:00)
+    dates_and_times: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def scan_xlsx_sheet(
@@ -87,21 +92,24 @@ def scan_xlsx_sheet(
     shared_strings: str | None = None,
     formulas: bool = False,
     asks_recalculation: bool = False,
-    date_styles: frozenset[int] = frozenset(),
+    date_styles: dict[int, str] | None = None,
+    date_system: int = 1900,
 ) -> SheetScan:
     """One pass over a sheet part: the numeric cells with a zero-padded style or one a ``DisplayFormat``
     shows otherwise (``styles``), with ``lossy`` also every number a 9-decimal rendering would change, and
     the text cells that look like a typed cell's rendering (inline and formula strings, and entries of the
     ``shared_strings`` part); with ``formulas``, the cells holding a formula (for the report's provenance),
     those saved with a value as ``to_recalculate`` where the workbook ``asks_recalculation`` on opening; the
-    cells of ``date_styles`` (1900 date system: ``no_such_dates.xlsx_date_styles``) showing a day that never was.
+    cells of ``date_styles`` (``no_such_dates.xlsx_date_styles``) that the libraries read otherwise than Excel
+    shows them in the workbook's ``date_system`` (``no_such_dates.shown_date_time``).
 
     About 0.5 s of CPU for a 100k x 40 sheet, most of it inflating the archive member and the one
     regular expression for lossy numbers.
     """
     look_alike = look_alike_shared_strings(archive_path, shared_strings) if lossy and shared_strings else set()
     scanner = SheetScanner(styles, lossy=lossy, look_alike_strings=look_alike, formulas=formulas,
-                           asks_recalculation=asks_recalculation, date_styles=date_styles)
+                           asks_recalculation=asks_recalculation, date_styles=date_styles,
+                           date_system=date_system)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for piece in _pieces(stream, b"<c "):
             scanner.add(piece)
@@ -115,11 +123,13 @@ class SheetScanner:
     ``anchors``: those of ``LOOK_ALIKE_ANCHORS`` to look for (the renderings fastexcel's text holds: a
     text cell can only look like one that is there); ``asks_recalculation``: the workbook asks to be
     calculated again when opened, so that no value saved with a formula is its result; ``date_styles``: the
-    styles whose cells show a date in Excel's 1900 calendar, where 0 and 60 are days that never were."""
+    styles whose cells show a date or a time (``no_such_dates.xlsx_date_styles``), in ``date_system``."""
 
     def __init__(self, styles: dict[int, NumberStyle], *, lossy: bool, look_alike_strings: set[int],
                  formulas: bool, anchors: tuple[bytes, ...] = LOOK_ALIKE_ANCHORS,
-                 asks_recalculation: bool = False, date_styles: frozenset[int] = frozenset()) -> None:
+                 asks_recalculation: bool = False, date_styles: dict[int, str] | None = None,
+                 date_system: int = 1900) -> None:
+        date_styles = date_styles or {}
         self.padded = {s: f for s, f in styles.items() if isinstance(f, ZeroPadded)}
         self.displayed = {s: f for s, f in styles.items() if isinstance(f, DisplayFormat)}
         self.lossy, self.formulas, self.asks_recalculation = lossy, formulas, asks_recalculation
@@ -136,15 +146,26 @@ class SheetScanner:
         if lossy and look_alike_strings and anchors:
             indexes = b"|".join(str(i).encode() for i in sorted(look_alike_strings))
             self.shared_hit = re.compile(rb"<v>(" + indexes + rb")</v>")
-        # a cell of a date style holding 0 or 60 (or a time on that day), in whatever order its attributes come
-        # and after its formula: one regular expression, which passes over every other cell at once (0.1 s of
-        # a 100k x 40 sheet); such cells are few, and each is looked at again (``_numeric_cell``)
+        # a cell of a date style holding 0 or 60 (or a time on that day), a negative number or one of seven digits
+        # (past Excel's calendar), in whatever order its attributes come and after its formula: one regular
+        # expression, which passes over every other cell at once (0.1 s of a 100k x 40 sheet); such cells are
+        # few, and each is looked at again (``_numeric_cell``). Every cell of a time style or of a built-in
+        # format whose date libraries do not all read (``time_styles``) is looked at: they are rare in HR exports
+        self.date_system, self.date_styles = date_system, date_styles
+        dates = sorted(s for s, shape in date_styles.items() if shape == DATE)
+        times = sorted(s for s, shape in date_styles.items() if shape != DATE)
         self.day_hit = (
-            re.compile(rb' s="(?:' + b"|".join(str(s).encode() for s in sorted(date_styles))
-                       + rb')"(?: [\w:]+="[^"]*")*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>(?:0|60)(?:\.[0-9]+)?</v>')
-            if date_styles else None
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in dates)
+                       + rb')"(?: [\w:]+="[^"]*")*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?'
+                       + rb'<v>(?:0|60|-[^<]*|[0-9]{7,}|[0-9.]+[eE][^<]*)(?:\.[0-9]+)?</v>')
+            if dates else None
         )
-        self.days: list[tuple[bytes, bytes]] = []  # (reference, stored value) of the cells day_hit found
+        self.time_hit = (
+            re.compile(rb' s="(' + b"|".join(str(s).encode() for s in times)
+                       + rb')"(?: [\w:]+="[^"]*")*>(?:<f\b[^>]*/>|<f\b[^>]*>[^<]*</f>)?<v>')
+            if times else None
+        )
+        self.days: list[tuple[bytes, bytes, int]] = []  # (reference, stored value, style) of the cells found
         self.cells: dict[bytes, tuple[bytes, int | None]] = {}  # cell reference -> (stored value, padded style)
         self.shown: list[ShownNumber] = []  # the cells of a displayed style shown otherwise than read
         self.texts: list[bytes] = []  # references of look-alike text cells
@@ -156,11 +177,12 @@ class SheetScanner:
             self.formula_cells.extend(_formula_cells(piece))
         for error_ref, error in _error_cells(piece):
             cells[error_ref] = (error, None)
-        if self.day_hit is not None:
-            for m in self.day_hit.finditer(piece):
-                day = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
-                if day is not None:
-                    self.days.append(day)
+        for hit in (self.day_hit, self.time_hit):
+            if hit is not None:
+                for m in hit.finditer(piece):
+                    day = _numeric_cell(piece, piece.rfind(b"<c ", 0, m.start()))
+                    if day is not None:
+                        self.days.append((*day, int(m.group(1))))
         if self.style_hit is not None:
             padded = self.padded
             displayed: list[tuple[bytes, bytes, int]] = []  # (reference, stored value, style)
@@ -194,14 +216,27 @@ class SheetScanner:
     def result(self) -> SheetScan:
         placed = [(*p, f, calculated) for ref, f, calculated in self.formula_cells if (p := _position(ref)) is not None]
         with_value = sorted((row, column, f) for row, column, f, calculated in placed if calculated)
-        days = sorted((*at, stored.decode()) for ref, stored in self.days if (at := _position(ref)) is not None)
+        days = sorted((*at, stored.decode(), style) for ref, stored, style in self.days
+                      if (at := _position(ref)) is not None)
         if self.asks_recalculation and days:  # a formula's saved value is a stand-in (xlsxwriter's 0): no day at all
             stand_ins = {(row, column) for row, column, _ in with_value}
             days = [day for day in days if day[:2] not in stand_ins]
+        held: list[tuple[int, int, str, str]] = []
+        shown: list[tuple[int, int, str]] = []
+        for row, column, stored, style in days:
+            try:
+                seen = shown_date_time(float(stored), self.date_styles[style], self.date_system)
+            except ValueError:
+                continue
+            if seen is not None:
+                if seen[0]:
+                    held.append((row, column, stored, seen[1]))
+                else:
+                    shown.append((row, column, seen[1]))
         return SheetScan(_placed(self.cells, self.padded), {p for p in map(_position, self.texts) if p is not None},
                          [] if self.asks_recalculation else with_value,
                          sorted((row, column, f) for row, column, f, calculated in placed if not calculated),
-                         self.shown, with_value if self.asks_recalculation else [], days)
+                         self.shown, with_value if self.asks_recalculation else [], held, shown)
 
 
 def _formula_cells(piece: bytes) -> Iterator[tuple[bytes, str, bool]]:

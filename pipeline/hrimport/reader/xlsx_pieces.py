@@ -116,7 +116,7 @@ class ChunkReader:
         self.previous_row = 0  # the last row of the pieces before
         self.pieces = 0
         self.styles, self.asks_recalculation = layout.styles, layout.asks_recalculation
-        self.date_styles = layout.date_styles
+        self.date_styles, self.date_system = layout.date_styles, layout.date_system
         self.look_alike = (look_alike_shared_strings(str(path), layout.shared_strings)
                            if layout.shared_strings else set())
         self.parts = [(info, self.archive.read(info)) for info in self.archive.infolist()
@@ -177,7 +177,7 @@ class ChunkReader:
         scan = SheetScan([n for s in scans for n in s.numbers], {cell for s in scans for cell in s.look_alike_text},
                          [f for s in scans for f in s.formulas], [f for s in scans for f in s.uncalculated],
                          [c for s in scans for c in s.shown], [f for s in scans for f in s.to_recalculate],
-                         [d for s in scans for d in s.no_such_dates])
+                         [d for s in scans for d in s.no_such_dates], [d for s in scans for d in s.dates_and_times])
         del scans
         return ChunkGrid(table, 0, offset, scan, last)
 
@@ -214,7 +214,7 @@ class ChunkReader:
         the look-alike renderings that text holds)."""
         scanner = SheetScanner(self.styles, lossy=True, look_alike_strings=self.look_alike, formulas=True,
                                anchors=anchors, asks_recalculation=self.asks_recalculation,
-                               date_styles=self.date_styles)
+                               date_styles=self.date_styles, date_system=self.date_system)
         scanner.add(rows)
         return scanner.result()
 
