@@ -49,7 +49,7 @@ from hrimport.fields import by_name
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
-from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
+from hrimport.service.answers import refused_for_content, staff_outcome
 from hrimport.service.readback import ReadBack, compared_fields
 
 __all__ = [
@@ -666,8 +666,9 @@ class _Run:
 
     def _split(self, part: list[int], exc: RequestRejected) -> list[list[int]]:
         """Decide what a batch rejected whole becomes; return the parts still to send."""
-        code = "service-rejected" if exc.status == 400 else f"http-{exc.status}"
-        if exc.status not in SPLIT_STATUSES:
+        # a 400, or the spec's error body in a 200, is the service refusing the data (its status is not shown)
+        code = "service-rejected" if exc.status == 400 or 200 <= exc.status < 300 else f"http-{exc.status}"
+        if not refused_for_content(exc.status):
             # a refusal of the batch as a whole (403, 404, 409...): every row carries the service's reason
             for i in part:
                 self._reject(i, [(None, exc.reasons)], code)

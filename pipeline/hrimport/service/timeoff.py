@@ -7,7 +7,9 @@ thread-safe). Each worker writes the record to the ledger as ``sending`` before 
 ``stored`` when the service accepts it, before taking the next (``hrimport.state.ledger``). The service's
 answers become outcomes (``hrimport.service.answers`` reads what each refusal means):
 
-- 2xx -> ``added`` (the message names the record id);
+- 2xx -> ``added`` (the message names the record id); a 2xx without ``time_off_data`` -> ``failed``
+  (``unexpected-answer``), its ledger entry left ``sending`` for the next run to settle; the spec's error
+  body in a 2xx is a refusal, as below (the client raises it);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
   an earlier run sent this record and lost the answer, and the 409 names a record of the same leave type
   and dates, that record is this one -> ``already_imported``;
@@ -116,7 +118,17 @@ def post_time_off(
                             f"{exc}. If the record did reach the service, the next run finds it and reports "
                             "it imported, never a second record.")
         raw = answer.get("time_off_data")
-        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if not isinstance(raw, dict) or not raw:
+            # a 200 without the record the spec says it answers (its messages are "not shown"): stored or
+            # not, nobody can tell, so the ledger keeps the row as sent without an answer, which the next
+            # run settles (the service's 409 naming this record, or a send that adds it)
+            said = answer.get("message")
+            message = f" (message {str(said)!r})" if said else ""
+            return _outcome(r, Outcome.FAILED, "unexpected-answer",
+                            "the service answered POST /api/apply-ee-time-off without the time-off record it adds"
+                            f"{message}. Whether it stored it is not known: the next run finds it or sends it, "
+                            "never a second record.")
+        data: dict[str, Any] = raw
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
         if ledger is not None:
             ledger.remember(key, record_id=record_id, total_days=r.total_days,

@@ -1,0 +1,146 @@
+"""Answers the interface allows that our sandbox never gives by itself: each row still gets one honest outcome.
+
+The spec's "Errors" part shows its error bodies ({"error": "Invalid request"}; {"code": "ERROR_FATAL",
+"message": "Access Denied", "payload": ""}) but no status: "HTTP status codes of error responses: not
+shown". A platform may answer them with HTTP 200. And "Values of `message` for this endpoint [time off]:
+not shown". The sandbox's ``body`` fault rule gives these answers for real over HTTP, before the endpoint
+runs (nothing stored) or, with ``after``, once it has stored the change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hrimport.errors import AccessDenied
+from hrimport.outcomes import Outcome
+from hrimport.service.client import ServiceClient, open_client
+from hrimport.service.staff import submit_staff
+from tests.test_submit import record
+from tests.test_timeoff_import import add_staff, run_import, write_config, write_xlsx
+
+TOKEN = "demo-customer-99"
+TIME_OFF = "/api/apply-ee-time-off"
+BULK = "/api/bulk_add_edit_staff"
+INVALID = {"error": "Invalid request"}
+ACCESS_DENIED = {"code": "ERROR_FATAL", "message": "Access Denied", "payload": ""}
+
+pytestmark = pytest.mark.usefixtures("instant_retries")
+
+
+@pytest.fixture
+def client(sandbox: Any) -> Iterator[ServiceClient]:
+    with open_client(sandbox.base_url, TOKEN) as c:
+        yield c
+
+
+@pytest.fixture
+def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
+    """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
+    add_staff(sandbox, [("000101", "MY")])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
+    sandbox.clear_requests()
+    return write_config(tmp_path), source
+
+
+def posts(sandbox: Any, endpoint: str) -> list[int]:
+    return [r["status"] for r in sandbox.requests() if r["path"].endswith(endpoint)]
+
+
+# ---------------------------------------------------------------------------------------- the sandbox
+
+
+def test_a_rule_with_a_body_answers_it_as_given_and_stores_nothing_unless_after(sandbox: Any) -> None:
+    sandbox.set_faults(rules=[{"path": "calculate-total-days", "body": INVALID, "count": 1},
+                              {"path": "calculate-total-days", "status": 403, "body": ACCESS_DENIED, "count": 1}])
+    days = {"country": "MY", "start_date": "2024-03-04", "end_date": "2024-03-08",
+            "is_half_start_date": False, "is_half_end_date": False}
+    answers = [sandbox.http.post("/api/calculate-total-days", json=days, headers=sandbox.auth()) for _ in range(3)]
+    assert [(a.status_code, a.json()) for a in answers] == [(200, INVALID), (403, ACCESS_DENIED), (200, {"totaldays": 5})]
+    assert [r["fault"] for r in sandbox.requests()] == ["rule", "rule", None]
+
+
+def test_a_success_status_without_a_body_is_refused(sandbox: Any) -> None:
+    response = sandbox.http.post(sandbox.root_url + "/_admin/faults", json={"rules": [{"status": 200}]})
+    assert response.status_code == 422
+    assert "status 200 is not an HTTP error; a rule answers a success only with its own body" in response.text
+
+
+# ------------------------------------------------------------------------------------------- time off
+
+
+def test_time_off_answered_200_with_the_spec_s_error_body_is_rejected_not_added(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "body": INVALID, "count": 1}])
+    result, run = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 1, result.output
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("rejected", ["service-rejected"])
+    assert row.message == "Row 2: the service refused it: Invalid request."
+    assert sandbox.time_off(99) == []
+    # nothing was stored and nothing is remembered as stored: the next run sends it and it is added
+    result, again = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 0, result.output
+    assert [r.outcome.value for r in again.rows] == ["added"]
+    assert len(sandbox.time_off(99)) == 1
+    assert posts(sandbox, TIME_OFF) == [200, 200]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["not-stored", "stored"])
+def test_time_off_answered_200_without_its_record_is_failed_and_settled_by_the_next_run(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path], after: bool
+) -> None:
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "body": {"message": "leave could not be applied"},
+                               "after": after, "count": 1}])
+    result, run = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 1, result.output
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("failed", ["unexpected-answer"])
+    assert row.message == (
+        "Row 2: the service answered POST /api/apply-ee-time-off without the time-off record it adds "
+        "(message 'leave could not be applied'). Whether it stored it is not known: the next run finds it "
+        "or sends it, never a second record.")
+    assert len(sandbox.time_off(99)) == (1 if after else 0)
+    result, again = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 0, result.output
+    assert [r.outcome.value for r in again.rows] == ["already_imported" if after else "added"]
+    assert len(sandbox.time_off(99)) == 1  # never a second record
+    assert posts(sandbox, TIME_OFF) == [200, 409 if after else 200]
+
+
+# ---------------------------------------------------------------------------------------------- staff
+
+
+def test_a_batch_answered_200_with_the_spec_s_error_body_is_rejected_row_by_row(
+    client: ServiceClient, sandbox: Any
+) -> None:
+    """Three rows answered {"error": "Invalid request"} in an HTTP 200, then one of them again alone: the
+    batch is split as for a 400 without details, the row refused alone is rejected with the service's word,
+    the others are added."""
+    records = [record(row) for row in (2, 3, 4)]
+    sandbox.set_faults(rules=[{"path": BULK, "body": INVALID, "count": 2}])
+    result = submit_staff(client, "99", records, batch_size=3)
+    outcomes = {o.row: (o.outcome, o.problem_codes, o.message) for o in result.outcomes}
+    assert outcomes[2] == (Outcome.REJECTED, ["service-rejected"],
+                           "Row 2: the service rejected the record: Invalid request")
+    assert (outcomes[3][0], outcomes[4][0]) == (Outcome.ADDED, Outcome.ADDED)
+    assert sorted(s["customer_system_id"] for s in sandbox.staff(99)) == sorted(
+        r.external_id for r in records[1:])
+    assert [r["elements"] for r in sandbox.requests()] == [3, 1, 2]
+
+
+def test_the_vendor_listing_answered_200_with_access_denied_is_access_denied(
+    client: ServiceClient, sandbox: Any
+) -> None:
+    sandbox.set_faults(rules=[{"path": "get_customer", "body": ACCESS_DENIED, "count": 1}])
+    with pytest.raises(AccessDenied) as refused:
+        client.get_customers()
+    assert str(refused.value) == "the service rejected GET /vendor/get_customer (HTTP 200: Access Denied)"
