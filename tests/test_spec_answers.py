@@ -144,3 +144,37 @@ def test_the_vendor_listing_answered_200_with_access_denied_is_access_denied(
     with pytest.raises(AccessDenied) as refused:
         client.get_customers()
     assert str(refused.value) == "the service rejected GET /vendor/get_customer (HTTP 200: Access Denied)"
+
+
+# ------------------------------------------------------------------------- time off: days read back
+
+
+@pytest.mark.parametrize(("days", "stored", "warned"), [("4.5", 4, True), ("5", 5, False)])
+def test_a_platform_holding_whole_days_only_is_told_as_a_warning_on_the_row(
+    tmp_path: Path, sandbox: Any, days: str, stored: int, warned: bool
+) -> None:
+    """The spec types the time-off record's total_days integer (the request's is a string): a platform may hold
+    4 for HR's 4.5. The row is imported, and its report says what the platform holds."""
+    add_staff(sandbox, [("000101", "MY")])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", days, "MY", "", ""]])
+    sandbox.set_alterations(whole_days=True)
+    result, run = run_import(tmp_path, sandbox, source, write_config(tmp_path))
+    assert result.exit_code == 0, result.output  # imported: a warning only
+    (row,) = run.rows
+    assert row.outcome is Outcome.ADDED
+    assert [r["total_days"] for r in sandbox.time_off(99)] == [stored]
+    altered = [(p.code, p.severity, p.field, p.message) for p in row.problems if p.code == "platform-altered"]
+    assert altered == ([("platform-altered", "warning", "total_days",
+                         "Row 2: the platform altered total_days: sent '4.5', stored 4")] if warned else [])
+
+
+def test_the_sandbox_stores_half_days_as_sent_unless_told_to_hold_whole_days(sandbox: Any) -> None:
+    add_staff(sandbox, [("000101", "MY")])
+    body = {"customer_id": 99, "customer_system_id": "000101", "leave_type": "Annual Leave", "lang": "EN",
+            "country": "MY", "start_date": "2024-03-04", "end_date": "2024-03-08", "total_days": "4.5"}
+    first = sandbox.http.post(TIME_OFF, json=body, headers=sandbox.auth())
+    sandbox.set_alterations(whole_days=True)
+    second = sandbox.http.post(TIME_OFF, json={**body, "start_date": "2024-04-01", "end_date": "2024-04-05"},
+                               headers=sandbox.auth())
+    assert [a.json()["time_off_data"]["total_days"] for a in (first, second)] == [4.5, 4]

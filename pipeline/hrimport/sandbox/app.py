@@ -200,7 +200,7 @@ def create_app(
         """Spec, endpoint 5: adds one record; ``{"time_off_data": {...}, "message": "add successfully"}``."""
         principal = authenticate(store, request)
         data = await body_of(request)
-        status, body = await run_in_threadpool(add_time_off, store, principal, data)
+        status, body = await run_in_threadpool(add_time_off, store, principal, data, app.state.alterations)
         if status != 200:
             raise ApiError(status, body)
         return JSONResponse(body)

@@ -7,7 +7,8 @@ thread-safe). Each worker writes the record to the ledger as ``sending`` before 
 ``stored`` when the service accepts it, before taking the next (``hrimport.state.ledger``). The service's
 answers become outcomes (``hrimport.service.answers`` reads what each refusal means):
 
-- 2xx -> ``added`` (the message names the record id); a 2xx without ``time_off_data`` -> ``failed``
+- 2xx -> ``added`` (the message names the record id), with a ``platform-altered`` warning when the record
+  answered holds other total days than were sent (the spec types them integer there: 4.5 may come back 4); a 2xx without ``time_off_data`` -> ``failed``
   (``unexpected-answer``), its ledger entry left ``sending`` for the next run to settle; the spec's error
   body in a 2xx is a refusal, as below (the client raises it);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
@@ -26,8 +27,10 @@ the workers in flight finish (what they added is in the ledger).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
 
 from hrimport.errors import RequestRejected, RetriesExhausted
@@ -134,8 +137,8 @@ def post_time_off(
             ledger.remember(key, record_id=record_id, total_days=r.total_days,
                             source_file=source_file, source_row=r.row)
         what = f"time-off record {record_id}" if record_id is not None else "a time-off record"
-        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, tuple(r.warnings), f"Added as {what}.",
-                          r.details())
+        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, (*r.warnings, *_days_altered(r, data)),
+                          f"Added as {what}.", r.details())
 
     outcomes: list[RowOutcome] = []
     if not rows:
@@ -162,6 +165,25 @@ def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOut
     text = f"Row {r.row}: {message}"
     return RowOutcome(r.row, r.external_id, "", outcome, (Problem(code, text, r.row), *r.warnings), text,
                       r.details())
+
+
+def _days_altered(r: TimeOffRow, data: dict[str, Any]) -> tuple[Problem, ...]:
+    """A ``platform-altered`` warning when the record the service answered holds other total days than were
+    sent: the spec types the record's ``total_days`` integer (the request's is a string such as "4.5"), so a
+    platform may hold half a day less, or more, and say nothing. No warning when it answers no figure."""
+    stored = data.get("total_days")
+    if isinstance(stored, bool) or not isinstance(stored, int | float | str):
+        return ()
+    try:
+        same = Decimal(str(stored).strip()) == Decimal(r.total_days)
+    except InvalidOperation:
+        same = False
+    if same:
+        return ()
+    message = (f"Row {r.row}: the platform altered total_days: sent {r.total_days!r}, stored "
+               f"{json.dumps(stored, ensure_ascii=False)}")
+    return (Problem("platform-altered", message, row=r.row, field="total_days", value=r.total_days,
+                    severity="warning"),)
 
 
 def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
