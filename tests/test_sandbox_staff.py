@@ -354,8 +354,16 @@ def test_update_keeps_fields_not_sent_and_clears_fields_sent_empty(sandbox: Any)
     assert user["phone"] == "+60 12 345" and user["location"] == "" and user["role"] == "Manager & Staff"
 
 
-def test_intern_defaults_to_not_an_employee(sandbox: Any) -> None:
-    user = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True)}).json()["user"]
+def test_an_intern_sent_without_is_employee_false_is_400_as_is_employee_defaults_to_true(sandbox: Any) -> None:
+    # spec: is_employee "Default true", is_intern "Cannot be true if either of the two previous booleans is
+    # true"; no other default is stated for interns, so the sandbox does not invent one
+    response = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True)})
+    assert (response.status_code, response.json()["details"]) == (400, [{"field": "is_intern", "reason": (
+        "cannot be true together with is_employee, which defaults to true; send is_employee: false with it")}])
+    bulk = post(sandbox, "/api/bulk_add_edit_staff", {"customer_id": "99", "bulk_staff_data": [person(is_intern=True)]})
+    assert bulk.json()["details"][0]["index"] == 0
+    assert sandbox.staff(99) == []
+    user = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True, is_employee=False)}).json()["user"]
     assert user["role"] == "Intern"
     stored = sandbox.staff(99)[0]
     assert (stored["is_intern"], stored["is_employee"], stored["is_manager"]) == (True, False, False)

@@ -124,10 +124,14 @@ def upsert_staff(
         else:
             record[name] = value
     if row is None:
-        # Spec defaults: is_manager false, is_employee true (an intern's is_employee defaults to false).
+        # Spec defaults: is_manager false, is_employee true, for an intern too: the spec states no other
+        # default, so {"is_intern": true} alone clashes with is_employee's true, as the platform may find
         record.setdefault("is_intern", False)
         record.setdefault("is_manager", False)
-        record.setdefault("is_employee", not record["is_intern"])
+        if record["is_intern"] and "is_employee" not in record:
+            return [Detail("is_intern", "cannot be true together with is_employee, which defaults to true; "
+                           "send is_employee: false with it", index)]
+        record.setdefault("is_employee", True)
     if record.get("is_intern") and (record.get("is_manager") or record.get("is_employee")):
         # A stored flag can clash with a newly sent one (e.g. is_intern true on an employee's update).
         return [

@@ -230,8 +230,8 @@ def check_intern_rule(
 ) -> list[Detail]:
     """Spec: ``is_intern`` "cannot be true if either of the two previous booleans is true".
 
-    Only values sent as true conflict: an intern who omits ``is_employee`` is stored with it false
-    (its default of true applies to non-interns), a documented choice.
+    This checks the values sent; the stored record's flags and ``is_employee``'s default of true (an intern
+    who omits it is refused) are checked where the record is stored (``hrimport.sandbox.staff``).
     """
     details = []
     for f in fields:
