@@ -178,3 +178,29 @@ def test_the_sandbox_stores_half_days_as_sent_unless_told_to_hold_whole_days(san
     second = sandbox.http.post(TIME_OFF, json={**body, "start_date": "2024-04-01", "end_date": "2024-04-05"},
                                headers=sandbox.auth())
     assert [a.json()["time_off_data"]["total_days"] for a in (first, second)] == [4.5, 4]
+
+
+def test_a_resend_of_a_lost_answer_refused_in_other_words_than_an_overlap_says_it_may_be_held(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    """Stored, then answered 500: the next run sends it again. A platform that answers the overlap with its
+    generic {"error": "Invalid request"} (the spec shows no overlap error) does not make the row an ordinary
+    refusal for HR to fix: it says the record may be held, keeps it as sent, and the run after finds it."""
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "status": 500, "after": True, "count": 1}])
+    result, run = run_import(tmp_path, sandbox, source, config)
+    assert [r.outcome.value for r in run.rows] == ["failed"]
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "status": 400, "body": INVALID, "count": 1}])
+    result, again = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 1, result.output
+    (row,) = again.rows
+    assert (row.outcome.value, row.problem_codes) == ("rejected", ["service-rejected"])
+    assert row.message.startswith("Row 2: the service refused it: Invalid request. It was sent on ")
+    assert row.message.endswith(
+        " (from leave.xlsx row 2) and that answer was lost, so the platform may hold it already: check it there; "
+        "the next run sends it again and reports it imported when the platform says it holds it.")
+    result, third = run_import(tmp_path, sandbox, source, config)
+    assert result.exit_code == 0, result.output
+    assert [r.outcome.value for r in third.rows] == ["already_imported"]
+    assert len(sandbox.time_off(99)) == 1
+    assert posts(sandbox, TIME_OFF) == [500, 400, 409]

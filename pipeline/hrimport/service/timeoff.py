@@ -205,6 +205,14 @@ def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
 def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = None) -> RowOutcome:
     reasons = exc.reasons
     code = timeoff_refusal(exc)
+    if lost is not None and code != "overlaps-existing":
+        # the spec shows no status or body for an overlap: a platform refusing this row for the record its lost
+        # answer stored may say anything ("Invalid request"), and the ledger keeps the row as sent
+        return _outcome(r, Outcome.REJECTED, code,
+                        f"the service refused it: {reasons}. It was sent on {lost.accepted_at} (from "
+                        f"{lost.source_file} row {lost.source_row}) and that answer was lost, so the platform may "
+                        "hold it already: check it there; the next run sends it again and reports it imported "
+                        "when the platform says it holds it.")
     if code == "overlaps-existing":
         earlier = (f" It was sent on {lost.accepted_at} and that answer was lost, but the service's answer does not "
                    "show that the overlapping record is that one: check it on the platform."
