@@ -290,6 +290,16 @@ def test_a_bad_bulk_element_rejects_the_whole_request_and_names_every_index(sand
     assert sandbox.staff() == []  # all or nothing
 
 
+@pytest.mark.parametrize("inner", ["99", 99, "100"])
+def test_a_customer_id_inside_a_bulk_element_is_400_even_the_same_one(sandbox: Any, inner: Any) -> None:
+    # spec: in the bulk endpoint customer_id "sits once at the top level of the body, not inside each element"
+    elements = [person("E1"), {**person("E2"), "customer_id": inner}]
+    response = post(sandbox, BULK, {"customer_id": "99", "bulk_staff_data": elements})
+    assert (response.status_code, response.json()["details"]) == (400, [{"index": 1, "field": "customer_id", "reason": (
+        "sits once at the top level of the body, not inside an element; leave it out of the element")}])
+    assert sandbox.staff() == []
+
+
 def test_bulk_stateful_errors_roll_back_earlier_elements(sandbox: Any) -> None:
     elements = [person("E1"), person("E2", customer_data_type=[{"name": "Shoe Size", "value": "9"}])]
     response = post(sandbox, BULK, {"customer_id": 99, "bulk_staff_data": elements})

@@ -25,7 +25,6 @@ from hrimport.sandbox.validation import (
     check_data_type_names,
     check_fields,
     check_intern_rule,
-    parse_customer_id,
 )
 
 Outcome = Literal["add", "update"]
@@ -214,10 +213,11 @@ def bulk_add_edit_staff(
             checked.append(None)
             continue
         values, problems = check_staff(element, index)
-        inner = element.get("customer_id")
-        if inner is not None and parse_customer_id(inner) != customer_id:
-            # Spec: customer_id sits once at the top level; a different one inside is a caller's mistake.
-            problems.append(Detail("customer_id", f"{inner!r} differs from the top-level customer_id", index))
+        if "customer_id" in element:
+            # Spec: "In the bulk endpoint it sits once at the top level of the body, not inside each element."
+            # Refused even when it repeats the top-level one: the platform need not ignore it.
+            problems.append(Detail("customer_id", "sits once at the top level of the body, not inside an element; "
+                                   "leave it out of the element", index))
         details += problems
         checked.append(None if problems else values)
     if not store.may_act_for(principal, customer_id):
