@@ -204,3 +204,20 @@ def test_a_resend_of_a_lost_answer_refused_in_other_words_than_an_overlap_says_i
     assert [r.outcome.value for r in third.rows] == ["already_imported"]
     assert len(sandbox.time_off(99)) == 1
     assert posts(sandbox, TIME_OFF) == [500, 400, 409]
+
+
+@pytest.mark.parametrize("status", [403, 200])
+def test_a_batch_refused_access_is_permission_denied_not_rows_to_correct(
+    client: ServiceClient, sandbox: Any, status: int
+) -> None:
+    """api-notes: 403 is "missing scope or admin access"; the spec's Access Denied body may come with any status.
+    The rows are fine: each is permission_denied (ask for access), never rejected for HR to correct."""
+    records = [record(row) for row in (2, 3)]
+    sandbox.set_faults(rules=[{"path": BULK, "status": status, "body": ACCESS_DENIED, "count": 1}])
+    result = submit_staff(client, "99", records, batch_size=2)
+    assert [(o.row, o.outcome, o.problem_codes, o.message) for o in result.outcomes] == [
+        (row, Outcome.PERMISSION_DENIED, ["permission-denied"],
+         (f"Row {row}: the service denied the import account access to staff records of customer 99 "
+          f"(HTTP {status}: Access Denied)")) for row in (2, 3)]
+    assert sandbox.staff(99) == []
+    assert [r["elements"] for r in sandbox.requests()] == [2]  # not split: no row is at fault
