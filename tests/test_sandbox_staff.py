@@ -225,9 +225,32 @@ def test_every_missing_required_field_is_listed(sandbox: Any) -> None:
 
 @pytest.mark.parametrize("body", [b"{not json", b"", b"[1, 2]"])
 def test_malformed_json_is_400(sandbox: Any, body: bytes) -> None:
-    response = sandbox.http.post(SINGLE, content=body, headers=sandbox.auth())
+    response = sandbox.http.post(SINGLE, content=body, headers={**sandbox.auth(), "Content-Type": "application/json"})
     assert response.status_code == 400
     assert response.json()["details"][0]["field"] == "body"
+
+
+@pytest.mark.parametrize("content_type", [None, "application/x-www-form-urlencoded", "text/plain"])
+@pytest.mark.parametrize("path", [SINGLE, "/api/bulk_add_edit_staff", "/api/calculate-total-days",
+                                  "/api/apply-ee-time-off"])
+def test_a_body_not_declared_json_is_400_naming_the_header(sandbox: Any, path: str, content_type: str | None) -> None:
+    # spec "Endpoints": the single-staff request declares Content-Type: application/json; for the others it is
+    # "not shown". curl -d without -H sends a form, which a JSON service need not read: the sandbox refuses it
+    headers = sandbox.auth() if content_type is None else {**sandbox.auth(), "Content-Type": content_type}
+    response = sandbox.http.post(path, content=b'{"customer_id": "99"}', headers=headers)
+    shown = "missing" if content_type is None else repr(content_type)
+    assert (response.status_code, response.json()) == (400, {"error": "Invalid request", "details": [
+        {"field": "Content-Type",
+         "reason": f"is {shown}; send the JSON body with the header 'Content-Type: application/json'"}]})
+    assert sandbox.staff() == []
+
+
+@pytest.mark.parametrize("content_type", ["application/json; charset=utf-8", "Application/JSON", "application/vnd.x+json"])
+def test_a_json_content_type_with_parameters_is_read(sandbox: Any, content_type: str) -> None:
+    body = b'{"customer_id": "99", "bulk_staff_data": []}'
+    response = sandbox.http.post("/api/bulk_add_edit_staff", content=body,
+                                 headers={**sandbox.auth(), "Content-Type": content_type})
+    assert response.json()["details"][0]["field"] == "bulk_staff_data"  # read as JSON, refused for its content
 
 
 def test_enumerations_in_any_case_are_stored_canonically(sandbox: Any) -> None:
@@ -265,6 +288,16 @@ def test_a_bad_bulk_element_rejects_the_whole_request_and_names_every_index(sand
     details = response.json()["details"]
     assert [(d["index"], d["field"]) for d in details] == [(1, "country"), (3, "staff_type"), (3, "gender")]
     assert sandbox.staff() == []  # all or nothing
+
+
+@pytest.mark.parametrize("inner", ["99", 99, "100"])
+def test_a_customer_id_inside_a_bulk_element_is_400_even_the_same_one(sandbox: Any, inner: Any) -> None:
+    # spec: in the bulk endpoint customer_id "sits once at the top level of the body, not inside each element"
+    elements = [person("E1"), {**person("E2"), "customer_id": inner}]
+    response = post(sandbox, BULK, {"customer_id": "99", "bulk_staff_data": elements})
+    assert (response.status_code, response.json()["details"]) == (400, [{"index": 1, "field": "customer_id", "reason": (
+        "sits once at the top level of the body, not inside an element; leave it out of the element")}])
+    assert sandbox.staff() == []
 
 
 def test_bulk_stateful_errors_roll_back_earlier_elements(sandbox: Any) -> None:
@@ -331,8 +364,16 @@ def test_update_keeps_fields_not_sent_and_clears_fields_sent_empty(sandbox: Any)
     assert user["phone"] == "+60 12 345" and user["location"] == "" and user["role"] == "Manager & Staff"
 
 
-def test_intern_defaults_to_not_an_employee(sandbox: Any) -> None:
-    user = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True)}).json()["user"]
+def test_an_intern_sent_without_is_employee_false_is_400_as_is_employee_defaults_to_true(sandbox: Any) -> None:
+    # spec: is_employee "Default true", is_intern "Cannot be true if either of the two previous booleans is
+    # true"; no other default is stated for interns, so the sandbox does not invent one
+    response = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True)})
+    assert (response.status_code, response.json()["details"]) == (400, [{"field": "is_intern", "reason": (
+        "cannot be true together with is_employee, which defaults to true; send is_employee: false with it")}])
+    bulk = post(sandbox, "/api/bulk_add_edit_staff", {"customer_id": "99", "bulk_staff_data": [person(is_intern=True)]})
+    assert bulk.json()["details"][0]["index"] == 0
+    assert sandbox.staff(99) == []
+    user = post(sandbox, SINGLE, {"customer_id": 99, **person(is_intern=True, is_employee=False)}).json()["user"]
     assert user["role"] == "Intern"
     stored = sandbox.staff(99)[0]
     assert (stored["is_intern"], stored["is_employee"], stored["is_manager"]) == (True, False, False)

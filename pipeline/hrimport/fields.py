@@ -37,6 +37,9 @@ class Field:
     envelope: bool = False
     key: bool = False
     sensitive: bool = False
+    #: the service takes the choices only as written (the spec: lang is an "Uppercase" code); the import
+    #: still reads a file's value in any case and sends the choice as written, as the report shows
+    exact_case: bool = False
 
     @property
     def is_required(self) -> bool:

@@ -42,8 +42,8 @@ def droppable_fields() -> frozenset[str]:
 
 
 class Alterations(BaseModel):
-    """How the sandbox stores staff values otherwise than sent (``--alter``, ``POST /_admin/alterations``);
-    nothing altered by default."""
+    """How the sandbox stores staff values (and a time-off record's days) otherwise than sent (``--alter``,
+    ``POST /_admin/alterations``); nothing altered by default."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -55,6 +55,12 @@ class Alterations(BaseModel):
         default=[],
         description="Optional fields this platform does not keep (not enabled for the company): accepted, "
         "not stored, answered as \"\" (or null).",
+    )
+
+    whole_days: bool = Field(
+        default=False,
+        description="Store a time-off record's total_days as a whole number, cut down (4.5 as 4): the spec "
+        "types the time-off record's total_days integer, so a platform may hold no half days.",
     )
 
     @field_validator("drop_fields")

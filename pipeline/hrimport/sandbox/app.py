@@ -24,7 +24,7 @@ from hrimport.sandbox.faults import FaultInjector, FaultMiddleware, FaultSetting
 from hrimport.sandbox.staff import add_edit_staff, bulk_add_edit_staff
 from hrimport.sandbox.store import Principal, Store
 from hrimport.sandbox.timeoff import add_time_off, calculate_total_days
-from hrimport.sandbox.validation import RequestInvalid, parse_json_object
+from hrimport.sandbox.validation import RequestInvalid, check_json_content_type, parse_json_object
 
 API_PREFIX = "/sandbox"
 
@@ -125,6 +125,7 @@ def create_app(
     api = APIRouter(prefix=API_PREFIX, tags=["platform"])
 
     async def body_of(request: Request) -> dict[str, Any]:
+        check_json_content_type(request.headers.get("content-type", ""))
         return parse_json_object(await request.body())
 
     @api.get(
@@ -199,7 +200,7 @@ def create_app(
         """Spec, endpoint 5: adds one record; ``{"time_off_data": {...}, "message": "add successfully"}``."""
         principal = authenticate(store, request)
         data = await body_of(request)
-        status, body = await run_in_threadpool(add_time_off, store, principal, data)
+        status, body = await run_in_threadpool(add_time_off, store, principal, data, app.state.alterations)
         if status != 200:
             raise ApiError(status, body)
         return JSONResponse(body)

@@ -13,7 +13,11 @@ When a fault acts:
   instead of the endpoint's answer, or holds the answer back ``delay`` seconds (beyond a client's read
   timeout: a stall). A gateway that times out, or a service that fails after committing, look like this
   to a client: the record exists although the answer says otherwise, so a request that is not idempotent
-  must not be repeated.
+  must not be repeated;
+- a rule with a ``body`` answers that JSON object (with its ``status``, 200 unless given) instead of the
+  endpoint's answer: an answer the spec allows and the sandbox never gives by itself, such as the spec's
+  ``{"error": "Invalid request"}`` in an HTTP 200 (the spec shows no status for its errors) or a bulk
+  ``result`` of mixed messages. Before the endpoint runs (nothing stored), or with ``after`` once it has.
 
 Only requests under ``/sandbox`` are faulted and logged; ``/``, ``/docs`` and ``/_admin`` never are.
 """
@@ -28,7 +32,7 @@ import time
 from collections import deque
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from starlette.requests import ClientDisconnect
 
 API_PREFIX = "/sandbox"
@@ -73,7 +77,14 @@ class FaultRule(BaseModel):
     )
     method: str | None = Field(default=None, description="Match this HTTP method only; any if null.")
     status: int | None = Field(
-        default=None, ge=400, le=599, description="Answer this status (e.g. 503, 429)."
+        default=None, ge=200, le=599,
+        description="Answer this status (e.g. 503, 429); a success (200-299) only with a `body`.",
+    )
+    body: dict[str, Any] | None = Field(
+        default=None,
+        description="Answer this JSON object (with `status`, default 200) instead of the endpoint's answer: "
+        "an answer the spec allows that the sandbox never gives by itself, e.g. the spec's error body "
+        '{"error": "Invalid request"} in an HTTP 200 (the spec shows no status for its errors).',
     )
     drop: bool = Field(
         default=False, description="Drop the connection mid-response instead (after the endpoint ran)."
@@ -106,6 +117,16 @@ class FaultRule(BaseModel):
                 "e.g. bulk_add_edit_staff; - and _ alike)"
             )
         return path
+
+    @model_validator(mode="after")
+    def _success_only_with_a_body(self) -> FaultRule:
+        """A success status without a body of its own would answer nothing the endpoint did: refused."""
+        if self.status is not None and self.status < 400 and self.body is None:
+            raise ValueError(
+                f"status {self.status} is not an HTTP error; a rule answers a success only with its own body "
+                '(e.g. "body": {"error": "Invalid request"})'
+            )
+        return self
 
     def matches(self, method: str, path: str) -> bool:
         return (self.path is None or _ends_with(path_segments(path), path_segments(self.path))) and (
@@ -240,6 +261,7 @@ class FaultInjector:
                 "delay": s.latency,
                 "after": False,
                 "delay_after": 0.0,
+                "body": None,
                 "fault": None,
             }
             for rule in s.rules:
@@ -250,14 +272,16 @@ class FaultInjector:
                     rule.skip -= 1
                     break
                 rule.count -= 1
+                status = rule.status if rule.status is not None or rule.body is None else 200
+                decision["body"] = rule.body
                 if rule.after and not rule.drop:  # a drop acts after the endpoint anyway
-                    decision.update(after=True, delay_after=rule.delay, status=rule.status, fault="rule")
+                    decision.update(after=True, delay_after=rule.delay, status=status, fault="rule")
                 else:
                     decision.update(
-                        delay=s.latency + rule.delay, drop=rule.drop, status=rule.status, fault="rule"
+                        delay=s.latency + rule.delay, drop=rule.drop, status=status, fault="rule"
                     )
-                if rule.status is not None:
-                    default = 1 if rule.status == 429 else None
+                if status is not None:
+                    default = 1 if status == 429 else None
                     decision["retry_after"] = rule.retry_after if rule.retry_after is not None else default
                 return decision
             now = time.monotonic()
@@ -310,7 +334,7 @@ class FaultMiddleware:
             await self._after_endpoint(scope, receive, send, decision, status_holder)
         elif decision["status"] is not None:
             scope["state"]["elements"] = await _count_elements(receive)
-            await _send_error(send, decision["status"], decision["retry_after"])
+            await _send_error(send, decision["status"], decision["retry_after"], decision["body"])
             status_holder["status"] = decision["status"]
         elif decision["drop"]:
             await self.app(scope, receive, _dropping_send(send, status_holder))
@@ -367,7 +391,7 @@ class FaultMiddleware:
                     status_holder["status"] = CLIENT_CLOSED_REQUEST
                     return
         if decision["status"] is not None:
-            await _send_error(send, decision["status"], decision["retry_after"])
+            await _send_error(send, decision["status"], decision["retry_after"], decision["body"])
             status_holder["status"] = decision["status"]
             return
         for message in held:
@@ -376,12 +400,14 @@ class FaultMiddleware:
             await send(message)
 
 
-async def _send_error(send: Any, status: int, retry_after: int | None) -> None:
-    """Answer an injected error status with a small JSON body (and ``Retry-After`` when set)."""
+async def _send_error(send: Any, status: int, retry_after: int | None, answer: dict[str, Any] | None = None) -> None:
+    """Answer an injected status with a small JSON body, or the rule's own ``answer`` exactly as given (and
+    ``Retry-After`` when set)."""
     headers = [(b"content-type", b"application/json")]
     if retry_after is not None:
         headers.append((b"retry-after", str(retry_after).encode()))
-    body = json.dumps({"error": _REASONS.get(status, "Injected fault"), "fault": "injected"}).encode()
+    given = answer if answer is not None else {"error": _REASONS.get(status, "Injected fault"), "fault": "injected"}
+    body = json.dumps(given, ensure_ascii=False).encode()
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -20,10 +20,7 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
     if f.kind == "integer":
         schema = {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": r"^\s*\d+\s*$"}]}
     elif f.kind == "number":
-        schema = {
-            "anyOf": [{"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*$"}, {"type": "number", "minimum": 0}],
-            "examples": ["2", "3.5"],
-        }
+        schema = {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*$", "examples": ["2", "3.5"]}
     elif f.type == "boolean":
         schema = {"type": "boolean"}
         if f.default is not None:
@@ -45,7 +42,8 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
         elif f.kind == "country":
             schema["pattern"] = r"^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$" if subdivision else r"^[A-Za-z]{2}$"
         elif f.kind == "enum":
-            # Accepted in any case, stored in this canonical case; "" means "not given" when optional.
+            # Accepted in any case (exact_case: only as written), stored in this canonical case; "" means
+            # "not given" when optional.
             schema["enum"] = list(f.choices) + ([] if f.is_required else [""])
     schema["description"] = f.description + (
         "" if f.required != "conditional" else f" (conditional: {f.rule})"

@@ -25,7 +25,6 @@ from hrimport.sandbox.validation import (
     check_data_type_names,
     check_fields,
     check_intern_rule,
-    parse_customer_id,
 )
 
 Outcome = Literal["add", "update"]
@@ -124,10 +123,14 @@ def upsert_staff(
         else:
             record[name] = value
     if row is None:
-        # Spec defaults: is_manager false, is_employee true (an intern's is_employee defaults to false).
+        # Spec defaults: is_manager false, is_employee true, for an intern too: the spec states no other
+        # default, so {"is_intern": true} alone clashes with is_employee's true, as the platform may find
         record.setdefault("is_intern", False)
         record.setdefault("is_manager", False)
-        record.setdefault("is_employee", not record["is_intern"])
+        if record["is_intern"] and "is_employee" not in record:
+            return [Detail("is_intern", "cannot be true together with is_employee, which defaults to true; "
+                           "send is_employee: false with it", index)]
+        record.setdefault("is_employee", True)
     if record.get("is_intern") and (record.get("is_manager") or record.get("is_employee")):
         # A stored flag can clash with a newly sent one (e.g. is_intern true on an employee's update).
         return [
@@ -210,10 +213,11 @@ def bulk_add_edit_staff(
             checked.append(None)
             continue
         values, problems = check_staff(element, index)
-        inner = element.get("customer_id")
-        if inner is not None and parse_customer_id(inner) != customer_id:
-            # Spec: customer_id sits once at the top level; a different one inside is a caller's mistake.
-            problems.append(Detail("customer_id", f"{inner!r} differs from the top-level customer_id", index))
+        if "customer_id" in element:
+            # Spec: "In the bulk endpoint it sits once at the top level of the body, not inside each element."
+            # Refused even when it repeats the top-level one: the platform need not ignore it.
+            problems.append(Detail("customer_id", "sits once at the top level of the body, not inside an element; "
+                                   "leave it out of the element", index))
         details += problems
         checked.append(None if problems else values)
     if not store.may_act_for(principal, customer_id):

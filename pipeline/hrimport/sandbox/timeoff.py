@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hrimport.fields import leave_days_fields, timeoff_fields
+from hrimport.sandbox.alterations import Alterations
 from hrimport.sandbox.leave_days import LeaveDaysError, count_leave_days, days_json
 from hrimport.sandbox.store import Principal, Store, now, time_off_row
 from hrimport.sandbox.validation import Detail, RequestInvalid, check_fields, parse_date, resolve_leave_type
@@ -48,8 +49,10 @@ def calculate_total_days(data: Mapping[str, Any]) -> dict[str, Any]:
     return {"totaldays": days_json(days)}
 
 
-def add_time_off(store: Store, principal: Principal, data: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-    """Spec, endpoint 5: add one time-off record; (HTTP status, body), or ``RequestInvalid``."""
+def add_time_off(store: Store, principal: Principal, data: Mapping[str, Any],
+                 alterations: Alterations | None = None) -> tuple[int, dict[str, Any]]:
+    """Spec, endpoint 5: add one time-off record; (HTTP status, body), or ``RequestInvalid``. With
+    ``alterations.whole_days`` its total_days is stored cut to a whole number."""
     values, details = check_fields(data, timeoff_fields(), subdivision=True)
     leave_type = None
     if values.get("leave_type") and values.get("lang"):
@@ -67,6 +70,8 @@ def add_time_off(store: Store, principal: Principal, data: Mapping[str, Any]) ->
         raise RequestInvalid(details)
     assert leave_type is not None and period is not None
     sent = values["total_days"]
+    if alterations is not None and alterations.whole_days:
+        sent = int(sent)  # the spec's time-off record types total_days integer: 4.5 held as 4
     customer_id = int(values["customer_id"])
     if not store.may_act_for(principal, customer_id):
         return 403, {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from hrimport.errors import AccessDenied, Conflict, RequestRejected
 from hrimport.outcomes import Outcome
 
-__all__ = ["MESSAGE_OUTCOMES", "SPLIT_STATUSES", "staff_outcome", "timeoff_refusal"]
+__all__ = ["MESSAGE_OUTCOMES", "SPLIT_STATUSES", "refused_for_content", "staff_outcome", "timeoff_refusal"]
 
 #: The bulk endpoint's messages (spec endpoint 3: ``Add Successfully``...; the single endpoint writes
 #: them in lower case), compared case-insensitively.
@@ -25,6 +25,14 @@ MESSAGE_OUTCOMES = {
 #: (413/422 are not in the spec but are what a service says about a batch too big or an element it cannot
 #: process; splitting helps there too.) Other refusals (403, 404, 409) concern the batch as a whole.
 SPLIT_STATUSES = frozenset({400, 413, 422})
+
+
+def refused_for_content(status: int) -> bool:
+    """Whether a refusal with this status is about the request's content, so a batch is split to find its
+    bad rows: a status of ``SPLIT_STATUSES``, or a success status carrying the spec's generic error body
+    ``{"error": "Invalid request"}`` (spec "Errors": its statuses are "not shown"), which names no element
+    either."""
+    return status in SPLIT_STATUSES or 200 <= status < 300
 
 
 def staff_outcome(message: str) -> Outcome | None:

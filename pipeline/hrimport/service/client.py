@@ -4,6 +4,10 @@ This module is the one place where httpx's exceptions (and the service's error a
 (all drawn in ``hrimport.errors``)::
 
     HTTP 2xx                       -> the parsed JSON answer (staff records normalised, see ``normalise_user``)
+    HTTP 2xx with the spec's error
+    body and not the endpoint's
+    answer ({"error": ...}; code
+    ERROR_FATAL)                   -> RequestRejected; AccessDenied for ERROR_FATAL (its status is the 2xx)
     HTTP 401                       -> AuthenticationError          (exit 4; never retried)
     HTTP 409                       -> Conflict(RequestRejected)    (e.g. time off overlapping a stored record)
     HTTP 403                       -> AccessDenied(RequestRejected) (vendor listing without portal access)
@@ -194,6 +198,28 @@ def _request_id(response: httpx.Response, body: Any) -> str | None:
             if body.get(key):
                 return str(body[key])
     return None
+
+
+#: The key each endpoint's success answer holds (spec "Endpoints"), by the path's last segment.
+_SUCCESS_KEYS = {
+    "get_customer": "customer_list",
+    "add_edit_staff": "user",
+    "add-edit-staff": "user",
+    "bulk_add_edit_staff": "result",
+    "calculate-total-days": "totaldays",
+    "apply-ee-time-off": "time_off_data",
+}
+
+
+def _is_refusal(body: Any, path: str) -> bool:
+    """Whether a 2xx answer is one of the spec's error bodies ("Errors": ``{"error": "Invalid request"}``,
+    ``{"code": "ERROR_FATAL", "message": "Access Denied", "payload": ""}``) rather than the endpoint's answer.
+    The spec shows no status for them ("HTTP status codes of error responses: not shown"), so a platform may
+    send them with 200: taken as the answer, a time-off row was reported added and remembered as stored,
+    and never sent again. An answer holding the endpoint's own key is its answer, whatever else it holds."""
+    if not isinstance(body, dict) or _SUCCESS_KEYS.get(path.rsplit("/", 1)[-1]) in body:
+        return False
+    return body.get("code") == "ERROR_FATAL" or bool(body.get("error"))
 
 
 def _json_or_none(response: httpx.Response) -> Any:
@@ -486,13 +512,18 @@ class ServiceClient:
                 raise UnexpectedAnswer(
                     f"the service answered {method} {path} with something that is not JSON; check the base URL"
                 )
-            return body
+            if not _is_refusal(body, path):
+                return body
         error = ""
         details: list[dict[str, Any]] = []
         if isinstance(body, dict):
             error = str(body.get("error") or body.get("message") or "")
             if isinstance(body.get("details"), list):
                 details = body["details"]
+        if 200 <= status < 300 and body.get("code") == "ERROR_FATAL":
+            raise AccessDenied(status, error, details, body, method=method, path=path)
+        if 200 <= status < 300:  # the spec's error body in a success status: refused for what it says
+            raise RequestRejected(status, error, details, body, method=method, path=path)
         if status == 401:
             text = "the service refused the token (HTTP 401"
             text += f": {error})" if error else ")"

@@ -44,12 +44,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any, Protocol
 
-from hrimport.errors import AuthenticationError, RequestRejected, RetriesExhausted, ServiceError, untraced
+from hrimport.errors import (
+    AccessDenied,
+    AuthenticationError,
+    RequestRejected,
+    RetriesExhausted,
+    ServiceError,
+    untraced,
+)
 from hrimport.fields import by_name
 from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable
 from hrimport.outcomes import Outcome, Problem, RowOutcome
-from hrimport.service.answers import SPLIT_STATUSES, staff_outcome
+from hrimport.service.answers import refused_for_content, staff_outcome
 from hrimport.service.readback import ReadBack, compared_fields
 
 __all__ = [
@@ -666,9 +673,24 @@ class _Run:
 
     def _split(self, part: list[int], exc: RequestRejected) -> list[list[int]]:
         """Decide what a batch rejected whole becomes; return the parts still to send."""
-        code = "service-rejected" if exc.status == 400 else f"http-{exc.status}"
-        if exc.status not in SPLIT_STATUSES:
-            # a refusal of the batch as a whole (403, 404, 409...): every row carries the service's reason
+        # a 400, or the spec's error body in a 200, is the service refusing the data (its status is not shown)
+        if isinstance(exc, AccessDenied):
+            # 403 (api-notes: "missing scope or admin access"), or the spec's ERROR_FATAL "Access Denied": the
+            # import account may not write, whatever the rows hold; what the spec's "Permission Denied" says
+            for i in part:
+                record = self.records[i]
+                problem = Problem(
+                    "permission-denied",
+                    f"Row {record.row}: the service denied the import account access to staff records of customer "
+                    f"{self.customer_id} (HTTP {exc.status}: {exc.reasons})",
+                    row=record.row,
+                )
+                self._set(i, self._outcome(record, Outcome.PERMISSION_DENIED, problem.message, (problem,)))
+            self._done(len(part))
+            return []
+        code = "service-rejected" if exc.status == 400 or 200 <= exc.status < 300 else f"http-{exc.status}"
+        if not refused_for_content(exc.status):
+            # a refusal of the batch as a whole (404, 409...): every row carries the service's reason
             for i in part:
                 self._reject(i, [(None, exc.reasons)], code)
             self._done(len(part))

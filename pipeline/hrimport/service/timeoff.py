@@ -7,7 +7,10 @@ thread-safe). Each worker writes the record to the ledger as ``sending`` before 
 ``stored`` when the service accepts it, before taking the next (``hrimport.state.ledger``). The service's
 answers become outcomes (``hrimport.service.answers`` reads what each refusal means):
 
-- 2xx -> ``added`` (the message names the record id);
+- 2xx -> ``added`` (the message names the record id), with a ``platform-altered`` warning when the record
+  answered holds other total days than were sent (the spec types them integer there: 4.5 may come back 4); a 2xx without ``time_off_data`` -> ``failed``
+  (``unexpected-answer``), its ledger entry left ``sending`` for the next run to settle; the spec's error
+  body in a 2xx is a refusal, as below (the client raises it);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
   an earlier run sent this record and lost the answer, and the 409 names a record of the same leave type
   and dates, that record is this one -> ``already_imported``;
@@ -24,8 +27,10 @@ the workers in flight finish (what they added is in the ledger).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
 
 from hrimport.errors import RequestRejected, RetriesExhausted
@@ -116,14 +121,24 @@ def post_time_off(
                             f"{exc}. If the record did reach the service, the next run finds it and reports "
                             "it imported, never a second record.")
         raw = answer.get("time_off_data")
-        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if not isinstance(raw, dict) or not raw:
+            # a 200 without the record the spec says it answers (its messages are "not shown"): stored or
+            # not, nobody can tell, so the ledger keeps the row as sent without an answer, which the next
+            # run settles (the service's 409 naming this record, or a send that adds it)
+            said = answer.get("message")
+            message = f" (message {str(said)!r})" if said else ""
+            return _outcome(r, Outcome.FAILED, "unexpected-answer",
+                            "the service answered POST /api/apply-ee-time-off without the time-off record it adds"
+                            f"{message}. Whether it stored it is not known: the next run finds it or sends it, "
+                            "never a second record.")
+        data: dict[str, Any] = raw
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
         if ledger is not None:
             ledger.remember(key, record_id=record_id, total_days=r.total_days,
                             source_file=source_file, source_row=r.row)
         what = f"time-off record {record_id}" if record_id is not None else "a time-off record"
-        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, tuple(r.warnings), f"Added as {what}.",
-                          r.details())
+        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, (*r.warnings, *_days_altered(r, data)),
+                          f"Added as {what}.", r.details())
 
     outcomes: list[RowOutcome] = []
     if not rows:
@@ -152,6 +167,25 @@ def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOut
                       r.details())
 
 
+def _days_altered(r: TimeOffRow, data: dict[str, Any]) -> tuple[Problem, ...]:
+    """A ``platform-altered`` warning when the record the service answered holds other total days than were
+    sent: the spec types the record's ``total_days`` integer (the request's is a string such as "4.5"), so a
+    platform may hold half a day less, or more, and say nothing. No warning when it answers no figure."""
+    stored = data.get("total_days")
+    if isinstance(stored, bool) or not isinstance(stored, int | float | str):
+        return ()
+    try:
+        same = Decimal(str(stored).strip()) == Decimal(r.total_days)
+    except InvalidOperation:
+        same = False
+    if same:
+        return ()
+    message = (f"Row {r.row}: the platform altered total_days: sent {r.total_days!r}, stored "
+               f"{json.dumps(stored, ensure_ascii=False)}")
+    return (Problem("platform-altered", message, row=r.row, field="total_days", value=r.total_days,
+                    severity="warning"),)
+
+
 def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
     """The id of the stored record an overlap names when it is this row's own record (same leave type and
     dates: the service only compares one person's records), else None. An answer that names no record, or
@@ -171,6 +205,14 @@ def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
 def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = None) -> RowOutcome:
     reasons = exc.reasons
     code = timeoff_refusal(exc)
+    if lost is not None and code != "overlaps-existing":
+        # the spec shows no status or body for an overlap: a platform refusing this row for the record its lost
+        # answer stored may say anything ("Invalid request"), and the ledger keeps the row as sent
+        return _outcome(r, Outcome.REJECTED, code,
+                        f"the service refused it: {reasons}. It was sent on {lost.accepted_at} (from "
+                        f"{lost.source_file} row {lost.source_row}) and that answer was lost, so the platform may "
+                        "hold it already: check it there; the next run sends it again and reports it imported "
+                        "when the platform says it holds it.")
     if code == "overlaps-existing":
         earlier = (f" It was sent on {lost.accepted_at} and that answer was lost, but the service's answer does not "
                    "show that the overlapping record is that one: check it on the platform."
