@@ -540,10 +540,18 @@ def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: s
 
 
 def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
-    """A note for the columns read in the default order with nothing to confirm it."""
+    """A note for the columns read in the default order with nothing to confirm it, and one for each column
+    read in the default order although its values show both (its cells the other order reads are flagged)."""
+    notes = [
+        f"Dates in '{o.column}' were read {o.order}, the default, though their values show both orders "
+        f"('{o.proof}' reads only {o.order}, '{o.example}' only {'month' if o.day_first else 'day'}-first; the "
+        f"cells that do not fit {o.order} are held back as date-order-mismatch); set date_order in the config's "
+        "[source] to confirm the order."
+        for o in orders if o.basis == "both"
+    ]
     assumed = [o for o in orders if o.basis == "default"]
     if not assumed:
-        return []
+        return notes
     columns = " and ".join(f"'{o.column}'" for o in assumed)
     example = assumed[0].example
     first, second = (int(p) for p in re.split(r"[/.\-]", example)[:2])
@@ -553,7 +561,7 @@ def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
         f"shows the order ('{example}' was read as {read}); set date_order in the config's [source] to "
         "confirm it."
     )
-    return [note]
+    return [note, *notes]
 
 
 _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
