@@ -39,7 +39,7 @@ from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
+from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import keep_alone
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
@@ -436,8 +436,7 @@ def _other_sheets(info: SourceInfo, mapping: FieldMapping, missing: list[str]) -
     others = [name for name in info.sheets if name != info.sheet]
     if not others or len(missing) < len(set(mapping.source_columns) - set(mapping.carried.values())):
         return ""
-    return (f"; the workbook's other sheets are {quoted(others)}: name the one to read "
-            "with the 'sheet' setting in [source]")
+    return f"; the workbook's other sheets are {quoted(others)}: {SHEET_HINT}"
 
 
 def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:
