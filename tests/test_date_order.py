@@ -96,6 +96,23 @@ def test_when_no_value_shows_the_order_the_default_is_used_and_the_summary_and_r
     assert "none of their values shows the order (&#39;01/06/2020&#39; was read as 1 June)" in html
 
 
+def test_when_the_values_show_both_orders_the_note_says_so_not_that_none_does(tmp_path: Path, sandbox) -> None:
+    # 13/01/2020 reads only day-first, 01/14/2020 only month-first: a typo somewhere, never "no value shows
+    # the order", which would tell HR the column gave no evidence when it gave contradicting evidence
+    result = import_hire_dates(tmp_path, sandbox, ["13/01/2020", "01/14/2020", "01/06/2020"], date_order=None)
+    assert result.exit_code == 1, result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2020-01-13", "000003": "2020-06-01"}
+    note = ("Dates in 'Hire Date' were read day-first, the default, though their values show both orders "
+            "('13/01/2020' reads only day-first, '01/14/2020' only month-first; the cells that do not fit "
+            "day-first are held back as date-order-mismatch); set date_order in the config's [source] to "
+            "confirm the order.")
+    assert summary(tmp_path)["notes"] == [note]
+    assert "none of their values shows the order" not in result.output
+    (rule,) = {v["rule"] for v in summary(tmp_path)["values_read"] if v["kind"] == "date-day-month"}
+    assert rule == "day-first, the default, though the values show both orders (set date_order to confirm it)"
+    assert summary(tmp_path)["problems"] == {"date-order-mismatch": 1}
+
+
 def test_a_configured_order_needs_no_note(tmp_path: Path, sandbox) -> None:
     result = import_hire_dates(tmp_path, sandbox, ["01/06/2020"], date_order="day-first")
     assert result.exit_code == 0 and "Note:" not in result.output
@@ -120,6 +137,7 @@ def test_a_two_digit_year_is_a_problem_on_its_row_never_a_century_guess(tmp_path
         (["01/02/2020"], "month-first", "month-first", "config"),
         (["2020-01-02", "43861", "31 Jan 2020"], None, "day-first", "unneeded"),  # no value depends on it
         (["13/01/2020", "01/13/2020"], "month-first", "month-first", "config"),  # both proven: the setting
+        (["13/01/2020", "01/13/2020"], None, "day-first", "both"),  # both proven, no setting: the default
         (["13.01.2020", "01.02.2020"], None, "day-first", "values"),
     ],
 )

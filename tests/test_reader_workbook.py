@@ -417,6 +417,34 @@ def test_a_cover_sheet_in_front_of_the_table_is_named_with_the_sheets_to_choose_
     assert CliRunner().invoke(main, ["staff", "validate", str(config), str(path)]).exit_code == 0
 
 
+def test_a_one_line_cover_sheet_is_named_with_the_sheets_to_choose_from(tmp_path: Path, engine: str) -> None:
+    # the commonest cover page, one title cell, read as a header with nothing under it: the line said only
+    # "has a header row (row 1) but no data rows under it", naming neither the sheet read nor the others
+    path = tmp_path / "staff.xlsx"
+    wb = openpyxl.Workbook()
+    cover = wb.active
+    assert cover is not None
+    cover.title = "Cover"
+    cover.append(["Headcount report"])
+    staff = wb.create_sheet("Staff")
+    staff.append(HEADER)
+    staff.append([person(1)[h] for h in HEADER])
+    wb.save(path)
+    config = write_config(tmp_path / "staff.toml")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(path)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: {path} has a header row (row 1, sheet 'Cover': 'Headcount report') but no data rows under it; "
+        "the workbook's other sheets are 'Staff': name the one to read with the 'sheet' setting in [source]\n"
+    )
+    result = CliRunner().invoke(main, ["init", str(path), "-o", str(tmp_path / "new.toml")])
+    assert result.exit_code == 2
+    assert result.output.endswith("the workbook's other sheets are 'Staff': run hrimport init again with --sheet "
+                                  "and the name of the one to read\n")
+    config.write_text(config.read_text().replace("[source]\n", '[source]\nsheet = "Staff"\n'))
+    assert CliRunner().invoke(main, ["staff", "validate", str(config), str(path)]).exit_code == 0
+
+
 def test_a_workbook_with_only_a_chart_visible_is_refused(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "chart.xlsx"
     wb = openpyxl.load_workbook(write_chart_first(path))

@@ -39,7 +39,7 @@ from hrimport.normalize.words import H_AND_M, gender_letters
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
-from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE
+from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
 from hrimport.reader.repeated_header import keep_alone
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
@@ -436,8 +436,7 @@ def _other_sheets(info: SourceInfo, mapping: FieldMapping, missing: list[str]) -
     others = [name for name in info.sheets if name != info.sheet]
     if not others or len(missing) < len(set(mapping.source_columns) - set(mapping.carried.values())):
         return ""
-    return (f"; the workbook's other sheets are {quoted(others)}: name the one to read "
-            "with the 'sheet' setting in [source]")
+    return f"; the workbook's other sheets are {quoted(others)}: {SHEET_HINT}"
 
 
 def _changed_export(table: SourceTable, mapping: FieldMapping, missing: list[str]) -> str:
@@ -549,10 +548,18 @@ def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: s
 
 
 def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
-    """A note for the columns read in the default order with nothing to confirm it."""
+    """A note for the columns read in the default order with nothing to confirm it, and one for each column
+    read in the default order although its values show both (its cells the other order reads are flagged)."""
+    notes = [
+        f"Dates in '{o.column}' were read {o.order}, the default, though their values show both orders "
+        f"('{o.proof}' reads only {o.order}, '{o.example}' only {'month' if o.day_first else 'day'}-first; the "
+        f"cells that do not fit {o.order} are held back as date-order-mismatch); set date_order in the config's "
+        "[source] to confirm the order."
+        for o in orders if o.basis == "both"
+    ]
     assumed = [o for o in orders if o.basis == "default"]
     if not assumed:
-        return []
+        return notes
     columns = " and ".join(f"'{o.column}'" for o in assumed)
     example = assumed[0].example
     first, second = (int(p) for p in re.split(r"[/.\-]", example)[:2])
@@ -562,7 +569,7 @@ def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
         f"shows the order ('{example}' was read as {read}); set date_order in the config's [source] to "
         "confirm it."
     )
-    return [note]
+    return [note, *notes]
 
 
 _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",

@@ -30,6 +30,12 @@ base_url_option = click.option(
     help="The service's base URL (with its instance segment). Default: the config's [service] base_url, "
          "else $HRIMPORT_BASE_URL, else the embedded sandbox.",
 )
+# The same for a command that reads no config (leave-days, customers): it has no [service] base_url to take.
+service_base_url_option = click.option(
+    "--base-url", metavar="URL", default=None,
+    help="The service's base URL (with its instance segment). Default: $HRIMPORT_BASE_URL, else the embedded "
+         "sandbox.",
+)
 
 
 @contextmanager

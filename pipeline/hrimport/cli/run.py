@@ -37,7 +37,9 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
     Exit codes: 0 everything imported (or no new export: the newest file is the one already imported);
     1 some rows need attention (see the report); 2 a usage, config or input-file error (an export missing,
     unreadable, older than max_source_age_days or than the last one imported); 3 another run of the same
-    job is in progress; 4 the service was unreachable or refused the token.
+    job is in progress; 4 the service was unreachable or refused the token; 5 held for review: the drift
+    guard found a file too different from last time, nothing sent (--accept-drift once checked); 6 the
+    rows were sent but the report could not be written; 130 / 143 stopped by Ctrl-C / SIGTERM.
 
     Example:
 

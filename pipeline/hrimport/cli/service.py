@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from hrimport.cli.common import base_url_option
+from hrimport.cli.common import service_base_url_option
 from hrimport.errors import AccessDenied, UsageError
 from hrimport.timeoff.days import format_days
 
@@ -25,7 +25,7 @@ EXIT_ACCESS_DENIED = 1
 @click.option("--half-start", is_flag=True, help="The first day is a half day.")
 @click.option("--half-end", is_flag=True, help="The last day is a half day.")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's answer as JSON.")
-@base_url_option
+@service_base_url_option
 def leave_days(country: str, start: str, end: str, half_start: bool, half_end: bool,
                as_json: bool, base_url: str | None) -> None:
     """Print the leave days from START to END (YYYY-MM-DD, inclusive) in COUNTRY, as the service counts
@@ -59,7 +59,7 @@ def _date(name: str, value: str) -> dt.date:
 
 @click.command("customers")
 @click.option("--json", "as_json", is_flag=True, help="Print the service's answer as JSON.")
-@base_url_option
+@service_base_url_option
 def customers(as_json: bool, base_url: str | None) -> None:
     """List the customers of the vendor the token belongs to: id, name and whether each is active.
 

@@ -26,11 +26,13 @@ from hrimport.init.write import write_config_text
 from hrimport.outcomes import SourceInfo
 from hrimport.reader import read_spreadsheet
 from hrimport.reader.encoding import ENCODING_HINT
+from hrimport.reader.grid import SHEET_HINT
 
 __all__ = ["InitResult", "default_output", "init_config"]
 
 INIT_ENCODING_HINT = ("run hrimport init again with --encoding and the one the export was saved in (such as "
                       "--encoding cp1252)")
+INIT_SHEET_HINT = "run hrimport init again with --sheet and the name of the one to read"
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ def init_config(
     try:
         table = read_spreadsheet(path, sheet=sheet, encoding=encoding)
     except InputFileError as exc:  # no config yet to set the encoding in: the option that does
-        raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)) from None
+        raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)
+                             .replace(SHEET_HINT, INIT_SHEET_HINT)) from None
     chosen: Kind = kind or guess_kind(table.info.headers)
     plan = plan_config(table, chosen)
     text = write_config_text(plan, table.info, sheet=sheet, encoding=encoding, job=output.stem)

@@ -219,12 +219,14 @@ class DateOrderConflict(ValueError):
 class ColumnDateOrder:
     """The order a date column is read in, and why: ``config`` (date_order set and not contradicted),
     ``values`` (no setting; the values prove the default), ``default`` (no setting, and no value shows the
-    order: the summary says so), ``unneeded`` (no value depends on the order)."""
+    order: the summary says so), ``both`` (no setting, and the values show both orders, a typo somewhere:
+    read in the default order, the summary says so), ``unneeded`` (no value depends on the order)."""
 
     column: str
     order: DateOrder
-    basis: Literal["config", "values", "default", "unneeded"]
-    example: str = ""  # for ``default``: a value that could be read either way
+    basis: Literal["config", "values", "default", "both", "unneeded"]
+    # for ``default``: a value that could be read either way; for ``both``: a value only the other order reads
+    example: str = ""
     proof: str = ""  # a value only this order reads (13/01/2020 day-first), when the column holds one
 
     @property
@@ -240,6 +242,8 @@ class ColumnDateOrder:
         if self.basis == "config":
             return f"{self.order}, {proven}, as the config's date_order says" if self.proof else (
                 f"{self.order}, as the config's date_order says")
+        if self.basis == "both":
+            return f"{self.order}, the default, though the values show both orders (set date_order to confirm it)"
         return f"{self.order}, the default: no value shows the order (set date_order to confirm it)"
 
 
@@ -268,6 +272,10 @@ def decide_date_order(
         return ColumnDateOrder(column, order, "config", proof=proof)
     if proven is not None:
         return ColumnDateOrder(column, order, "values", proof=proof)
+    if evidence.day_first and evidence.month_first:  # a typo: the cells the default does not read are flagged
+        own, other = ((evidence.day_first, evidence.month_first) if order == "day-first"
+                      else (evidence.month_first, evidence.day_first))
+        return ColumnDateOrder(column, order, "both", other[0], own[0])
     if evidence.either:
         return ColumnDateOrder(column, order, "default", evidence.either[0])
     return ColumnDateOrder(column, order, "unneeded")

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
-from hrimport.listing import SHOWN, shorten, some
+from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
@@ -190,8 +190,22 @@ def _letters(columns: list[int], first_column: int) -> str:
     return f"{', '.join(letters[:-1])} and {letters[-1]}"
 
 
-def _no_data(path: Path, header_row: int) -> NoDataRowsError:
-    return NoDataRowsError(f"{path} has a header row (row {header_row}) but no data rows under it")
+# How a refusal naming a workbook's other sheets says to choose one (``hrimport init`` says its option instead).
+SHEET_HINT = "name the one to read with the 'sheet' setting in [source]"
+
+
+def _no_data(path: Path, header_row: int, info: SourceInfo | None = None) -> NoDataRowsError:
+    """The refusal of a sheet or file with a header and nothing under it. In a workbook of several sheets it
+    names the sheet read and what its header row holds, and the workbook's other sheets: a cover page in front
+    of the table (one title cell) is read, never guessed past, and the line says which sheet to name."""
+    others = [name for name in info.sheets if name != info.sheet] if info is not None else []
+    if info is None or not others:
+        return NoDataRowsError(f"{path} has a header row (row {header_row}) but no data rows under it")
+    holds = f": {quoted(info.headers)}" if info.headers else ""
+    return NoDataRowsError(
+        f"{path} has a header row (row {header_row}, sheet '{shorten(str(info.sheet))}'{holds}) but no data rows "
+        f"under it; the workbook's other sheets are {quoted(others)}: {SHEET_HINT}"
+    )
 
 
 def _checked_header_index(
@@ -239,7 +253,7 @@ def _table_below_header(
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
     info.rows_read = len(numbers)
     if not len(numbers):
-        raise _no_data(path, index + 1)
+        raise _no_data(path, index + 1, info)
     table = _rows_of(info, body[filled], names, numbers, row_problems, scan_replacements,
                      HeaderRepeats(header_cells, names))
     if cells_read:

@@ -214,7 +214,7 @@ class _Table:
         finally:
             reader.close(worker)
         if not self.rows:
-            raise _no_data(self.path, self.header_row)
+            raise _no_data(self.path, self.header_row, self.info)
 
     def _later(self, grid: ChunkGrid) -> SourceTable | None:
         """A piece after the first, laid out under the first chunk's columns; ``StreamBroken`` when it holds
