@@ -119,8 +119,13 @@ class JobResult:
     def headline(self) -> str:
         """The verdict, and where the rows went when that was a sandbox: the last line on stderr and the e-mail
         subject, which must never read "everything imported" for rows no platform received."""
-        where = f" on {self.sandbox}, not the platform" if self.sandbox else ""
-        return f"{self.verdict()}{where}"
+        verdict = self.verdict()
+        if not self.sandbox:
+            return verdict
+        # after what happened, before what to do ("...; run again with --accept-drift if the file is right"),
+        # which the place would otherwise seem to qualify
+        what, then, to_do = verdict.partition("; ")
+        return f"{what} on {self.sandbox}, not the platform{then}{to_do}"
 
     def verdict(self) -> str:
         """One line: what happened, for ``run.json``, the log and (with ``headline``) the last line on stderr and
