@@ -107,8 +107,23 @@ def test_one_bad_row_does_not_sink_its_batch(client: ServiceClient, sandbox: Any
     (bad,) = [o for o in result.outcomes if o.outcome is Outcome.REJECTED]
     assert bad.row == 44
     assert [(p.code, p.field) for p in bad.problems] == [("service-rejected", "staff_type")]
-    # the service named the element by its index: one resend of the 99 others, no halving
-    assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [(400, 100), (200, 99)]
+    # the service named the element by its index: no halving; the row named went alone first (refused again, it
+    # is the bad one: the spec shows no error details, so what an index counts from is not known), then the 99
+    assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [(400, 100), (400, 1), (200, 99)]
+
+
+def test_once_an_index_is_shown_to_count_from_zero_the_rows_it_names_are_rejected_at_once(
+    client: ServiceClient, sandbox: Any
+) -> None:
+    # batch 1's bad row is its first element: an index 0 shows how the service counts, for the whole run
+    records = [record(row, bad="staff_type" if row in (2, 15, 27) else None) for row in range(2, 32)]
+
+    result = submit_staff(client, "99", records, batch_size=10)
+
+    assert {o.row for o in result.outcomes if o.outcome is Outcome.REJECTED} == {2, 15, 27}
+    assert result.counts() == {"added": 27, "rejected": 3}
+    assert [(r["status"], r["elements"]) for r in bulk_log(sandbox)] == [
+        (400, 10), (200, 9), (400, 10), (200, 9), (400, 10), (200, 9)]
 
 
 def test_batches_the_service_rejects_are_let_go_once_their_rows_have_their_outcomes(
@@ -278,7 +293,7 @@ class ScriptedBulk:
     """State of the stand-in bulk endpoint: how it answers, and the batches it received."""
 
     def __init__(self) -> None:
-        self.mode = "plain"  # plain | reversed | drop-last | stranger
+        self.mode = "plain"  # plain | reversed | drop-last | stranger | indexed-from-1
         self.batches: list[list[str]] = []
 
 
@@ -290,7 +305,11 @@ def scripted_app(state: ScriptedBulk) -> FastAPI:
         elements = (await request.json())["bulk_staff_data"]
         state.batches.append([e["name"] for e in elements])
         if any(e["name"].startswith("BAD") for e in elements):
-            return JSONResponse({"error": "Invalid request"}, status_code=400)
+            details = ([{"index": n + 1, "field": "name", "reason": "is not a name"}
+                        for n, e in enumerate(elements) if e["name"].startswith("BAD")]
+                       if state.mode == "indexed-from-1" else [])
+            return JSONResponse({"error": "Invalid request", **({"details": details} if details else {})},
+                                status_code=400)
         results = [
             {
                 "user": {"customer_system_id": e["customer_system_id"], "name": e["name"]},
@@ -368,6 +387,29 @@ def test_without_details_a_rejected_batch_is_halved_down_to_the_bad_rows(
     # each bad row was finally sent on its own; no good row was sent with a bad one and then given up on
     assert state.batches.count(["BAD"]) == 3
     assert result.splits > 0 and result.requests == len(state.batches)
+
+
+def test_a_service_counting_its_error_details_from_1_has_no_good_row_rejected_in_a_bad_rows_place(
+    scripted_service: tuple[ServiceClient, ScriptedBulk],
+) -> None:
+    # The spec shows no error details; the sandbox numbers a refused element from 0. A platform numbering from 1
+    # named the row after each bad one: that good row was rejected with the bad row's reason, and the bad row,
+    # sent again with the rest, named the next good one, and so on down the batch.
+    client, state = scripted_service
+    state.mode = "indexed-from-1"
+    bad_rows = {7, 8, 19}
+    records = [named(row, "BAD" if row in bad_rows else f"ok {row}") for row in range(2, 22)]
+
+    result = submit_staff(client, "99", records, batch_size=20)
+
+    assert {o.row for o in result.outcomes if o.outcome is Outcome.REJECTED} == bad_rows
+    assert result.counts() == {"added": 17, "rejected": 3}
+    assert result.notes == [
+        ("the service's error details named rows it then took when sent on their own: their element numbers were "
+         "not used to find the rows it refused, which were found by sending the batch in halves")]
+    # the rows the first answer named (elements 6, 7 and 18 counted from 0) went on their own; refused again, the
+    # row that answer named went alone and was taken: the indices were set aside, and the batch halved
+    assert state.batches[1:4] == [["BAD", "ok 9", "ok 20"], ["ok 9"], ["BAD", "ok 20"]]
 
 
 def test_results_are_matched_by_external_id_not_position(

@@ -8,7 +8,11 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   ``ServiceClient`` (which retries 429/5xx, timeouts and connection errors, honouring ``Retry-After``);
 - a batch rejected whole (HTTP 400) is split to isolate the bad rows: the elements the service names in
   ``details[].index`` are marked ``rejected`` with its reasons and the others are sent again; without
-  usable indices the batch is halved, down to single rows, so one bad row never sinks its batch;
+  usable indices the batch is halved, down to single rows, so one bad row never sinks its batch. The spec
+  shows no error details, so until an answer names element 0 (an index counts from 0, as the sandbox's
+  do), the rows named are first sent on their own: a service counting otherwise would have rows that were
+  fine rejected in the bad rows' place. One that names rows it then takes, or an element past the end, has
+  its indices set aside for the run (halving instead, said in the run's notes);
 - results are matched to rows by external id (``user.customer_system_id``), by position only for a result
   that names none; a row sent without a result gets ``failed`` with the code ``no-result``;
 - a batch still failing after the retries gets ``failed`` (codes ``http-503``, ``connect-failed``,
@@ -446,6 +450,11 @@ class _Run:
         self.settled = bytearray(len(records))  # 1 for each record with its outcome
         self.settled_count = 0
         self.requests = self.batches = self.splits = 0
+        # what a refused batch's details[].index counts (``_split``): shown from 0 once it names element 0;
+        # not used once it named rows the service then took, or an element past the end
+        self.indices_from_zero = False
+        self.indices_usable = True
+        self.suspects: set[int] = set()  # rows named by an index not yet shown to count from 0
         self.reached = False  # has any request reached the service (any HTTP answer at all)?
         self.notes: list[str] = []
         # rows of the next batch, asked for and encoded ahead (``element_json``)
@@ -700,7 +709,20 @@ class _Run:
             position = _index_of(detail)
             if position is not None and 0 <= position < len(part):
                 named[position].append(_field_reason(detail, exc.error))
-        if named:
+            elif position is not None and position >= len(part):
+                self._indices_wrong("named an element past the end of the batch it refused")
+        if 0 in named:
+            self.indices_from_zero = True  # only a count from 0 names the first element 0
+        if named and self.indices_usable:
+            suspects = [part[position] for position in sorted(named)]
+            if not self.indices_from_zero and len(part) > 1:
+                # The spec shows no error details: that an index counts from 0 is the sandbox's choice. Until an
+                # answer shows it, the rows named go on their own: refused again, they are the bad ones; taken,
+                # the indices named rows that were fine (``_settle``), and are no longer used.
+                self.suspects.update(suspects)
+                rest = [i for position, i in enumerate(part) if position not in named]
+                self.splits += 1
+                return [suspects, rest] if rest else [suspects]
             for position, reasons in named.items():
                 self._reject(part[position], reasons, code)
             self._done(len(named))
@@ -718,6 +740,14 @@ class _Run:
         self.splits += 1
         middle = len(part) // 2
         return [part[:middle], part[middle:]]
+
+    def _indices_wrong(self, why: str) -> None:
+        """The service's ``details[].index`` did not name the elements it refused, counted from 0: from now on
+        a refused batch is halved to find its bad rows, as when it names none."""
+        if self.indices_usable and not self.indices_from_zero:
+            self.indices_usable = False
+            self.notes.append(f"the service's error details {why}: their element numbers were not used to find "
+                              "the rows it refused, which were found by sending the batch in halves")
 
     # ---------------------------------------------------------------------------------------- matching
 
@@ -783,6 +813,10 @@ class _Run:
                    if outcome in _ACCEPTED and (compared := record.compared) is not None and result is not None]
         same = self.readback.unaltered_many([compared for _, compared, _ in checked], [user for _, _, user in checked])
         unaltered = {k for (k, _, _), yes in zip(checked, same) if yes}
+        if self.suspects and not self.suspects.isdisjoint(part):
+            if any(outcome in _ACCEPTED for i, outcome in zip(part, outcomes) if i in self.suspects):
+                self._indices_wrong("named rows it then took when sent on their own")
+            self.suspects.difference_update(part)
         for k, (i, record, result, outcome) in enumerate(zip(part, records, found, outcomes)):
             if result is None:
                 problem = Problem(
