@@ -14,6 +14,7 @@ most of it each child importing hrimport.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -579,11 +580,15 @@ def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     return write_xlsx(build)
 
 
-def write_sheet_in_utf_16(path: Path) -> None:
+def write_sheet_in_utf_16(mark: bytes = b"") -> Callable[[Path], None]:
     """The staff workbook by openpyxl (whose parts have no XML declaration), its sheet saved again in UTF-16
-    without a byte-order mark."""
-    write_openpyxl(ROWS)(path)
-    path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: xml.decode().encode("utf-16-le")}))
+    after the byte-order ``mark`` (none by default)."""
+
+    def write(path: Path) -> None:
+        write_openpyxl(ROWS)(path)
+        path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: mark + xml.decode().encode("utf-16-le")}))
+
+    return write
 
 
 def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
@@ -784,8 +789,14 @@ KINDS = [
     refused("xls-cell-in-column-65001", "staff.xls", xls_patched(last_cell_moved_to(65_000, 65_000)),
             "staff.xls is damaged or incomplete (sheet 'Staff' has a cell in column 65,001, past IV, the last "
             "column an .xls holds); download or export it again"),
-    # calamine logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
-    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16, "sheet 'Staff'"),
+    # the libraries found no cell in it (the workbook was told as empty), with a mark a decoding error; calamine
+    # logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
+    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16(),
+            "staff.xlsx: sheet 'Staff' is saved as UTF-16 text without a byte-order mark (xl/worksheets/sheet1.xml), "
+            "which the workbook libraries cannot read"),
+    refused("sheet-part-in-utf-16-with-a-mark", "staff.xlsx", write_sheet_in_utf_16(codecs.BOM_UTF16_LE),
+            "staff.xlsx: sheet 'Staff' is saved as UTF-16 text (xl/worksheets/sheet1.xml), which the workbook "
+            "libraries cannot read"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),
     refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),
