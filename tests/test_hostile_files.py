@@ -598,6 +598,24 @@ def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
     return write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<c r="A2"', stray + b'<c r="A2"', 1)}))
 
 
+def streamed_with_cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
+    """A staff workbook of 2,100 rows, then 150,000 rows of a number, and a picture of 9 MB (over
+    ``STREAM_BYTES``: its sheet is read a piece at a time), with a cell ``x`` at ``ref`` written amid row 5,
+    in the first piece. The rows make the sheet's extent take a while to find, as a big export's do: the
+    first piece is read before it is known."""
+
+    def write(path: Path) -> None:
+        numbers = b"".join(b'<row r="%d"><c r="A%d"><v>1</v></c></row>' % (r, r) for r in range(2102, 152_102))
+        staff_sheet([person(n) for n in range(1, 2101)], tail=numbers)(path)
+        stray = b'<c r="' + ref + b'" t="inlineStr"><is><t>x</t></is></c>'
+        path.write_bytes(with_parts(path.read_bytes(), {
+            SHEET: lambda xml: xml.replace(b'<c r="A5"', stray + b'<c r="A5"', 1),
+            "xl/media/image1.png": random.Random(5).randbytes(9_000_000),  # does not pack smaller
+        }))
+
+    return write
+
+
 def shared_strings_claiming(count: int) -> Callable[[Path], None]:
     """The staff workbook whose table of shared strings says it holds ``count`` strings."""
     return write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": lambda xml: re.sub(
@@ -832,6 +850,12 @@ KINDS = [
     refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
     refused("stray-cell-far-corner-amid-a-row-xlsx", "staff.xlsx", cell_out_of_order(b"XFD1048576"),
             "sheet 'Staff' has cells far outside its table (at XFD1048576)"),
+    # a streamed piece was laid out down to the cell before the sheet's extent was known (800 MB; aborted
+    # under a 2 GB limit)
+    refused("stray-cell-far-below-amid-a-streamed-piece-xlsx", "staff.xlsx",
+            streamed_with_cell_out_of_order(b"A1048576"),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
     refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),
             "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
     refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
