@@ -9,7 +9,7 @@ refused before calamine runs, with what xlrd said, and so is a sheet declaring m
 .xls holds. Every .xls was opened by xlrd anyway (its date system, formats and error cells).
 
 xlrd does not check everything either. A workbook stream under 4 KB lives in the compound document's short
-sectors, whose chain xlrd follows until it ends: a chain that loops made it append sectors for ever (a 3 KB
+sectors, whose chain xlrd follows until it ends: a chain that loops made it append sectors for ever (a 5 KB
 file hung, then ran out of memory). ``open_xls`` follows that chain first, each sector once. And calamine
 lays a sheet out as one grid from A1 to its farthest cell, wherever the cell records say they are: a single
 record at row 65,001, column 65,001 (an .xls has 256 columns) asked for 135 GB and aborted the process, one at
