@@ -320,6 +320,13 @@ def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
     return write
 
 
+def write_xls_formatted_far_away(path: Path) -> None:
+    """The staff .xls with a formatted empty cell (a BLANK record: a format, no value) at IV65536."""
+    workbook = staff_xls_book()
+    workbook.get_sheet(0).write(65_535, 255, None, xlwt.easyxf("pattern: pattern solid, fore_colour yellow"))
+    workbook.save(str(path))
+
+
 def xls_patched(patch: Callable[[bytearray], None]) -> Callable[[Path], None]:
     """The staff .xls by xlwt, its bytes changed by ``patch``."""
 
@@ -882,6 +889,8 @@ KINDS = [
     Kind("xls-with-bytes-past-its-last-sector", "staff.xls", xls_patched(bytes_past_the_last_sector), 0,
          "2 of 2 rows checked.", check=says_nothing_else),
     Kind("xls-in-short-sectors", "staff.xls", write_xls_in_short_sectors(), 0, "2 of 2 rows checked."),
+    # a format holds no value: the library lays nothing out for it
+    Kind("formatted-empty-cell-far-away-xls", "staff.xls", write_xls_formatted_far_away, 0, "2 of 2 rows checked."),
     # the encoding is looked for in a time that follows the file's size, however long its cells
     refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
             "cannot tell which encoding this text is in", timeout=30),
