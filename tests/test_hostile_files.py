@@ -320,6 +320,29 @@ def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
     return write
 
 
+def write_xls_macro_sheet_with_a_cell_at(row: int, column: int) -> Callable[[Path], None]:
+    """The staff .xls and a second sheet, 'Macros', made a macro sheet (its BOUNDSHEET's type 1: xlrd leaves
+    such a sheet out, the other library reads it), with a cell at A1 and one at (``row``, ``column``), 0-based."""
+
+    def write(path: Path) -> None:
+        workbook = staff_xls_book()
+        macros = workbook.add_sheet("Macros")
+        macros.write(0, 0, "=macro")
+        macros.write(0, 1, "moved")
+        data = bytearray(workbook.get_biff_data())
+        boundsheet = data.find(b"\x06\x00Macros") - 10  # BOUNDSHEET: type, size, BOF offset, visible, kind
+        assert struct.unpack_from("<H", data, boundsheet)[0] == 0x0085
+        data[boundsheet + 9] = 1
+        cell = data.rfind(b"\xfd\x00\x0a\x00\x00\x00\x01\x00")  # the LABELSST at B1, the last cell record
+        struct.pack_into("<HH", data, cell + 4, row, column)
+        workbook.save(str(path))
+        whole = path.read_bytes()
+        original = workbook.get_biff_data()
+        path.write_bytes(whole.replace(original, bytes(data), 1))
+
+    return write
+
+
 def write_xls_formatted_far_away(path: Path) -> None:
     """The staff .xls with a formatted empty cell (a BLANK record: a format, no value) at IV65536."""
     workbook = staff_xls_book()
@@ -810,6 +833,11 @@ KINDS = [
     refused("xls-short-sector-chain-that-never-ends", "staff.xls", write_xls_in_short_sectors(back_to_the_first),
             "staff.xls is damaged or incomplete (the chain of short sectors holding its workbook stream loops or "
             "breaks at sector 0); download or export it again"),
+    # xlrd leaves a macro sheet out, and calamine asked for 135 GB for its cell
+    refused("xls-macro-sheet-with-a-cell-in-column-65001", "staff.xls",
+            write_xls_macro_sheet_with_a_cell_at(65_000, 65_000),
+            "staff.xls is damaged or incomplete (sheet 'Macros' has a cell in column 65,001, past IV, the last "
+            "column an .xls holds)"),
     # calamine asked for 135 GB (65,001 x 65,001 cells) and aborted the process
     refused("xls-cell-in-column-65001", "staff.xls", xls_patched(last_cell_moved_to(65_000, 65_000)),
             "staff.xls is damaged or incomplete (sheet 'Staff' has a cell in column 65,001, past IV, the last "

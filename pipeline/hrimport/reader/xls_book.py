@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 MAX_ROWS, MAX_COLUMNS = 65_536, 256
 
 _DIMENSIONS = 0x0200
-_BOF, _EOF = 0x0809, 0x000A
+_BOF, _EOF, _BOUNDSHEET = 0x0809, 0x000A, 0x0085
 #: The records of one cell holding a value (row, then column, first in the record): NUMBER, RK, LABELSST,
 #: LABEL, RSTRING, BOOLERR, FORMULA (BIFF5-8 and BIFF4's). BLANK and MULBLANK (a format, no value) are not
 #: laid out by calamine.
@@ -102,7 +102,7 @@ def check_xls(path: Path) -> None:
     words of ``check_extent``."""
     book = open_xls(path, on_demand=True)  # the compound document and the workbook's own records, no sheet
     try:
-        for name, start in zip(book.sheet_names(), book._sh_abs_posn):
+        for name, start in _sheet_starts(book) or zip(book.sheet_names(), book._sh_abs_posn):
             rows, columns = _declared_size(book.mem, start)
             if rows > MAX_ROWS or columns > MAX_COLUMNS:
                 raise ValueError(f"sheet '{name}' declares {rows:,} rows x {columns:,} columns, more than an .xls "
@@ -116,11 +116,36 @@ def check_xls(path: Path) -> None:
         book.release_resources()
 
 
+def _sheet_starts(book: xlrd.Book) -> list[tuple[str, int]]:
+    """Every sheet the workbook's BOUNDSHEET records list, and where its BOF is in ``book.mem``: macro and
+    chart sheets too, which xlrd leaves out and calamine lays out all the same (a macro sheet's cell at
+    column 65,001 aborted the process)."""
+    from xlrd.biffh import unpack_string, unpack_unicode
+
+    stream, at, end = book.mem, book.base, len(book.mem)
+    sheets: list[tuple[str, int]] = []
+    while at + 4 <= end:
+        kind, size = struct.unpack_from("<HH", stream, at)
+        body = stream[at + 4 : at + 4 + size]
+        at += 4 + size
+        if kind == _BOUNDSHEET and len(body) >= 6:
+            try:
+                name = (unpack_unicode(body, 6, lenlen=1) if book.biff_version >= 80
+                        else unpack_string(body, 6, book.encoding, lenlen=1))
+            except (ValueError, LookupError, IndexError, struct.error):  # a damaged name: looked at all the same
+                name = f"#{len(sheets) + 1}"
+            sheets.append((name, struct.unpack_from("<i", body)[0] + book.base))
+        elif kind == _EOF:  # the end of the workbook's own records
+            break
+    return sheets
+
+
 def _cells_extent(stream: bytes, start: int) -> tuple[SheetExtent, int]:
     """The grid calamine would lay out for the sheet whose BOF is at ``start``: from A1 to the farthest row
     and column of a cell record holding a value (blank text included), with the number of such cells; and
     the column (from 1) of a cell record past the last an .xls holds, or 0. A pass over the records, each
-    looked at once (a second for a million cells)."""
+    looked at once (half a second for a million cells). The cells an embedded chart keeps of its series
+    (records inside its own BOF and EOF) are not the sheet's: calamine leaves them out."""
     values = beyond = 0
     last_row = far_column = -1
     last_cell = far_cell = (0, 0)
@@ -131,7 +156,7 @@ def _cells_extent(stream: bytes, start: int) -> tuple[SheetExtent, int]:
         body = at + 4
         at = body + size
         if kind in cell_kinds:
-            if size < 4 or at > end:
+            if size < 4 or at > end or depth > 1:
                 continue  # too short to say where: calamine refuses or skips it
             row, column = unpack("<HH", stream, body)
             cells = 1
