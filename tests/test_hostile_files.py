@@ -628,22 +628,24 @@ def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
     return write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<c r="A2"', stray + b'<c r="A2"', 1)}))
 
 
-def streamed_with_cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
+def streamed_out_of_order(stray: bytes, before: bytes) -> Callable[[Path], None]:
     """A staff workbook of 2,100 rows, then 150,000 rows of a number, and a picture of 9 MB (over
-    ``STREAM_BYTES``: its sheet is read a piece at a time), with a cell ``x`` at ``ref`` written amid row 5,
-    in the first piece. The rows make the sheet's extent take a while to find, as a big export's do: the
-    first piece is read before it is known."""
+    ``STREAM_BYTES``: its sheet is read a piece at a time), with the XML ``stray`` written before ``before``
+    (a cell amid row 5, a row above row 5), in the first piece. The rows make the sheet's extent take a while
+    to find, as a big export's do: the first piece is read before it is known."""
 
     def write(path: Path) -> None:
         numbers = b"".join(b'<row r="%d"><c r="A%d"><v>1</v></c></row>' % (r, r) for r in range(2102, 152_102))
         staff_sheet([person(n) for n in range(1, 2101)], tail=numbers)(path)
-        stray = b'<c r="' + ref + b'" t="inlineStr"><is><t>x</t></is></c>'
         path.write_bytes(with_parts(path.read_bytes(), {
-            SHEET: lambda xml: xml.replace(b'<c r="A5"', stray + b'<c r="A5"', 1),
+            SHEET: lambda xml: xml.replace(before, stray + before, 1),
             "xl/media/image1.png": random.Random(5).randbytes(9_000_000),  # does not pack smaller
         }))
 
     return write
+
+
+ROW_FAR_BELOW = b'<row r="1048576"><c t="inlineStr"><is><t>x</t></is></c></row>'
 
 
 def shared_strings_claiming(count: int) -> Callable[[Path], None]:
@@ -888,7 +890,18 @@ KINDS = [
     # a streamed piece was laid out down to the cell before the sheet's extent was known (800 MB; aborted
     # under a 2 GB limit)
     refused("stray-cell-far-below-amid-a-streamed-piece-xlsx", "staff.xlsx",
-            streamed_with_cell_out_of_order(b"A1048576"),
+            streamed_out_of_order(b'<c r="A1048576" t="inlineStr"><is><t>x</t></is></c>', b'<c r="A5"'),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
+    # a row numbered far below amid the rows, its cell without a reference: laid out in that row all the same
+    # (the process aborted, whole or streamed)
+    refused("stray-row-far-below-amid-a-streamed-piece-xlsx", "staff.xlsx",
+            streamed_out_of_order(ROW_FAR_BELOW, b'<row r="5"'),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
+    refused("stray-row-far-below-amid-the-rows-xlsx", "staff.xlsx",
+            write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<row r="3"', ROW_FAR_BELOW
+                                                                                 + b'<row r="3"', 1)})),
             "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
             "1,048,576 rows x 16 columns"),
     refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),

@@ -426,10 +426,10 @@ def _has_references(piece: bytes, start: int) -> bool:
 
 
 def _below(rows: bytes, last_row: int) -> bool:
-    """Whether ``rows`` hold a cell whose reference is below ``last_row``, the piece's last row: written out
-    of order (``<c r="A1048576">`` amid row 5), as only a damaged or hostile file has it. One regular
-    expression, in C; a piece in order has none."""
-    below = re.compile(rb'<c r="[A-Za-z]+(?:' + _greater(str(last_row).encode(), b"0-9") + rb')"')
+    """Whether ``rows`` hold a cell or a row whose reference is below ``last_row``, the piece's last row:
+    written out of order (``<c r="A1048576">`` or ``<row r="1048576">`` amid row 5), as only a damaged or
+    hostile file has it. One regular expression, in C; a piece in order has none."""
+    below = re.compile(rb'<(?:c r="[A-Za-z]+|row r=")(?:' + _greater(str(last_row).encode(), b"0-9") + rb')"')
     return below.search(rows) is not None
 
 
