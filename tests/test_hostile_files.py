@@ -14,6 +14,7 @@ most of it each child importing hrimport.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -300,20 +301,53 @@ def stray_ods_cell(rows_down: int, columns_right: int) -> Callable[[Table], None
     return add
 
 
-def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
+def staff_xls_book(stray: tuple[int, int] | None = None) -> xlwt.Workbook:
     """The staff export as an Excel 97-2003 workbook (xlwt), with a stray ``x`` at (row, column) if given."""
+    workbook = xlwt.Workbook()
+    sheet = workbook.add_sheet("Staff")
+    for i, row in enumerate([dict(zip(HEADER, HEADER)), *ROWS]):
+        for j, name in enumerate(HEADER):
+            sheet.write(i, j, row[name])
+    if stray is not None:
+        sheet.write(*stray, "x")
+    return workbook
 
+
+def write_xls(stray: tuple[int, int] | None = None) -> Callable[[Path], None]:
     def write(path: Path) -> None:
-        workbook = xlwt.Workbook()
-        sheet = workbook.add_sheet("Staff")
-        for i, row in enumerate([dict(zip(HEADER, HEADER)), *ROWS]):
-            for j, name in enumerate(HEADER):
-                sheet.write(i, j, row[name])
-        if stray is not None:
-            sheet.write(*stray, "x")
-        workbook.save(str(path))  # whatever the name says
+        staff_xls_book(stray).save(str(path))  # whatever the name says
 
     return write
+
+
+def write_xls_macro_sheet_with_a_cell_at(row: int, column: int) -> Callable[[Path], None]:
+    """The staff .xls and a second sheet, 'Macros', made a macro sheet (its BOUNDSHEET's type 1: xlrd leaves
+    such a sheet out, the other library reads it), with a cell at A1 and one at (``row``, ``column``), 0-based."""
+
+    def write(path: Path) -> None:
+        workbook = staff_xls_book()
+        macros = workbook.add_sheet("Macros")
+        macros.write(0, 0, "=macro")
+        macros.write(0, 1, "moved")
+        data = bytearray(workbook.get_biff_data())
+        boundsheet = data.find(b"\x06\x00Macros") - 10  # BOUNDSHEET: type, size, BOF offset, visible, kind
+        assert struct.unpack_from("<H", data, boundsheet)[0] == 0x0085
+        data[boundsheet + 9] = 1
+        cell = data.rfind(b"\xfd\x00\x0a\x00\x00\x00\x01\x00")  # the LABELSST at B1, the last cell record
+        struct.pack_into("<HH", data, cell + 4, row, column)
+        workbook.save(str(path))
+        whole = path.read_bytes()
+        original = workbook.get_biff_data()
+        path.write_bytes(whole.replace(original, bytes(data), 1))
+
+    return write
+
+
+def write_xls_formatted_far_away(path: Path) -> None:
+    """The staff .xls with a formatted empty cell (a BLANK record: a format, no value) at IV65536."""
+    workbook = staff_xls_book()
+    workbook.get_sheet(0).write(65_535, 255, None, xlwt.easyxf("pattern: pattern solid, fore_colour yellow"))
+    workbook.save(str(path))
 
 
 def xls_patched(patch: Callable[[bytearray], None]) -> Callable[[Path], None]:
@@ -358,6 +392,65 @@ def sheet_dimensions(rows: int) -> Callable[[bytearray], None]:
 def bytes_past_the_last_sector(data: bytearray) -> None:
     """100 bytes after the last sector (a copy tool's padding): the workbook is whole, and reads."""
     data += bytes(100)
+
+
+def last_cell_moved_to(row: int, column: int) -> Callable[[bytearray], None]:
+    """The sheet's last cell record (the shoe size of row 3, a LABELSST) says it is at (``row``, ``column``),
+    0-based, as flipped bits in its row and column fields do; the DIMENSIONS record still says A1:P3."""
+
+    def move(data: bytearray) -> None:
+        at = data.rfind(b"\xfd\x00\x0a\x00")  # LABELSST's type and length
+        assert struct.unpack_from("<HH", data, at + 4) == (2, 15)
+        struct.pack_into("<HH", data, at + 4, row, column)
+
+    return move
+
+
+SECTOR, SHORT_SECTOR = 512, 64
+FREE, END_OF_CHAIN, TABLE_SECTOR = -1, -2, -3
+
+
+def compound_document_in_short_sectors(stream: bytes, short_chain: list[int] | None = None) -> bytes:
+    """A compound document (OLE2) whose one stream, 'Workbook', is under 4,096 bytes and so lives in short
+    sectors of 64 bytes, as some writers save a small workbook (xlwt pads its stream to whole sectors).
+    Sectors: 0 the allocation table, 1 the directory, 2 the short sectors' table, 3... the short sectors.
+    ``short_chain`` replaces the short sectors' table (each entry the next sector of the chain)."""
+    short_sectors = -(-len(stream) // SHORT_SECTOR)
+    container = stream.ljust(-(-len(stream) // SECTOR) * SECTOR, b"\0")
+    container_sectors = len(container) // SECTOR
+    table = [TABLE_SECTOR, END_OF_CHAIN, END_OF_CHAIN, *range(4, 3 + container_sectors), END_OF_CHAIN]
+    short_table = short_chain or [*range(1, short_sectors), END_OF_CHAIN]
+
+    def entry(name: str, kind: int, child: int, first_sector: int, size: int) -> bytes:
+        utf16 = (name + "\0").encode("utf-16-le") if name else b""
+        return (utf16.ljust(64, b"\0") + struct.pack("<HBBiii", len(utf16), kind, 1, -1, -1, child) + bytes(36)
+                + struct.pack("<iiI", first_sector, size, 0))
+
+    directory = (entry("Root Entry", 5, 1, 3, short_sectors * SHORT_SECTOR) + entry("Workbook", 2, -1, 0, len(stream))
+                 + entry("", 0, -1, -1, 0) * 2)
+    header = (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(16)
+              + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6) + bytes(10)  # version, byte order, sector sizes
+              + struct.pack("<8i", 1, 1, 0, 4096, 2, 1, END_OF_CHAIN, 0)  # tables, directory, 4 KB and under short
+              + struct.pack("<109i", 0, *[FREE] * 108))
+    return (header + struct.pack("<128i", *table, *[FREE] * (128 - len(table))) + directory
+            + struct.pack("<128i", *short_table, *[FREE] * (128 - len(short_table))) + container)
+
+
+def write_xls_in_short_sectors(short_chain: Callable[[int], list[int]] | None = None) -> Callable[[Path], None]:
+    """The staff .xls with its workbook stream (2 KB) in short sectors; ``short_chain(sectors)`` gives the
+    short sectors' table instead of the chain 0, 1, ..., end."""
+
+    def write(path: Path) -> None:
+        stream = staff_xls_book().get_biff_data()
+        chain = short_chain(-(-len(stream) // SHORT_SECTOR)) if short_chain else None
+        path.write_bytes(compound_document_in_short_sectors(stream, chain))
+
+    return write
+
+
+def back_to_the_first(sectors: int) -> list[int]:
+    """The last short sector chained back to the first: a chain that never ends."""
+    return [*range(1, sectors), 0]
 
 
 def says_nothing_else(done: Finished) -> None:
@@ -517,11 +610,15 @@ def write_far_cell(row: int, column: int, text: str) -> Callable[[Path], None]:
     return write_xlsx(build)
 
 
-def write_sheet_in_utf_16(path: Path) -> None:
+def write_sheet_in_utf_16(mark: bytes = b"") -> Callable[[Path], None]:
     """The staff workbook by openpyxl (whose parts have no XML declaration), its sheet saved again in UTF-16
-    without a byte-order mark."""
-    write_openpyxl(ROWS)(path)
-    path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: xml.decode().encode("utf-16-le")}))
+    after the byte-order ``mark`` (none by default)."""
+
+    def write(path: Path) -> None:
+        write_openpyxl(ROWS)(path)
+        path.write_bytes(with_parts(path.read_bytes(), {SHEET: lambda xml: mark + xml.decode().encode("utf-16-le")}))
+
+    return write
 
 
 def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
@@ -529,6 +626,26 @@ def cell_out_of_order(ref: bytes) -> Callable[[Path], None]:
     order a spreadsheet program writes (a damaged or hostile file)."""
     stray = b'<c r="' + ref + b'" t="inlineStr"><is><t>x</t></is></c>'
     return write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<c r="A2"', stray + b'<c r="A2"', 1)}))
+
+
+def streamed_out_of_order(stray: bytes, before: bytes) -> Callable[[Path], None]:
+    """A staff workbook of 2,100 rows, then 150,000 rows of a number, and a picture of 9 MB (over
+    ``STREAM_BYTES``: its sheet is read a piece at a time), with the XML ``stray`` written before ``before``
+    (a cell amid row 5, a row above row 5), in the first piece. The rows make the sheet's extent take a while
+    to find, as a big export's do: the first piece is read before it is known."""
+
+    def write(path: Path) -> None:
+        numbers = b"".join(b'<row r="%d"><c r="A%d"><v>1</v></c></row>' % (r, r) for r in range(2102, 152_102))
+        staff_sheet([person(n) for n in range(1, 2101)], tail=numbers)(path)
+        path.write_bytes(with_parts(path.read_bytes(), {
+            SHEET: lambda xml: xml.replace(before, stray + before, 1),
+            "xl/media/image1.png": random.Random(5).randbytes(9_000_000),  # does not pack smaller
+        }))
+
+    return write
+
+
+ROW_FAR_BELOW = b'<row r="1048576"><c t="inlineStr"><is><t>x</t></is></c></row>'
 
 
 def shared_strings_claiming(count: int) -> Callable[[Path], None]:
@@ -714,8 +831,27 @@ KINDS = [
     refused("xls-cut-inside-its-directory", "staff.xls", xls_patched(cut_at_sector(9)), "is damaged or incomplete"),
     refused("xls-sheet-claiming-a-million-rows", "staff.xls", xls_patched(sheet_dimensions(1_048_576)),
             "sheet 'Staff' declares 1,048,576 rows x 16 columns, more than an .xls holds (65,536 x 256)"),
-    # calamine logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
-    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16, "sheet 'Staff'"),
+    # xlrd followed the chain for ever, appending sectors until the memory ran out
+    refused("xls-short-sector-chain-that-never-ends", "staff.xls", write_xls_in_short_sectors(back_to_the_first),
+            "staff.xls is damaged or incomplete (the chain of short sectors holding its workbook stream loops or "
+            "breaks at sector 0); download or export it again"),
+    # xlrd leaves a macro sheet out, and calamine asked for 135 GB for its cell
+    refused("xls-macro-sheet-with-a-cell-in-column-65001", "staff.xls",
+            write_xls_macro_sheet_with_a_cell_at(65_000, 65_000),
+            "staff.xls is damaged or incomplete (sheet 'Macros' has a cell in column 65,001, past IV, the last "
+            "column an .xls holds)"),
+    # calamine asked for 135 GB (65,001 x 65,001 cells) and aborted the process
+    refused("xls-cell-in-column-65001", "staff.xls", xls_patched(last_cell_moved_to(65_000, 65_000)),
+            "staff.xls is damaged or incomplete (sheet 'Staff' has a cell in column 65,001, past IV, the last "
+            "column an .xls holds); download or export it again"),
+    # the libraries found no cell in it (the workbook was told as empty), with a mark a decoding error; calamine
+    # logs a warning of its own for it ("'worksheet' not a valid worksheet"): not a second line
+    refused("sheet-part-in-utf-16-without-a-mark", "staff.xlsx", write_sheet_in_utf_16(),
+            "staff.xlsx: sheet 'Staff' is saved as UTF-16 text without a byte-order mark (xl/worksheets/sheet1.xml), "
+            "which the workbook libraries cannot read"),
+    refused("sheet-part-in-utf-16-with-a-mark", "staff.xlsx", write_sheet_in_utf_16(codecs.BOM_UTF16_LE),
+            "staff.xlsx: sheet 'Staff' is saved as UTF-16 text (xl/worksheets/sheet1.xml), which the workbook "
+            "libraries cannot read"),
     refused("sheet-part-missing", "staff.xlsx", write_bytes(with_parts(xlsx_bytes(), {SHEET: None})),
             "is damaged or incomplete"),
     refused("password-protected-xlsx", "staff.xlsx", write_encrypted, "is password-protected; remove the password"),
@@ -751,14 +887,36 @@ KINDS = [
     refused("stray-cell-far-corner-xlsx", "staff.xlsx", write_far_cell(1_048_575, 16_383, "x"), "XFD1048576"),
     refused("stray-cell-far-corner-amid-a-row-xlsx", "staff.xlsx", cell_out_of_order(b"XFD1048576"),
             "sheet 'Staff' has cells far outside its table (at XFD1048576)"),
+    # a streamed piece was laid out down to the cell before the sheet's extent was known (800 MB; aborted
+    # under a 2 GB limit)
+    refused("stray-cell-far-below-amid-a-streamed-piece-xlsx", "staff.xlsx",
+            streamed_out_of_order(b'<c r="A1048576" t="inlineStr"><is><t>x</t></is></c>', b'<c r="A5"'),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
+    # a row numbered far below amid the rows, its cell without a reference: laid out in that row all the same
+    # (the process aborted, whole or streamed)
+    refused("stray-row-far-below-amid-a-streamed-piece-xlsx", "staff.xlsx",
+            streamed_out_of_order(ROW_FAR_BELOW, b'<row r="5"'),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
+    refused("stray-row-far-below-amid-the-rows-xlsx", "staff.xlsx",
+            write_bytes(with_parts(xlsx_bytes(), {SHEET: lambda xml: xml.replace(b'<row r="3"', ROW_FAR_BELOW
+                                                                                 + b'<row r="3"', 1)})),
+            "sheet 'Staff' has cells far outside its table (at P1 and A1048576): read, they would make a grid of "
+            "1,048,576 rows x 16 columns"),
     refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),
             "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
     refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
             "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
+    # found in the cell records before calamine lays out the grid: the memory of a small file
     refused("stray-cell-far-away-xls", "staff.xls", write_xls((39_999, 199)),
-            "sheet 'Staff' has cells far outside its table (at GR40000)", ceiling_mb=900),
+            "sheet 'Staff' has cells far outside its table (at GR40000)"),
+    # 16 million cells: calamine aborted the process under a 2 GB limit
+    refused("xls-cell-at-the-last-column-of-row-65001", "staff.xls", xls_patched(last_cell_moved_to(65_000, 255)),
+            "staff.xls: sheet 'Staff' has cells far outside its table (at IV65001): read, they would make a grid "
+            "of 65,001 rows x 256 columns"),
     refused("a-row-of-values-repeated-a-million-times-ods", "staff.ods", write_ods(repeated_rows(1_048_573, 16, "x")),
             "sheet 'Staff' repeats rows or cells holding values into 16,777,216 cells, from 49 written in the file"),
     refused("a-run-of-two-billion-spaces-ods", "staff.ods", write_bytes(with_parts(ods_bytes(STAFF_ODS_ROWS), {
@@ -771,6 +929,9 @@ KINDS = [
     Kind("old-xls", "staff.xls", write_xls(), 0, "2 of 2 rows checked."),
     Kind("xls-with-bytes-past-its-last-sector", "staff.xls", xls_patched(bytes_past_the_last_sector), 0,
          "2 of 2 rows checked.", check=says_nothing_else),
+    Kind("xls-in-short-sectors", "staff.xls", write_xls_in_short_sectors(), 0, "2 of 2 rows checked."),
+    # a format holds no value: the library lays nothing out for it
+    Kind("formatted-empty-cell-far-away-xls", "staff.xls", write_xls_formatted_far_away, 0, "2 of 2 rows checked."),
     # the encoding is looked for in a time that follows the file's size, however long its cells
     refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
             "cannot tell which encoding this text is in", timeout=30),

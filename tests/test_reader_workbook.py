@@ -7,6 +7,7 @@ import datetime as dt
 import io
 import json
 import re
+import struct
 import zipfile
 from pathlib import Path
 
@@ -757,6 +758,22 @@ def test_an_excel_xls_sheet_with_a_chart_on_it_reads_its_own_cells_not_the_chart
     assert read_spreadsheet(FIXTURES / "excel_embedded_chart.xls", sheet="Data", header_row=1).frame.iloc[0].tolist() == [
         "2", "3.25", "3.5", "1.5", "6"
     ]
+
+
+def test_an_xls_charts_series_far_away_is_not_a_cell_far_outside_the_table(tmp_path: Path, engine: str) -> None:
+    # The chart on 'Report' keeps its series as cell records inside its own BOF and EOF; one said to be the
+    # 65,001st point of the 201st series would make a grid of 13 million cells if it were the sheet's. The
+    # library leaves it out of the sheet, and so does the check for cells far outside the table.
+    data = bytearray((FIXTURES / "excel_embedded_chart.xls").read_bytes())
+    number = data.find(b"\x09\x08\x10\x00\x00\x06\x20\x00")  # the chart's BOF (BIFF8, a chart substream)
+    while (record := struct.unpack_from("<HH", data, number)) != (0x0203, 14):  # to its first NUMBER record
+        assert record[0] != 0x000A  # not past the chart's EOF
+        number += 4 + record[1]
+    struct.pack_into("<HH", data, number + 4, 65_000, 200)  # a point of a series
+    path = tmp_path / "chart.xls"
+    path.write_bytes(bytes(data))
+    table = read_spreadsheet(path, header_row=6)
+    assert table.frame.to_dict("records") == [{"LABEL A6": "LABEL A8", "VALUE C6": "VALUE C8"}]
 
 
 def test_an_excel_xls_chart_sheet_named_in_the_config_is_refused(engine: str) -> None:

@@ -195,7 +195,17 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
         end = piece.find(b">", cell.end())
         if piece[end - 1 : end] != b"/" and not piece.startswith(b"</c>", end + 1):  # a formatted empty cell
             found.append(cell.group(1))  # is not laid out
+    # a row element numbered below the piece's last cell, whose cells have no reference: the library lays
+    # them out in that row from column A (``<row r="1048576"><c t="s"><v>0</v></c></row>`` amid row 3)
+    for element in re.finditer(rb'<row r="(' + _greater(row, b"0-9") + rb')"', piece):
+        end = piece.find(b"</row>", element.end())
+        if _holds_a_value(piece[element.end() : end if end >= 0 else len(piece)]):
+            found.append(b"A" + element.group(1))
     return found
+
+
+def _holds_a_value(xml: bytes) -> bool:
+    return b"</v>" in xml or b"</is>" in xml
 
 
 def _add_cells(extent: SheetExtent, table: dict[bytes, bytes], refs: list[bytes]) -> None:

@@ -177,6 +177,24 @@ def _check_zip_members(path: Path, fmt: str, data: bytes, max_unpacked_mb: int) 
         raise InputFileError(f"{path} is not really {_FORMAT_NAMES[fmt]}: it looks like {what}")
 
 
+def check_sheet_text(path: Path, archive_path: Path, part: str, sheet: str) -> None:
+    """Refuse a sheet part saved as UTF-16 or UTF-32 text: the workbook libraries read XML as UTF-8, and
+    one without a byte-order mark gave them no cell (the workbook was told as empty, with the data in it);
+    with a mark they failed with a decoding error. No spreadsheet program writes a part so."""
+    with zipfile.ZipFile(archive_path) as archive, archive.open(part) as read:
+        head = read.read(4096)
+    bom = unicode_bom(head)
+    wide = (bom[2] if bom[2] != "utf-8" else None) if bom else unicode_without_bom(head)
+    if wide is None:
+        return
+    how = "" if bom else " without a byte-order mark"
+    raise InputFileError(
+        f"{path}: sheet '{sheet}' is saved as {wide[:6].upper()} text{how} ({part}), which the workbook "
+        "libraries cannot read (they read a workbook's XML as UTF-8); export the workbook again, or open it "
+        "in a spreadsheet program and save it as .xlsx"
+    )
+
+
 _UNIQUE_COUNT = re.compile(rb'<(?:\w+:)?sst\b[^>]*?\buniqueCount="(\d+)"')
 #: The fewest bytes a shared string takes in the part (``<si/>``).
 _SMALLEST_SHARED_STRING = 5

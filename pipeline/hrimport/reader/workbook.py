@@ -88,7 +88,7 @@ from hrimport.reader.sheets import (
     xlsx_sheets,
     xlsx_workbook_settings,
 )
-from hrimport.reader.sniff import password_protected
+from hrimport.reader.sniff import check_sheet_text, password_protected
 from hrimport.reader.xls_book import check_xls
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
@@ -561,6 +561,7 @@ def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack)
     if not chosen.part:
         return source
     try:
+        check_sheet_text(path, source, chosen.part, chosen.name)
         extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings)
     except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
         return source

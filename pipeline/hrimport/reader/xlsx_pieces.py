@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hrimport.private_files import ScratchFiles
-from hrimport.reader.extent import check_extent, xlsx_sheet_extent
+from hrimport.reader.extent import _greater, check_extent, xlsx_sheet_extent
 from hrimport.reader.grid import CellsRead
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout, fastexcel_table, fastexcel_text
@@ -64,11 +64,12 @@ class _Piece:
 
 @dataclass
 class _Prepared:
-    """A piece ready for fastexcel: its workbook written (``book``), and whether it reaches past column ZZ."""
+    """A piece ready for fastexcel: its workbook written (``book``), and whether it has a cell past column ZZ
+    or below its last row (``far``)."""
 
     piece: _Piece
     book: Path
-    wide: bool
+    far: bool
 
 
 @dataclass
@@ -149,8 +150,9 @@ class ChunkReader:
             prepared = following.result() if following is not None else self._prepare(size)
             following = None
             taken += size
-            if prepared is None or self.extent.done() or prepared.wide:
-                # at the end, as soon as the extent is known, and before laying out a piece past column ZZ
+            if prepared is None or self.extent.done() or prepared.far:
+                # at the end, as soon as the extent is known, and before laying out a piece with a cell past
+                # column ZZ or below its rows (fastexcel lays the piece out down to it)
                 self.check_extent()
             if prepared is None:
                 break
@@ -207,7 +209,7 @@ class ChunkReader:
         book = self.books[self.pieces % 2]
         self._write_workbook(book, strings, self.head, b"" if first else _marker_row(piece.first_row - 1), xml)
         del xml
-        return _Prepared(piece, book, _WIDE.search(piece.rows) is not None)
+        return _Prepared(piece, book, _WIDE.search(piece.rows) is not None or _below(piece.rows, piece.last_row))
 
     def _scan(self, rows: bytes, anchors: tuple[bytes, ...]) -> SheetScan:
         """What the XML of a piece's ``rows`` says of the cells fastexcel's text flattens (``anchors``:
@@ -421,6 +423,14 @@ def _has_references(piece: bytes, start: int) -> bool:
     none)."""
     cell = piece.find(b"<c ", start)
     return cell < 0 or piece.find(b' r="', cell, piece.find(b">", cell)) >= 0
+
+
+def _below(rows: bytes, last_row: int) -> bool:
+    """Whether ``rows`` hold a cell or a row whose reference is below ``last_row``, the piece's last row:
+    written out of order (``<c r="A1048576">`` or ``<row r="1048576">`` amid row 5), as only a damaged or
+    hostile file has it. One regular expression, in C; a piece in order has none."""
+    below = re.compile(rb'<(?:c r="[A-Za-z]+|row r=")(?:' + _greater(str(last_row).encode(), b"0-9") + rb')"')
+    return below.search(rows) is not None
 
 
 def _marker_row(row: int) -> bytes:
