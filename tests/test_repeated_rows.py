@@ -155,8 +155,9 @@ def test_a_repeat_of_a_row_the_platform_refuses_is_refused_with_it(tmp_path: Pat
     assert lines[3]["source"]["Employee ID"] == "000002"  # in to_fix, as the row it repeats
     fix = (latest_run(tmp_path).parent / "to_fix.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(fix) == 3  # the header, rows 3 and 5
-    # each person reached the platform in one element only (a refused batch is sent again without its refused row)
-    assert sorted(e["customer_system_id"] for e in sent_elements(sandbox)) == ["000001", "000001", "000002"]
+    # the repeat (row 5) never reached the platform: the batch of rows 2 and 3, refused, went again without row 3,
+    # and row 3, named by the refusal, once more on its own (which showed how the service numbers elements)
+    assert sorted(e["customer_system_id"] for e in sent_elements(sandbox)) == ["000001", "000001", "000002", "000002"]
 
 
 def test_the_same_file_again_leaves_both_rows_unchanged_and_sends_nothing(
