@@ -41,7 +41,7 @@ from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
-from hrimport.reader.repeated_header import keep_alone
+from hrimport.reader.repeated_header import keep_alone, repeats_header
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
 
@@ -217,7 +217,8 @@ def map_records(
         carried_sources[key] = actual
 
     trail = state.trail
-    trail.row_numbers = table.row_numbers
+    # a row repeating the header: nothing is said of its cells but that (``keep_alone``)
+    trail.skip(table.row_numbers, [row for row, found in table.row_problems.items() if repeats_header(found)])
 
     # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
     # or with a stand-in for it, a date cell showing a day that never was
