@@ -44,8 +44,9 @@ def imported(tmp_path: Path, sandbox: Any, source: Path) -> tuple[int, list[str]
 def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
         tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
     write, suffix = WRITERS[writer]
-    rows = [person(n) for n in range(1, 6)]
+    rows = [person(n) for n in range(1, 7)]
     source = write(tmp_path / f"staff{suffix}", rows, {
+        (6, "Cost Centre"): (45000, TIME),  # 00:00: a whole number, the .xls read it as 2023-03-15
         (1, "Cost Centre"): (1.5, TIME),  # Excel shows 12:00
         (2, "Cost Centre"): (45355.5625, "h:mm AM/PM"),  # 1:30 PM
         (3, "Cost Centre"): (36.5 / 24, "[h]:mm"),  # 36:30, an elapsed time
@@ -55,7 +56,7 @@ def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
     code, told, stored = imported(tmp_path, sandbox, source)
     assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
         "000001": ("2020-01-31", "12:00:00"), "000002": ("2020-01-31", "13:30:00"),
-        "000003": ("2020-01-31", "36:30:00"), "000005": ("2024-03-04", "CC-1")}
+        "000003": ("2020-01-31", "36:30:00"), "000005": ("2024-03-04", "CC-1"), "000006": ("2020-01-31", "00:00:00")}
     assert (code, told) == (1, [("Row 5, column 'Hire Date': '12:00:00' is not a real date (expected a real "
                                  "calendar date, such as 2020-01-31, or an Excel date cell).")])
 
@@ -64,22 +65,22 @@ def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
 def test_a_date_cell_excel_cannot_show_is_held_back_never_sent(
         tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
     write, suffix = WRITERS[writer]
-    rows = [person(n) for n in range(1, 5)]
+    rows = [person(n) for n in range(1, 6)]
     source = write(tmp_path / f"staff{suffix}", rows, {
         (1, "Hire Date"): (-1, "dd/mm/yyyy"),  # ########: a negative date
         (2, "Hire Date"): (3_000_000, "dd/mm/yyyy"),  # ########: after 31/12/9999
         (3, "Cost Centre"): (-2, "yyyy-mm-dd"),
         (4, "Hire Date"): (2_958_465, "dd/mm/yyyy"),  # 31/12/9999, the last day Excel shows
+        (5, "Cost Centre"): (3_000_000, "dd/mm/yyyy"),  # custom data: an .xls sent the number 3000000
     })
     assert read_spreadsheet(source).frame["Hire Date"].tolist() == [
-        "########", "########" if suffix == ".xlsx" else "3000000", "2020-01-31", "9999-12-31"]
+        "########", "########", "2020-01-31", "9999-12-31", "2020-01-31"]
     code, told, stored = imported(tmp_path, sandbox, source)
     assert {k: s["job_start_date"] for k, s in stored.items()} == {"000004": "9999-12-31"}
-    past_9999 = NOT_SHOWN.format(3000000) if suffix == ".xlsx" else (  # an .xls is looked at for a few cells only
-        "'3000000' is not a real date (expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
     assert (code, told) == (1, [f"Row 2, column 'Hire Date': {NOT_SHOWN.format(-1)}",
-                                f"Row 3, column 'Hire Date': {past_9999}",
-                                f"Row 4, column 'Cost Centre': {NOT_SHOWN.format(-2)}"])
+                                f"Row 3, column 'Hire Date': {NOT_SHOWN.format(3000000)}",
+                                f"Row 4, column 'Cost Centre': {NOT_SHOWN.format(-2)}",
+                                f"Row 6, column 'Cost Centre': {NOT_SHOWN.format(3000000)}"])
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))

@@ -256,19 +256,46 @@ def _without(read: CellsRead, rows: np.ndarray) -> CellsRead | None:
     return CellsRead(read.kind, read.rule, read.positions[keep], held)
 
 
-def day_candidates(columns: dict[int, pd.Series]) -> list[tuple[int, int]]:
+def day_candidates(columns: dict[int, pd.Series], dates: bool = False, past_9999: bool = False
+                   ) -> list[tuple[int, int]]:
     """(row, column) of the cells python-calamine may have read otherwise than Excel shows them
     (``shown_date_time``): a time of day (what it makes of a date cell storing 0 to below 1, or below 0), 28
     February 1900 (of one storing 60), a date with a time of day (a time format on a number of 1 or more, which
-    may also be a date-time format), an elapsed time (``1 day, 12:30:00``). Not a number of seven digits (a
-    date past 9999, read as the number): ids are, and such a number is no date to a date column anyway. A few
-    cells at most, or none: the XLS itself is looked at only for them (``xls_no_such_dates``)."""
+    may also be a date-time format), an elapsed time (``1 day, 12:30:00``). With ``dates`` (the workbook gives
+    a cell a time format) a date at midnight too: a time format on a whole number is read as its day. With
+    ``past_9999`` (the workbook gives a cell a date format) a number of seven digits or more: a date past
+    31/12/9999 is read as the number. A few cells at most, or none, where the workbook has no such format: the
+    XLS itself is looked at only for them (``xls_no_such_dates``)."""
     found: list[tuple[int, int]] = []
+    pattern = r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*"
+    if dates:
+        pattern += r"|\d{4}-\d\d-\d\d"
+    if past_9999:
+        pattern += r"|\d{7,}(?:\.\d+)?"
     for j, values in columns.items():
         hits = (values.str.startswith(("1900-02-28", "1900-01-0", "1899-12-3", "1904-01-0"))
-                | values.str.fullmatch(r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*"))
+                | values.str.fullmatch(pattern))
         found.extend((row, j) for row in np.flatnonzero(hits.to_numpy(dtype=bool)).tolist())
     return found
+
+
+def xls_date_time_cells(path: str, sheet: str, columns: dict[int, pd.Series]
+                        ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int, str]]]:
+    """The cells of an XLS sheet (read by python-calamine as ``columns``) of a date or time format read
+    otherwise than Excel shows them (``xls_no_such_dates``). The workbook's formats are read first (``on_demand``:
+    no sheet yet): the cells read as dates at midnight are looked at only when a cell has a time format, and
+    numbers of seven digits only when one has a date format."""
+    from hrimport.reader.xls_book import open_xls
+
+    book = open_xls(path, formatting_info=True, on_demand=True)
+    try:
+        shapes = {key: shape for key, fmt in book.format_map.items()
+                  if (shape := format_shape(fmt.format_str or "")) is not None}
+        used = {shapes[xf.format_key] for xf in book.xf_list if not xf.is_style and xf.format_key in shapes}
+    finally:
+        book.release_resources()
+    candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
+    return xls_no_such_dates(path, sheet, candidates) if candidates else ([], [])
 
 
 def xls_no_such_dates(path: str, sheet: str, candidates: Iterable[tuple[int, int]]

@@ -62,10 +62,9 @@ from hrimport.reader.grid import (
 )
 from hrimport.reader.no_such_dates import (
     DATE_CELL_RULE,
-    day_candidates,
     mark_no_such_dates,
     show_dates_and_times,
-    xls_no_such_dates,
+    xls_date_time_cells,
     xlsx_date_styles,
 )
 from hrimport.reader.number_formats import (
@@ -507,8 +506,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
-    if info.format == "xls" and (candidates := day_candidates(data)):
-        no_such_dates, dates_and_times = xls_no_such_dates(str(path), chosen.name, candidates)
+    if info.format == "xls":
+        no_such_dates, dates_and_times = xls_date_time_cells(str(path), chosen.name, data)
     show_dates_and_times(data, cells_read, dates_and_times)
     mark_no_such_dates(data, cells_read, no_such_dates)
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
