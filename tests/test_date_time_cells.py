@@ -98,6 +98,30 @@ def test_in_the_1904_date_system_a_zero_is_1_january_1904_and_a_time_stays_a_tim
     assert (code, told) == (0, [])
 
 
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_in_the_1904_date_system_a_number_below_zero_shows_a_minus_sign_not_hashes(
+        tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
+    """Mac Excel's calendar shows a number below 0 with a minus sign (Microsoft KB 182247: -1 as dd/mm/yyyy is
+    -02/01/1904, -0.5 as hh:mm is -12:00), where the 1900 system shows ########: the line said 'it shows
+    ########', which the person does not see, and the time was held back as no time."""
+    write, suffix = WRITERS[writer]
+    rows = [person(1), person(2), person(3)]
+    source = write(tmp_path / f"staff{suffix}", rows, {
+        (1, "Hire Date"): (-1, "dd/mm/yyyy"), (2, "Cost Centre"): (-0.5, TIME),
+        (3, "Cost Centre"): (-1.25, "[h]:mm")}, date_1904=True)
+    code, told, stored = imported(tmp_path, sandbox, source)
+    assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
+        "000002": ("2020-01-31", "-12:00:00"), "000003": ("2020-01-31", "-30:00:00")}
+    assert (code, told) == (1, [("Row 2, column 'Hire Date': the cell holds -1, a number below zero, which Excel "
+                                "shows in this workbook's 1904 date system as a date with a minus sign (-1904-01-02), "
+                                "not a real date, so no date can be sent for it; enter the date, or leave the cell "
+                                "empty if there is none."),
+                                # sent as read; a value starting with '-' is one a spreadsheet may run (as typed)
+                                *[f"Warning: Row {row}, column 'Cost Centre': '{time}' looks like a spreadsheet "
+                                  "formula; kept as written (formula_text = \"reject\" in the config's [source] would "
+                                  "hold the row back)." for row, time in ((3, "-12:00:00"), (4, "-30:00:00"))]])
+
+
 def east_asian(path: Path, formats: list[tuple[str, int]]) -> Path:
     """A workbook whose cells use East Asian built-in number formats by id, as Japanese or Chinese Excel writes
     them (ECMA-376 Part 1, 18.8.30: the format is not written out; the computer's language says what it shows)."""

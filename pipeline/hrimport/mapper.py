@@ -518,6 +518,10 @@ def _no_such_date(row: int, column: str, field_name: str | None, value: str, sto
         message = (f"{where}: the cell holds {stored}, a number Excel cannot show as a date or a time (it shows "
                    f"{NOT_SHOWN}: before 1900 or after 9999, or below zero), so no date can be sent for it; "
                    "enter the date, or leave the cell empty if there is none.")
+    elif value.startswith("-"):
+        message = (f"{where}: the cell holds {stored}, a number below zero, which Excel shows in this workbook's "
+                   f"1904 date system as a date with a minus sign ({value}), not a real date, so no date can be "
+                   "sent for it; enter the date, or leave the cell empty if there is none.")
     elif not value.startswith("1900-"):
         message = (f"{where}: the cell holds {stored} in one of Excel's East Asian built-in formats, which shows "
                    "it as a date or as a time depending on the language of the computer opening the file, so "

@@ -14,7 +14,9 @@ stores a number from 0 to below 1, or from 60 to below 61. A workbook of the 190
 has no such day: its 0 is 1 January 1904 and its 60 is 1 March 1904.
 
 A number Excel cannot show as a date at all (below 0, or after 31 December 9999: it shows ``########``) is held
-back the same way, read as ``########``. The other cells of a date or time format whose number the libraries
+back the same way, read as ``########``. The 1904 date system shows a number below 0 as the number above 0
+with a minus sign (Microsoft KB 182247: its reason to exist): a time as such (``-12:00:00``), a date held back
+as no date, read as ``-1904-01-02``. The other cells of a date or time format whose number the libraries
 read otherwise than Excel shows it are read as Excel shows them (``shown_date_time``): a time of day's format
 (``hh:mm``) on a number of 1 or more shows the time alone, never 1900-01-01; an elapsed time (``[h]:mm``) shows
 its hours in full (``36:30:00``, never ``1 day, 12:30:00``); a date cell's 0 in the 1904 date system is
@@ -141,15 +143,16 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
     a cell read as ``text``; None where the libraries read what Excel shows (a real date: both read it)."""
     if shape == DATE_OR_TIME:
         return True, stored_number(repr(stored))
+    if date_system == 1904 and -_LAST_SERIAL[1904] < stored < 0:  # shown with a minus sign (KB 182247)
+        held, text = shown_date_time(-stored, shape, 1904) or (False, _shown_day(-stored, 1904))
+        return shape not in (TIME, ELAPSED) or held, f"-{text}"
     if stored < 0 or stored >= _LAST_SERIAL[date_system]:
         return True, NOT_SHOWN
     if shape in (DATE, EAST_ASIAN_DATE):
         if date_system == 1900 and (day := day_that_never_was(stored)) is not None:
             return True, day
         if shape == EAST_ASIAN_DATE or (date_system == 1904 and stored < 1):
-            day_and_time = _EPOCHS[date_system] + dt.timedelta(seconds=round(stored * 86400))
-            return False, (day_and_time.date().isoformat() if day_and_time.time() == dt.time(0)
-                           else day_and_time.isoformat(sep=" "))
+            return False, _shown_day(stored, date_system)
         return None
     seconds = round(stored * 86400)
     if shape == ELAPSED:
@@ -161,6 +164,12 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
 
 
 _EPOCHS = {1900: dt.datetime(1899, 12, 30), 1904: dt.datetime(1904, 1, 1)}
+
+
+def _shown_day(stored: float, date_system: int) -> str:
+    """The day (and time, if not midnight) serial ``stored`` is, as ``YYYY-MM-DD[ HH:MM:SS]``."""
+    day_and_time = _EPOCHS[date_system] + dt.timedelta(seconds=round(stored * 86400))
+    return day_and_time.date().isoformat() if day_and_time.time() == dt.time(0) else day_and_time.isoformat(sep=" ")
 
 
 def day_that_never_was(stored: float) -> str | None:
