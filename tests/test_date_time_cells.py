@@ -44,8 +44,12 @@ def imported(tmp_path: Path, sandbox: Any, source: Path) -> tuple[int, list[str]
 def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
         tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
     write, suffix = WRITERS[writer]
-    rows = [person(n) for n in range(1, 6)]
+    rows = [person(n) for n in range(1, 9)]
     source = write(tmp_path / f"staff{suffix}", rows, {
+        (6, "Cost Centre"): (45000, TIME),  # 00:00: a whole number, the .xls read it as 2023-03-15
+        # to the nearest second, as LibreOffice shows them (12:30:15, or 1899-12-31 12:30:15.500, were read)
+        (7, "Cost Centre"): (45015.5 / 86400, "hh:mm:ss"),  # 12:30:16
+        (8, "Cost Centre"): (86399.6 / 86400, TIME),  # 23:59:59.6 shows 00:00 (LibreOffice rounds the seconds)
         (1, "Cost Centre"): (1.5, TIME),  # Excel shows 12:00
         (2, "Cost Centre"): (45355.5625, "h:mm AM/PM"),  # 1:30 PM
         (3, "Cost Centre"): (36.5 / 24, "[h]:mm"),  # 36:30, an elapsed time
@@ -55,7 +59,8 @@ def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
     code, told, stored = imported(tmp_path, sandbox, source)
     assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
         "000001": ("2020-01-31", "12:00:00"), "000002": ("2020-01-31", "13:30:00"),
-        "000003": ("2020-01-31", "36:30:00"), "000005": ("2024-03-04", "CC-1")}
+        "000003": ("2020-01-31", "36:30:00"), "000005": ("2024-03-04", "CC-1"), "000006": ("2020-01-31", "00:00:00"),
+        "000007": ("2020-01-31", "12:30:16"), "000008": ("2020-01-31", "00:00:00")}
     assert (code, told) == (1, [("Row 5, column 'Hire Date': '12:00:00' is not a real date (expected a real "
                                  "calendar date, such as 2020-01-31, or an Excel date cell).")])
 
@@ -64,22 +69,22 @@ def test_a_time_of_day_on_a_number_of_one_or_more_is_the_time_excel_shows(
 def test_a_date_cell_excel_cannot_show_is_held_back_never_sent(
         tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
     write, suffix = WRITERS[writer]
-    rows = [person(n) for n in range(1, 5)]
+    rows = [person(n) for n in range(1, 6)]
     source = write(tmp_path / f"staff{suffix}", rows, {
         (1, "Hire Date"): (-1, "dd/mm/yyyy"),  # ########: a negative date
         (2, "Hire Date"): (3_000_000, "dd/mm/yyyy"),  # ########: after 31/12/9999
         (3, "Cost Centre"): (-2, "yyyy-mm-dd"),
         (4, "Hire Date"): (2_958_465, "dd/mm/yyyy"),  # 31/12/9999, the last day Excel shows
+        (5, "Cost Centre"): (3_000_000, "dd/mm/yyyy"),  # custom data: an .xls sent the number 3000000
     })
     assert read_spreadsheet(source).frame["Hire Date"].tolist() == [
-        "########", "########" if suffix == ".xlsx" else "3000000", "2020-01-31", "9999-12-31"]
+        "########", "########", "2020-01-31", "9999-12-31", "2020-01-31"]
     code, told, stored = imported(tmp_path, sandbox, source)
     assert {k: s["job_start_date"] for k, s in stored.items()} == {"000004": "9999-12-31"}
-    past_9999 = NOT_SHOWN.format(3000000) if suffix == ".xlsx" else (  # an .xls is looked at for a few cells only
-        "'3000000' is not a real date (expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
     assert (code, told) == (1, [f"Row 2, column 'Hire Date': {NOT_SHOWN.format(-1)}",
-                                f"Row 3, column 'Hire Date': {past_9999}",
-                                f"Row 4, column 'Cost Centre': {NOT_SHOWN.format(-2)}"])
+                                f"Row 3, column 'Hire Date': {NOT_SHOWN.format(3000000)}",
+                                f"Row 4, column 'Cost Centre': {NOT_SHOWN.format(-2)}",
+                                f"Row 6, column 'Cost Centre': {NOT_SHOWN.format(3000000)}"])
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))
@@ -95,6 +100,30 @@ def test_in_the_1904_date_system_a_zero_is_1_january_1904_and_a_time_stays_a_tim
     assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
         "000001": ("1904-01-01", "CC-1"), "000002": ("2020-01-31", "12:00:00")}
     assert (code, told) == (0, [])
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_in_the_1904_date_system_a_number_below_zero_shows_a_minus_sign_not_hashes(
+        tmp_path: Path, sandbox: Any, engine: str, writer: str) -> None:
+    """Mac Excel's calendar shows a number below 0 with a minus sign (Microsoft KB 182247: -1 as dd/mm/yyyy is
+    -02/01/1904, -0.5 as hh:mm is -12:00), where the 1900 system shows ########: the line said 'it shows
+    ########', which the person does not see, and the time was held back as no time."""
+    write, suffix = WRITERS[writer]
+    rows = [person(1), person(2), person(3)]
+    source = write(tmp_path / f"staff{suffix}", rows, {
+        (1, "Hire Date"): (-1, "dd/mm/yyyy"), (2, "Cost Centre"): (-0.5, TIME),
+        (3, "Cost Centre"): (-1.25, "[h]:mm")}, date_1904=True)
+    code, told, stored = imported(tmp_path, sandbox, source)
+    assert {k: (s["job_start_date"], s["customer_data_type"][0]["value"]) for k, s in stored.items()} == {
+        "000002": ("2020-01-31", "-12:00:00"), "000003": ("2020-01-31", "-30:00:00")}
+    assert (code, told) == (1, [("Row 2, column 'Hire Date': the cell holds -1, a number below zero, which Excel "
+                                "shows in this workbook's 1904 date system as a date with a minus sign (-1904-01-02), "
+                                "not a real date, so no date can be sent for it; enter the date, or leave the cell "
+                                "empty if there is none."),
+                                # sent as read; a value starting with '-' is one a spreadsheet may run (as typed)
+                                *[f"Warning: Row {row}, column 'Cost Centre': '{time}' looks like a spreadsheet "
+                                  "formula; kept as written (formula_text = \"reject\" in the config's [source] would "
+                                  "hold the row back)." for row, time in ((3, "-12:00:00"), (4, "-30:00:00"))]])
 
 
 def east_asian(path: Path, formats: list[tuple[str, int]]) -> Path:
@@ -156,27 +185,43 @@ def test_a_workbook_streamed_in_pieces_reads_times_and_dates_as_read_whole(
         37: [("not-a-date", "Hire Date", "########")], 40: [("not-a-date", "Hire Date", "06:00:00")]}
 
 
-def ods_with_times(path: Path, times: dict[tuple[int, str], tuple[str, str]]) -> Path:
+def ods_with_times(path: Path, times: dict[tuple[int, str], tuple[str, str | None] | tuple[str, None, str]]) -> Path:
     """The export as an ODS whose cells ``times`` are time cells (duration, text shown), as LibreOffice saves them:
     the duration in ``office:time-value`` (a time-formatted date-time as hours since 30/12/1899), the text it
-    showed in ``text:p``."""
+    showed in ``text:p``; or (duration, None), saved without the text, as odfpy writes them, or (duration, None,
+    format) with a time format, ``HH:MM`` (the time of day) or ``[HH]:MM`` (hours in full)."""
+    from odf.number import Hours, Minutes, TimeStyle
+    from odf.number import Text as Separator
     from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style
     from odf.table import Table, TableCell, TableRow
     from odf.text import P
 
     from tests.staff_files import HEADER
 
     doc = OpenDocumentSpreadsheet()
+    styles = {}
+    for name, elapsed in (("HH:MM", False), ("[HH]:MM", True)):
+        time_format = TimeStyle(name=f"time-{len(styles)}", **({"truncateonoverflow": "false"} if elapsed else {}))
+        for part in (Hours(style="long"), Separator(text=":"), Minutes(style="long")):
+            time_format.addElement(part)
+        doc.automaticstyles.addElement(time_format)
+        styles[name] = Style(name=f"cell-{len(styles)}", family="table-cell", datastylename=time_format)
+        doc.automaticstyles.addElement(styles[name])
     table = Table(name="Staff")
-    for r, row in enumerate([dict(zip(HEADER, HEADER)), person(1), person(2), person(3)]):
+    last = max(r for r, _ in times)
+    for r, row in enumerate([dict(zip(HEADER, HEADER)), *(person(n) for n in range(1, last + 1))]):
         line = TableRow()
         for header in HEADER:
+            shown: str | None
             if (r, header) in times:
-                duration, shown = times[r, header]
-                cell = TableCell(valuetype="time", timevalue=duration)
+                duration, shown, *time_format = times[r, header]
+                cell = TableCell(valuetype="time", timevalue=duration,
+                                 **({"stylename": styles[time_format[0]]} if time_format else {}))
             else:
                 cell, shown = TableCell(valuetype="string"), row[header]
-            cell.addElement(P(text=shown))
+            if shown is not None:
+                cell.addElement(P(text=shown))
             line.addElement(cell)
         table.addElement(line)
     doc.spreadsheet.addElement(table)
@@ -199,3 +244,27 @@ def test_an_ods_time_of_a_day_or_more_is_what_libreoffice_shows_never_its_iso_du
         "000001": ("2020-01-31", "36:30:00"), "000002": ("2020-01-31", "13:30:00")}
     assert (code, told) == (1, [("Row 4, column 'Hire Date': '13:30:00' is not a real date (expected a real "
                                  "calendar date, such as 2020-01-31, or an Excel date cell).")])
+
+
+def test_an_ods_time_without_its_text_below_zero_or_with_a_fraction_of_a_second_is_what_libreoffice_shows(
+        tmp_path: Path, sandbox: Any) -> None:
+    """A time cell saved without the text it shows (odfpy writes none) or below zero was sent as its ISO 8601
+    duration (PT36H30M00S, -PT6H00M00S), and a fraction of a second was cut (12:30:15.5 read 12:30:15). Now as
+    LibreOffice shows them: without a time format a day or more shows its hours in full, with one as that format
+    says; below zero, an elapsed time has a minus sign and a time of day counts back from midnight; to the
+    nearest second."""
+    source = ods_with_times(tmp_path / "staff.ods", {
+        (1, "Cost Centre"): ("PT36H30M00S", None),  # LibreOffice's standard format: [HH]:MM:SS
+        (2, "Cost Centre"): ("PT36H30M00S", None, "HH:MM"),  # 12:30
+        (3, "Cost Centre"): ("PT36H30M00S", None, "[HH]:MM"),  # 36:30
+        (4, "Cost Centre"): ("-PT6H00M00S", "-06:00:00"),
+        (5, "Cost Centre"): ("-PT6H00M00S", "18:00:00"),  # HH:MM:SS counts back from midnight
+        (6, "Cost Centre"): ("PT12H30M15.5S", "12:30:16"),
+    })
+    code, told, stored = imported(tmp_path, sandbox, source)
+    assert {k: s["customer_data_type"][0]["value"] for k, s in stored.items()} == {
+        "000001": "36:30:00", "000002": "12:30:00", "000003": "36:30:00", "000004": "-06:00:00",
+        "000005": "18:00:00", "000006": "12:30:16"}
+    assert (code, told) == (0, [  # sent as read; a value starting with '-' is one a spreadsheet may run (as typed)
+        ("Warning: Row 5, column 'Cost Centre': '-06:00:00' looks like a spreadsheet formula; kept as written "
+         "(formula_text = \"reject\" in the config's [source] would hold the row back).")])

@@ -187,3 +187,15 @@ def test_the_header_repeated_at_once_under_itself_in_an_xlsxwriter_workbook(tmp_
     config = load_config(write_config(tmp_path / "staff.toml"))
     run = import_file(config, path, validate_only=True).result
     assert {o.row: [p.code for p in o.problems] for o in run.rows if o.problems} == {2: ["header-row-repeated"]}
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1, 2])
+def test_how_values_were_read_says_nothing_of_the_header_rows_cells(tmp_path: Path, chunk_rows: int | None) -> None:
+    """The run summary's 'How values were read' listed the second header row's cells ('Email' -> 'email' on
+    row 4, lower-cased), though nothing but the repeat is said of them: read whole or in chunks alike."""
+    source = joined_csv(tmp_path, [person(1), person(2)], [person(3), person(4)])
+    config = load_config(write_config(tmp_path / "staff.toml"))
+    run = import_file(config, source, validate_only=True, chunk_rows=chunk_rows).result
+    told = [(c.column, c.kind, c.rows, [(e.row, e.read, e.sent) for e in c.examples]) for c in run.info.values_read]
+    assert [t for t in told if any(row == 4 for row, _, _ in t[3])] == []
+    assert [t for t in told if t[0] == "Email"] == []  # the people's e-mails are written as sent

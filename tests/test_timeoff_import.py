@@ -672,3 +672,30 @@ def test_a_period_of_only_weekends_and_holidays_is_not_booked(tmp_path: Path, st
         "Row 2: the service counts no working day in 2024-02-10..2024-02-12 in SG (weekends and public holidays "
         "of SG), so there is no figure to send; not sent: write the days in the total_days column.")
     assert (row.problems[0].column, row.problems[0].field) == ("Days", "total_days")
+
+
+def test_a_time_of_day_in_a_date_column_is_held_back_in_one_line_never_sent_as_a_date(
+        tmp_path: Path, staffed: Any) -> None:
+    """Time off is read as staff files are: a cell of a time format (hh:mm) shows a time of day whatever day its
+    number also holds (1.5 shows 12:00, 45355.5625 shows 13:30), so a start or end date holding one is no date;
+    it was read as 1900-01-01 12:00 or 2024-03-04 13:30, the first sent as 1900-01-01."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", "", "MY", "", ""],
+        ["000104", "Annual Leave", 1.5, D(2024, 3, 8), "", "", "CN", "", ""],
+        ["000106", "Annual Leave", D(2024, 3, 4), 45355.5625, "", "", "SG", "", ""],
+    ])
+    from openpyxl import load_workbook
+
+    book = load_workbook(source)
+    book.active["C3"].number_format = book.active["D4"].number_format = "hh:mm"
+    book.save(source)
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 1
+    assert {o.row: [(p.code, p.column, p.value) for p in o.problems] for o in run.rows if o.problems} == {
+        3: [("not-a-date", "From", "12:00:00")], 4: [("not-a-date", "To", "13:30:00")]}
+    assert [line for line in result.output.splitlines() if line.startswith("Row ")] == [
+        ("Row 3, column 'From': '12:00:00' is not a real date (expected a real calendar date, such as 2020-01-31, "
+         "or an Excel date cell)."),
+        ("Row 4, column 'To': '13:30:00' is not a real date (expected a real calendar date, such as 2020-01-31, "
+         "or an Excel date cell).")]
+    assert stored(staffed) == [("000101", 1, "2024-03-04", "2024-03-08", 5)]

@@ -41,7 +41,7 @@ from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
-from hrimport.reader.repeated_header import keep_alone
+from hrimport.reader.repeated_header import keep_alone, repeats_header
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
 
@@ -217,7 +217,8 @@ def map_records(
         carried_sources[key] = actual
 
     trail = state.trail
-    trail.row_numbers = table.row_numbers
+    # a row repeating the header: nothing is said of its cells but that (``keep_alone``)
+    trail.skip(table.row_numbers, [row for row, found in table.row_problems.items() if repeats_header(found)])
 
     # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
     # or with a stand-in for it, a date cell showing a day that never was
@@ -517,6 +518,10 @@ def _no_such_date(row: int, column: str, field_name: str | None, value: str, sto
         message = (f"{where}: the cell holds {stored}, a number Excel cannot show as a date or a time (it shows "
                    f"{NOT_SHOWN}: before 1900 or after 9999, or below zero), so no date can be sent for it; "
                    "enter the date, or leave the cell empty if there is none.")
+    elif value.startswith("-"):
+        message = (f"{where}: the cell holds {stored}, a number below zero, which Excel shows in this workbook's "
+                   f"1904 date system as a date with a minus sign ({value}), not a real date, so no date can be "
+                   "sent for it; enter the date, or leave the cell empty if there is none.")
     elif not value.startswith("1900-"):
         message = (f"{where}: the cell holds {stored} in one of Excel's East Asian built-in formats, which shows "
                    "it as a date or as a time depending on the language of the computer opening the file, so "

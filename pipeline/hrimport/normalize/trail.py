@@ -5,7 +5,8 @@ distinct value in a few vectorised passes (a compare, a factorize of what change
 value), so a step that changes nothing costs one comparison, and one that rewrites all 100,000 dates of a
 column costs a few milliseconds; only the distinct values changed meet Python, to name their kind. The
 cells the reader read in a way worth telling (``SourceTable.cells_read``: date cells, number formats,
-formulas) are recorded by ``cells``.
+formulas) are recorded by ``cells``. The rows that repeat the header row (``skip``: two exports joined into
+one file) are left out: nothing is said of their cells but that (README, "Layout and refusals").
 
 Example::
 
@@ -39,7 +40,15 @@ class ValueTrail:
 
     def __init__(self, row_numbers: Sequence[int]) -> None:
         self.row_numbers = row_numbers
+        self._skipped = np.empty(0, dtype=np.int64)
         self._changes: dict[tuple[str, str, str, str], ValueChange] = {}
+
+    def skip(self, row_numbers: Sequence[int], rows: Iterable[int]) -> None:
+        """The rows of the table to come (Excel rows ``row_numbers``, one per position) and those of them
+        (``rows``, Excel rows) whose cells are not told of: they repeat the header row."""
+        self.row_numbers = row_numbers
+        skipped = set(rows)
+        self._skipped = np.array([pos for pos, row in enumerate(row_numbers) if row in skipped], dtype=np.int64)
 
     def compare(
         self,
@@ -54,6 +63,9 @@ class ValueTrail:
         changes of ``kind``, or of the kind ``kind(read, sent)`` names for each distinct value changed;
         ``rule`` (or ``rule(kind)``) says what decided them."""
         changed = (before != after).to_numpy(dtype=bool, na_value=True)
+        if len(self._skipped):
+            changed = changed.copy()  # pandas may hand out its own buffer
+            changed[self._skipped] = False
         if not changed.any():
             return
         positions = np.flatnonzero(changed)
@@ -78,6 +90,7 @@ class ValueTrail:
         """Record the cells of ``values`` (a column as read) that the reader read in a particular way
         (``read``: date cells, a number format, formulas); empty cells are left out."""
         positions = read.positions[(values.iloc[read.positions] != "").to_numpy()]
+        positions = positions[~np.isin(positions, self._skipped)]
         if not len(positions):
             return
         text = values.iloc[positions]
@@ -94,10 +107,13 @@ class ValueTrail:
                     _counter(uniques.tolist(), counts), by_sent=True)
 
     def constant(self, field: str, column: str, kind: str, rule: str, value: str, rows: int) -> None:
-        """Record a value the config gives every one of ``rows`` rows."""
-        if rows:
+        """Record a value the config gives every one of ``rows`` rows (those repeating the header aside)."""
+        rows -= len(self._skipped)
+        if rows > 0:
+            skipped = set(self._skipped.tolist())
+            first = next(row for pos, row in enumerate(self.row_numbers) if pos not in skipped)
             self._merge(ValueChange(field, column, kind, rule, rows,
-                                    [ValueExample(self.row_numbers[0], "", value, rows)]),
+                                    [ValueExample(first, "", value, rows)]),
                         lambda sent: rows if sent == value else 0, by_sent=True)
 
     def changes(self, field_order: Sequence[str] = ()) -> list[ValueChange]:

@@ -14,7 +14,9 @@ stores a number from 0 to below 1, or from 60 to below 61. A workbook of the 190
 has no such day: its 0 is 1 January 1904 and its 60 is 1 March 1904.
 
 A number Excel cannot show as a date at all (below 0, or after 31 December 9999: it shows ``########``) is held
-back the same way, read as ``########``. The other cells of a date or time format whose number the libraries
+back the same way, read as ``########``. The 1904 date system shows a number below 0 as the number above 0
+with a minus sign (Microsoft KB 182247: its reason to exist): a time as such (``-12:00:00``), a date held back
+as no date, read as ``-1904-01-02``. The other cells of a date or time format whose number the libraries
 read otherwise than Excel shows it are read as Excel shows them (``shown_date_time``): a time of day's format
 (``hh:mm``) on a number of 1 or more shows the time alone, never 1900-01-01; an elapsed time (``[h]:mm``) shows
 its hours in full (``36:30:00``, never ``1 day, 12:30:00``); a date cell's 0 in the 1904 date system is
@@ -141,15 +143,16 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
     a cell read as ``text``; None where the libraries read what Excel shows (a real date: both read it)."""
     if shape == DATE_OR_TIME:
         return True, stored_number(repr(stored))
+    if date_system == 1904 and -_LAST_SERIAL[1904] < stored < 0:  # shown with a minus sign (KB 182247)
+        held, text = shown_date_time(-stored, shape, 1904) or (False, _shown_day(-stored, 1904))
+        return shape not in (TIME, ELAPSED) or held, f"-{text}"
     if stored < 0 or stored >= _LAST_SERIAL[date_system]:
         return True, NOT_SHOWN
     if shape in (DATE, EAST_ASIAN_DATE):
         if date_system == 1900 and (day := day_that_never_was(stored)) is not None:
             return True, day
         if shape == EAST_ASIAN_DATE or (date_system == 1904 and stored < 1):
-            day_and_time = _EPOCHS[date_system] + dt.timedelta(seconds=round(stored * 86400))
-            return False, (day_and_time.date().isoformat() if day_and_time.time() == dt.time(0)
-                           else day_and_time.isoformat(sep=" "))
+            return False, _shown_day(stored, date_system)
         return None
     seconds = round(stored * 86400)
     if shape == ELAPSED:
@@ -161,6 +164,12 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
 
 
 _EPOCHS = {1900: dt.datetime(1899, 12, 30), 1904: dt.datetime(1904, 1, 1)}
+
+
+def _shown_day(stored: float, date_system: int) -> str:
+    """The day (and time, if not midnight) serial ``stored`` is, as ``YYYY-MM-DD[ HH:MM:SS]``."""
+    day_and_time = _EPOCHS[date_system] + dt.timedelta(seconds=round(stored * 86400))
+    return day_and_time.date().isoformat() if day_and_time.time() == dt.time(0) else day_and_time.isoformat(sep=" ")
 
 
 def day_that_never_was(stored: float) -> str | None:
@@ -256,19 +265,46 @@ def _without(read: CellsRead, rows: np.ndarray) -> CellsRead | None:
     return CellsRead(read.kind, read.rule, read.positions[keep], held)
 
 
-def day_candidates(columns: dict[int, pd.Series]) -> list[tuple[int, int]]:
+def day_candidates(columns: dict[int, pd.Series], dates: bool = False, past_9999: bool = False
+                   ) -> list[tuple[int, int]]:
     """(row, column) of the cells python-calamine may have read otherwise than Excel shows them
     (``shown_date_time``): a time of day (what it makes of a date cell storing 0 to below 1, or below 0), 28
     February 1900 (of one storing 60), a date with a time of day (a time format on a number of 1 or more, which
-    may also be a date-time format), an elapsed time (``1 day, 12:30:00``). Not a number of seven digits (a
-    date past 9999, read as the number): ids are, and such a number is no date to a date column anyway. A few
-    cells at most, or none: the XLS itself is looked at only for them (``xls_no_such_dates``)."""
+    may also be a date-time format), an elapsed time (``1 day, 12:30:00``). With ``dates`` (the workbook gives
+    a cell a time format) a date at midnight too: a time format on a whole number is read as its day. With
+    ``past_9999`` (the workbook gives a cell a date format) a number of seven digits or more: a date past
+    31/12/9999 is read as the number. A few cells at most, or none, where the workbook has no such format: the
+    XLS itself is looked at only for them (``xls_no_such_dates``)."""
     found: list[tuple[int, int]] = []
+    pattern = r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*"
+    if dates:
+        pattern += r"|\d{4}-\d\d-\d\d"
+    if past_9999:
+        pattern += r"|\d{7,}(?:\.\d+)?"
     for j, values in columns.items():
         hits = (values.str.startswith(("1900-02-28", "1900-01-0", "1899-12-3", "1904-01-0"))
-                | values.str.fullmatch(r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\.\d+)?|-?\d+ days?, .*"))
+                | values.str.fullmatch(pattern))
         found.extend((row, j) for row in np.flatnonzero(hits.to_numpy(dtype=bool)).tolist())
     return found
+
+
+def xls_date_time_cells(path: str, sheet: str, columns: dict[int, pd.Series]
+                        ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int, str]]]:
+    """The cells of an XLS sheet (read by python-calamine as ``columns``) of a date or time format read
+    otherwise than Excel shows them (``xls_no_such_dates``). The workbook's formats are read first (``on_demand``:
+    no sheet yet): the cells read as dates at midnight are looked at only when a cell has a time format, and
+    numbers of seven digits only when one has a date format."""
+    from hrimport.reader.xls_book import open_xls
+
+    book = open_xls(path, formatting_info=True, on_demand=True)
+    try:
+        shapes = {key: shape for key, fmt in book.format_map.items()
+                  if (shape := format_shape(fmt.format_str or "")) is not None}
+        used = {shapes[xf.format_key] for xf in book.xf_list if not xf.is_style and xf.format_key in shapes}
+    finally:
+        book.release_resources()
+    candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
+    return xls_no_such_dates(path, sheet, candidates) if candidates else ([], [])
 
 
 def xls_no_such_dates(path: str, sheet: str, candidates: Iterable[tuple[int, int]]

@@ -62,10 +62,9 @@ from hrimport.reader.grid import (
 )
 from hrimport.reader.no_such_dates import (
     DATE_CELL_RULE,
-    day_candidates,
     mark_no_such_dates,
     show_dates_and_times,
-    xls_no_such_dates,
+    xls_date_time_cells,
     xlsx_date_styles,
 )
 from hrimport.reader.number_formats import (
@@ -78,7 +77,7 @@ from hrimport.reader.number_formats import (
     xls_sheet_numbers,
     xlsx_number_styles,
 )
-from hrimport.reader.ods_times import DURATION, ods_durations
+from hrimport.reader.ods_times import DURATION_TEXT, ods_durations
 from hrimport.reader.sheets import (
     Sheet,
     SheetChoice,
@@ -120,7 +119,11 @@ def _cell_text(value: object) -> str:
         return value.isoformat()
     if kind is dt.time:
         assert isinstance(value, dt.time)
-        return value.replace(microsecond=0).isoformat()  # HH:MM:SS, as an ODS or Excel time cell shows
+        # HH:MM:SS, as an ODS or Excel time cell shows it: to the nearest second, as LibreOffice and Excel
+        # round a time format's last unit (12:30:15.5 shows 12:30:16; 23:59:59.6 the next midnight, 00:00:00)
+        seconds = value.hour * 3600 + value.minute * 60 + value.second + (value.microsecond >= 500_000)
+        seconds %= 86400
+        return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     if value is None:
         return ""
     return str(value)
@@ -390,6 +393,16 @@ def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
     return rendered(float(stored))
 
 
+def _whole_seconds(text: str) -> str:
+    """fastexcel's text of a date-time with a fraction of a second, to the nearest second: a time of day of
+    Excel's day 0 (``1899-12-31 23:59:59.600``) stays on it, as the midnight it shows (``00:00:00``)."""
+    moment = dt.datetime.fromisoformat(text)
+    if text.startswith("1899-12-3"):
+        seconds = (moment.hour * 3600 + moment.minute * 60 + moment.second + (moment.microsecond >= 500_000)) % 86400
+        return f"{text[:10]} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return (moment + dt.timedelta(microseconds=500_000)).replace(microsecond=0).isoformat(sep=" ")
+
+
 def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> tuple[pd.Series, np.ndarray]:
     """fastexcel's text for dates, times and booleans rewritten as python-calamine's path writes them,
     except in ``text_rows``: text cells that only look like such a rendering keep their text. Also returns
@@ -400,6 +413,12 @@ def _fastexcel_text(values: pd.Series, text_rows: list[int]) -> tuple[pd.Series,
     """
     read = values
     dates = np.zeros(0, dtype=np.int64)
+    # a time with a fraction of a second (12:30:15.500): to the nearest second, as python-calamine's path reads it
+    fractions = values.str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+")
+    if fractions.any():
+        at = np.flatnonzero(fractions.to_numpy(dtype=bool))
+        values = values.copy()
+        values.iloc[at] = [_whole_seconds(text) for text in values.iloc[at].tolist()]
     # a time-only cell first: day 0 of Excel's calendar, midnight included (0 in a date cell, which Excel
     # shows as 00/01/1900, is such a cell to python-calamine too: never the date 1899-12-31)
     if values.str.startswith("1899-12-3").any():
@@ -495,9 +514,9 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         data[j] = pd.Series(pa.array(_row_text(columns[j]), type=pa.string()), dtype="str")
         dates[j] = _date_cells(columns[j], data[j])
         columns[j] = ()  # free each column once converted
-    if info.format == "ods":  # durations python-calamine writes in ISO 8601 (PT36H30M00S): few, if any
-        durations = [(i, j) for j, values in data.items() if values.str.startswith("PT").any()
-                     for i in np.flatnonzero(values.str.fullmatch(DURATION.pattern).to_numpy(dtype=bool)).tolist()]
+    if info.format == "ods":  # durations python-calamine writes in ISO 8601 (PT36H30M00S, -PT1H): few, if any
+        durations = [(i, j) for j, values in data.items() if values.str.startswith(("P", "-P")).any()
+                     for i in np.flatnonzero(values.str.fullmatch(DURATION_TEXT).to_numpy(dtype=bool)).tolist()]
         dates_and_times = ods_durations(str(path), chosen.name, durations)
     cells_read = _rewrite_numbers(data, found, 0, number_text)
     _add_as_stored(cells_read, data, shown, 0)
@@ -507,8 +526,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
-    if info.format == "xls" and (candidates := day_candidates(data)):
-        no_such_dates, dates_and_times = xls_no_such_dates(str(path), chosen.name, candidates)
+    if info.format == "xls":
+        no_such_dates, dates_and_times = xls_date_time_cells(str(path), chosen.name, data)
     show_dates_and_times(data, cells_read, dates_and_times)
     mark_no_such_dates(data, cells_read, no_such_dates)
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
