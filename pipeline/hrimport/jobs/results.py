@@ -88,6 +88,9 @@ class JobResult:
     finished_at: str = ""
     notified: bool = False
     notify_error: str | None = None
+    # an e-mail is due and not yet tried: run.json says so while it is sent, so that a run killed then (the
+    # relay slow to answer, a reboot) counts as unfinished, told by the next run like a run killed mid-step
+    email_pending: bool = False
     pruned: list[Path] = field(default_factory=list)
     # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
     unfinished: list[Path] = field(default_factory=list)

@@ -155,12 +155,14 @@ def _run_locked(
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
         log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
                  EXIT_MEANINGS[result.exit_code])
+        result.email_pending = _email_due(job.notify, result)
         write_run_summary(result)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job.notify, job.name, job.path, result, say)
+        result.email_pending = False
         write_run_summary(result)  # again: now with whether the e-mail went
 
 
@@ -244,11 +246,7 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
             say: Callable[[str], None]) -> None:
     """E-mail the verdict of the job ``name`` (its file ``path``) when its ``[notify]`` says so; a failure is
     logged and said, never raised."""
-    # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
-    # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
-    due = should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
-                                                       and bool(result.unfinished))
-    if notify is None or not due:
+    if notify is None or not _email_due(notify, result):
         return
     reports = {s.name: s.report for s in result.steps if s.report is not None}
     attachments: list[Attachment] = []
@@ -287,6 +285,14 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         return
     result.notified = True
     log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+
+
+def _email_due(notify: NotifySettings | None, result: JobResult) -> bool:
+    """Whether ``[notify]`` wants this run's verdict e-mailed."""
+    # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
+    # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
+    return should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
+                                                        and bool(result.unfinished))
 
 
 def _shown_time(iso: str) -> str:
