@@ -46,7 +46,8 @@ EXIT_MEANINGS = {
     "again with --accept-drift if the file is right",
     EXIT_REPORT: "the rows were sent but the report could not be written (a full disk, an unwritable report "
     "folder): free space or fix the folder; the outcomes are kept in the state folder's unreported/ and the next "
-    "run does not send those rows again",
+    "run does not send those rows again (or the state folder could not be written mid-run, which stopped the "
+    "sending: free space there and run again)",
     EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
     "to send them (nothing is imported twice)",
     EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "
@@ -55,7 +56,8 @@ EXIT_MEANINGS = {
 
 # older_export: the step refused its file as an export it imported before its last import (exit 2);
 # too_old: the step refused its newest file as older than its max_source_age_days (exit 2)
-StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "not_run"]
+StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "state_not_written",
+                     "not_run"]
 
 
 @dataclass
@@ -158,6 +160,9 @@ class JobResult:
         if failed.status in ("older_export", "too_old"):
             return f"{failed.name}: {failed.found}"
         run = failed.result
+        if code == EXIT_REPORT and failed.status == "state_not_written":
+            # "; " first: a sandbox's place goes after "stopped sending", never after "disk is full"
+            return f"the {failed.name} step stopped sending; {failed.message.removeprefix('Error: ')}"
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"

@@ -27,12 +27,13 @@ from hrimport.errors import (
     ConfigError,
     HrimportError,
     JobLockedError,
+    StateNotWritten,
 )
 from hrimport.imports import import_file
 from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinished_runs, write_run_summary
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
-from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
+from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
 from hrimport.listing import sentences
 from hrimport.notify import (
@@ -222,7 +223,8 @@ def _run_step(
                           run.report, started_at=started_at)
     except HrimportError as exc:
         log.error("step %s: %s", step.name, exc, extra=SAID)
-        return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest,
+        status: StepStatus = "state_not_written" if isinstance(exc, StateNotWritten) else "error"
+        return StepResult(step.name, step.kind, status, exc.exit_code, f"Error: {exc}", source, digest,
                           started_at=started_at)
     except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
         log.error("step %s: %s", step.name, exc, extra=SAID)
