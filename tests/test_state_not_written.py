@@ -1,5 +1,5 @@
-"""A state folder whose disk fills up mid-run: the run stops sending, says so in one line (exit 6), and the
-next run, once there is room, stores every row exactly once.
+"""A state folder, or a job's report folder, whose disk fills up mid-run: the run says so in one line each (exit
+6, never a traceback), and the next run, once there is room, stores every row exactly once.
 
 The disk is real: a 4 MB tmpfs mounted on the job's state folder in a mount namespace of its own (``unshare``,
 which needs root or user namespaces; the test is skipped where neither is allowed). A process holds the
@@ -10,6 +10,7 @@ the run let go on (SIGCONT): the next write of the state meets a full disk, at a
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -77,23 +78,20 @@ class SmallDisk:
 
 
 @pytest.fixture
-def job(tmp_path: Path, sandbox: Any) -> Iterator[tuple[JobFolder, SmallDisk]]:
+def job(tmp_path: Path, sandbox: Any, request: pytest.FixtureRequest) -> Iterator[tuple[JobFolder, SmallDisk]]:
+    """The job; its state folder on the small disk, or the folder its parametrization names (``reports``)."""
     job = JobFolder(tmp_path / "job", sandbox, batch_size=10, timeoff=True)
     job.export("2024-05", job.people(60))
     job.leave("2024-05", 40)
-    disk = SmallDisk(job.root / "state")
+    disk = SmallDisk(job.root / getattr(request, "param", "state"))
     try:
         yield job, disk
     finally:
         disk.close()
 
 
-def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the_next_run_loses_and_doubles_nothing(
-    job: tuple[JobFolder, SmallDisk], sandbox: Any
-) -> None:
-    folder, disk = job
-    sandbox.set_faults(latency=0.1)
-    run = disk.run("run", str(folder.job))
+def fill_after_the_first_batch(run: subprocess.Popen[str], disk: SmallDisk, sandbox: Any) -> str:
+    """Stop ``run`` once its first staff batch reached the sandbox, fill the disk, let it go on; its stderr."""
     try:
         wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), timeout=60,
                  what="the first staff batch")
@@ -105,6 +103,16 @@ def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the
         if run.poll() is None:
             run.kill()
             run.communicate()
+    return err
+
+
+def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the_next_run_loses_and_doubles_nothing(
+    job: tuple[JobFolder, SmallDisk], sandbox: Any
+) -> None:
+    folder, disk = job
+    sandbox.set_faults(latency=0.1)
+    run = disk.run("run", str(folder.job))
+    err = fill_after_the_first_batch(run, disk, sandbox)
     sandbox.clear_faults()
 
     assert "Traceback" not in err
@@ -129,3 +137,38 @@ def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the
     assert folder.time_off() == Counter({(folder.ext(n), "2024-03-04"): 1 for n in range(1, 41)})  # each once
     staff, leave = (s["counts"] for s in folder.last_run()["steps"])
     assert sum(staff.values()) == 60 and sum(leave.values()) == 40 and leave["added"] == 40
+
+
+@pytest.mark.parametrize("job", ["reports"], indirect=True)
+def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and_exit_6(
+    job: tuple[JobFolder, SmallDisk], sandbox: Any
+) -> None:
+    folder, disk = job
+    sandbox.set_faults(latency=0.1)
+    run = disk.run("run", str(folder.job))
+    err = fill_after_the_first_batch(run, disk, sandbox)
+    sandbox.clear_faults()
+
+    assert "Traceback" not in err and "Logging error" not in err  # run.log ends quietly
+    assert run.returncode == 6, err  # not 1, "rows need attention"
+    [seen] = [p for p in disk.path("monthly").iterdir() if p.is_dir()]  # the report folder is on the small disk, seen through the holder
+    run_folder = folder.root / "reports" / "monthly" / seen.name  # as the run names it
+    lines = err.splitlines()
+    assert lines[0].startswith(f"staff: Error: the report could not be written to {run_folder / 'staff'}: No space "
+                               "left on device. 60 of 60 rows imported.")
+    assert lines[1].startswith(f"timeoff: Error: the report could not be written to {run_folder / 'timeoff'}: No "
+                               "space left on device. 40 of 40 rows imported.")
+    assert (f"Error: the run's summary could not be written to {run_folder}: No space left on device; free space "
+            "there (the steps' lines say what each sent)") in lines
+    assert lines[-1].startswith("monthly: sent, but the staff step's report was not written: ")
+
+    disk.free()
+    again = disk.run("run", str(folder.job))
+    _, err = again.communicate(timeout=120)
+
+    assert again.returncode == 0, err
+    assert folder.stored() == Counter({folder.ext(n): 1 for n in range(1, 61)})
+    assert folder.time_off() == Counter({(folder.ext(n), "2024-03-04"): 1 for n in range(1, 41)})
+    last = max(p for p in disk.path("monthly").iterdir() if p.is_dir())
+    staff, leave = (s["counts"] for s in json.loads((last / "run.json").read_text())["steps"])
+    assert staff["unchanged"] == 60 and leave["already_imported"] == 40  # remembered, though not reported

@@ -22,6 +22,7 @@ from hrimport.errors import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
+    EXIT_REPORT,
     EXIT_SERVICE,
     EXIT_TERMINATED,
     ConfigError,
@@ -157,14 +158,33 @@ def _run_locked(
         log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
                  EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
-        write_run_summary(result)
+        _write_run_summary(result, say)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job.notify, job.name, job.path, result, say)
         result.email_pending = False
-        write_run_summary(result)  # again: now with whether the e-mail went
+        _write_run_summary(result, say)  # again: now with whether the e-mail went
+
+
+def _write_run_summary(result: JobResult, say: Callable[[str], None]) -> None:
+    """``run.json``; a folder that cannot take it (a full disk) is said in one line and makes the run exit 6,
+    as a step's report not written does, instead of a traceback and exit 1 ("rows need attention")."""
+    try:
+        write_run_summary(result)
+    except OSError as exc:
+        if result.error_code == EXIT_REPORT:
+            return  # said once
+        result.error_code = EXIT_REPORT
+        why = (f"the run's summary could not be written to {result.folder}: {exc.strerror or exc}; free space "
+               "there (the steps' lines say what each sent)")
+        if result.exit_code == EXIT_REPORT and any(s.exit_code == EXIT_REPORT for s in result.steps):
+            pass  # the verdict already says a step's report met the same full disk
+        else:
+            result.error = why
+        log.error("%s", why, extra=SAID)
+        say(f"Error: {why}")
 
 
 def _run_step(
