@@ -229,3 +229,30 @@ def test_sigterm_while_a_dry_run_writes_its_report_is_exit_143_in_one_line(tmp_p
     assert stderr.strip().splitlines()[-1] == ("Error: stopped by SIGTERM before the command finished; run it "
                                                "again when ready (nothing is imported twice)")
     assert "Traceback" not in stderr
+
+
+def test_sigterm_once_every_row_was_sent_says_so_not_rows_left_to_send(tmp_path: Path, sandbox: Any) -> None:
+    from tests.test_run_job import TIME_OFF, JobFolder, hrimport, wait_for
+
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.export("2024-05", job.people(20))
+    job.leave("2024-05", 20)
+    # the last record is stored, then its answer held back: SIGTERM lands while it is in flight, all rows sent
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "after": True, "delay": 2, "skip": 19, "count": 1}])
+    run = hrimport("run", str(job.job))
+    try:
+        wait_for(lambda: len(job.time_off()) == 20, timeout=60, what="every record stored")
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+
+    assert run.returncode == 143, err
+    lines = err.splitlines()
+    assert lines[1].startswith("timeoff: 20 of 20 rows imported; the run was stopped (SIGTERM) after every row "
+                               "was sent (leave_2024-05.csv"), err
+    assert lines[-1].startswith(f"monthly: stopped by SIGTERM in the timeoff step after every row was sent "
+                                f"{job.on_sandbox.strip()}; run again to finish the run (nothing is imported twice)")
+    assert "not sent" not in err and "need attention" not in err

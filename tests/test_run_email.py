@@ -9,6 +9,8 @@ is real, over HTTP, or the embedded one.
 
 from __future__ import annotations
 
+import json
+import select
 import signal
 import socket
 import sys
@@ -240,6 +242,46 @@ def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Pat
 
     assert run_cli("run", str(job.job)).exit_code == 0  # told once: the run after is clean, and mails nobody
     assert len(box.messages) == 1
+
+
+def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path: Path, sandbox: Any,
+                                                                     relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    # this morning's relay takes the connection and never greets: the run waits in the e-mail, its steps done
+    # and its run.json written, and is killed there (a reboot, the OOM killer, systemd's TimeoutStartSec)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        silent_port = silent.getsockname()[1]
+        job = JobFolder(tmp_path / "killed-mailing", sandbox, notify=notify_table(silent_port, "always"))
+        job.export("2024-05", job.people(3))
+        killed = hrimport_process("run", str(job.job))
+        try:
+            readable, _, _ = select.select([silent], [], [], 60)  # the run is connecting to the relay
+            assert readable, "the run never began its e-mail"
+            killed.send_signal(signal.SIGKILL)
+            killed.communicate(timeout=30)
+        finally:
+            if killed.poll() is None:
+                killed.kill()
+                killed.communicate()
+    [folder] = job.runs()
+    assert box.messages == []  # nobody was told
+    job.job.write_text(job.job.read_text().replace(f"port = {silent_port}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    said = f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}; the lines above say what this run did in its place" in body_of(msg)
+    assert json.loads((folder / "run.json").read_text())["email_pending"] is True  # what marked it
+    assert job.last_run()["email_pending"] is False
+
+    assert run_cli("run", str(job.job)).exit_code == 0  # told once
+    assert "did not finish" not in body_of(box.messages[-1])
 
 
 # ------------------------------------------------------------------------------------- what cron logs

@@ -11,6 +11,7 @@ and make it the rows' outcome::
     ├── InputFileError           exit 2  the spreadsheet cannot be read as asked
     ├── JobLockedError           exit 3  another run of the same job holds its lock
     ├── ReportNotWritten         exit 6  rows were sent but the report folder could not be written
+    ├── StateNotWritten          exit 6  the state folder could not be written mid-run (a full disk)
     ├── RequestRejected          exit 1  the service refused a request for what it says (HTTP 4xx
     │   │                                but 401); normally caught and made the row's outcome
     │   ├── AccessDenied                 403: the token's user may not do this
@@ -58,6 +59,15 @@ class ReportNotWritten(HrimportError):
     Its own exit code: not "rows need attention" (1), which on-call would send to HR without a report.
     What the service accepted is in the state folder, so the next run does not send it again.
     """
+
+    exit_code = 6
+
+
+class StateNotWritten(HrimportError):
+    """The state folder (what the service accepted, the time-off ledger) could not be written mid-run: a full
+    disk. The run stops sending: a row the state cannot remember would be sent again by the next run, and a
+    time-off record never goes out without its ledger entry. Exit 6, as for the report: a full disk or folder
+    to see to, never "rows need attention" (1)."""
 
     exit_code = 6
 

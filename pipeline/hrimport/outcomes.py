@@ -507,7 +507,10 @@ class RunResult:
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
         if self.info.interrupted:
-            text += f"; the run was stopped ({self.info.interrupted}) before sending every row"
+            # the signal may land as the last answer comes in: every row then has what the service did with it
+            left = any(r.outcome is Outcome.NOT_SENT for r in self.rows)
+            text += f"; the run was stopped ({self.info.interrupted}) {'before sending' if left else 'after'} every row"
+            text += "" if left else " was sent"
         elif self.info.service_lost:
             text += "; the service became unreachable, so the run stopped sending"
         return text

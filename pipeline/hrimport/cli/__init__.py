@@ -97,8 +97,8 @@ def main(debug: bool) -> None:
     Exit codes: 0 every row imported; 1 some rows need attention; 2 a usage, config or input-file
     error; 3 another run of the same job (or time-off import of the same state folder) is in progress;
     4 the service was unreachable or refused the token; 5 held for review by the drift guard, nothing
-    sent; 6 the rows were sent but the report could not be written; 130 / 143 stopped by Ctrl-C /
-    SIGTERM.
+    sent; 6 the rows were sent but the report could not be written (or the state folder, which
+    stops the sending); 130 / 143 stopped by Ctrl-C / SIGTERM.
     """
     # log lines (retries, warnings) go to stderr, one line each, friendly to cron mail and log files
     root = logging.getLogger()

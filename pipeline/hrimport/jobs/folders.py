@@ -7,6 +7,7 @@ A folder is named by the run's start time, so names sort in run order; ``run.jso
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -47,6 +48,7 @@ def write_run_summary(result: JobResult) -> None:
         "embedded_sandbox": result.embedded_sandbox,
         "notified": result.notified,
         "notify_error": result.notify_error,
+        "email_pending": result.email_pending,
         "steps": [
             {
                 "name": s.name, "kind": s.kind, "started_at": s.started_at or None, "status": s.status,
@@ -58,8 +60,12 @@ def write_run_summary(result: JobResult) -> None:
             for s in result.steps
         ],
     }
-    with open_private(result.folder / RUN_SUMMARY, "w") as fh:
+    # written beside it and renamed over it: a run killed while writing leaves the run.json that was there (or
+    # none), never a cut one that would read as finished
+    partial = result.folder / (RUN_SUMMARY + ".partial")
+    with open_private(partial, "w") as fh:
         json.dump(data, fh, indent=2, ensure_ascii=False)
+    os.replace(partial, result.folder / RUN_SUMMARY)
 
 
 def unfinished_runs(job: Job) -> list[Path]:
@@ -71,11 +77,20 @@ def unfinished_runs(job: Job) -> list[Path]:
         return []
     unfinished: list[Path] = []
     for folder in sorted((p for p in parent.iterdir() if is_run_folder(p)), key=run_order, reverse=True):
-        if (folder / RUN_SUMMARY).is_file():
+        if (folder / RUN_SUMMARY).is_file() and not _email_was_pending(folder / RUN_SUMMARY):
             break
         if (folder / RUN_LOG).is_file():
             unfinished.append(folder)
     return unfinished[::-1]
+
+
+def _email_was_pending(summary: Path) -> bool:
+    """Whether a run's ``run.json`` says it was killed while its e-mail was due and not yet sent: its steps
+    finished, but nobody was told."""
+    try:
+        return json.loads(summary.read_bytes()).get("email_pending") is True
+    except (OSError, ValueError, AttributeError):
+        return False  # a run.json this version did not write, or cannot read: as it was, a finished run
 
 
 def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:

@@ -46,7 +46,8 @@ EXIT_MEANINGS = {
     "again with --accept-drift if the file is right",
     EXIT_REPORT: "the rows were sent but the report could not be written (a full disk, an unwritable report "
     "folder): free space or fix the folder; the outcomes are kept in the state folder's unreported/ and the next "
-    "run does not send those rows again",
+    "run does not send those rows again (or the state folder could not be written mid-run, which stopped the "
+    "sending: free space there and run again)",
     EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
     "to send them (nothing is imported twice)",
     EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "
@@ -55,7 +56,8 @@ EXIT_MEANINGS = {
 
 # older_export: the step refused its file as an export it imported before its last import (exit 2);
 # too_old: the step refused its newest file as older than its max_source_age_days (exit 2)
-StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "not_run"]
+StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "state_not_written",
+                     "not_run"]
 
 
 @dataclass
@@ -88,6 +90,9 @@ class JobResult:
     finished_at: str = ""
     notified: bool = False
     notify_error: str | None = None
+    # an e-mail is due and not yet tried: run.json says so while it is sent, so that a run killed then (the
+    # relay slow to answer, a reboot) counts as unfinished, told by the next run like a run killed mid-step
+    email_pending: bool = False
     pruned: list[Path] = field(default_factory=list)
     # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
     unfinished: list[Path] = field(default_factory=list)
@@ -155,6 +160,9 @@ class JobResult:
         if failed.status in ("older_export", "too_old"):
             return f"{failed.name}: {failed.found}"
         run = failed.result
+        if code == EXIT_REPORT and failed.status == "state_not_written":
+            # "; " first: a sandbox's place goes after "stopped sending", never after "disk is full"
+            return f"the {failed.name} step stopped sending; {failed.message.removeprefix('Error: ')}"
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"
@@ -173,6 +181,9 @@ class JobResult:
                     "--accept-drift if the file is right")
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             how = "Ctrl-C (SIGINT)" if code == EXIT_INTERRUPTED else "SIGTERM"
+            if unsent == 0:  # stopped as the last answer came in: nothing left to send, the run itself unfinished
+                return (f"stopped by {how} in the {failed.name} step after every row was sent; run again to finish "
+                        "the run (nothing is imported twice)")
             return f"stopped by {how} in the {failed.name} step: {not_sent}; run again to send them"
         if run.info.service_lost:
             return (f"the service became unreachable in the {failed.name} step: {not_sent}; run again once it is "

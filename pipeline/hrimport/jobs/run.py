@@ -22,17 +22,19 @@ from hrimport.errors import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_OK,
+    EXIT_REPORT,
     EXIT_SERVICE,
     EXIT_TERMINATED,
     ConfigError,
     HrimportError,
     JobLockedError,
+    StateNotWritten,
 )
 from hrimport.imports import import_file
 from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinished_runs, write_run_summary
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
-from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult
+from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
 from hrimport.listing import sentences
 from hrimport.notify import (
@@ -155,13 +157,34 @@ def _run_locked(
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
         log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
                  EXIT_MEANINGS[result.exit_code])
-        write_run_summary(result)
+        result.email_pending = _email_due(job.notify, result)
+        _write_run_summary(result, say)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job.notify, job.name, job.path, result, say)
-        write_run_summary(result)  # again: now with whether the e-mail went
+        result.email_pending = False
+        _write_run_summary(result, say)  # again: now with whether the e-mail went
+
+
+def _write_run_summary(result: JobResult, say: Callable[[str], None]) -> None:
+    """``run.json``; a folder that cannot take it (a full disk) is said in one line and makes the run exit 6,
+    as a step's report not written does, instead of a traceback and exit 1 ("rows need attention")."""
+    try:
+        write_run_summary(result)
+    except OSError as exc:
+        if result.error_code == EXIT_REPORT:
+            return  # said once
+        result.error_code = EXIT_REPORT
+        why = (f"the run's summary could not be written to {result.folder}: {exc.strerror or exc}; free space "
+               "there (the steps' lines say what each sent)")
+        if result.exit_code == EXIT_REPORT and any(s.exit_code == EXIT_REPORT for s in result.steps):
+            pass  # the verdict already says a step's report met the same full disk
+        else:
+            result.error = why
+        log.error("%s", why, extra=SAID)
+        say(f"Error: {why}")
 
 
 def _run_step(
@@ -220,7 +243,8 @@ def _run_step(
                           run.report, started_at=started_at)
     except HrimportError as exc:
         log.error("step %s: %s", step.name, exc, extra=SAID)
-        return StepResult(step.name, step.kind, "error", exc.exit_code, f"Error: {exc}", source, digest,
+        status: StepStatus = "state_not_written" if isinstance(exc, StateNotWritten) else "error"
+        return StepResult(step.name, step.kind, status, exc.exit_code, f"Error: {exc}", source, digest,
                           started_at=started_at)
     except OSError as exc:  # e.g. the source file vanished or became unreadable between find and read
         log.error("step %s: %s", step.name, exc, extra=SAID)
@@ -244,11 +268,7 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
             say: Callable[[str], None]) -> None:
     """E-mail the verdict of the job ``name`` (its file ``path``) when its ``[notify]`` says so; a failure is
     logged and said, never raised."""
-    # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
-    # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
-    due = should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
-                                                       and bool(result.unfinished))
-    if notify is None or not due:
+    if notify is None or not _email_due(notify, result):
         return
     reports = {s.name: s.report for s in result.steps if s.report is not None}
     attachments: list[Attachment] = []
@@ -287,6 +307,14 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         return
     result.notified = True
     log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+
+
+def _email_due(notify: NotifySettings | None, result: JobResult) -> bool:
+    """Whether ``[notify]`` wants this run's verdict e-mailed."""
+    # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
+    # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
+    return should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
+                                                        and bool(result.unfinished))
 
 
 def _shown_time(iso: str) -> str:

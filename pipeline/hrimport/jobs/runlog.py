@@ -47,6 +47,15 @@ class _Redact(logging.Filter):
 SAID = {"said": True}
 
 
+class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
+    """``run.log``'s handler: a disk that fills up ends the log quietly. logging's default prints
+    "--- Logging error ---" and a traceback on stderr for every line after (cron's log); the lines still go
+    to stderr as ever, and the run's own error says what could not be written."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.setLevel(logging.CRITICAL + 1)  # nothing more is tried
+
+
 class _HandOn(logging.Handler):
     """Give the parent loggers (the CLI's stderr line) only what they got before the run log lowered the
     level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself."""
@@ -67,7 +76,7 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
     if job.notify and job.notify.password_env:
         secrets.append(os.environ.get(job.notify.password_env, ""))
     stream = open_private(path, "w")  # 0600: the log names files and people's rows
-    handler = logging.StreamHandler(stream)
+    handler = _LogFile(stream)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
     handler.setLevel(logging.INFO)
     redact = _Redact(secrets)
@@ -97,4 +106,7 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
         package.setLevel(level)
         package.propagate = propagate
         handler.close()
-        stream.close()  # a StreamHandler never closes its stream
+        try:
+            stream.close()  # a StreamHandler never closes its stream
+        except OSError:
+            pass  # a full disk: what could be written is there; the run's own error says the rest

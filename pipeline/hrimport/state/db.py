@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from hrimport.errors import ConfigError
+from hrimport.errors import ConfigError, StateNotWritten
 from hrimport.private_files import FILE_MODE, make_private_file, make_private_folder
 
-__all__ = ["BUSY_TIMEOUT", "make_state_folder", "open_database"]
+__all__ = ["BUSY_TIMEOUT", "make_state_folder", "open_database", "writing"]
 
 BUSY_TIMEOUT = 30.0  # seconds
 
@@ -72,3 +74,16 @@ def open_database(
             db.close()
         raise ConfigError(f"cannot open {what} {path}: {exc}; check the state folder") from None
     return db
+
+
+@contextmanager
+def writing(what: str, path: Path) -> Iterator[None]:
+    """A write to the state database ``path`` (``what`` it is): SQLite's error (``database or disk is full``)
+    becomes ``StateNotWritten``, one line naming the file, instead of a traceback with exit 1."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StateNotWritten(
+            f"{what} {path} could not be written: {exc}; free space there (or fix the folder) and run again: the "
+            "rows sent so far are in the run's outcomes.jsonl, and nothing is imported twice"
+        ) from None

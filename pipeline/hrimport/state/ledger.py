@@ -36,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hrimport.state.db import open_database
+from hrimport.state.db import open_database, writing
 
 __all__ = ["LEDGER_FILE", "LEDGER_LOCK", "Ledger", "LedgerEntry", "LedgerKey", "open_ledger"]
 
@@ -135,7 +135,7 @@ class Ledger:
     def sending(self, key: LedgerKey, *, body: dict[str, Any], total_days: str, source_file: str,
                 source_row: int) -> None:
         """Record, before the POST, that this record is being sent; an entry already held is kept as is."""
-        with self._lock:
+        with self._lock, writing("the time-off ledger", self.path):
             self._conn.execute(
                 "INSERT OR IGNORE INTO accepted VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, 'sending', ?)",
                 (*_key_values(key), total_days, source_file, source_row, _now(),
@@ -145,7 +145,7 @@ class Ledger:
     def remember(self, key: LedgerKey, *, record_id: int | None, total_days: str, source_file: str,
                  source_row: int) -> None:
         """Record that the service stored this record, committed before returning."""
-        with self._lock:
+        with self._lock, writing("the time-off ledger", self.path):
             self._conn.execute(
                 "INSERT INTO accepted VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'stored', NULL) "
                 "ON CONFLICT (service, customer_id, external_id, leave_type, start_date, end_date) DO UPDATE SET "
@@ -158,7 +158,7 @@ class Ledger:
 
     def forget_sending(self, key: LedgerKey) -> None:
         """Remove a ``sending`` entry: the service refused the record or never received it."""
-        with self._lock:
+        with self._lock, writing("the time-off ledger", self.path):
             self._conn.execute(f"DELETE FROM accepted WHERE {_KEY_MATCH} AND status = 'sending'", _key_values(key))
 
     def entries(self) -> list[LedgerEntry]:

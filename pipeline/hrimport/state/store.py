@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from hrimport.service.staff import FirstSends, StaffRecord, StoredPayload
-from hrimport.state.db import open_database
+from hrimport.state.db import open_database, writing
 
 __all__ = [
     "STATE_FILE", "AcceptedRecord", "AcceptedStaff", "ImportedFile", "StateStore", "StoredPayload", "Superseded",
@@ -429,7 +429,7 @@ class StateStore:
         return [Superseded(r[0], r[1], ImportedFile(*r[2:5]), ImportedFile(*r[5:8])) for r in rows]
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
 
 class AcceptedStaff:
@@ -483,14 +483,23 @@ class AcceptedStaff:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error): one batch of fingerprints lands whole or not at all."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self._db = db
+        self._path = path
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        with writing("the state database", self._path):
+            self._db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, *rest: object) -> None:
+        with writing("the state database", self._path):
+            if exc_type is None:
+                self._db.execute("COMMIT")
+                return
+            if self._db.in_transaction:  # SQLite may have rolled back already (a full disk)
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):  # a write in the transaction failed: said as the state's, too
+                raise exc
 
 
 def _now() -> str:

@@ -1,0 +1,174 @@
+"""A state folder, or a job's report folder, whose disk fills up mid-run: the run says so in one line each (exit
+6, never a traceback), and the next run, once there is room, stores every row exactly once.
+
+The disk is real: a 4 MB tmpfs mounted on the job's state folder in a mount namespace of its own (``unshare``,
+which needs root or user namespaces; the test is skipped where neither is allowed). A process holds the
+namespace; each ``hrimport run`` enters it (``nsenter``), and the test reaches the tmpfs through the holder's
+``/proc/PID/root``. The run is stopped (SIGSTOP) once its first batch reached the sandbox, the tmpfs filled, and
+the run let go on (SIGCONT): the next write of the state meets a full disk, at a moment the test chose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_run_job import BULK, TOKEN, JobFolder, wait_for
+
+
+def _namespaces_allowed() -> bool:
+    if not (shutil.which("unshare") and shutil.which("nsenter")):
+        return False
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "mount", "-t", "tmpfs", "tmpfs", "/mnt"],
+                           check=False, capture_output=True)
+    return probe.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _namespaces_allowed(), reason="needs unshare -m and mount (root)")
+
+
+class SmallDisk:
+    """A 4 MB tmpfs on ``folder``, seen only by the processes started with ``run``."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.holder = subprocess.Popen(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c",
+             f"mount -t tmpfs -o size=4m,mode=0700 tmpfs '{folder}' && echo mounted && exec sleep 600"],
+            stdout=subprocess.PIPE, text=True)
+        assert self.holder.stdout is not None and self.holder.stdout.readline() == "mounted\n"
+
+    def path(self, name: str) -> Path:
+        """``name`` in the tmpfs, as the test process reaches it."""
+        return Path(f"/proc/{self.holder.pid}/root") / self.folder.relative_to("/") / name
+
+    def fill(self) -> None:
+        fd = os.open(self.path("filler"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            while True:
+                os.write(fd, b"\0" * 65536)
+        except OSError:
+            pass  # full
+        finally:
+            os.close(fd)
+
+    def free(self) -> None:
+        self.path("filler").unlink()
+
+    def run(self, *args: str) -> subprocess.Popen[str]:
+        """``hrimport ARGS`` inside the namespace, as cron starts it."""
+        return subprocess.Popen(["nsenter", "-t", str(self.holder.pid), "-m", sys.executable, "-m", "hrimport", *args],
+                                env={**os.environ, "HRIMPORT_TOKEN": TOKEN}, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def close(self) -> None:
+        self.holder.kill()
+        self.holder.communicate()
+
+
+@pytest.fixture
+def job(tmp_path: Path, sandbox: Any, request: pytest.FixtureRequest) -> Iterator[tuple[JobFolder, SmallDisk]]:
+    """The job; its state folder on the small disk, or the folder its parametrization names (``reports``)."""
+    job = JobFolder(tmp_path / "job", sandbox, batch_size=10, timeoff=True)
+    job.export("2024-05", job.people(60))
+    job.leave("2024-05", 40)
+    disk = SmallDisk(job.root / getattr(request, "param", "state"))
+    try:
+        yield job, disk
+    finally:
+        disk.close()
+
+
+def fill_after_the_first_batch(run: subprocess.Popen[str], disk: SmallDisk, sandbox: Any) -> str:
+    """Stop ``run`` once its first staff batch reached the sandbox, fill the disk, let it go on; its stderr."""
+    try:
+        wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), timeout=60,
+                 what="the first staff batch")
+        run.send_signal(signal.SIGSTOP)
+        disk.fill()
+        run.send_signal(signal.SIGCONT)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    return err
+
+
+def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the_next_run_loses_and_doubles_nothing(
+    job: tuple[JobFolder, SmallDisk], sandbox: Any
+) -> None:
+    folder, disk = job
+    sandbox.set_faults(latency=0.1)
+    run = disk.run("run", str(folder.job))
+    err = fill_after_the_first_batch(run, disk, sandbox)
+    sandbox.clear_faults()
+
+    assert "Traceback" not in err
+    assert run.returncode == 6, err  # a full disk to see to, never "rows need attention" (1)
+    state_db = folder.root / "state" / "state.db"
+    assert err.splitlines()[0] == (
+        f"staff: Error: the state database {state_db} could not be written: database or disk is full; free space "
+        "there (or fix the folder) and run again: the rows sent so far are in the run's outcomes.jsonl, and "
+        "nothing is imported twice")
+    assert err.splitlines()[-1].startswith(
+        f"monthly: the staff step stopped sending; the state database {state_db} could not be written: database or "
+        "disk is full; free space there")
+    assert 0 < sum(folder.stored().values()) < 60  # really stopped half way
+
+    disk.free()
+    again = disk.run("run", str(folder.job))
+    _, err = again.communicate(timeout=120)
+
+    assert again.returncode == 0, err
+    assert folder.stored() == Counter({folder.ext(n): 1 for n in range(1, 61)})  # each person once
+    assert folder.titles() == {p["Employee ID"]: p["Title"] for p in folder.people(60)}  # with the file's values
+    assert folder.time_off() == Counter({(folder.ext(n), "2024-03-04"): 1 for n in range(1, 41)})  # each once
+    staff, leave = (s["counts"] for s in folder.last_run()["steps"])
+    assert sum(staff.values()) == 60 and sum(leave.values()) == 40 and leave["added"] == 40
+
+
+@pytest.mark.parametrize("job", ["reports"], indirect=True)
+def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and_exit_6(
+    job: tuple[JobFolder, SmallDisk], sandbox: Any
+) -> None:
+    folder, disk = job
+    sandbox.set_faults(latency=0.1)
+    run = disk.run("run", str(folder.job))
+    err = fill_after_the_first_batch(run, disk, sandbox)
+    sandbox.clear_faults()
+
+    assert "Traceback" not in err and "Logging error" not in err  # run.log ends quietly
+    assert run.returncode == 6, err  # not 1, "rows need attention"
+    [seen] = [p for p in disk.path("monthly").iterdir() if p.is_dir()]  # the report folder is on the small disk, seen through the holder
+    run_folder = folder.root / "reports" / "monthly" / seen.name  # as the run names it
+    lines = err.splitlines()
+    assert lines[0].startswith(f"staff: Error: the report could not be written to {run_folder / 'staff'}: No space "
+                               "left on device. 60 of 60 rows imported.")
+    assert lines[1].startswith(f"timeoff: Error: the report could not be written to {run_folder / 'timeoff'}: No "
+                               "space left on device. 40 of 40 rows imported.")
+    assert (f"Error: the run's summary could not be written to {run_folder}: No space left on device; free space "
+            "there (the steps' lines say what each sent)") in lines
+    assert lines[-1].startswith("monthly: sent, but the staff step's report was not written: ")
+
+    disk.free()
+    again = disk.run("run", str(folder.job))
+    _, err = again.communicate(timeout=120)
+
+    assert again.returncode == 0, err
+    assert folder.stored() == Counter({folder.ext(n): 1 for n in range(1, 61)})
+    assert folder.time_off() == Counter({(folder.ext(n), "2024-03-04"): 1 for n in range(1, 41)})
+    last = max(p for p in disk.path("monthly").iterdir() if p.is_dir())
+    staff, leave = (s["counts"] for s in json.loads((last / "run.json").read_text())["steps"])
+    assert staff["unchanged"] == 60 and leave["already_imported"] == 40  # remembered, though not reported
