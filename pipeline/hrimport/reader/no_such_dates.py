@@ -156,11 +156,17 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
         return None
     seconds = round(stored * 86400)
     if shape == ELAPSED:
-        return False, f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        return False, clock(seconds)
     if date_system == 1900 and stored < 1:
         return None  # a time of day of day 0: read as such
     seconds %= 86400
-    return False, f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return False, clock(seconds)
+
+
+def clock(seconds: int) -> str:
+    """``HH:MM:SS`` of a whole number of seconds, its hours in full past a day (``36:30:00``): how the reader
+    writes a time cell, whatever the library read it as."""
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 _EPOCHS = {1900: dt.datetime(1899, 12, 30), 1904: dt.datetime(1904, 1, 1)}
