@@ -162,6 +162,7 @@ def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and
     assert (f"Error: the run's summary could not be written to {run_folder}: No space left on device; free space "
             "there (the steps' lines say what each sent)") in lines
     assert lines[-1].startswith("monthly: sent, but the staff step's report was not written: ")
+    assert sorted(p.name for p in seen.iterdir() if p.name.startswith("run.json")) == []  # no cut run.json.partial
 
     disk.free()
     again = disk.run("run", str(folder.job))
