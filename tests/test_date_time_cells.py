@@ -158,6 +158,26 @@ def test_east_asian_built_in_formats_a_date_everywhere_is_sent_a_date_or_a_time_
     assert (code, told) == (1, [f"Row 4, column 'Hire Date': {why}", f"Row 5, column 'Cost Centre': {why}"])
 
 
+def test_an_east_asian_date_or_time_cell_below_zero_is_told_as_such_not_as_a_1904_date(
+        tmp_path: Path, sandbox: Any, engine: str) -> None:
+    """A number below zero in format 32 (a time in Chinese Excel, a date in Japanese) of a 1900-system workbook
+    is held back for its format, as 45355 is: the line never says the workbook is of the 1904 date system."""
+    from tests.staff_files import HEADER
+
+    source = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    sheet.write_row(1, 0, [person(1)[h] for h in HEADER])
+    sheet.write_number(1, HEADER.index("Hire Date"), -1, book.add_format({"num_format": 32}))
+    book.close()
+    code, told, stored = imported(tmp_path, sandbox, source)
+    why = ("the cell holds -1 in one of Excel's East Asian built-in formats, which shows it as a date or as a time "
+           "depending on the language of the computer opening the file, so what is seen cannot be known from the "
+           "file; give the column a date format such as yyyy-mm-dd (or a time format), or enter the value as text.")
+    assert (code, told, stored) == (1, [f"Row 2, column 'Hire Date': {why}"], {})
+
+
 def test_a_workbook_streamed_in_pieces_reads_times_and_dates_as_read_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hrimport import reader

@@ -221,3 +221,21 @@ def test_a_batch_refused_access_is_permission_denied_not_rows_to_correct(
           f"(HTTP {status}: Access Denied)")) for row in (2, 3)]
     assert sandbox.staff(99) == []
     assert [r["elements"] for r in sandbox.requests()] == [2]  # not split: no row is at fault
+
+
+def test_a_resend_of_a_lost_answer_refused_access_says_so_not_that_the_platform_may_hold_it(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    """Stored, then answered 500; sent again, answered 403: the import account lost its access. That is no
+    overlap in other words, so the row says what the service said, not "the platform may hold it already:
+    check it there", which would send HR to look for a record instead of asking for access."""
+    config, source = leave_file
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "status": 500, "after": True, "count": 1}])
+    run_import(tmp_path, sandbox, source, config)
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "status": 403, "count": 1}])
+    result, again = run_import(tmp_path, sandbox, source, config)
+    (row,) = again.rows
+    assert (row.outcome.value, row.problem_codes) == ("rejected", ["permission-denied"]), result.output
+    assert "may hold it already" not in row.message
+    assert row.message.startswith("Row 2: the service refused it: ")
+    assert posts(sandbox, TIME_OFF) == [500, 403]

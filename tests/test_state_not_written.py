@@ -122,6 +122,7 @@ def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the
         f"staff: Error: the state database {state_db} could not be written: database or disk is full; free space "
         "there (or fix the folder) and run again: the rows sent so far are in the run's outcomes.jsonl, and "
         "nothing is imported twice")
+    assert err.splitlines()[1] == "timeoff: not run: the state folder could not be written in an earlier step"
     assert err.splitlines()[-1].startswith(
         f"monthly: the staff step stopped sending; the state database {state_db} could not be written: database or "
         "disk is full; free space there")
@@ -161,6 +162,7 @@ def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and
     assert (f"Error: the run's summary could not be written to {run_folder}: No space left on device; free space "
             "there (the steps' lines say what each sent)") in lines
     assert lines[-1].startswith("monthly: sent, but the staff step's report was not written: ")
+    assert sorted(p.name for p in seen.iterdir() if p.name.startswith("run.json")) == []  # no cut run.json.partial
 
     disk.free()
     again = disk.run("run", str(folder.job))

@@ -509,12 +509,19 @@ def _formula_to_recalculate(row: int, column: str, field_name: str | None, formu
 
 
 def _no_such_date(row: int, column: str, field_name: str | None, value: str, stored: str) -> Problem:
-    """The problem of a date cell showing a day that never was (``hrimport.reader.no_such_dates``) in a column
-    sent: 0 January 1900 (how Excel shows a 0 in a date cell: an HR system's "no date") or 29 February 1900.
-    Sending the day the library reads in its place (a time of day, 28 February) would send what no one sees,
-    and no real date is the one shown."""
+    """The problem of a cell held back by ``hrimport.reader.no_such_dates`` in a column sent, by what it shows
+    (``value``): 0 January 1900 (how Excel shows a 0 in a date cell: an HR system's "no date"), 29 February 1900,
+    ``########`` (a number no date or time shows), a 1904-system date with a minus sign, or, for an East Asian
+    format that is a date or a time by the computer's language, the number stored itself (``stored``, with a
+    minus sign too when below zero). Sending the day the library reads in its place (a time of day, 28
+    February) would send what no one sees, and no real date is the one shown."""
     where = f"Row {row}, column '{column}'"
-    if value == NOT_SHOWN:
+    if value == stored:  # before the minus sign's test: an East Asian format's -1 is no 1904 date
+        message = (f"{where}: the cell holds {stored} in one of Excel's East Asian built-in formats, which shows "
+                   "it as a date or as a time depending on the language of the computer opening the file, so "
+                   "what is seen cannot be known from the file; give the column a date format such as "
+                   "yyyy-mm-dd (or a time format), or enter the value as text.")
+    elif value == NOT_SHOWN:
         message = (f"{where}: the cell holds {stored}, a number Excel cannot show as a date or a time (it shows "
                    f"{NOT_SHOWN}: before 1900 or after 9999, or below zero), so no date can be sent for it; "
                    "enter the date, or leave the cell empty if there is none.")
@@ -522,11 +529,6 @@ def _no_such_date(row: int, column: str, field_name: str | None, value: str, sto
         message = (f"{where}: the cell holds {stored}, a number below zero, which Excel shows in this workbook's "
                    f"1904 date system as a date with a minus sign ({value}), not a real date, so no date can be "
                    "sent for it; enter the date, or leave the cell empty if there is none.")
-    elif not value.startswith("1900-"):
-        message = (f"{where}: the cell holds {stored} in one of Excel's East Asian built-in formats, which shows "
-                   "it as a date or as a time depending on the language of the computer opening the file, so "
-                   "what is seen cannot be known from the file; give the column a date format such as "
-                   "yyyy-mm-dd (or a time format), or enter the value as text.")
     elif value.startswith("1900-01-00"):
         message = (f"{where}: the cell holds {stored}, which Excel shows as the date 0 January 1900 (00/01/1900), "
                    "a day that does not exist; leave the cell empty if there is no date, or enter the date.")

@@ -63,9 +63,13 @@ def write_run_summary(result: JobResult) -> None:
     # written beside it and renamed over it: a run killed while writing leaves the run.json that was there (or
     # none), never a cut one that would read as finished
     partial = result.folder / (RUN_SUMMARY + ".partial")
-    with open_private(partial, "w") as fh:
-        json.dump(data, fh, indent=2, ensure_ascii=False)
-    os.replace(partial, result.folder / RUN_SUMMARY)
+    try:
+        with open_private(partial, "w") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+        os.replace(partial, result.folder / RUN_SUMMARY)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a full disk: no cut file left beside the run's other files
+        raise
 
 
 def unfinished_runs(job: Job) -> list[Path]:

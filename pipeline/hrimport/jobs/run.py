@@ -147,6 +147,10 @@ def _run_locked(
                 elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
                     outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
                                          "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
+                elif any(s.status == "state_not_written" for s in result.steps):
+                    # the run stopped sending there: a later step would only meet the same full disk
+                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                         "not run: the state folder could not be written in an earlier step")
                 else:
                     outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, base_url=base_url,
                                         secrets=secrets,

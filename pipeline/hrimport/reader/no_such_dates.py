@@ -32,6 +32,7 @@ import datetime as dt
 import re
 import zipfile
 from collections.abc import Iterable
+from typing import TypeVar
 from xml.etree import ElementTree
 
 import numpy as np
@@ -156,11 +157,17 @@ def shown_date_time(stored: float, shape: str, date_system: int) -> tuple[bool, 
         return None
     seconds = round(stored * 86400)
     if shape == ELAPSED:
-        return False, f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        return False, clock(seconds)
     if date_system == 1900 and stored < 1:
         return None  # a time of day of day 0: read as such
     seconds %= 86400
-    return False, f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return False, clock(seconds)
+
+
+def clock(seconds: int) -> str:
+    """``HH:MM:SS`` of a whole number of seconds, its hours in full past a day (``36:30:00``): how the reader
+    writes a time cell, whatever the library read it as."""
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 _EPOCHS = {1900: dt.datetime(1899, 12, 30), 1904: dt.datetime(1904, 1, 1)}
@@ -194,23 +201,16 @@ def mark_no_such_dates(columns: dict[int, pd.Series], cells_read: dict[int, list
     grid's first column ``first_column``) as Excel shows them (a day that never was keeps the time the library
     read after it), and mark them ``NO_SUCH_DATE`` in ``cells_read``, not as date cells: each column of
     ``columns`` is replaced, not changed in place."""
-    by_column: dict[int, list[tuple[int, str, str]]] = {}
-    for row, column, stored, shown in found:
-        by_column.setdefault(column - first_column, []).append((row, stored, shown))
-    for j, cells in by_column.items():
-        if j not in columns:
-            continue
-        cells = sorted(c for c in cells if c[0] < len(columns[j]))
-        if not cells:
-            continue
+    for j, cells in _by_column(columns, [(row, column, (stored, day)) for row, column, stored, day in found],
+                               first_column).items():
         values = columns[j].to_numpy(dtype=object)
-        for row, _, day in cells:
+        for row, (_, day) in cells:
             time = _time_of(str(values[row])) if day.startswith("1900-") else ""
             values[row] = f"{day} {time}" if time else day
         columns[j] = pd.Series(pa.array(values, type=pa.string()), dtype="str")
-        rows = np.array([row for row, _, _ in cells], dtype=np.int64)
+        rows = np.array([row for row, _ in cells], dtype=np.int64)
         reads = [kept for read in cells_read.get(j, []) if (kept := _without(read, rows)) is not None]
-        reads.append(CellsRead(NO_SUCH_DATE, NO_SUCH_DATE_RULE, rows, tuple(stored_number(s) for _, s, _ in cells)))
+        reads.append(CellsRead(NO_SUCH_DATE, NO_SUCH_DATE_RULE, rows, tuple(stored_number(s) for _, (s, _) in cells)))
         cells_read[j] = reads
 
 
@@ -219,15 +219,7 @@ def show_dates_and_times(columns: dict[int, pd.Series], cells_read: dict[int, li
     """Write in the cells ``found`` (row, column, text Excel shows: ``shown_date_time``) the text Excel shows for
     them; a cell showing a date alone is a date cell (``excel-date-cell``), any other is not: each column of
     ``columns`` is replaced, not changed in place."""
-    by_column: dict[int, list[tuple[int, str]]] = {}
-    for row, column, shown in found:
-        by_column.setdefault(column - first_column, []).append((row, shown))
-    for j, cells in by_column.items():
-        if j not in columns:
-            continue
-        cells = sorted(c for c in cells if c[0] < len(columns[j]))
-        if not cells:
-            continue
+    for j, cells in _by_column(columns, found, first_column).items():
         values = columns[j].to_numpy(dtype=object)
         for row, shown in cells:
             values[row] = shown
@@ -245,6 +237,20 @@ def show_dates_and_times(columns: dict[int, pd.Series], cells_read: dict[int, li
             reads.append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows))
         cells_read[j] = reads
 
+
+_Cell = TypeVar("_Cell")
+
+
+def _by_column(columns: dict[int, pd.Series], found: Iterable[tuple[int, int, _Cell]], first_column: int
+               ) -> dict[int, list[tuple[int, _Cell]]]:
+    """The cells ``found`` (row, column of the sheet, what of it) by column of ``columns``, in row order: those
+    outside ``columns`` left out."""
+    by_column: dict[int, list[tuple[int, _Cell]]] = {}
+    for row, column, what in found:
+        j = column - first_column
+        if j in columns and row < len(columns[j]):
+            by_column.setdefault(j, []).append((row, what))
+    return {j: sorted(cells, key=lambda cell: cell[0]) for j, cells in by_column.items()}
 
 
 def _time_of(text: str) -> str:

@@ -20,6 +20,8 @@ import zipfile
 from collections.abc import Iterable
 from xml.etree import ElementTree
 
+from hrimport.reader.no_such_dates import clock
+
 _TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -103,10 +105,6 @@ def _shown(duration: str, shown: str, elapsed_style: bool | None) -> str | None:
     else:
         elapsed = exact >= 86400 or bool(sign)
     if elapsed:
-        return f"{'-' if sign and full else ''}{_clock(full)}"
+        return f"{'-' if sign and full else ''}{clock(full)}"
     of_day = exact % 86400  # the days dropped, then rounded, as ImpGetTimeOutput does
-    return _clock(round(86400 - of_day if sign else of_day) % 86400)
-
-
-def _clock(seconds: int) -> str:
-    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return clock(round(86400 - of_day if sign else of_day) % 86400)

@@ -62,6 +62,7 @@ from hrimport.reader.grid import (
 )
 from hrimport.reader.no_such_dates import (
     DATE_CELL_RULE,
+    clock,
     mark_no_such_dates,
     show_dates_and_times,
     xls_date_time_cells,
@@ -121,9 +122,7 @@ def _cell_text(value: object) -> str:
         assert isinstance(value, dt.time)
         # HH:MM:SS, as an ODS or Excel time cell shows it: to the nearest second, as LibreOffice and Excel
         # round a time format's last unit (12:30:15.5 shows 12:30:16; 23:59:59.6 the next midnight, 00:00:00)
-        seconds = value.hour * 3600 + value.minute * 60 + value.second + (value.microsecond >= 500_000)
-        seconds %= 86400
-        return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        return clock(_nearest_second_of_day(value))
     if value is None:
         return ""
     return str(value)
@@ -393,13 +392,18 @@ def _library_text(stored: str, rendered: Callable[[float], str]) -> str:
     return rendered(float(stored))
 
 
+def _nearest_second_of_day(value: dt.time | dt.datetime) -> int:
+    """The second of the day ``value`` shows rounded to the nearest, as LibreOffice and Excel round a time
+    format's last unit: 12:30:15.5 is 12:30:16, 23:59:59.6 the next midnight (0)."""
+    return (value.hour * 3600 + value.minute * 60 + value.second + (value.microsecond >= 500_000)) % 86400
+
+
 def _whole_seconds(text: str) -> str:
     """fastexcel's text of a date-time with a fraction of a second, to the nearest second: a time of day of
     Excel's day 0 (``1899-12-31 23:59:59.600``) stays on it, as the midnight it shows (``00:00:00``)."""
     moment = dt.datetime.fromisoformat(text)
     if text.startswith("1899-12-3"):
-        seconds = (moment.hour * 3600 + moment.minute * 60 + moment.second + (moment.microsecond >= 500_000)) % 86400
-        return f"{text[:10]} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        return f"{text[:10]} {clock(_nearest_second_of_day(moment))}"
     return (moment + dt.timedelta(microseconds=500_000)).replace(microsecond=0).isoformat(sep=" ")
 
 

@@ -205,9 +205,10 @@ def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
 def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = None) -> RowOutcome:
     reasons = exc.reasons
     code = timeoff_refusal(exc)
-    if lost is not None and code != "overlaps-existing":
+    if lost is not None and code == "service-rejected":
         # the spec shows no status or body for an overlap: a platform refusing this row for the record its lost
-        # answer stored may say anything ("Invalid request"), and the ledger keeps the row as sent
+        # answer stored may say it in its generic words ("Invalid request"), and the ledger keeps the row as
+        # sent. A refusal that says more (access denied, an unknown person or leave type) is told as such
         return _outcome(r, Outcome.REJECTED, code,
                         f"the service refused it: {reasons}. It was sent on {lost.accepted_at} (from "
                         f"{lost.source_file} row {lost.source_row}) and that answer was lost, so the platform may "
