@@ -252,7 +252,7 @@ def test_sigterm_once_every_row_was_sent_says_so_not_rows_left_to_send(tmp_path:
     assert run.returncode == 143, err
     lines = err.splitlines()
     assert lines[1].startswith("timeoff: 20 of 20 rows imported; the run was stopped (SIGTERM) after every row "
-                               "was sent (leave_2024-05.csv"), err
-    assert lines[-1].startswith(f"monthly: stopped by SIGTERM in the timeoff step after every row was sent "
+                               "to send was sent (leave_2024-05.csv"), err
+    assert lines[-1].startswith(f"monthly: stopped by SIGTERM in the timeoff step after every row to send was sent "
                                 f"{job.on_sandbox.strip()}; run again to finish the run (nothing is imported twice)")
     assert "not sent" not in err and "need attention" not in err

@@ -509,8 +509,9 @@ class RunResult:
         if self.info.interrupted:
             # the signal may land as the last answer comes in: every row then has what the service did with it
             left = any(r.outcome is Outcome.NOT_SENT for r in self.rows)
+            # "to send": rows held back by our checks were never to be sent
             text += f"; the run was stopped ({self.info.interrupted}) {'before sending' if left else 'after'} every row"
-            text += "" if left else " was sent"
+            text += "" if left else " to send was sent"
         elif self.info.service_lost:
             text += "; the service became unreachable, so the run stopped sending"
         return text

@@ -182,7 +182,7 @@ class JobResult:
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             how = "Ctrl-C (SIGINT)" if code == EXIT_INTERRUPTED else "SIGTERM"
             if unsent == 0:  # stopped as the last answer came in: nothing left to send, the run itself unfinished
-                return (f"stopped by {how} in the {failed.name} step after every row was sent; run again to finish "
+                return (f"stopped by {how} in the {failed.name} step after every row to send was sent; run again to finish "
                         "the run (nothing is imported twice)")
             return f"stopped by {how} in the {failed.name} step: {not_sent}; run again to send them"
         if run.info.service_lost:

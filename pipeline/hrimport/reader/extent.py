@@ -188,8 +188,8 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
     farthest = max(columns, key=lambda c: (len(c), c.upper()), default=b"").upper()
     if not row.isdigit() or not farthest.isalpha():
         return []
-    beyond = re.compile(rb'<c r="((?:' + _greater(farthest, b"A-Z") + rb')[0-9]+|[A-Za-z]+(?:'
-                        + _greater(row, b"0-9") + rb'))"')
+    beyond = re.compile(rb'<c r="((?:' + greater_pattern(farthest, b"A-Z") + rb')[0-9]+|[A-Za-z]+(?:'
+                        + greater_pattern(row, b"0-9") + rb'))"')
     found = []
     for cell in beyond.finditer(piece):
         end = piece.find(b">", cell.end())
@@ -197,7 +197,7 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
             found.append(cell.group(1))  # is not laid out
     # a row element numbered below the piece's last cell, whose cells have no reference: the library lays
     # them out in that row from column A (``<row r="1048576"><c t="s"><v>0</v></c></row>`` amid row 3)
-    for element in re.finditer(rb'<row r="(' + _greater(row, b"0-9") + rb')"', piece):
+    for element in re.finditer(rb'<row r="(' + greater_pattern(row, b"0-9") + rb')"', piece):
         end = piece.find(b"</row>", element.end())
         if _holds_a_value(piece[element.end() : end if end >= 0 else len(piece)]):
             found.append(b"A" + element.group(1))
@@ -219,7 +219,7 @@ def _add_cells(extent: SheetExtent, table: dict[bytes, bytes], refs: list[bytes]
         extent.grid_rows = max(extent.grid_rows, number)
 
 
-def _greater(text: bytes, symbols: bytes) -> bytes:
+def greater_pattern(text: bytes, symbols: bytes) -> bytes:
     """A regular expression matching the strings of ``symbols`` (``A-Z`` or ``0-9``) that come after ``text``
     in the order of column letters or row numbers: longer ones, or as long and greater from a position on."""
     last = symbols[-1]

@@ -204,7 +204,6 @@ def _request_id(response: httpx.Response, body: Any) -> str | None:
 _SUCCESS_KEYS = {
     "get_customer": "customer_list",
     "add_edit_staff": "user",
-    "add-edit-staff": "user",
     "bulk_add_edit_staff": "result",
     "calculate-total-days": "totaldays",
     "apply-ee-time-off": "time_off_data",
