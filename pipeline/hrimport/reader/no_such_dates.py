@@ -32,7 +32,7 @@ import datetime as dt
 import re
 import zipfile
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from xml.etree import ElementTree
 
 import numpy as np
@@ -41,6 +41,9 @@ import pyarrow as pa
 
 from hrimport.reader.display_formats import code_sections
 from hrimport.reader.grid import CellsRead
+
+if TYPE_CHECKING:
+    import xlrd
 
 #: The ``CellsRead`` kind of the date cells showing a day that never was; ``held``: the number each stores.
 NO_SUCH_DATE = "no-such-date"
@@ -299,7 +302,7 @@ def xls_date_time_cells(path: str, sheet: str, columns: dict[int, pd.Series]
     """The cells of an XLS sheet (read by python-calamine as ``columns``) of a date or time format read
     otherwise than Excel shows them (``xls_no_such_dates``). The workbook's formats are read first (``on_demand``:
     no sheet yet): the cells read as dates at midnight are looked at only when a cell has a time format, and
-    numbers of seven digits only when one has a date format."""
+    numbers of seven digits only when one has a date format; the sheet is read then, from the same book."""
     from hrimport.reader.xls_book import open_xls
 
     book = open_xls(path, formatting_info=True, on_demand=True)
@@ -307,44 +310,37 @@ def xls_date_time_cells(path: str, sheet: str, columns: dict[int, pd.Series]
         shapes = {key: shape for key, fmt in book.format_map.items()
                   if (shape := format_shape(fmt.format_str or "")) is not None}
         used = {shapes[xf.format_key] for xf in book.xf_list if not xf.is_style and xf.format_key in shapes}
+        candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
+        return xls_no_such_dates(book, shapes, sheet, candidates) if candidates else ([], [])
     finally:
         book.release_resources()
-    candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
-    return xls_no_such_dates(path, sheet, candidates) if candidates else ([], [])
 
 
-def xls_no_such_dates(path: str, sheet: str, candidates: Iterable[tuple[int, int]]
+def xls_no_such_dates(book: xlrd.Book, shapes: dict[int, str], sheet: str, candidates: Iterable[tuple[int, int]]
                       ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int, str]]]:
-    """The ``candidates`` (``day_candidates``) of an XLS sheet that are cells of a date or time format read
+    """The ``candidates`` (``day_candidates``) of the XLS sheet ``sheet`` of ``book`` (opened with its
+    formatting; ``shapes``: what each of its number formats shows) that are cells of a date or time format read
     otherwise than Excel shows them (``shown_date_time``): those held back (row, column, number stored, text
     shown), and those read as Excel shows them (row, column, text shown)."""
     import xlrd  # only for XLS files holding such a candidate: it is slow, and needed nowhere else
 
-    from hrimport.reader.xls_book import open_xls
-
-    book = open_xls(path, formatting_info=True, on_demand=True)
-    try:
-        date_system = 1904 if book.datemode else 1900
-        shapes = {key: shape for key, fmt in book.format_map.items()
-                  if (shape := format_shape(fmt.format_str or "")) is not None}
-        cells = book.sheet_by_name(sheet)
-        held: list[tuple[int, int, str, str]] = []
-        shown: list[tuple[int, int, str]] = []
-        for row, column in candidates:
-            if row >= cells.nrows or column >= cells.row_len(row):
-                continue
-            if cells.cell_type(row, column) not in (xlrd.XL_CELL_DATE, xlrd.XL_CELL_NUMBER):
-                continue
-            shape = shapes.get(book.xf_list[cells.cell_xf_index(row, column)].format_key)
-            if shape is None:
-                continue
-            value = float(cells.cell_value(row, column))
-            seen = shown_date_time(value, shape, date_system)
-            if seen is not None:
-                if seen[0]:
-                    held.append((row, column, repr(value), seen[1]))
-                else:
-                    shown.append((row, column, seen[1]))
-        return held, shown
-    finally:
-        book.release_resources()
+    date_system = 1904 if book.datemode else 1900
+    cells = book.sheet_by_name(sheet)
+    held: list[tuple[int, int, str, str]] = []
+    shown: list[tuple[int, int, str]] = []
+    for row, column in candidates:
+        if row >= cells.nrows or column >= cells.row_len(row):
+            continue
+        if cells.cell_type(row, column) not in (xlrd.XL_CELL_DATE, xlrd.XL_CELL_NUMBER):
+            continue
+        shape = shapes.get(book.xf_list[cells.cell_xf_index(row, column)].format_key)
+        if shape is None:
+            continue
+        value = float(cells.cell_value(row, column))
+        seen = shown_date_time(value, shape, date_system)
+        if seen is not None:
+            if seen[0]:
+                held.append((row, column, repr(value), seen[1]))
+            else:
+                shown.append((row, column, seen[1]))
+    return held, shown
