@@ -180,26 +180,14 @@ def test_an_east_asian_date_or_time_cell_below_zero_is_told_as_such_not_as_a_190
 
 def test_a_workbook_streamed_in_pieces_reads_times_and_dates_as_read_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hrimport import reader
-    from hrimport.config import load_config
-    from hrimport.imports import import_file
-    from hrimport.reader import xlsx_stream
-    from tests.staff_files import HEADER
-    from tests.test_no_such_dates import with_xlsxwriter
+    from tests.test_no_such_dates import told, validated_whole_and_streamed, with_xlsxwriter
 
     rows = [person(n) for n in range(1, 41)]
     source = with_xlsxwriter(tmp_path / "staff.xlsx", rows, {
         (4, "Cost Centre"): (1.5, TIME), (34, "Cost Centre"): (36.5 / 24, "[h]:mm"),
         (36, "Hire Date"): (-1, "dd/mm/yyyy"), (39, "Hire Date"): (1.25, TIME)})
-    config = load_config(write_config(tmp_path / "staff.toml"))
-    whole = import_file(config, source, validate_only=True).result
-    monkeypatch.setattr(reader, "STREAM_BYTES", 0)
-    monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
-    assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
-    streamed = import_file(config, source, validate_only=True, chunk_rows=2).result
 
-    def told(run: Any) -> dict[int, list[tuple[str, str | None, str | None]]]:
-        return {o.row: [(p.code, p.column, p.value) for p in o.problems] for o in run.rows if o.problems}
+    whole, streamed = validated_whole_and_streamed(tmp_path, monkeypatch, source)
 
     assert told(streamed) == told(whole) == {
         37: [("not-a-date", "Hire Date", "########")], 40: [("not-a-date", "Hire Date", "06:00:00")]}

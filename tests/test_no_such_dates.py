@@ -25,6 +25,7 @@ from hrimport import reader
 from hrimport.cli import main
 from hrimport.config import load_config
 from hrimport.imports import import_file
+from hrimport.outcomes import RunResult
 from hrimport.reader import read_spreadsheet, xlsx_stream
 from hrimport.reader.no_such_dates import shows_a_date
 from tests import test_timeoff_import as leave
@@ -144,21 +145,31 @@ def test_in_the_1904_date_system_serial_60_is_an_ordinary_day(tmp_path: Path, wr
     assert validate(tmp_path, source) == (0, [])
 
 
-def test_a_workbook_streamed_in_pieces_holds_back_the_same_cells(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    rows = [person(n) for n in range(1, 41)]
-    source = with_xlsxwriter(tmp_path / "staff.xlsx", rows, {
-        (2, "Hire Date"): (60, DATE), (33, "Birth Date"): (0, DATE), (37, "Hire Date"): (60, DATE),
-        (38, "Hire Date"): (61, DATE)})
+def validated_whole_and_streamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: Path
+                                 ) -> tuple[RunResult, RunResult]:
+    """``staff validate`` of ``source`` read whole, then streamed (pieces of 3 rows, chunks of 2)."""
     config = load_config(write_config(tmp_path / "staff.toml"))
     whole = import_file(config, source, validate_only=True).result
     monkeypatch.setattr(reader, "STREAM_BYTES", 0)
     monkeypatch.setattr(xlsx_stream, "PIECE_ROWS", 3)
     assert reader.read_spreadsheet_chunks(source, chunk_rows=2, expected_headers=HEADER)[1]  # streamed
     streamed = import_file(config, source, validate_only=True, chunk_rows=2).result
+    return whole, streamed
 
-    def told(run: Any) -> dict[int, list[tuple[str, str | None, str | None]]]:
-        return {o.row: [(p.code, p.column, p.value) for p in o.problems] for o in run.rows if o.problems}
+
+def told(run: RunResult) -> dict[int, list[tuple[str, str | None, str | None]]]:
+    """Each row with problems: (code, column, value) of each."""
+    return {o.row: [(p.code, p.column, p.value) for p in o.problems] for o in run.rows if o.problems}
+
+
+def test_a_workbook_streamed_in_pieces_holds_back_the_same_cells(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [person(n) for n in range(1, 41)]
+    source = with_xlsxwriter(tmp_path / "staff.xlsx", rows, {
+        (2, "Hire Date"): (60, DATE), (33, "Birth Date"): (0, DATE), (37, "Hire Date"): (60, DATE),
+        (38, "Hire Date"): (61, DATE)})
+
+    whole, streamed = validated_whole_and_streamed(tmp_path, monkeypatch, source)
 
     assert told(streamed) == told(whole) == {
         3: [("not-a-date", "Hire Date", "1900-02-29")], 34: [("not-a-date", "Birth Date", "1900-01-00")],
