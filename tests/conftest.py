@@ -241,3 +241,17 @@ def relay() -> Iterator[tuple[Inbox, int]]:
     """A mail relay on a free loopback port, keeping every message it takes: (its inbox, its port)."""
     with running_relay() as (box, port):
         yield box, port
+
+
+@pytest.fixture
+def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
+    """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
+    import datetime as dt
+
+    from tests.test_timeoff_import import add_staff, write_config, write_xlsx
+
+    add_staff(sandbox, [("000101", "MY")])
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
+    sandbox.clear_requests()
+    return write_config(tmp_path), source

@@ -38,16 +38,6 @@ def client(sandbox: Any) -> Iterator[ServiceClient]:
         yield c
 
 
-@pytest.fixture
-def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
-    """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
-    add_staff(sandbox, [("000101", "MY")])
-    source = write_xlsx(tmp_path / "leave.xlsx", [
-        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
-    sandbox.clear_requests()
-    return write_config(tmp_path), source
-
-
 def posts(sandbox: Any, endpoint: str) -> list[int]:
     return [r["status"] for r in sandbox.requests() if r["path"].endswith(endpoint)]
 

@@ -12,7 +12,6 @@ status replaces the answer, or the answer is held back beyond the client's read 
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from pathlib import Path
 from typing import Any
@@ -25,22 +24,12 @@ from hrimport.imports.timeoff import import_timeoff
 from hrimport.outcomes import RunResult
 from hrimport.service.client import open_client
 from hrimport.service.connection import Target, service_host
-from tests.test_timeoff_import import add_staff, run_import, write_config, write_xlsx
+from tests.test_timeoff_import import run_import
 
 TOKEN = "demo-customer-99"
 ENDPOINT = "/api/apply-ee-time-off"
 # Retries without their waits, each policy's number of tries kept: a wrong retry shows as a second request.
 pytestmark = pytest.mark.usefixtures("instant_retries")
-
-
-@pytest.fixture
-def leave_file(tmp_path: Path, sandbox: Any) -> tuple[Path, Path]:
-    """Staff 000101 (MY) on the sandbox; a one-row leave export and its config in ``tmp_path``."""
-    add_staff(sandbox, [("000101", "MY")])
-    source = write_xlsx(tmp_path / "leave.xlsx", [
-        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
-    sandbox.clear_requests()
-    return write_config(tmp_path), source
 
 
 def cli_import(tmp_path: Path, sandbox: Any, config: Path, source: Path) -> tuple[Result, RunResult]:
