@@ -26,6 +26,7 @@ from pathlib import Path
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import HrimportError, InputFileError
 from hrimport.gc_pause import paused_gc
+from hrimport.memory import use_returning_arrow_pool
 from hrimport.outcomes import SourceInfo
 from hrimport.reader import workbook
 from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, table_chunks
@@ -72,6 +73,7 @@ def read_spreadsheet(
     ``max_unpacked_mb``: a workbook (.xlsx, .xlsm, .ods: a ZIP) whose parts unpack to more is refused
     before any part is unpacked.
     """
+    use_returning_arrow_pool()
     path = Path(path)
     fmt = _format_of(path)
     data = path.read_bytes()
@@ -121,6 +123,7 @@ def read_spreadsheet_chunks(
     (``stream_text``, ``xlsx_stream.stream_xlsx``), so memory holds a chunk or two; anything else is read
     whole here and cut in chunks. While streaming, ``StreamBroken`` says the file needs the whole read after
     all: read it again with ``stream=False``."""
+    use_returning_arrow_pool()  # the chunks' freed pages go back to the system: memory flat in the rows
     path = Path(path)
     fmt = _format_of(path)
     if stream and fmt in _TEXT_FORMATS and path.stat().st_size > STREAM_BYTES:

@@ -7,11 +7,9 @@ tags). See ``xlsx_stream``.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import re
 import zipfile
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hrimport.memory import share_malloc_arenas
 from hrimport.private_files import ScratchFiles
 from hrimport.reader.extent import check_extent, greater_pattern, xlsx_sheet_extent
 from hrimport.reader.grid import CellsRead
@@ -359,39 +358,6 @@ def _joined_pieces(tables: list[tuple[pa.RecordBatch, int]], offset: int) -> pa.
         joined.append(pa.concat_arrays(parts[j], memory_pool=pool))
         parts[j] = []
     return pa.RecordBatch.from_arrays(joined, names=[str(j) for j in range(width)])
-
-
-def _malloc_function(name: str) -> Callable[..., int] | None:
-    try:
-        function: Callable[..., int] = getattr(ctypes.CDLL(None), name)
-        return function
-    except (OSError, AttributeError, TypeError):  # not glibc (Windows: no CDLL(None)): nothing to tune
-        return None
-
-
-_MALLOC_TRIM = _malloc_function("malloc_trim")
-_MALLOPT = _malloc_function("mallopt")
-_M_ARENA_MAX = -8  # mallopt's parameter for the number of arenas (glibc's malloc.h)
-#: Arenas malloc may keep: the main thread's, and one the threads reading a sheet share.
-MALLOC_ARENAS = 2
-
-
-def share_malloc_arenas() -> None:
-    """Let the threads reading a sheet's pieces (fastexcel's, the one cutting and scanning them, the one
-    measuring the sheet) share one malloc arena: glibc gives each thread an arena of its own, and each
-    keeps pages its thread freed, so that a 100,000-row validation peaked 20-50 MB higher with the
-    piece-cutting thread than without it (400 MB with shared strings; 350 MB in shared arenas). Set once
-    for the process, before those threads start; a glibc that has made more arenas already reuses them."""
-    if _MALLOPT is not None:
-        _MALLOPT(_M_ARENA_MAX, MALLOC_ARENAS)
-
-
-def release_freed_memory() -> None:
-    """Give the memory freed since the last grid back to the system. fastexcel's cells and Arrow strings
-    are allocated in Rust by glibc's malloc, in the reading thread's arena, which keeps freed pages
-    unless told: a 100,000-row validation otherwise ends 40 MB higher, for nothing."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
 
 
 def _anchors(table: pa.RecordBatch) -> tuple[bytes, ...]:

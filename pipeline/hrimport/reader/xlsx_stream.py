@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from hrimport.errors import HrimportError
+from hrimport.memory import release_freed_memory
 from hrimport.outcomes import Problem, SourceInfo
 from hrimport.reader.grid import (
     ERROR_VALUE,
@@ -58,7 +59,7 @@ from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.reader.text import StreamBroken
 from hrimport.reader.workbook import _Layout
-from hrimport.reader.xlsx_pieces import ChunkGrid, ChunkReader, NotStreamable, release_freed_memory
+from hrimport.reader.xlsx_pieces import ChunkGrid, ChunkReader, NotStreamable
 
 log = logging.getLogger(__name__)
 
