@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import _column_letter
 from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
@@ -177,7 +180,8 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
     farthest of ``columns`` (the letters any row so far ends with): cells out of order (``<c r="XFD5">`` amid
     row 5, ``A1048576`` amid row 3), which only a damaged or hostile file holds. The library lays them out all
     the same, while the look above sees only each row's last cell: one such cell asked for a grid of 90 GB,
-    and the process aborted. One regular expression finds them, in C; in a file in order it finds none.
+    and the process aborted. One regular expression finds them: first whether any, in RE2 (none in a file in
+    order), then which, in ``re``.
     """
     last = piece.rfind(b"<c ")
     ref_at = piece.find(b' r="', last, piece.find(b">", last)) if last >= 0 else -1
@@ -190,6 +194,9 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
         return []
     beyond = re.compile(rb'<c r="((?:' + greater_pattern(farthest, b"A-Z") + rb')[0-9]+|[A-Za-z]+(?:'
                         + greater_pattern(row, b"0-9") + rb'))"')
+    below = rb'<row r="(' + greater_pattern(row, b"0-9") + rb')"'
+    if not holds_match(beyond.pattern + b"|" + below, piece):  # a piece in order: one look, in RE2
+        return []
     found = []
     for cell in beyond.finditer(piece):
         end = piece.find(b">", cell.end())
@@ -197,7 +204,7 @@ def _cells_out_of_order(piece: bytes, columns: Iterable[bytes]) -> list[bytes]:
             found.append(cell.group(1))  # is not laid out
     # a row element numbered below the piece's last cell, whose cells have no reference: the library lays
     # them out in that row from column A (``<row r="1048576"><c t="s"><v>0</v></c></row>`` amid row 3)
-    for element in re.finditer(rb'<row r="(' + greater_pattern(row, b"0-9") + rb')"', piece):
+    for element in re.finditer(below, piece):
         end = piece.find(b"</row>", element.end())
         if _holds_a_value(piece[element.end() : end if end >= 0 else len(piece)]):
             found.append(b"A" + element.group(1))
@@ -230,6 +237,16 @@ def greater_pattern(text: bytes, symbols: bytes) -> bytes:
             forms.append(re.escape(text[:i]) + b"[%s-%s][%s]{%d}" % (bytes([symbol + 1]), bytes([last]), symbols,
                                                                         len(text) - i - 1))
     return b"|".join(forms)
+
+
+def holds_match(pattern: bytes, data: bytes) -> bool:
+    """Whether the regular expression ``pattern`` (ASCII; RE2's syntax, which these patterns share with
+    ``re``) matches somewhere in ``data``. In RE2, through pyarrow: linear in the bytes and twice as fast as
+    ``re`` on a sheet's XML, which the checks for cells out of order scan whole (200 MB for 100,000 rows x 40
+    columns: 1.3 s of CPU in ``re``). ``data`` is not copied."""
+    offsets = pa.array([0, len(data)], type=pa.int64()).buffers()[1]
+    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
+    return bool(pc.any(pc.match_substring_regex(whole, pattern.decode("ascii"))).as_py())
 
 
 def _without_references(piece: bytes) -> bool:
