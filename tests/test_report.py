@@ -367,7 +367,8 @@ def test_to_fix_from_the_kept_cells_marks_each_bad_cell_red_with_its_problem(rep
     assert red == set(comments) == {"F4", "E4", "D5", "G6"}
     assert comments["F4"] == (
         "Start date '31/02/2024' is not a date\nHow to fix: Write the date as YYYY-MM-DD (for example "
-        "2024-03-31) or use a real Excel date cell."
+        "2024-03-31) or use a real Excel date cell with a date format (such as yyyy-mm-dd); leave the cell empty "
+        "if there is no date."
     )
     assert ws["D5"].value == FORMULA and ws["D5"].quotePrefix  # marked and still never a formula
 

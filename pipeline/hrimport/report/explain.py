@@ -30,11 +30,15 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "not-a-date": Explanation(
         "Not a date",
-        "The cell should hold a date but its text could not be read as one; or it is a date cell showing a day "
-        "that does not exist: 0 January 1900 (00/01/1900, how Excel shows a 0, which some HR systems write for "
-        "\"no date\") or 29 February 1900 (Excel counts 1900 as a leap year; it was not), which cannot be sent "
-        "as any date.",
-        "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell.",
+        "The cell should hold a date but its text could not be read as one (a time of day, such as 12:00:00 from "
+        "a cell with a time format, is not a date either); or it is a cell no real day can be sent for: a date "
+        "cell showing 0 January 1900 (00/01/1900, how Excel shows a 0, which some HR systems write for \"no "
+        "date\") or 29 February 1900 (Excel counts 1900 as a leap year; it was not), a number Excel cannot show "
+        "as a date (it shows ########: below zero, or after the year 9999), a date with a minus sign (a number "
+        "below zero in a workbook of the 1904 date system), or a number in one of Excel's East Asian formats, "
+        "which show a date or a time depending on the computer's language.",
+        "Write the date as YYYY-MM-DD (for example 2024-03-31) or use a real Excel date cell with a date format "
+        "(such as yyyy-mm-dd); leave the cell empty if there is no date.",
     ),
     "not-an-email": Explanation(
         "Unusual e-mail address",
