@@ -169,27 +169,29 @@ def _run_locked(
         log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
                  EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
-        _write_run_summary(result, say)
+        written = _write_run_summary(result, say)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job.notify, job.name, job.path, result, say)
         email_was_due, result.email_pending = result.email_pending, False
-        _write_run_summary(result, say, after_email=email_was_due)  # again: now with whether the e-mail went
+        if email_was_due or not written:  # again: now with whether the e-mail went (or once more: pruned, the
+            # disk may have room); a run.json written with no e-mail due is the run's whole already
+            _write_run_summary(result, say, after_email=email_was_due)
 
 
-def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_email: bool = False) -> None:
+def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_email: bool = False) -> bool:
     """``run.json``; a folder that cannot take it (a full disk) is said in one line and makes the run exit 6,
     as a step's report not written does, instead of a traceback and exit 1 ("rows need attention"). The
     verdict keeps what the steps did before it (``JobResult.summary_error``). ``after_email``: the run.json
     written before the e-mail says it was due (``email_pending``), so the next run will say this run may not
-    have sent it."""
+    have sent it. Whether it was written."""
     try:
         write_run_summary(result)
     except OSError as exc:
         if result.error_code == EXIT_REPORT:
-            return  # said once
+            return False  # said once
         result.error_code = EXIT_REPORT
         if after_email:
             why = (f"the run's summary could not be written to {result.folder} after its e-mail: "
@@ -204,6 +206,8 @@ def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_e
             result.summary_error = why
         log.error("%s", why, extra=SAID)
         say(f"Error: {why}")
+        return False
+    return True
 
 
 def _run_step(
