@@ -91,6 +91,28 @@ def test_a_row_the_export_repeated_is_sent_once_and_both_rows_are_imported(tmp_p
     assert "Row repeated" in (folder / "report.html").read_text(encoding="utf-8")
 
 
+def test_a_repeat_is_told_what_the_platform_did_to_the_row_it_repeats(tmp_path: Path, sandbox: Any) -> None:
+    # the platform cuts the title of person 1 as it stores row 2: row 4, the same person again and not sent,
+    # says so too, as the report's reader of row 4 would otherwise think its title stored whole
+    sandbox.set_alterations(truncate_text=8)
+    rows = [person(1, Title="Payroll Analyst"), person(2, Title="CFO"),
+            person(1, Title="Payroll Analyst", Country="Malaysia")]
+    result = staff_command(tmp_path, sandbox, "import", rows)
+
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 rows imported (2 with warnings)." in result.output
+    assert [e["customer_system_id"] for e in sent_elements(sandbox)] == ["000001", "000002"]
+    lines = row_lines(latest_run(tmp_path).parent)
+    altered = "the platform altered job_title (cut to 8 characters): sent 'Payroll Analyst', stored 'Payroll '"
+    assert [(r["row"], r["outcome"], codes(r)) for r in lines] == [
+        (2, "added", [("platform-altered", "warning", 2)]), (3, "added", []),
+        (4, "added", [("platform-altered", "warning", 4), ("duplicate-row", "warning", 4)])]
+    assert lines[0]["problems"][0]["message"] == f"Row 2, column 'Title': {altered}"
+    assert lines[2]["problems"][0]["message"] == f"Row 4 (as row 2), column 'Title': {altered}"
+    assert lines[2]["problems"][1]["message"] == REPEAT_OF_ROW_2
+    assert f"Warning: Row 4 (as row 2), column 'Title': {altered}" in result.output
+
+
 @pytest.mark.parametrize(("change", "column"), [
     ({"Title": "Senior Analyst"}, "Title"),
     ({"Cost Centre": "CC-2"}, "Cost Centre"),  # custom data is sent too

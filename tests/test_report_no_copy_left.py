@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from hrimport.config import load_config
+from hrimport.imports import import_file
 from tests.staff_files import person, write_config, write_csv, write_workbook
+from tests.test_chunks import workbook_cells
 from tests.test_no_copy_left import killed_in
+from tests.test_staff_import import hrimport
 
 #: A dry run killed while a workbook library zips a part it wrote to a file whose name starts with argv[3].
 KILLED_WHILE_ZIPPING = """
@@ -48,9 +52,64 @@ def test_a_run_killed_while_writing_a_workbook_leaves_nothing_in_the_temporary_f
     left = killed_in(tmp_path, KILLED_WHILE_ZIPPING, config, source, prefix)
 
     assert left == [], writer
-    # what the library was writing stays where the report's own files are: the run's private folder
+    # what the library was writing stays where the report's own files are, in the run's private folder: in the
+    # folder named for the workbook it was writing
     [folder] = (tmp_path / "reports" / "test-staff").iterdir()
-    parts = [path for path in folder.iterdir() if path.name.startswith(prefix)]
+    assert not [path for path in folder.iterdir() if path.name.startswith(prefix)], writer
+    [partial] = [path for path in folder.iterdir() if path.name.endswith(".xlsx.partial")]
+    parts = [path for path in partial.iterdir() if path.name.startswith(prefix)]
     assert parts, writer
     assert {path.stat().st_mode & 0o777 for path in parts} == {0o600}
-    assert folder.stat().st_mode & 0o777 == 0o700
+    assert folder.stat().st_mode & 0o777 == 0o700 and partial.stat().st_mode & 0o777 == 0o700
+
+
+#: ``hrimport report OUTCOMES --output FOLDER`` (argv 1, 2), killed while xlsxwriter zips a part of report.xlsx.
+KILLED_WHILE_RENDERING = """
+import os, signal, sys, zipfile
+from pathlib import Path
+
+zip_from_file = zipfile.ZipFile.write
+
+def write(self, filename, *rest, **options):
+    if Path(filename).name.startswith("tmp"):  # a part xlsxwriter wrote to a named file, being packed
+        os.kill(os.getpid(), signal.SIGKILL)
+    return zip_from_file(self, filename, *rest, **options)
+
+zipfile.ZipFile.write = write
+from hrimport.cli import main
+main(["report", sys.argv[1], "--output", sys.argv[2]])
+"""
+
+
+def test_a_report_rendered_into_a_folder_of_ones_own_and_killed_leaves_a_named_partial_folder_cleaned_next_time(
+        tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
+    config = write_config(tmp_path / "staff.toml")
+    run = import_file(load_config(config), source, dry_run=True, report_folder=tmp_path / "run")
+    assert run.exit_code == 0
+    outcomes = tmp_path / "run" / "outcomes.jsonl"
+    shared = tmp_path / "shared"  # HR's folder, holding other files, and last month's report rendered there
+    shared.mkdir()
+    (shared / "notes.txt").write_text("for the payroll meeting\n")
+    assert hrimport("report", str(outcomes), "--output", str(shared)).exit_code == 0
+    before = (shared / "report.xlsx").read_bytes()
+
+    left = killed_in(tmp_path, KILLED_WHILE_RENDERING, outcomes, shared)
+
+    assert left == []  # nothing in $TMPDIR
+    # nothing loose whose name says nothing ("tmpk2j4_x9a"): the parts are in a folder named for the workbook,
+    # private, and the report.xlsx that was there is whole, not cut
+    assert sorted(p.name for p in shared.iterdir()) == [
+        "notes.txt", "outcomes.jsonl", "report.html", "report.xlsx", "report.xlsx.partial", "summary.json"]
+    partial = shared / "report.xlsx.partial"
+    assert partial.stat().st_mode & 0o777 == 0o700
+    assert sorted(p.name for p in partial.iterdir() if not p.name.startswith("tmp")) == ["report.xlsx"]
+    assert (shared / "report.xlsx").read_bytes() == before
+
+    again = hrimport("report", str(outcomes), "--output", str(shared))
+
+    assert again.exit_code == 0, again.output
+    assert sorted(p.name for p in shared.iterdir()) == [
+        "notes.txt", "outcomes.jsonl", "report.html", "report.xlsx", "summary.json"]  # the partial folder cleaned
+    assert workbook_cells(shared / "report.xlsx")["Rows"][40][0] == 41  # whole: row 41 of the export, the last
+    assert (shared / "report.xlsx").stat().st_mode & 0o777 == 0o600

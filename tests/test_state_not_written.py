@@ -18,12 +18,15 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.test_run_job import BULK, TOKEN, JobFolder, wait_for
+from hrimport.jobs import EXIT_MEANINGS
+from tests.mail_relay import Inbox, running_relay
+from tests.test_run_job import BULK, TOKEN, JobFolder, notify_table, wait_for
 
 
 def _namespaces_allowed() -> bool:
@@ -174,3 +177,66 @@ def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and
     last = max(p for p in disk.path("monthly").iterdir() if p.is_dir())
     staff, leave = (s["counts"] for s in json.loads((last / "run.json").read_text())["steps"])
     assert staff["unchanged"] == 60 and leave["already_imported"] == 40  # remembered, though not reported
+
+
+class FillingInbox(Inbox):
+    """A relay that takes the run's e-mail as the disk of the run's report folder fills up: the run's first
+    run.json (the e-mail due) is written, the e-mail goes, and run.json cannot be written again."""
+
+    def __init__(self, disk: SmallDisk) -> None:
+        super().__init__()
+        self.disk = disk
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.disk.fill()
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_run_json_not_written_after_the_email_went_keeps_the_verdict_and_the_next_run_says_what_it_knows(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    folder = JobFolder(tmp_path / "job", sandbox)
+    folder.export("2024-05", folder.people(2, **{"2": {"Country": "Atlantis"}}))  # one row needs attention
+    disk = SmallDisk(folder.root / "reports")
+    try:
+        with running_relay(FillingInbox(disk)) as (box, port):
+            folder.job.write_text(folder.job.read_text() + notify_table(port, when="always") + "\n")
+            first = disk.run("run", str(folder.job))
+            _, err = first.communicate(timeout=120)
+        [seen] = [p for p in disk.path("monthly").iterdir() if p.is_dir()]
+        run_folder = folder.root / "reports" / "monthly" / seen.name  # as the run names it
+
+        # the e-mail went, with the verdict; then run.json could not be written: exit 6, and the last line still
+        # says what happened, the full disk after it, on one line
+        assert "Traceback" not in err
+        assert first.returncode == 6, err
+        [mail] = box.messages
+        assert mail["Subject"] == f"[hrimport] monthly: 1 row needs attention{folder.on_sandbox} (exit 1)"
+        not_written = (f"the run's summary could not be written to {run_folder} after its e-mail: No space left on "
+                       "device; free space there (its run.json still says the e-mail was due: the next run will "
+                       "say this run may not have sent it)")
+        lines = err.splitlines()
+        assert f"Error: {not_written}" in lines
+        assert lines[-1] == f"monthly: 1 row needs attention{folder.on_sandbox}; {not_written} (exit 6: {EXIT_MEANINGS[6]})"
+        written = json.loads((seen / "run.json").read_text())  # the first one, written before the e-mail
+        assert (written["email_pending"], written["verdict"], written["exit_code"]) == (
+            True, "1 row needs attention", 1)
+
+        # the next run cannot know whether that e-mail went: it says so, and what that run's verdict was
+        disk.free()
+        with running_relay() as (box, port):
+            folder.job.write_text(folder.job.read_text().replace("port = ", f"port = {port}\n# was ", 1))
+            again = disk.run("run", str(folder.job))
+            _, err = again.communicate(timeout=120)
+    finally:
+        disk.close()
+
+    assert again.returncode == 1, err  # the row still needs attention: the file is imported again
+    started = datetime.strptime(seen.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    said = (f"the run started {started} finished its steps (1 row needs attention, exit 1) but may not have sent "
+            "its e-mail (killed while sending it, or its run.json could not be written after it)")
+    assert f"hrimport: {said}: {run_folder}" in err.splitlines()
+    assert "sent no e-mail" not in err
+    [mail] = box.messages
+    body = str(mail.get_body(("plain",)).get_content()).replace("\r\n", "\n")  # type: ignore[union-attr]
+    assert f"\n\nNote: {said}. Its folder: {run_folder}\n" in body

@@ -214,6 +214,44 @@ def test_a_repeat_of_a_row_held_back_once_checked_with_the_service_is_held_back_
     assert [r[0] for r in fix[1:]] == [row[0], row[0]]
 
 
+def test_a_repeat_is_told_the_warnings_its_row_was_told_by_the_service(tmp_path: Path, staffed: Any) -> None:
+    # HR's 4.5 days for a five-working-day leave (the service counts 5), on a platform holding whole days only:
+    # row 2 is sent and warned twice; row 4, the same leave again, is not sent, and says what row 2 was told
+    half_less = [*ANNUAL[:5], "4.5", *ANNUAL[6:]]
+    staffed.set_alterations(whole_days=True)
+    source = write_xlsx(tmp_path / "leave.xlsx", [half_less, SICK, list(half_less)])
+    differs = ("total_days is 4.5 in the file but the service counts 5 for 2024-03-04..2024-03-08 in MY; sent with "
+               "the file's 4.5.")
+    altered = "the platform altered total_days: sent '4.5', stored 4"
+
+    # the dry run tells the repeat the service's count as it tells row 2
+    dry, planned = run_import(tmp_path, staffed, source, None, "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert outcomes(planned) == [(2, "valid", ["total-days-differs"]), (3, "valid", []),
+                                 (4, "valid", ["total-days-differs", "duplicate-row"])]
+    assert planned.rows[2].problems[0].message == f"Row 4 (as row 2): {differs}"
+
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 rows imported (2 with warnings)." in result.output
+    assert [b["customer_system_id"] for b in posted(staffed)] == ["000101", "000104"]
+    assert outcomes(run) == [(2, "added", ["total-days-differs", "platform-altered"]), (3, "added", []),
+                             (4, "added", ["total-days-differs", "platform-altered", "duplicate-row"])]
+    first, _, repeat = run.rows
+    assert [(p.severity, p.message) for p in first.problems] == [
+        ("warning", f"Row 2: {differs}"), ("warning", f"Row 2: {altered}")]
+    assert [(p.severity, p.row, p.message) for p in repeat.problems] == [
+        ("warning", 4, f"Row 4 (as row 2): {differs}"), ("warning", 4, f"Row 4 (as row 2): {altered}"),
+        ("warning", 4, REPEAT_OF_ROW_2)]
+    assert f"Warning: Row 4 (as row 2): {altered}" in result.output
+    summary = json.loads((report_folder(result) / "summary.json").read_text(encoding="utf-8"))
+    assert summary["warnings"] == {"total-days-differs": 2, "platform-altered": 2, "duplicate-row": 1}
+    problems = workbook_cells(report_folder(result) / "report.xlsx")["Problems"]
+    assert [(r[0], r[4]) for r in problems[1:]] == [
+        (2, "total-days-differs"), (2, "platform-altered"),
+        (4, "total-days-differs"), (4, "platform-altered"), (4, "duplicate-row")]
+
+
 def test_validate_and_a_dry_run_show_the_repeat_and_send_nothing(tmp_path: Path, staffed: Any) -> None:
     source = write_csv(tmp_path / "leave.csv", [
         ["000101", "Annual Leave", "04/03/2024", "08/03/2024", "", "5", "MY", "trip", "Approved"],

@@ -6,7 +6,10 @@ platform would refuse the second time as overlapping. It still has an outcome of
 it repeats, known only once that row is settled (planned unchanged, sent, held, left unsent...).
 ``RepeatedRows`` keeps those outcomes as the import puts its rows together in source order (the row repeated
 always comes first) and makes each repeated row's ``RowOutcome`` from its first row's: the same outcome, message
-and details, the first row's errors retold for it, and its ``duplicate-row`` warning.
+and details, the first row's problems retold for it (its errors, and the warnings the import gave it once it was
+checked with the service or sent: ``total-days-differs``, ``platform-altered``...), and its ``duplicate-row``
+warning. The warnings of the checks of each row's own cells are given each row by its chunk
+(``ChunkKeep.attach``), after ``note``: a repeat has its own, not its first row's twice.
 
     >>> from hrimport.outcomes import Outcome, Problem, RowOutcome
     >>> warning = Problem("duplicate-row", "Row 7 repeats row 3: ...", 7, severity="warning")
@@ -43,7 +46,7 @@ class _Settled:
     outcome: Outcome
     message: str
     details: dict[str, str]
-    errors: tuple[Problem, ...]
+    problems: tuple[Problem, ...]  # what the row was told before its chunk's checks' warnings were attached
 
 
 class RepeatedRows:
@@ -72,8 +75,7 @@ class RepeatedRows:
         looked_for = set(wanted)
         for o in listed:
             if o.row in looked_for:
-                errors = tuple(p for p in o.problems if not p.is_warning)
-                self._settled[o.row] = _Settled(o.outcome, o.message, o.details, errors)
+                self._settled[o.row] = _Settled(o.outcome, o.message, o.details, o.problems)
         groups = list(plain)
         for row in wanted:
             if row in self._settled:
@@ -93,14 +95,14 @@ class RepeatedRows:
             repeat = self.repeats[row]
             first = self._settled.get(repeat.first)
             assert first is not None, f"row {row} repeats row {repeat.first}, which has no outcome"
-            problems = (*(_retold(p, row, repeat.first) for p in first.errors), repeat.warning)
+            problems = (*(_retold(p, row, repeat.first) for p in first.problems), repeat.warning)
             out.append(RowOutcome(row, external_id, name, first.outcome, problems,
                                   shared_message(repeat.first, first.message), first.details))
         return out
 
 
 def _retold(problem: Problem, row: int, first: int) -> Problem:
-    """Row ``first``'s error ``problem`` as row ``row``'s, which shares its outcome: "Row 7 (as row 3): ..."."""
+    """Row ``first``'s ``problem`` as row ``row``'s, which shares its outcome: "Row 7 (as row 3): ..."."""
     said = f"Row {first}"
     message = problem.message
     if message.startswith(said):

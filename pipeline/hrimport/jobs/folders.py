@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from hrimport.private_files import open_private, safe_segment
 from hrimport.report.history import RUN_JSON, is_run_folder, run_order
 from hrimport.report.writer import default_report_folder, new_report_folder
 
-__all__ = ["RUN_SUMMARY", "new_run_folder", "prune_runs", "safe_name", "unfinished_runs", "write_run_summary"]
+__all__ = ["RUN_SUMMARY", "PendingEmail", "email_pending", "new_run_folder", "prune_runs", "safe_name",
+           "unfinished_runs", "write_run_summary"]
 
 RUN_SUMMARY = RUN_JSON  # marks a folder as a ``hrimport run`` folder: only those are ever pruned
 
@@ -74,27 +76,40 @@ def write_run_summary(result: JobResult) -> None:
 
 def unfinished_runs(job: Job) -> list[Path]:
     """The job's runs since its last finished one that did not finish (a ``run.log``, no ``run.json``): killed,
-    or stopped with the machine, they sent no e-mail. Oldest first; none once a later run has finished, so each
+    or stopped with the machine, they sent no e-mail; and those whose ``run.json`` says their e-mail was due
+    (``email_pending``), which may not have sent it. Oldest first; none once a later run has finished, so each
     is told once."""
     parent = default_report_folder(job.report_dir, job.name, datetime.now()).parent
     if not parent.is_dir():
         return []
     unfinished: list[Path] = []
     for folder in sorted((p for p in parent.iterdir() if is_run_folder(p)), key=run_order, reverse=True):
-        if (folder / RUN_SUMMARY).is_file() and not _email_was_pending(folder / RUN_SUMMARY):
+        if (folder / RUN_SUMMARY).is_file() and email_pending(folder) is None:
             break
         if (folder / RUN_LOG).is_file():
             unfinished.append(folder)
     return unfinished[::-1]
 
 
-def _email_was_pending(summary: Path) -> bool:
-    """Whether a run's ``run.json`` says it was killed while its e-mail was due and not yet sent: its steps
-    finished, but nobody was told."""
+@dataclass(frozen=True)
+class PendingEmail:
+    """A run whose ``run.json`` says its e-mail was due and not known to be sent: its steps finished (with
+    this verdict and exit code), but it was killed while sending the e-mail, or its run.json could not be
+    written again once it had."""
+
+    verdict: str
+    exit_code: int
+
+
+def email_pending(folder: Path) -> PendingEmail | None:
+    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due; else None."""
     try:
-        return json.loads(summary.read_bytes()).get("email_pending") is True
-    except (OSError, ValueError, AttributeError):
-        return False  # a run.json this version did not write, or cannot read: as it was, a finished run
+        data = json.loads((folder / RUN_SUMMARY).read_bytes())
+        if data.get("email_pending") is not True:
+            return None
+        return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None  # a run.json this version did not write, or cannot read: as it was, a finished run
 
 
 def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:

@@ -96,7 +96,9 @@ class JobResult:
     pruned: list[Path] = field(default_factory=list)
     # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
     unfinished: list[Path] = field(default_factory=list)
-    error: str | None = None  # a failure of the run as a whole (the lock)
+    error: str | None = None  # a failure of the run as a whole (the lock): what it did, in place of the verdict
+    # run.json not written (a full disk): said after the steps' verdict, which it must not hide
+    summary_error: str | None = None
     error_code: int = EXIT_OK
 
     @property
@@ -137,13 +139,18 @@ class JobResult:
         the e-mail subject."""
         if self.error:
             return self.error
+        said = self._steps_verdict()
+        return f"{said}; {self.summary_error}" if self.summary_error else said
+
+    def _steps_verdict(self) -> str:
+        """What the steps did, by the highest of their exit codes."""
         # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as
         # "everything imported" when a month's export never came
         idle = [s for s in self.steps if s.status == "already_imported"]
         if self.steps and len(idle) == len(self.steps):
             found = idle[0].found if len(idle) == 1 else "; ".join(f"{s.name}: {s.found}" for s in idle)
             return f"no new export: {found}; nothing sent"
-        code = self.exit_code
+        code = max([EXIT_OK, *(s.exit_code for s in self.steps)])
         if code == EXIT_OK:
             warned = sum(s.result.with_warnings for s in self.steps if s.result is not None)
             done = "everything imported"

@@ -31,7 +31,14 @@ from hrimport.errors import (
     StateNotWritten,
 )
 from hrimport.imports import import_file
-from hrimport.jobs.folders import new_run_folder, prune_runs, safe_name, unfinished_runs, write_run_summary
+from hrimport.jobs.folders import (
+    email_pending,
+    new_run_folder,
+    prune_runs,
+    safe_name,
+    unfinished_runs,
+    write_run_summary,
+)
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
@@ -162,33 +169,45 @@ def _run_locked(
         log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
                  EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
-        _write_run_summary(result, say)
+        written = _write_run_summary(result, say)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
         _notify(job.notify, job.name, job.path, result, say)
-        result.email_pending = False
-        _write_run_summary(result, say)  # again: now with whether the e-mail went
+        email_was_due, result.email_pending = result.email_pending, False
+        if email_was_due or not written:  # again: now with whether the e-mail went (or once more: pruned, the
+            # disk may have room); a run.json written with no e-mail due is the run's whole already
+            _write_run_summary(result, say, after_email=email_was_due)
 
 
-def _write_run_summary(result: JobResult, say: Callable[[str], None]) -> None:
+def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_email: bool = False) -> bool:
     """``run.json``; a folder that cannot take it (a full disk) is said in one line and makes the run exit 6,
-    as a step's report not written does, instead of a traceback and exit 1 ("rows need attention")."""
+    as a step's report not written does, instead of a traceback and exit 1 ("rows need attention"). The
+    verdict keeps what the steps did before it (``JobResult.summary_error``). ``after_email``: the run.json
+    written before the e-mail says it was due (``email_pending``), so the next run will say this run may not
+    have sent it. Whether it was written."""
     try:
         write_run_summary(result)
     except OSError as exc:
         if result.error_code == EXIT_REPORT:
-            return  # said once
+            return False  # said once
         result.error_code = EXIT_REPORT
-        why = (f"the run's summary could not be written to {result.folder}: {exc.strerror or exc}; free space "
-               "there (the steps' lines say what each sent)")
+        if after_email:
+            why = (f"the run's summary could not be written to {result.folder} after its e-mail: "
+                   f"{exc.strerror or exc}; free space there (its run.json still says the e-mail was due: the "
+                   "next run will say this run may not have sent it)")
+        else:
+            why = (f"the run's summary could not be written to {result.folder}: {exc.strerror or exc}; free "
+                   "space there (the steps' lines say what each sent)")
         if result.exit_code == EXIT_REPORT and any(s.exit_code == EXIT_REPORT for s in result.steps):
             pass  # the verdict already says a step's report met the same full disk
         else:
-            result.error = why
+            result.summary_error = why
         log.error("%s", why, extra=SAID)
         say(f"Error: {why}")
+        return False
+    return True
 
 
 def _run_step(
@@ -287,11 +306,13 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
     subject = f"{name}: {result.headline()} (exit {result.exit_code})"
     lines = [f"hrimport job {name!r} ({path}), started {_shown_time(result.started_at)}.", ""]
     lines += [f"- {s.name}: {s.message}" for s in result.steps]
-    if result.error:
-        lines.append(result.error)
+    lines += [error for error in (result.error, result.summary_error) if error]
     for folder in result.unfinished:
-        note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing is "
-                f"stored twice). Its folder: {folder}")
+        if email_pending(folder) is not None:  # its steps finished: this run did nothing in its place
+            note = f"Note: {_not_finished(folder)}. Its folder: {folder}"
+        else:
+            note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing "
+                    f"is stored twice). Its folder: {folder}")
         lines += ["", note]
     lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
     if result.folder is not None:
@@ -332,6 +353,14 @@ def _shown_time(iso: str) -> str:
 
 
 def _not_finished(folder: Path) -> str:
-    """What a run folder without its run.json says, from its name (its start)."""
+    """What a run folder without its run.json, or whose run.json says its e-mail was due, says, from its name
+    (its start) and that run.json."""
     started = datetime.strptime(folder.name[:17], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
-    return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    pending = email_pending(folder)
+    if pending is None:
+        return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    # killed as it sent the e-mail, or its run.json not written again once it had: whether the e-mail went is
+    # not known (the relay may have taken it), only that the steps finished, and with what verdict
+    verdict = f"{pending.verdict}, exit {pending.exit_code}" if pending.verdict else f"exit {pending.exit_code}"
+    return (f"the run started {started} finished its steps ({verdict}) but may not have sent its e-mail (killed "
+            "while sending it, or its run.json could not be written after it)")

@@ -53,7 +53,7 @@ from hrimport.report.fix_marks import (
     problem_text,
 )
 from hrimport.report.fix_values import no_value_cells
-from hrimport.report.scratch import temporary_files_in
+from hrimport.report.scratch import partial_workbook, temporary_files_in
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
 
 __all__ = ["MAX_MERGED_CELLS", "MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
@@ -142,7 +142,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     wb.active = ws
     for sheet in wb.worksheets:
         sheet.sheet_view.tabSelected = sheet is ws
-    with open_private(path, "wb") as fh, temporary_files_in(path.parent):
+    with partial_workbook(path) as writing, open_private(writing, "wb") as fh, temporary_files_in(writing.parent):
         wb.save(fh)
     return path
 

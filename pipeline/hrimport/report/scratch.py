@@ -1,23 +1,61 @@
-"""Where the workbook writers keep their passing files: beside the workbook, in the run's private folder.
+"""Where the workbook writers write: in ``<name>.partial``, a folder beside the workbook, renamed over it when done.
 
 xlsxwriter (``constant_memory``) streams each sheet's rows to a file until the workbook is closed, and both it
 and openpyxl write each part of the package (a whole sheet's XML) to a file before zipping it. Those files
-are named (``mkstemp``), by default in ``$TMPDIR``, and hold what the workbook does: ``to_fix`` every cell of
-the rows to fix, unmasked. A run killed outright while writing its report (``kill -9``, the OOM killer, a
-container stopped) would leave them there for anyone who later gets that folder. In the folder of the
-workbook they write (the run's report folder: 0700, the files 0600 as ``mkstemp`` makes them) they are where
-the same data is anyway, and they go with that folder.
+are named (``mkstemp``: ``tmpk2j4_x9a``, ``openpyxl.abc123``), by default in ``$TMPDIR``, and hold what the
+workbook does: ``to_fix`` every cell of the rows to fix, unmasked. A run killed outright while writing its
+report (``kill -9``, the OOM killer, a container stopped) would leave them there for anyone who later gets that
+folder. In the folder of the workbook they write (the run's report folder: 0700, the files 0600 as ``mkstemp``
+makes them) they are where the same data is anyway, and they go with that folder.
+
+They are not loose in it: ``hrimport report ... --output FOLDER`` writes into a folder of the user's, where a
+``tmpk2j4_x9a`` left by a kill would say nothing of what it is. The workbook and its passing files are written
+in ``report.xlsx.partial/`` (private), as ``run.json`` is written as ``run.json.partial``: once whole, the
+workbook is renamed over ``report.xlsx`` and the folder removed. A kill leaves that folder, named for what it
+holds, and the ``report.xlsx`` there was before (never a cut one); the next write of the workbook removes it.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["temporary_files_in", "xlsxwriter_options"]
+from hrimport.private_files import make_private_folder
+
+__all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_options"]
+
+#: The ending of the folder a workbook is written in beside its place (``report.xlsx.partial``).
+PARTIAL = ".partial"
+
+
+@contextmanager
+def partial_workbook(path: Path) -> Iterator[Path]:
+    """The path to write the workbook ``path`` at: ``path.name`` in ``<path>.partial/``, where its writer's
+    passing files go too (``xlsxwriter_options``, ``temporary_files_in``). When the block ends without an
+    error the workbook is renamed over ``path``; the folder is removed either way (one a killed write left
+    is removed first)."""
+    scratch = path.with_name(path.name + PARTIAL)
+    _remove(scratch)
+    make_private_folder(scratch)
+    try:
+        writing = scratch / path.name
+        yield writing
+        os.replace(writing, path)
+    finally:
+        _remove(scratch)
+
+
+def _remove(scratch: Path) -> None:
+    """``scratch`` and what it holds, if there (a file or a link of that name: only itself)."""
+    if scratch.is_dir() and not scratch.is_symlink():
+        shutil.rmtree(scratch, ignore_errors=True)
+    else:
+        scratch.unlink(missing_ok=True)
 
 
 def xlsxwriter_options(path: Path, **options: Any) -> dict[str, Any]:
