@@ -67,8 +67,15 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "country-change-incomplete": Explanation(
         "Country change incomplete",
-        "The person moves to another country, but the details a country change needs are missing.",
-        "Fill in every column the message names for the new country (e.g. the effective date).",
+        "The platform needs the country the person left (old_country) and the date the new country takes effect "
+        "(new_country_effective_date) together when a person's country changes, and refuses a change without "
+        "them. When the row's old country is another country than its country, the person moves, and a row "
+        "without the date was held back. When the row gives only the date, or an old country that is its "
+        "country, whether the country changes only the platform knows: by default this is a warning and the row "
+        "is sent as written (the platform refuses it if the country does change); with strict_checks = "
+        "[\"country-change-incomplete\"] under [staff] in the config, the row is held back instead.",
+        "If the person moved, fill in both the country they left and the date the new country takes effect. If "
+        "not, clear the one that is given (or, for a warning, there is nothing to do).",
     ),
     "duplicate-id": Explanation(
         "Duplicate id",
