@@ -660,18 +660,36 @@ def test_a_second_import_on_the_same_state_folder_exits_3(tmp_path: Path, staffe
     assert staffed.time_off(99) == []
 
 
-def test_a_period_of_only_weekends_and_holidays_is_not_booked(tmp_path: Path, staffed: Any) -> None:
+def test_a_period_of_only_weekends_and_holidays_is_booked_with_0_days_and_a_warning(
+        tmp_path: Path, staffed: Any) -> None:
+    """The interface sets no rule against a record of 0 days (its own example books a weekend), so a period the
+    service counts no working day in is no reason to refuse HR's row: "likely wrong dates" is our guess. It is
+    sent with the service's 0 and a warning saying what to check; total_days = "strict" holds it back."""
     source = write_xlsx(tmp_path / "leave.xlsx", [
         # Saturday 10 Feb to Monday 12 Feb 2024: weekend and Chinese New Year in Singapore
         ["000106", "Annual Leave", D(2024, 2, 10), D(2024, 2, 12), "", "", "SG", "", ""]])
-    result, run = run_import(tmp_path, staffed, source)
+    said = ("Row 2: the service counts no working day in 2024-02-10..2024-02-12 in SG (weekends and public holidays "
+            "of SG), and the file gives no number of days")
+    check = "check the dates, and if the leave is counted every day, write its days in the total_days column."
+
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='total_days = "strict"'))
     assert result.exit_code == 1
     (row,) = run.rows
-    assert row.problem_codes == ["no-leave-days"]
-    assert row.message == (
-        "Row 2: the service counts no working day in 2024-02-10..2024-02-12 in SG (weekends and public holidays "
-        "of SG), so there is no figure to send; not sent: write the days in the total_days column.")
+    assert (row.outcome.value, row.problem_codes) == ("invalid", ["no-leave-days"])
+    assert row.message == f'{said}; not sent (total_days = "strict"): {check}'
     assert (row.problems[0].column, row.problems[0].field) == ("Days", "total_days")
+    assert staffed.time_off(99) == []
+
+    result, run = run_import(tmp_path, staffed, source)
+    assert result.exit_code == 0, result.output
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("added", ["no-leave-days"])
+    (warning,) = row.problems
+    assert (warning.severity, warning.column, warning.field) == ("warning", "Days", "total_days")
+    assert warning.message == f"{said}; sent with the service's 0: {check}"
+    assert f"Warning: {warning.message}" in result.stdout
+    assert [json.loads(body)["total_days"] for body in staffed.bodies if b"leave_type" in body] == ["0"]
+    assert stored(staffed) == [("000106", 1, "2024-02-10", "2024-02-12", 0)]
 
 
 def test_a_time_of_day_in_a_date_column_is_held_back_in_one_line_never_sent_as_a_date(

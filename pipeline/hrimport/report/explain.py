@@ -164,8 +164,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "no-leave-days": Explanation(
         "No working days in the period",
         "The platform counts no working day in the period (weekends and public holidays), and the file gives "
-        "no number of days to send.",
-        "Check the dates; if the leave is counted every day (such as sick leave), write the number of days.",
+        "no number of days. The platform sets no rule against a record of 0 days, so by default this is a "
+        "warning and the record was sent with the platform's 0; with total_days = \"strict\" under [timeoff] in "
+        "the config (or a file's figure other than 0 under it), the row is held back instead.",
+        "Check the dates; if the leave is counted every day (such as sick leave), write the number of days in "
+        "the file and correct the record on the platform. If 0 days is right, there is nothing to do.",
     ),
     "end-before-start": Explanation(
         "End before start",

@@ -14,7 +14,8 @@
                                # a column headed as in schemas/name_headers.toml, if the file has one
     total_days = "file"        # file (default): send the file's figure, warn where the service counts
                                # otherwise; service: send the service's count, with the warning; strict:
-                               # do not send a row whose figure differs (see hrimport.timeoff.days)
+                               # do not send a row whose figure differs, nor one without a figure
+                               # counted 0 days (see hrimport.timeoff.days)
 """
 
 from __future__ import annotations
