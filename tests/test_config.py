@@ -85,7 +85,6 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
           '"country-change-incomplete")')),
         ({"staff": 'strict_checks = ["not-an-email"]'},
          '[staff] strict_checks: not-an-email has its own setting: email_check = "strict"'),
-        ({"top": '[timeoff]\nstrict_checks = []'}, "unknown key 'strict_checks'"),
         ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),
         ({"top": "[service]\ntimeout = 0"}, "a number above 0 and at most 600 (default 30), not 0"),
         ({"top": "[report]\nhtml_problem_limit = -1"}, "[report] html_problem_limit must be a whole number"),

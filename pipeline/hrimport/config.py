@@ -200,7 +200,8 @@ _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
 _STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size", "concurrency",
                "email_check", "strict_checks"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
-_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name"}
+_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name",
+                 "strict_checks"}
 
 
 def load_config(path: str | Path) -> ImportConfig:
@@ -397,8 +398,8 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
     if email_check not in EMAIL_CHECKS:
         choices = " or ".join(f'"{m}"' for m in EMAIL_CHECKS)
         raise ConfigError(f"{here} email_check must be {choices}, not {email_check!r}")
-    strict_checks = _strict_checks(table.get("strict_checks", []), here)
-    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
+    strict = strict_checks(table.get("strict_checks", []), here, STRICT_CHECKS) if kind == "staff" else frozenset()
+    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table} if kind == "timeoff" else {}
     _reject_todo(here, constants, defaults, values, extra)
     mapped = set(columns.values()) | set(joins) | set(constants) | set(defaults)
     missing = [f.name for f in fields if f.is_required and not f.envelope and f.name not in mapped]
@@ -423,19 +424,20 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         pack_unmapped=pack_unmapped,
         extra=extra,
         email_check=email_check,
-        strict_checks=strict_checks,
+        strict_checks=strict,
     )
 
 
-def _strict_checks(value: object, here: str) -> frozenset[str]:
-    """``[staff] strict_checks``: a list of codes of ``STRICT_CHECKS``, the doubts to hold a row back for."""
-    allowed = ", ".join(f'"{c}"' for c in STRICT_CHECKS)
+def strict_checks(value: object, here: str, codes: tuple[str, ...]) -> frozenset[str]:
+    """``strict_checks`` of ``[staff]`` or ``[timeoff]`` (``here``): a list of ``codes``, the doubts of ours to hold
+    a row back for."""
+    allowed = ", ".join(f'"{c}"' for c in codes)
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
         raise ConfigError(f"{here} strict_checks must be a list of problem codes, such as [{allowed}]")
     for code in value:
         if code == "not-an-email":
             raise ConfigError(f'{here} strict_checks: not-an-email has its own setting: email_check = "strict"')
-        if code not in STRICT_CHECKS:
+        if code not in codes:
             raise ConfigError(f"{here} strict_checks: {code!r} is not a check that can be made strict (one of "
                               f"{allowed})")
     return frozenset(value)

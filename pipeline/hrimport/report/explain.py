@@ -138,8 +138,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "unknown-leave-type": Explanation(
         "Unknown leave type",
-        "The leave type is not one the platform knows for this customer.",
-        "Use a leave type exactly as the platform names it, or map it in the import config.",
+        "The leave type is not among those hrimport knows (the message names the closest). The platform "
+        "publishes no list of its leave types, so by default this is a warning and the row is sent with the "
+        "name as written, for the platform to take or refuse; a row the platform refused for it was not added. "
+        "With strict_checks = [\"unknown-leave-type\"] under [timeoff] in the config, the row is held back "
+        "instead.",
+        "If the name is a typo, correct it; if it is the company's own name for a type, map it under "
+        "[timeoff.values.leave_type] in the import config. If the platform took it, there is nothing to do.",
     ),
     "total-days-differs": Explanation(
         "Total days differ from the platform's count",
