@@ -557,9 +557,10 @@ def test_validate_checks_the_file_without_the_network(tmp_path: Path, staffed: A
     config = write_config(tmp_path)
     staffed.clear_requests()
     result = hrimport(["timeoff", "validate", str(config), str(source)], staffed)
-    assert result.exit_code == 1
-    assert "Row 3, column 'Leave Type': 'Holiday Leave' is not a leave type" in result.stdout
-    assert "1 of 2 rows checked; 1 needs attention." in result.stdout
+    assert result.exit_code == 0, result.output  # a leave type hrimport does not know is the platform's to judge
+    assert ("Warning: Row 3, column 'Leave Type': 'Holiday Leave' is not among the leave types hrimport knows "
+            in result.stdout)
+    assert "2 of 2 rows checked (1 with warnings)." in result.stdout
     assert staffed.requests() == []
     assert not (tmp_path / ".hrimport" / "timeoff_ledger.db").exists()
 
