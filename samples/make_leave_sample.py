@@ -45,7 +45,7 @@ ROWS: list[list[object]] = [
     # marriage leave ending at noon on the last day (First Half on a longer record): 2.5 days
     ["000201", "婚假", D(2024, 11, 11), D(2024, 11, 13), "First Half", "", "CN", "", "Approved"],
     ["000204", "育嬰假", D(2024, 12, 2), D(2024, 12, 3), "", 2, "CN", "", "Pending"],
-    # not a leave type the platform knows: flagged with the closest names
+    # not a leave type hrimport knows: sent with a warning naming the closest names; the sandbox refuses it
     ["000203", "Birthday Leave", D(2024, 6, 10), D(2024, 6, 10), "", 1, "MY", "", "Approved"],
 ]
 

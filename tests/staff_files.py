@@ -121,15 +121,18 @@ def as_calculated(path: Path) -> Path:
 
 def write_config(path: Path, *, customer_id: int = 99, date_order: str | None = "day-first", extra: str = "",
                  base_url: str | None = None, email_check: str | None = None,
-                 formula_text: str | None = None) -> Path:
+                 formula_text: str | None = None, strict_checks: tuple[str, ...] = ()) -> Path:
     """The staff config of these tests; ``date_order=None`` leaves the setting out (each column decides),
     ``email_check`` sets ``[staff] email_check`` ("strict": a row whose e-mail is not name@example.com is
     invalid; unset: the default, a warning), ``formula_text`` sets ``[source] formula_text`` ("reject": a row
-    holding text like =Manager is invalid; unset: the default, a warning)."""
+    holding text like =Manager is invalid; unset: the default, a warning), ``strict_checks`` sets
+    ``[staff] strict_checks`` (the codes of our other doubts to hold a row back for)."""
     line = f'date_order = "{date_order}"' if date_order else ""
     if formula_text:
         line += f'\nformula_text = "{formula_text}"'
     email_line = f'email_check = "{email_check}"' if email_check else ""
+    if strict_checks:
+        email_line += "\nstrict_checks = [" + ", ".join(f'"{c}"' for c in strict_checks) + "]"
     text = CONFIG.format(customer_id=customer_id, date_order_line=line, extra=extra, email_check_line=email_line)
     if base_url:
         text = text.replace("[service]\n", f'[service]\nbase_url = "{base_url}"\n', 1)

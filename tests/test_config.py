@@ -53,6 +53,7 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
     assert config.report.mask == ("passport_number",)
     assert config.staff is not None and config.staff.constants["staff_type"] == "Payroll"
     assert config.staff.email_check == "warn"  # our e-mail pattern doubts a row, never holds it back
+    assert config.staff.strict_checks == frozenset()  # nor do our other doubts, unless the config says so
 
 
 @pytest.mark.parametrize(
@@ -77,6 +78,13 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"staff": "concurrency = 0"}, "concurrency must be a whole number of at least 1"),
         ({"staff": 'email_check = "off"'}, '[staff] email_check must be "warn" or "strict", not \'off\''),
         ({"top": '[timeoff]\nemail_check = "strict"'}, "unknown key 'email_check'"),
+        ({"staff": 'strict_checks = "country-change-incomplete"'},
+         '[staff] strict_checks must be a list of problem codes, such as ["country-change-incomplete"]'),
+        ({"staff": 'strict_checks = ["missing-value"]'},
+         ("[staff] strict_checks: 'missing-value' is not a check that can be made strict (one of "
+          '"country-change-incomplete")')),
+        ({"staff": 'strict_checks = ["not-an-email"]'},
+         '[staff] strict_checks: not-an-email has its own setting: email_check = "strict"'),
         ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),
         ({"top": "[service]\ntimeout = 0"}, "a number above 0 and at most 600 (default 30), not 0"),
         ({"top": "[report]\nhtml_problem_limit = -1"}, "[report] html_problem_limit must be a whole number"),

@@ -74,6 +74,7 @@ def test_the_preview_shows_each_column_its_field_how_sure_and_values_as_sent(tmp
     assert 'date_order = "month-first"' in text
     # the strict settings, shown where a company that wants them will look (by default: warnings)
     assert '# formula_text = "reject"' in text and '# email_check = "strict"' in text
+    assert '# strict_checks = ["country-change-incomplete"]' in text
     assert '# "Department" = "Department"' in text
     assert '"Full-Time" = "TODO: System | Payroll | HRO | EOR"' in text
 

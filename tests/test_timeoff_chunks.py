@@ -33,7 +33,7 @@ def leave_rows() -> list[list[str]]:
     """40 rows of three people, each a weekday a week apart, and what a real history holds spread over the
     file: two rows of one person 30 rows apart that overlap, an unknown leave type, a bad half-day marker,
     half days, an end before the start, a figure the service counts otherwise, a person the service does
-    not know."""
+    not know, and a sick leave on a public holiday (12 February 2024 in Malaysia)."""
     def day(n: int, later: int = 0) -> str:
         return (dt.date(2024, 1, 1) + dt.timedelta(days=7 * (n // 3) + n % 3 + later)).strftime("%d/%m/%Y")
 
@@ -106,7 +106,7 @@ def test_a_leave_history_in_chunks_reports_exactly_what_one_chunk_reports(
     # the platform got the same requests, byte for byte, and holds the same records
     assert chunked_sandbox.bodies == whole_sandbox.bodies
     assert stored_time_off(chunked_sandbox) == stored_time_off(whole_sandbox)
-    assert len(stored_time_off(chunked_sandbox)) == 33
+    assert len(stored_time_off(chunked_sandbox)) == 34
 
     for step in ("dry", "first", "again"):
         assert records(chunked[step]) == records(whole[step]), step
@@ -129,9 +129,12 @@ def test_a_leave_history_in_chunks_reports_exactly_what_one_chunk_reports(
     assert rows[16]["details"]["half_days"] == "start"
     assert rows[22]["outcome"] == "added" and rows[22]["problems"][0]["code"] == "total-days-differs"
     assert rows[28]["outcome"] == "rejected"
+    # sick leave on the Chinese New Year holiday in Malaysia: no working day, sent with the service's 0 and a warning
+    assert rows[20]["outcome"] == "added" and rows[20]["problems"][0]["code"] == "no-leave-days"
+    assert rows[20]["details"]["total_days"] == "0"
     again = {r["row"]: r["outcome"] for r in records(chunked["again"]) if r["record"] == "row"}
     added = [row for row, r in rows.items() if r["outcome"] == "added"]
-    assert len(added) == 33 and all(again[row] == "already_imported" for row in added)
+    assert len(added) == 34 and all(again[row] == "already_imported" for row in added)
 
 
 def stored_time_off(sandbox: Any) -> list[dict[str, Any]]:

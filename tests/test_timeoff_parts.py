@@ -49,15 +49,35 @@ def test_the_language_is_detected_from_the_script_of_the_name() -> None:
     assert detect_lang("育嬰假") == "ZH"
 
 
-def test_an_unknown_type_is_flagged_with_the_closest_known_names() -> None:
+def test_an_unknown_type_is_sent_as_written_with_the_closest_known_names_unless_strict() -> None:
+    """The platform publishes no list of its leave types: ours doubts a name, never refuses it by default."""
     assert match_leave_type("Birthday Leave") is None
     assert "Study Leave" in closest_names("Studdy Leave")
     assert closest_names("年休")[0] in ("年休假", "年假")
-    _, _, problems = check_row(row=7, leave_type="Anual Leave", lang_cell="", config_lang=None,
-                               start="2024-01-02", end="2024-01-02", sources={"leave_type": "Leave Type"})
-    assert [p.code for p in problems] == ["unknown-leave-type"]
-    assert problems[0].message.startswith("Row 7, column 'Leave Type': 'Anual Leave' is not a leave type")
-    assert "closest known: Annual Leave" in problems[0].message
+    where = {"leave_type": "Leave Type"}
+    match, lang, problems = check_row(row=7, leave_type=" Anual Leave", lang_cell="", config_lang=None,
+                                      start="2024-01-02", end="2024-01-02", sources=where)
+    assert match is not None and not match.listed and (match.send_name("EN"), lang) == ("Anual Leave", "EN")
+    (warning,) = problems
+    assert (warning.code, warning.severity, warning.column, warning.value) == (
+        "unknown-leave-type", "warning", "Leave Type", " Anual Leave")
+    assert warning.message == (
+        "Row 7, column 'Leave Type': ' Anual Leave' is not among the leave types hrimport knows (closest known: "
+        "Annual Leave, Parental Leave, Personal Leave); sent as written, for the platform to take or refuse (the platform publishes no list of "
+        "its types; if it is a typo, correct it, or add a value map under [timeoff.values.leave_type] if it is "
+        "the company's own name for one of them).")
+    match, lang, problems = check_row(row=7, leave_type="志愿假", lang_cell="", config_lang=None,
+                                      start="2024-01-02", end="2024-01-02", sources=where)
+    assert match is not None and (match.send_name("ZH"), lang) == ("志愿假", "ZH")
+
+    match, _, problems = check_row(row=7, leave_type="Anual Leave", lang_cell="", config_lang=None,
+                                   start="2024-01-02", end="2024-01-02", sources=where,
+                                   strict=frozenset({"unknown-leave-type"}))
+    (error,) = problems
+    assert match is None and error.severity == "error"
+    assert error.message.endswith("not sent ([timeoff] strict_checks lists unknown-leave-type): correct it, or "
+                                  "add a value map under [timeoff.values.leave_type] if it is the company's own "
+                                  "name for one of them.")
 
 
 def test_lang_comes_from_the_column_then_the_config_then_the_script() -> None:
@@ -237,3 +257,9 @@ def test_the_timeoff_section_keys_are_checked() -> None:
         _settings(default_country="Singapore")
     with pytest.raises(ConfigError, match="half_start must name a column"):
         _settings(half_start=True)
+    assert _settings().strict_checks == frozenset()  # an unknown leave type is sent, with a warning
+    assert _settings(strict_checks=["unknown-leave-type"]).strict_checks == {"unknown-leave-type"}
+    with pytest.raises(ConfigError) as refused:
+        _settings(strict_checks=["country-change-incomplete"])
+    assert str(refused.value) == ("leave.toml [timeoff] strict_checks: 'country-change-incomplete' is not a check "
+                                  'that can be made strict (one of "unknown-leave-type")')

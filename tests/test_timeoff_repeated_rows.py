@@ -182,12 +182,13 @@ def test_a_repeat_of_an_invalid_row_is_invalid_on_its_own(tmp_path: Path, staffe
     # and each is listed to fix with its own problem (fixed, the two are one leave again, sent once)
     misspelt = [*ANNUAL[:1], "Anual Leave", *ANNUAL[2:]]
     source = write_xlsx(tmp_path / "leave.xlsx", [misspelt, SICK, misspelt])
-    result, run = run_import(tmp_path, staffed, source)
+    strict = write_config(tmp_path, extra='strict_checks = ["unknown-leave-type"]')
+    result, run = run_import(tmp_path, staffed, source, strict)
 
     assert result.exit_code == 1
     assert outcomes(run) == [(2, "invalid", ["unknown-leave-type"]), (3, "added", []),
                              (4, "invalid", ["unknown-leave-type"])]
-    assert run.rows[2].message.startswith("Row 4, column 'Leave Type': 'Anual Leave' is not a leave type")
+    assert run.rows[2].message.startswith("Row 4, column 'Leave Type': 'Anual Leave' is not among the leave types")
     assert "duplicate-row" not in result.output
     assert [b["customer_system_id"] for b in posted(staffed)] == ["000104"]
 

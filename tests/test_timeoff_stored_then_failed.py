@@ -87,3 +87,24 @@ def test_a_post_stored_then_stalled_beyond_the_read_timeout_is_not_retried_and_h
         time.sleep(0.05)
     assert posts(sandbox) == [499]  # sent once, the client gave up waiting; never sent again
     assert_heals_on_the_next_run(tmp_path, sandbox, config, source, 499)
+
+
+def test_a_leave_type_hrimport_does_not_know_stored_then_answered_an_error_heals_too(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    """A type the list of leave types lacks is sent as written (a warning): the platform's 409 naming the lost
+    record by that name proves it is the row's own, as a known type's does."""
+    import datetime as dt
+
+    from tests.test_timeoff_import import hrimport, write_xlsx
+
+    config, _ = leave_file
+    added = hrimport(["sandbox", "add-leave-type", "--db", str(sandbox.db_path), "Volunteer Leave", "志愿假"])
+    assert added.exit_code == 0, added.output
+    source = write_xlsx(tmp_path / "volunteer.xlsx", [
+        ["000101", "Volunteer Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "MY", "", ""]])
+    sandbox.set_faults(rules=[{"path": ENDPOINT, "status": 502, "after": True, "count": 1}])
+    result, run = cli_import(tmp_path, sandbox, config, source)
+    assert result.exit_code == 1, result.output
+    assert [p.code for p in run.rows[0].problems] == ["http-502", "unknown-leave-type"]
+    assert_heals_on_the_next_run(tmp_path, sandbox, config, source, 502)

@@ -14,6 +14,7 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
     [staff]
     customer_system_id_type = "BambooHR"
     email_check = "warn"                  # or "strict": hold back a row whose e-mail is not name@example.com
+    strict_checks = []                    # codes of other doubts to hold back, e.g. ["country-change-incomplete"]
 
     [staff.columns]                       # source column -> staff field
     "Employee #" = "customer_system_id"
@@ -66,6 +67,10 @@ DEFAULT_FORMULA_TEXT = "warn"
 # sent with a warning; "strict" holds the row back.
 EMAIL_CHECKS = ("warn", "strict")
 DEFAULT_EMAIL_CHECK = "warn"
+# The other doubts of a staff row on a rule the platform's interface does not state (principle 2), which a row
+# is sent with, as a warning, unless ``[staff] strict_checks`` names their code (hrimport.validate): a row
+# giving only one of old_country and new_country_effective_date where the file shows no country change.
+STRICT_CHECKS = ("country-change-incomplete",)
 # The most a workbook (a ZIP: .xlsx, .xlsm, .ods) may unpack to, in MB: a real 100,000 x 40 export unpacks
 # to about 250 MB, while a "ZIP bomb" packs a sheet of gigabytes into a megabyte.
 DEFAULT_MAX_UNPACKED_MB = 500
@@ -123,6 +128,7 @@ class FieldMapping:
     carried: dict[str, str] = field(default_factory=dict)
     expected_columns: tuple[str, ...] = ()  # [source] expected_columns: the headers the config was made for
     email_check: str = DEFAULT_EMAIL_CHECK  # [staff] email_check: "warn" | "strict"
+    strict_checks: frozenset[str] = frozenset()  # [staff] strict_checks: codes of STRICT_CHECKS held back
 
     @property
     def source_columns(self) -> list[str]:
@@ -192,9 +198,10 @@ class ImportConfig:
 _TOP_KEYS = {"service", "source", "staff", "timeoff", "report", "state_dir", "guards"}
 _MAPPING_KEYS = {"columns", "join", "constants", "defaults", "values"}
 _STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "batch_size", "concurrency",
-               "email_check"}
+               "email_check", "strict_checks"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
-_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name"}
+_TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name",
+                 "strict_checks"}
 
 
 def load_config(path: str | Path) -> ImportConfig:
@@ -391,7 +398,8 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
     if email_check not in EMAIL_CHECKS:
         choices = " or ".join(f'"{m}"' for m in EMAIL_CHECKS)
         raise ConfigError(f"{here} email_check must be {choices}, not {email_check!r}")
-    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table}
+    strict = strict_checks(table.get("strict_checks", []), here, STRICT_CHECKS) if kind == "staff" else frozenset()
+    extra = {k: table[k] for k in _TIMEOFF_KEYS if k in table} if kind == "timeoff" else {}
     _reject_todo(here, constants, defaults, values, extra)
     mapped = set(columns.values()) | set(joins) | set(constants) | set(defaults)
     missing = [f.name for f in fields if f.is_required and not f.envelope and f.name not in mapped]
@@ -416,7 +424,23 @@ def _mapping(data: dict[str, Any], kind: str, fields: tuple[Field, ...], where: 
         pack_unmapped=pack_unmapped,
         extra=extra,
         email_check=email_check,
+        strict_checks=strict,
     )
+
+
+def strict_checks(value: object, here: str, codes: tuple[str, ...]) -> frozenset[str]:
+    """``strict_checks`` of ``[staff]`` or ``[timeoff]`` (``here``): a list of ``codes``, the doubts of ours to hold
+    a row back for."""
+    allowed = ", ".join(f'"{c}"' for c in codes)
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise ConfigError(f"{here} strict_checks must be a list of problem codes, such as [{allowed}]")
+    for code in value:
+        if code == "not-an-email":
+            raise ConfigError(f'{here} strict_checks: not-an-email has its own setting: email_check = "strict"')
+        if code not in codes:
+            raise ConfigError(f"{here} strict_checks: {code!r} is not a check that can be made strict (one of "
+                              f"{allowed})")
+    return frozenset(value)
 
 
 def _check_mask(mask: tuple[str, ...], mappings: tuple[FieldMapping | None, ...], expected: tuple[str, ...],

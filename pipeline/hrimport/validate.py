@@ -4,17 +4,25 @@ Only this module touches pandera. ``validate_records`` runs the schema lazily, s
 every row is found in one pass, and turns ``SchemaErrors.failure_cases`` into sentences an HR person
 understands, naming the source row, the column, the value and what is expected.
 
-Every check but one is the platform's own rule (a date, a country code, an allowed value...). The e-mail
-check is ours: the interface types the e-mail fields as plain strings. So a value that does not look like
-name@example.com is a ``not-an-email`` warning on its row, which is sent as written, unless the config's
-``[staff] email_check = "strict"`` makes it an error (the row is not sent).
+Every check is the platform's own rule (a date, a country code, an allowed value...), but for two doubts of
+ours (principle 2: a row is never refused on a rule the interface does not state), each a warning on its row,
+which is sent as written, unless the config makes it strict (an error: the row is not sent):
+
+- ``not-an-email``: the interface types the e-mail fields as plain strings, so a value that does not look like
+  name@example.com is doubted, never refused, unless ``[staff] email_check = "strict"``;
+- ``country-change-incomplete``: the interface needs ``old_country`` and ``new_country_effective_date``
+  "only when the staff member's country is being changed", and refuses "a country change without" them. A row
+  whose ``old_country`` is another country than its ``country`` changes country, so one without the date is
+  that refusal (an error, always). Whether a row giving only the date, or an ``old_country`` equal to its
+  ``country``, changes country, only the platform knows (it holds the country it has): a warning, unless
+  ``[staff] strict_checks`` lists the code.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -92,14 +100,28 @@ def _rule_checks(columns: set[str]) -> list[pa.Check]:
             return ~((df["is_intern"] == "true") & other)
 
         checks.append(pa.Check(intern_alone, error="intern-with-other-role"))
-    pair = {"old_country", "new_country_effective_date"}
-    if columns & pair:
+    if columns & set(_COUNTRY_CHANGE):
         def both_or_neither(df: pd.DataFrame) -> pd.Series:
-            given = [df[c].notna() if c in df else pd.Series(False, index=df.index) for c in sorted(pair)]
+            given = [df[c].notna() if c in df else pd.Series(False, index=df.index) for c in _COUNTRY_CHANGE]
             return given[0] == given[1]
 
+        # one code, an error or a warning as the row shows a change or not (_changes_country)
         checks.append(pa.Check(both_or_neither, error="country-change-incomplete"))
     return checks
+
+
+#: The fields the interface needs together "when the staff member's country is being changed".
+_COUNTRY_CHANGE = ("old_country", "new_country_effective_date")
+
+
+def _changes_country(frame: pd.DataFrame, pos: int) -> bool:
+    """Whether the row at ``pos`` shows a country change: its ``old_country`` is a country other than its
+    ``country`` (both normalised to ISO codes by the mapper). Without an ``old_country``, or with the same
+    country, the file does not tell; the platform, which holds the person's country, does."""
+    if "old_country" not in frame or "country" not in frame:
+        return False
+    old, new = frame["old_country"].iat[pos], frame["country"].iat[pos]
+    return bool(pd.notna(old) and pd.notna(new) and old != new)
 
 
 def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSchema:
@@ -114,7 +136,8 @@ def build_schema(fields: tuple[Field, ...], present: set[str]) -> pa.DataFrameSc
 
 
 def validate_records(
-    mapped: MappedTable, *, duplicates: bool = True, email_check: str = DEFAULT_EMAIL_CHECK
+    mapped: MappedTable, *, duplicates: bool = True, email_check: str = DEFAULT_EMAIL_CHECK,
+    strict_checks: frozenset[str] = frozenset(),
 ) -> dict[int, list[Problem]]:
     """Every problem of every row, keyed by the row's position in ``mapped`` (rows absent are valid).
 
@@ -125,18 +148,19 @@ def validate_records(
     problems, or their ``duplicate-row`` warnings (``KeyIds.duplicates``), here.
     ``email_check`` (the config's ``[staff] email_check``): "warn" adds each ``not-an-email`` to
     ``mapped.warnings`` (the row stays valid and carries it), "strict" makes it a problem of its row.
+    ``strict_checks`` (``[staff] strict_checks``) does the same for the other doubts it names (module docstring).
     """
     frame = mapped.frame.mask(mapped.frame == "")  # empty cells are missing values to pandera
     schema = build_schema(mapped.fields, set(frame.columns))
     problems = {pos: list(found) for pos, found in mapped.problems.items()}
+    strict = set(strict_checks) | ({"not-an-email"} if email_check == "strict" else set())
     try:
         schema.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
-        warn = email_check != "strict"
-        for pos, found in _problems_from(exc.failure_cases, mapped, frame, problems, strict_email=not warn).items():
+        for pos, found in _problems_from(exc.failure_cases, mapped, frame, problems, strict=strict).items():
             for problem in found:
-                if warn and problem.code in _OUR_RULES:
-                    mapped.add_problem(pos, replace(problem, severity="warning"))
+                if problem.is_warning:
+                    mapped.add_problem(pos, problem)
                 else:
                     problems.setdefault(pos, []).append(problem)
     keep_alone(problems, mapped.warnings)  # a row repeating the header: its fields are no values to check
@@ -175,8 +199,10 @@ def config_value_problem(
 
 def _problems_from(
     cases: pd.DataFrame, mapped: MappedTable, frame: pd.DataFrame, known: dict[int, list[Problem]], *,
-    strict_email: bool,
+    strict: set[str],
 ) -> dict[int, list[Problem]]:
+    """The schema's failures as problems, one per cell (one per row for a rule across fields); a doubt of ours
+    (``_OUR_RULES``) whose code ``strict`` does not name is a warning."""
     specs = by_name(mapped.fields)
     cases = cases[cases["index"].notna()]
     problems: dict[int, list[Problem]] = defaultdict(list)
@@ -200,11 +226,13 @@ def _problems_from(
         f = specs.get(column) if field_name else None
         source = mapped.field_sources.get(column, column) if field_name else None
         text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+        doubt = code in _OUR_RULES and not (code == "country-change-incomplete" and _changes_country(frame, pos))
+        warn = doubt and code not in strict
         message = _MESSAGES.get(code, _generic)(
-            row=row, column=source, value=text, field=f, frame=frame, pos=pos, mapped=mapped,
-            strict_email=strict_email,
+            row=row, column=source, value=text, field=f, frame=frame, pos=pos, mapped=mapped, doubt=doubt, warn=warn,
         )
-        problems[pos].append(Problem(code, message, row, source, field_name, text if field_name else None))
+        problems[pos].append(Problem(code, message, row, source, field_name, text if field_name else None,
+                                     severity="warning" if warn else "error"))
     return dict(problems)
 
 
@@ -214,8 +242,9 @@ _ROW_RULES = {"intern-with-other-role", "country-change-incomplete"}
 # without its result), which leave the cell empty for a default to fill.
 _VALUE_CODES = {"not-a-date", "not-an-email", "unknown-country", "not-an-allowed-value", "not-a-boolean",
                 "not-a-number", "ambiguous-country", "two-digit-year", "formula-like-text"}
-# Checks of a rule the platform's interface does not state (principle 2): a warning unless the config is strict.
-_OUR_RULES = {"not-an-email"}
+# Checks of a rule the platform's interface does not state (principle 2): a warning unless the config is strict
+# (country-change-incomplete: only where the row shows no country change, _changes_country).
+_OUR_RULES = {"not-an-email", "country-change-incomplete"}
 # the reader's and mapper's problems of a cell that holds no value to send (hrimport.reader.grid)
 _NO_VALUE_CODES = {"error-value", "formula-not-calculated"}
 
@@ -365,8 +394,8 @@ def _not_date(*, row: int, column: str | None, value: str, **_: object) -> str:
             "(expected a real calendar date, such as 2020-01-31, or an Excel date cell).")
 
 
-def _not_email(*, row: int, column: str | None, value: str, strict_email: bool, **_: object) -> str:
-    if strict_email:
+def _not_email(*, row: int, column: str | None, value: str, warn: bool, **_: object) -> str:
+    if not warn:
         return (f"{_where(row, column)}: '{value}' is not an e-mail address ({email_flaw(value)}; expected "
                 "name@example.com); not sent (email_check = \"strict\").")
     return f"{_where(row, column)}: '{value}' does not look like an e-mail address ({email_flaw(value)}); kept as written."
@@ -450,11 +479,38 @@ def _intern(*, row: int, mapped: MappedTable, **_: object) -> str:
             f"(check the columns {', '.join(repr(c) for c in cols)}).")
 
 
-def _country_change(*, row: int, mapped: MappedTable, **_: object) -> str:
-    old = mapped.field_sources.get("old_country", "old_country")
-    eff = mapped.field_sources.get("new_country_effective_date", "new_country_effective_date")
-    return (f"Row {row}: a country change needs both the old country ('{old}') and the date the new one "
-            f"takes effect ('{eff}'); only one is given.")
+def _country_change(*, row: int, mapped: MappedTable, frame: pd.DataFrame, pos: int, doubt: bool, warn: bool,
+                    **_: object) -> str:
+    """The one of old_country and new_country_effective_date given without the other: with another country
+    than the row's, the spec's refusal; else a doubt, sent as written (``warn``) or held back (strict)."""
+    def where(name: str) -> str:  # the column, or that none gives the field
+        return f"'{mapped.field_sources[name]}'" if name in mapped.field_sources else f"no column ({name})"
+
+    def cell(name: str) -> str:
+        value = frame[name].iat[pos] if name in frame else None
+        return "" if value is None or pd.isna(value) else str(value)
+
+    old, date, country = cell("old_country"), cell("new_country_effective_date"), cell("country")
+    if not doubt:
+        return (f"Row {row}: the country changes from {old} ({where('old_country')}) to {country} "
+                f"({where('country')}), and the platform needs the date the new country takes effect "
+                f"({where('new_country_effective_date')}) with a change, which is empty; not sent: enter the date.")
+    if old:
+        said = (f"{where('old_country')} is {old}, the same country as {where('country')}, and "
+                f"{where('new_country_effective_date')} is empty: the file shows no country change, and only "
+                "a change needs both")
+        check = fix = "if the person moved, enter the country they left and the date"
+        fix += f", else clear {where('old_country')}"
+    else:
+        said = (f"{where('new_country_effective_date')} is {date} and {where('old_country')} is empty: a country "
+                "change needs both, and whether the country changes only the platform knows (it holds the "
+                "person's country)")
+        check = "the platform refuses the row if it does: then enter the country the person left"
+        fix = (f"enter the country the person left, or clear {where('new_country_effective_date')} if the "
+               "country does not change")
+    if warn:
+        return f"Row {row}: {said}; sent as written ({check})."
+    return f"Row {row}: {said}; not sent ([staff] strict_checks lists country-change-incomplete): {fix}."
 
 
 _MESSAGES: dict[str, Callable[..., str]] = {

@@ -59,7 +59,7 @@ def read_map_validate(
                              formula_text=config.source.formula_text, mask=config.report.mask)
         timings["map"] = time.perf_counter() - t
         t = time.perf_counter()
-        problems = validate_records(mapped, email_check=mapping.email_check)
+        problems = validate_records(mapped, email_check=mapping.email_check, strict_checks=mapping.strict_checks)
         refuse_config_values(config, mapping, mapped, problems)
         timings["validate"] = time.perf_counter() - t
     return table, mapped, problems, timings
@@ -158,7 +158,8 @@ class StagedFile:
                                      state=self.state, mask=self.config.report.mask)
                 self.timings["map"] += time.perf_counter() - t
                 t = time.perf_counter()
-                problems = validate_records(mapped, duplicates=False, email_check=self.mapping.email_check)
+                problems = validate_records(mapped, duplicates=False, email_check=self.mapping.email_check,
+                                            strict_checks=self.mapping.strict_checks)
                 refuse_config_values(self.config, self.mapping, mapped, problems)
                 self.key_ids.add(mapped, problems)
                 self.timings["validate"] += time.perf_counter() - t

@@ -5,9 +5,10 @@ Like ``hrimport.imports.staff`` this module only composes; each stage lives in i
 plain data. Every source row ends with exactly one outcome (``RunResult.check_accounted``):
 
 =====================  ==================================================================================
-``invalid``            our checks found problems (field checks, unknown leave type, half-day markers,
-                       overlaps within the file, no figure for a period without working days; with
-                       ``[timeoff] total_days = "strict"``, a figure disagreeing with the calculation)
+``invalid``            our checks found problems (field checks, half-day markers, overlaps within the
+                       file; with ``[timeoff] total_days = "strict"``, a figure disagreeing with the
+                       calculation or none for a period without working days; with ``[timeoff]
+                       strict_checks``, a leave type the list lacks)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
 ``valid``              dry run or ``validate``: would be sent
 ``added``              the service accepted it (and the ledger now holds it)
@@ -411,9 +412,10 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             match, lang, more = check_row(
                 row=row, leave_type=cells["leave_type"][pos], lang_cell=cells["lang"][pos],
                 config_lang=settings.lang, start=cells["start_date"][pos], end=cells["end_date"][pos],
-                sources=mapped.field_sources,
+                sources=mapped.field_sources, strict=settings.strict_checks,
             ) if pos not in problems else (None, None, [])
-            found += more
+            for problem in more:  # a warning goes with the row, whatever becomes of it, as the mapper's do
+                (part.keep.warnings.setdefault(row, []) if problem.is_warning else found).append(problem)
             half_start = half_end = False
             if not found:
                 try:

@@ -94,6 +94,9 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out.append(_line(f"customer_system_id_type = {toml_string(value)}", comment))
         out.append(_line('# email_check = "strict"', "hold back a row whose e-mail is not like name@example.com "
                                                     "(default: sent, with a warning)"))
+        out.append(_line('# strict_checks = ["country-change-incomplete"]',
+                         "hold back a row with only one of old_country and its date where the file shows no "
+                         "move (default: sent, with a warning)"))
     for key, (value, comment) in settings.items():
         by_setting = {c.target: c for c in by_role.get("setting", [])}
         if key in by_setting:

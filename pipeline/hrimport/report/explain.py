@@ -71,8 +71,15 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "country-change-incomplete": Explanation(
         "Country change incomplete",
-        "The person moves to another country, but the details a country change needs are missing.",
-        "Fill in every column the message names for the new country (e.g. the effective date).",
+        "The platform needs the country the person left (old_country) and the date the new country takes effect "
+        "(new_country_effective_date) together when a person's country changes, and refuses a change without "
+        "them. When the row's old country is another country than its country, the person moves, and a row "
+        "without the date was held back. When the row gives only the date, or an old country that is its "
+        "country, whether the country changes only the platform knows: by default this is a warning and the row "
+        "is sent as written (the platform refuses it if the country does change); with strict_checks = "
+        "[\"country-change-incomplete\"] under [staff] in the config, the row is held back instead.",
+        "If the person moved, fill in both the country they left and the date the new country takes effect. If "
+        "not, clear the one that is given (or, for a warning, there is nothing to do).",
     ),
     "duplicate-id": Explanation(
         "Duplicate id",
@@ -135,8 +142,13 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "unknown-leave-type": Explanation(
         "Unknown leave type",
-        "The leave type is not one the platform knows for this customer.",
-        "Use a leave type exactly as the platform names it, or map it in the import config.",
+        "The leave type is not among those hrimport knows (the message names the closest). The platform "
+        "publishes no list of its leave types, so by default this is a warning and the row is sent with the "
+        "name as written, for the platform to take or refuse; a row the platform refused for it was not added. "
+        "With strict_checks = [\"unknown-leave-type\"] under [timeoff] in the config, the row is held back "
+        "instead.",
+        "If the name is a typo, correct it; if it is the company's own name for a type, map it under "
+        "[timeoff.values.leave_type] in the import config. If the platform took it, there is nothing to do.",
     ),
     "total-days-differs": Explanation(
         "Total days differ from the platform's count",
@@ -161,8 +173,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "no-leave-days": Explanation(
         "No working days in the period",
         "The platform counts no working day in the period (weekends and public holidays), and the file gives "
-        "no number of days to send.",
-        "Check the dates; if the leave is counted every day (such as sick leave), write the number of days.",
+        "no number of days. The platform sets no rule against a record of 0 days, so by default this is a "
+        "warning and the record was sent with the platform's 0; with total_days = \"strict\" under [timeoff] in "
+        "the config (or a file's figure other than 0 under it), the row is held back instead.",
+        "Check the dates; if the leave is counted every day (such as sick leave), write the number of days in "
+        "the file and correct the record on the platform. If 0 days is right, there is nothing to do.",
     ),
     "end-before-start": Explanation(
         "End before start",

@@ -195,9 +195,12 @@ def _own_record(exc: RequestRejected, r: TimeOffRow) -> int | None:
     for clash in exc.details:
         if not isinstance(clash, dict) or not isinstance(clash.get("id"), int):
             continue
-        match = match_leave_type(str(clash.get("leave_type") or ""))
-        if (match is not None and match.leave_type.en == r.match.leave_type.en
-                and clash.get("start_date") == r.start and clash.get("end_date") == r.end):
+        named = str(clash.get("leave_type") or "")
+        match = match_leave_type(named)
+        # a type the list lacks, sent as written (hrimport.timeoff.leave_types), is its name
+        same_type = (match.leave_type.en == r.match.leave_type.en if match is not None and r.match.listed
+                     else named.strip() == r.leave_type_name)
+        if same_type and clash.get("start_date") == r.start and clash.get("end_date") == r.end:
             return int(clash["id"])
     return None
 

@@ -12,11 +12,13 @@ sick leave in working days, and so on. ``[timeoff] total_days`` says what is sen
 - ``service``: the service's count is sent, with the same warning when the file said otherwise.
 - ``strict``: a row whose figure differs is not sent (``total-days-mismatch``).
 
-A period in which the service counts no working day cannot be booked on the service's count: it is sent
-with the file's figure when there is one (with the warning unless the file says 0 too; ``strict`` flags
-a figure other than 0), and flagged
-(``no-leave-days``) when there is none. The leave-type dictionary's ``Calendar`` basis (sick leave counted
-every day, api-notes) is not in the interface, so it never refuses a row: it only explains a difference.
+A period in which the service counts no working day is sent with the file's figure when there is one (with
+the warning unless the file says 0 too; ``strict`` flags a figure other than 0). When there is none it is
+sent with the service's 0, the interface stating no rule against a record of 0 days (the published example
+books a weekend), with the warning ``no-leave-days`` saying what to check (wrong dates, or leave counted every
+day); ``strict`` holds it back (``no-leave-days``, an error). The leave-type dictionary's ``Calendar`` basis
+(sick leave counted every day, api-notes) is not in the interface, so it never refuses a row: it only explains
+a difference.
 """
 
 from __future__ import annotations
@@ -213,12 +215,18 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
                              f"{reason}.", r.row)
     if given is None:
         if answer == 0:
-            return Problem("no-leave-days",
-                           f"Row {r.row}: the service counts no working day in {key.describe()} (weekends and "
-                           f"public holidays of {key.country}), so there is no figure to send; not sent: write "
-                           f"the days in the total_days column{_calendar_hint(r, None)}.",
-                           r.row, column or sources.get("start_date"), "total_days" if column else "start_date",
-                           "" if column else r.start)
+            # "likely wrong dates" is our guess, not the interface's rule: a warning, unless the policy is strict
+            counted = (f"Row {r.row}: the service counts no working day in {key.describe()} (weekends and public "
+                       f"holidays of {key.country}), and the file gives no number of days")
+            check = (f"check the dates, and if the leave is counted every day, write its days in the total_days "
+                     f"column{_calendar_hint(r, None)}")
+            place = (r.row, column or sources.get("start_date"), "total_days" if column else "start_date",
+                     "" if column else r.start)
+            if policy == "strict":
+                return Problem("no-leave-days", f"{counted}; not sent (total_days = \"strict\"): {check}.", *place)
+            r.total_days = format_days(answer)
+            return Problem("no-leave-days", f"{counted}; sent with the service's 0: {check}.", *place,
+                           severity="warning")
         r.total_days = format_days(answer)
         return None
     if given == answer:  # a 0 too, on a weekend: the file and the service agree, and a zero-day record is sent

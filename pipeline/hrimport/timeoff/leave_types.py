@@ -7,8 +7,11 @@ comes from, first found wins: the row's ``lang`` column (when the config maps on
 ``[timeoff] lang`` (``EN``/``ZH``; ``auto``, the default, means "not set"), else the script of the name
 (any CJK ideograph -> ``ZH``). The name sent is the type's canonical name in that language, so
 ``年休假`` becomes ``年假`` and ``annual leave`` becomes ``Annual Leave``; a Traditional name stays
-Traditional. A name matching no type is a ``Problem`` (``unknown-leave-type``) naming the closest known
-names (difflib).
+Traditional. The platform publishes no list of its leave types (api-notes), so the list here
+(``schemas/leave_types.toml``) is ours: a name matching none of its types is sent as written
+(``unlisted_leave_type``), its lang the script of the name unless the row or the config says it, with an
+``unknown-leave-type`` warning naming the closest known names (difflib); the platform refuses it if it does not
+know it either, and ``[timeoff] strict_checks = ["unknown-leave-type"]`` holds such a row back instead.
 
     >>> match_leave_type("sick leave").leave_type.en
     'Sick Leave'
@@ -36,10 +39,12 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 @dataclass(frozen=True)
 class LeaveTypeMatch:
-    """A recognised leave type and how the sheet wrote it."""
+    """A leave type and how the sheet wrote it: a type of the list, or (``listed`` false) the name as written,
+    which the list does not hold (``unlisted_leave_type``)."""
 
     leave_type: LeaveType
     written: str
+    listed: bool = True
 
     @property
     def written_lang(self) -> Lang:
@@ -92,6 +97,13 @@ def match_leave_type(name: str) -> LeaveTypeMatch | None:
     return LeaveTypeMatch(lt, written) if lt else None
 
 
+def unlisted_leave_type(name: str) -> LeaveTypeMatch:
+    """``name``, which no type of the list matches, as a leave type of its own: sent as written (trimmed) in
+    either language, counted on working days (the basis only explains a difference of day counts)."""
+    written = name.strip()
+    return LeaveTypeMatch(LeaveType(0, written, written, written, "Working"), written, listed=False)
+
+
 def closest_names(name: str, n: int = 3) -> list[str]:
     """Known names (English and Chinese) closest to ``name``, best first; English names when none is close."""
     if detect_lang(name) == "ZH":
@@ -106,16 +118,21 @@ def closest_names(name: str, n: int = 3) -> list[str]:
     return found
 
 
-def unknown_type_message(row: int, column: str | None, name: str) -> str:
-    """The sentence for a name matching no leave type, with the closest known names."""
+def unknown_type_message(row: int, column: str | None, name: str, *, sent: bool) -> str:
+    """The sentence for a name matching no leave type of the list, with the closest known names; ``sent``: the
+    row is sent with it as written (else held back: ``[timeoff] strict_checks``)."""
     where = f"Row {row}, column '{column}'" if column else f"Row {row}"
     close = closest_names(name)
     if close:
         hint = f"closest known: {', '.join(close)}"
     else:
         hint = f"known: {', '.join(lt.en for lt in leave_types())}"
-    return (f"{where}: '{name}' is not a leave type the platform knows ({hint}); "
-            "add a value map under [timeoff.values.leave_type] if it is the company's own name.")
+    said = f"{where}: '{name}' is not among the leave types hrimport knows ({hint})"
+    fix = "add a value map under [timeoff.values.leave_type] if it is the company's own name for one of them"
+    if sent:
+        return (f"{said}; sent as written, for the platform to take or refuse (the platform publishes no list "
+                f"of its types; if it is a typo, correct it, or {fix}).")
+    return f"{said}; not sent ([timeoff] strict_checks lists unknown-leave-type): correct it, or {fix}."
 
 
 def parse_lang(value: str) -> Lang | None:
@@ -133,4 +150,5 @@ __all__ = [
     "match_leave_type",
     "parse_lang",
     "unknown_type_message",
+    "unlisted_leave_type",
 ]

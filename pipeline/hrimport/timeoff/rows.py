@@ -1,9 +1,10 @@
 """Per-row time-off checks after validation: leave type and lang, half days, period, in-file overlaps.
 
 Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.imports.timeoff``
-composes them. Problem codes: ``unknown-leave-type``, ``not-an-allowed-value`` (lang),
-``not-a-half-day-marker``, ``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``, and the warning
-``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them).
+composes them. Problem codes: ``not-an-allowed-value`` (lang), ``not-a-half-day-marker``,
+``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``, the warning ``duplicate-row`` of a leave
+listed twice (``LeaveTable.repeats`` finds them), and ``unknown-leave-type``, a warning (the row is sent with the
+name as written) unless ``[timeoff] strict_checks`` lists it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hrimport.timeoff.leave_types import (
     match_leave_type,
     parse_lang,
     unknown_type_message,
+    unlisted_leave_type,
 )
 
 __all__ = ["TimeOffRow", "check_row", "find_overlaps", "repeat_warning"]
@@ -79,15 +81,19 @@ def resolve_lang(name: str, lang_cell: str, config_lang: Lang | None, match: Lea
 
 def check_row(
     *, row: int, leave_type: str, lang_cell: str, config_lang: Lang | None, start: str, end: str,
-    sources: dict[str, str],
+    sources: dict[str, str], strict: frozenset[str] = frozenset(),
 ) -> tuple[LeaveTypeMatch | None, Lang | None, list[Problem]]:
-    """The leave type and lang of one row, with the problems found (empty when both are known)."""
+    """The leave type and lang of one row, with the problems found: errors (the row is not sent; then the
+    match or the lang may be None) and warnings. A name the list of leave types lacks is sent as written, with
+    the warning ``unknown-leave-type``, unless ``strict`` (``[timeoff] strict_checks``) names that code."""
     problems: list[Problem] = []
     match = match_leave_type(leave_type)
     if match is None:
         column = sources.get("leave_type", "leave_type")
-        problems.append(Problem("unknown-leave-type", unknown_type_message(row, column, leave_type), row,
-                                column, "leave_type", leave_type))
+        sent = "unknown-leave-type" not in strict
+        problems.append(Problem("unknown-leave-type", unknown_type_message(row, column, leave_type, sent=sent), row,
+                                column, "leave_type", leave_type, severity="warning" if sent else "error"))
+        match = unlisted_leave_type(leave_type) if sent else None
     lang = resolve_lang(leave_type, lang_cell, config_lang, match)
     if lang_cell and lang is None:
         column = sources.get("lang", "lang")

@@ -14,7 +14,8 @@
                                # a column headed as in schemas/name_headers.toml, if the file has one
     total_days = "file"        # file (default): send the file's figure, warn where the service counts
                                # otherwise; service: send the service's count, with the warning; strict:
-                               # do not send a row whose figure differs (see hrimport.timeoff.days)
+                               # do not send a row whose figure differs, nor one without a figure
+                               # counted 0 days (see hrimport.timeoff.days)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from hrimport.config import FieldMapping
+from hrimport.config import FieldMapping, strict_checks
 from hrimport.errors import ConfigError
 from hrimport.reader.grid import normalize_header
 from hrimport.resources import data_dir
@@ -37,6 +38,10 @@ __all__ = ["HALF_KEYS", "TimeOffSettings", "name_headers"]
 
 #: The keys naming half-day columns, in the order halves_for takes them.
 HALF_KEYS = ("half_start", "half_end", "half_day")
+
+#: ``[timeoff] strict_checks``: the doubts of ours (principle 2) a time-off row is sent with, as a warning, unless
+#: the setting names their code: a leave type the list of leave types lacks (hrimport.timeoff.leave_types).
+STRICT_CHECKS = ("unknown-leave-type",)
 
 #: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
 FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
@@ -51,6 +56,7 @@ class TimeOffSettings:
     half_columns: dict[str, str] | None = None  # half_start/half_end/half_day -> source column
     name_column: str | None = None  # the person's name, for the report
     total_days: TotalsPolicy = "file"
+    strict_checks: frozenset[str] = frozenset()  # [timeoff] strict_checks: codes of STRICT_CHECKS held back
 
     def import_mapping(self, mapping: FieldMapping) -> FieldMapping:
         """``mapping`` as the time-off import maps a file with it: the half-day and name columns carried
@@ -97,7 +103,9 @@ class TimeOffSettings:
         if chosen is None:
             raise ConfigError(f'{here} total_days must be "file", "service" or "strict", not {policy!r} '
                               '(the column holding the days is mapped under [timeoff.columns])')
-        return cls(lang=lang, default_country=country, half_columns=halves, name_column=name, total_days=chosen)
+        strict = strict_checks(extra.get("strict_checks", []), here, STRICT_CHECKS)
+        return cls(lang=lang, default_country=country, half_columns=halves, name_column=name, total_days=chosen,
+                   strict_checks=strict)
 
 
 @cache
