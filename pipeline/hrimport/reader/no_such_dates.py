@@ -297,23 +297,18 @@ def day_candidates(columns: dict[int, pd.Series], dates: bool = False, past_9999
     return found
 
 
-def xls_date_time_cells(path: str, sheet: str, columns: dict[int, pd.Series]
+def xls_date_time_cells(book: xlrd.Book, sheet: str, columns: dict[int, pd.Series]
                         ) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int, str]]]:
-    """The cells of an XLS sheet (read by python-calamine as ``columns``) of a date or time format read
+    """The cells of the XLS sheet ``sheet`` of ``book`` (``open_xls``, with its formatting; read by python-calamine
+    as ``columns``) of a date or time format read
     otherwise than Excel shows them (``xls_no_such_dates``). The workbook's formats are read first (``on_demand``:
     no sheet yet): the cells read as dates at midnight are looked at only when a cell has a time format, and
-    numbers of seven digits only when one has a date format; the sheet is read then, from the same book."""
-    from hrimport.reader.xls_book import open_xls
-
-    book = open_xls(path, formatting_info=True, on_demand=True)
-    try:
-        shapes = {key: shape for key, fmt in book.format_map.items()
-                  if (shape := format_shape(fmt.format_str or "")) is not None}
-        used = {shapes[xf.format_key] for xf in book.xf_list if not xf.is_style and xf.format_key in shapes}
-        candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
-        return xls_no_such_dates(book, shapes, sheet, candidates) if candidates else ([], [])
-    finally:
-        book.release_resources()
+    numbers of seven digits only when one has a date format; the sheet is read then."""
+    shapes = {key: shape for key, fmt in book.format_map.items()
+              if (shape := format_shape(fmt.format_str or "")) is not None}
+    used = {shapes[xf.format_key] for xf in book.xf_list if not xf.is_style and xf.format_key in shapes}
+    candidates = day_candidates(columns, dates=bool(used & {TIME, ELAPSED}), past_9999=DATE in used)
+    return xls_no_such_dates(book, shapes, sheet, candidates) if candidates else ([], [])
 
 
 def xls_no_such_dates(book: xlrd.Book, shapes: dict[int, str], sheet: str, candidates: Iterable[tuple[int, int]]

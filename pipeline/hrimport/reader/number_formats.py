@@ -23,7 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 from xml.etree import ElementTree
 
 from hrimport.reader.display_formats import (
@@ -34,6 +34,9 @@ from hrimport.reader.display_formats import (
     code_sections,
     display_format,
 )
+
+if TYPE_CHECKING:
+    import xlrd
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
@@ -395,10 +398,10 @@ _XLS_ERROR_RECORDS = (re.compile(rb"\x05\x02\x08\x00.{7}\x01", re.DOTALL),
                       re.compile(rb"\x02.[\x00\x07\x0f\x17\x1d\x24\x2a]...\xff\xff", re.DOTALL))
 
 
-def xls_sheet_numbers(path: str, sheet: str) -> SheetNumbers:
-    """The number cells of one XLS sheet whose format pads with zeros, and the text they show; those a
-    ``DisplayFormat`` shows otherwise than they are read; and its cells showing an error value (``#N/A``),
-    which python-calamine reads as empty cells.
+def xls_sheet_numbers(book: xlrd.Book, sheet: str) -> SheetNumbers:
+    """The number cells of the XLS sheet ``sheet`` of ``book`` (``open_xls``, with its formatting) whose format
+    pads with zeros, and the text they show; those a ``DisplayFormat`` shows otherwise than they are read; and
+    its cells showing an error value (``#N/A``), which python-calamine reads as empty cells.
 
     xlrd reads the workbook's FORMAT and XF records first (``on_demand``: no sheet yet); only when some
     cell format pads or displays numbers, or the workbook's records hold an error value, is the sheet itself
@@ -407,37 +410,31 @@ def xls_sheet_numbers(path: str, sheet: str) -> SheetNumbers:
     """
     import xlrd  # only for XLS files with formats or errors: it is slow, and needed nowhere else
 
-    from hrimport.reader.xls_book import open_xls
-
-    book = open_xls(path, formatting_info=True, on_demand=True)
-    try:
-        styles = {key: style for key, fmt in book.format_map.items()
-                  if key not in LOCAL_BUILT_IN_FORMATS and (style := number_style(fmt.format_str or "")) is not None}
-        # cell formats only: Excel writes formats its cell styles (Currency, Percent...) use whether or not a cell does
-        by_xf = {i: styles[xf.format_key] for i, xf in enumerate(book.xf_list) if xf.format_key in styles and not xf.is_style}
-        errors = any(record.search(book.mem) for record in _XLS_ERROR_RECORDS)
-        found: list[SheetNumber] = []
-        shown: list[ShownNumber] = []
-        if not by_xf and not errors:
-            return SheetNumbers(found, shown)
-        cells = book.sheet_by_name(sheet)
-        for row in range(cells.nrows):
-            for col, kind in enumerate(cells.row_types(row)):
-                if kind == xlrd.XL_CELL_ERROR:
-                    code = cells.cell_value(row, col)
-                    found.append(SheetNumber(row, col, ERROR_MARK, xlrd.error_text_from_code.get(code, "(error)")))
-                if kind != xlrd.XL_CELL_NUMBER:
-                    continue
-                style = by_xf.get(cells.cell_xf_index(row, col))
-                if style is None:
-                    continue
-                value = cells.cell_value(row, col)
-                if isinstance(style, ZeroPadded):
-                    text = style.show(value)
-                    if text is not None:
-                        found.append(SheetNumber(row, col, repr(value), text, style.code))
-                elif (displayed := style.show(value)) is not None and displayed != (read := number_text(value)):
-                    shown.append((row, col, read, displayed, style.code))
+    styles = {key: style for key, fmt in book.format_map.items()
+              if key not in LOCAL_BUILT_IN_FORMATS and (style := number_style(fmt.format_str or "")) is not None}
+    # cell formats only: Excel writes formats its cell styles (Currency, Percent...) use whether or not a cell does
+    by_xf = {i: styles[xf.format_key] for i, xf in enumerate(book.xf_list) if xf.format_key in styles and not xf.is_style}
+    errors = any(record.search(book.mem) for record in _XLS_ERROR_RECORDS)
+    found: list[SheetNumber] = []
+    shown: list[ShownNumber] = []
+    if not by_xf and not errors:
         return SheetNumbers(found, shown)
-    finally:
-        book.release_resources()
+    cells = book.sheet_by_name(sheet)
+    for row in range(cells.nrows):
+        for col, kind in enumerate(cells.row_types(row)):
+            if kind == xlrd.XL_CELL_ERROR:
+                code = cells.cell_value(row, col)
+                found.append(SheetNumber(row, col, ERROR_MARK, xlrd.error_text_from_code.get(code, "(error)")))
+            if kind != xlrd.XL_CELL_NUMBER:
+                continue
+            style = by_xf.get(cells.cell_xf_index(row, col))
+            if style is None:
+                continue
+            value = cells.cell_value(row, col)
+            if isinstance(style, ZeroPadded):
+                text = style.show(value)
+                if text is not None:
+                    found.append(SheetNumber(row, col, repr(value), text, style.code))
+            elif (displayed := style.show(value)) is not None and displayed != (read := number_text(value)):
+                shown.append((row, col, read, displayed, style.code))
+    return SheetNumbers(found, shown)

@@ -39,17 +39,6 @@ class SheetChoice:
     note: str | None = None  # why this sheet and not the first one, when sheets were skipped
 
 
-def xls_date_system(path: Path) -> int:
-    """1904 when the .xls at ``path`` counts its dates from 1904-01-01 (its DATEMODE record), else 1900."""
-    from hrimport.reader.xls_book import open_xls
-
-    book = open_xls(path, on_demand=True)  # the workbook's own records, no sheet
-    try:
-        return 1904 if book.datemode else 1900
-    finally:
-        book.release_resources()
-
-
 def xlsx_sheets(archive: zipfile.ZipFile) -> list[Sheet]:
     """The sheets ``xl/workbook.xml`` lists, in order, with their visibility, kind and archive member."""
     workbook, rels = _workbook_relationships(archive)

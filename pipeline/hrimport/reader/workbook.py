@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import fastexcel
 import numpy as np
@@ -83,15 +83,17 @@ from hrimport.reader.sheets import (
     Sheet,
     SheetChoice,
     choose_sheet,
-    xls_date_system,
     xlsx_shared_strings,
     xlsx_sheets,
     xlsx_workbook_settings,
 )
 from hrimport.reader.sniff import check_sheet_text, password_protected
-from hrimport.reader.xls_book import check_xls
+from hrimport.reader.xls_book import check_xls, open_xls
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
+
+if TYPE_CHECKING:
+    import xlrd
 
 #: XLSX through fastexcel (the fast path); False reads them with python-calamine's objects, about twice as
 #: slowly, as XLS and ODS are: the tests read every workbook both ways and compare every cell.
@@ -461,6 +463,22 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
     numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
     (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
+    if info.format != "xls":
+        return _calamine_cells(path, source, info, sheet, layout, None)
+    # an .xls is also read by xlrd, for what calamine does not say (damage, formats, dates): one book for the
+    # read, with its formatting, where each look opened the file again and two read the sheet again (a
+    # 60,000-row .xls: four openings and two readings of its sheet, a fifth of the time)
+    book = open_xls(path, formatting_info=True, on_demand=True)
+    try:
+        info.date_system = 1904 if book.datemode else 1900
+        return _calamine_cells(path, source, info, sheet, layout, book)
+    finally:
+        book.release_resources()
+
+
+def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int | None, layout: _Layout | None,
+                    book: xlrd.Book | None) -> _Grid:
+    """``_calamine_grid`` with the xlrd ``book`` of an .xls (None for the other formats)."""
     found: list[SheetNumber] = []
     extents: dict[str, SheetExtent] = {}
     if info.format == "ods":
@@ -469,8 +487,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
             check_extent(path, name, extent)
             check_blank_tail(path, name, extent)
             check_repeats(path, name, extent)
-    if info.format == "xls":
-        check_xls(path)  # a damaged .xls made calamine panic or abort (``xls_book``)
+    if book is not None:
+        check_xls(path, book)  # a damaged .xls made calamine panic or abort (``xls_book``)
     try:
         workbook = calamine.CalamineWorkbook.from_path(str(source))
     except calamine.PasswordError:
@@ -507,8 +525,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         extent = extents.get(chosen.name, SheetExtent())
         found.extend(SheetNumber(row, column, ERROR_MARK, text) for row, column, text in extent.errors)
         uncalculated = extent.uncalculated
-    elif info.format == "xls":
-        found, shown = xls_sheet_numbers(str(path), chosen.name)
+    elif book is not None:
+        found, shown = xls_sheet_numbers(book, chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
@@ -530,8 +548,8 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
     for j, rows_of_dates in dates.items():
         if len(rows_of_dates):
             cells_read.setdefault(j, []).append(CellsRead("excel-date-cell", DATE_CELL_RULE, rows_of_dates))
-    if info.format == "xls":
-        no_such_dates, dates_and_times = xls_date_time_cells(str(path), chosen.name, data)
+    if book is not None:
+        no_such_dates, dates_and_times = xls_date_time_cells(book, chosen.name, data)
     show_dates_and_times(data, cells_read, dates_and_times)
     mark_no_such_dates(data, cells_read, no_such_dates)
     return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
@@ -613,8 +631,6 @@ def _build_from_workbook(
                 grid, first_column, names, cells_read = _calamine_grid(path, source, info, sheet, layout)
         else:
             grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
-            if info.format == "xls":
-                info.date_system = xls_date_system(path)
     info.sheets = names
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))

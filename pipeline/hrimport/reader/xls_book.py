@@ -95,25 +95,21 @@ def _check_short_sectors(data: bytes) -> None:
         raise ValueError(f"the chain of short sectors holding its workbook stream loops or breaks at sector {sector}")
 
 
-def check_xls(path: Path) -> None:
-    """Raise what xlrd says of a damaged .xls, or ``ValueError`` naming a sheet that declares more rows or
-    columns than an .xls holds, or holds a cell past its last column; the reader turns either into its one
-    line (``damaged or incomplete``). A sheet whose grid would be big and mostly empty is refused in the
-    words of ``check_extent``."""
-    book = open_xls(path, on_demand=True)  # the compound document and the workbook's own records, no sheet
-    try:
-        for name, start in _sheet_starts(book) or zip(book.sheet_names(), book._sh_abs_posn):
-            rows, columns = _declared_size(book.mem, start)
-            if rows > MAX_ROWS or columns > MAX_COLUMNS:
-                raise ValueError(f"sheet '{name}' declares {rows:,} rows x {columns:,} columns, more than an .xls "
-                                 f"holds ({MAX_ROWS:,} x {MAX_COLUMNS})")
-            extent, beyond = _cells_extent(book.mem, start)
-            if beyond:
-                raise ValueError(f"sheet '{name}' has a cell in column {beyond:,}, past IV, the last column an "
-                                 ".xls holds")
-            check_extent(path, name, extent)
-    finally:
-        book.release_resources()
+def check_xls(path: Path, book: xlrd.Book) -> None:
+    """Raise ``ValueError`` naming a sheet of the .xls at ``path`` (opened as ``book``, ``open_xls``: what xlrd
+    says of a damaged file it raised then) that declares more rows or columns than an .xls holds, or holds a
+    cell past its last column; the reader turns either into its one line (``damaged or incomplete``). A sheet
+    whose grid would be big and mostly empty is refused in the words of ``check_extent``."""
+    for name, start in _sheet_starts(book) or zip(book.sheet_names(), book._sh_abs_posn):
+        rows, columns = _declared_size(book.mem, start)
+        if rows > MAX_ROWS or columns > MAX_COLUMNS:
+            raise ValueError(f"sheet '{name}' declares {rows:,} rows x {columns:,} columns, more than an .xls "
+                             f"holds ({MAX_ROWS:,} x {MAX_COLUMNS})")
+        extent, beyond = _cells_extent(book.mem, start)
+        if beyond:
+            raise ValueError(f"sheet '{name}' has a cell in column {beyond:,}, past IV, the last column an "
+                             ".xls holds")
+        check_extent(path, name, extent)
 
 
 def _sheet_starts(book: xlrd.Book) -> list[tuple[str, int]]:
