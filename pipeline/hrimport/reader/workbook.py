@@ -467,7 +467,7 @@ def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int 
         return _calamine_cells(path, source, info, sheet, layout, None)
     # an .xls is also read by xlrd, for what calamine does not say (damage, formats, dates): one book for the
     # read, with its formatting, where each look opened the file again and two read the sheet again (a
-    # 60,000-row .xls: four openings and two readings of its sheet, a fifth of the time)
+    # 60,000-row .xls: four openings and two readings of its sheet, an eighth of its CPU time)
     book = open_xls(path, formatting_info=True, on_demand=True)
     try:
         info.date_system = 1904 if book.datemode else 1900
