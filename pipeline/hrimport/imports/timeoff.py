@@ -420,6 +420,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             for problem in more:  # a warning goes with the row, whatever becomes of it, as the mapper's do
                 (part.keep.warnings.setdefault(row, []) if problem.is_warning else found).append(problem)
             halves = 0  # half start + 2 * half end, or HALVES_UNREAD
+            half_cells = ""  # the half-day cells, of a row whose halves were not read
             if not found:
                 try:
                     half_start, half_end = halves_for(
@@ -437,8 +438,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                     if problem.is_warning:
                         # sent with the row's own figure, unchecked (``TotalsSettler``); its cells kept in its
                         # digest, for ``repeats``
-                        halves = HALVES_UNREAD
-                        unread[len(kept)] = _half_cells(mapped.carried, pos)
+                        halves, half_cells = HALVES_UNREAD, _half_cells(mapped.carried, pos)
                         part.keep.warnings.setdefault(row, []).append(problem)
                     else:
                         found.append(problem)
@@ -461,6 +461,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             valid.given.append(cells["total_days"][pos])
             valid.notes.append(cells["notes"][pos])
             valid.decisions.append(cells["decision"][pos])
+            if halves == HALVES_UNREAD:
+                unread[len(kept)] = half_cells
             kept.append(pos)
         # what each valid row sends, as a 16-byte digest: the leaves listed twice are found once every row is in
         valid.sent.append(_with_cells(sent_digests(mapped, np.array(kept, dtype=np.int64)), unread))
