@@ -18,7 +18,7 @@ from hrimport.timeoff.halves import HalfDayError, halves_for, parse_half
 from hrimport.timeoff.leave_types import closest_names, detect_lang, match_leave_type
 from hrimport.timeoff.rows import TimeOffRow, check_row, find_overlaps
 from hrimport.timeoff.settings import TimeOffSettings
-from hrimport.timeoff.table import LeaveTable, ValidRows
+from hrimport.timeoff.table import HALVES_UNREAD, LeaveTable, ValidRows
 
 
 @pytest.mark.parametrize(("written", "english", "sent_zh"), [
@@ -176,6 +176,21 @@ def test_a_leave_listed_twice_is_told_apart_from_rows_that_overlap_it() -> None:
     assert table.repeats() == {3: 0, 8: 0}  # by position: rows 5 and 10 repeat row 2
     assert table.repeated.tolist() == [False] * 3 + [True] + [False] * 4 + [True]
     assert sorted(table.overlaps()) == [1, 4, 5, 6, 7]  # rows 3, 6 and 7; rows 8 and 9
+
+
+def test_a_row_whose_half_days_were_not_read_claims_none_in_the_report() -> None:
+    table = _table([
+        (2, "000101", "2024-03-04", "2024-03-06", HALVES_UNREAD, 1),
+        (3, "000102", "2024-03-04", "2024-03-04", HALVES_UNREAD, 2),  # one day: not "half day" either
+        (4, "000103", "2024-03-04", "2024-03-04", 1, 3),
+        (5, "000104", "2024-03-04", "2024-03-06", 2, 4),
+    ])
+    rows = table.rows(range(4))
+    assert [(r.halves_read, r.half_start, r.half_end) for r in rows] == [
+        (False, False, False), (False, False, False), (True, True, False), (True, False, True)]
+    # the report's column of many rows, and of one row, say the same
+    in_columns = list(table.detail_columns(np.arange(4))["half_days"])
+    assert in_columns == [r.details()["half_days"] for r in rows] == ["not read", "not read", "half day", "end"]
 
 
 def test_a_row_already_imported_is_named_but_not_flagged() -> None:

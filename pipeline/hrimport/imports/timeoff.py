@@ -5,8 +5,9 @@ Like ``hrimport.imports.staff`` this module only composes; each stage lives in i
 plain data. Every source row ends with exactly one outcome (``RunResult.check_accounted``):
 
 =====================  ==================================================================================
-``invalid``            our checks found problems (field checks, half-day markers, overlaps within the
-                       file; with ``[timeoff] total_days = "strict"``, a figure disagreeing with the
+``invalid``            our checks found problems (field checks, overlaps within the file; a half-day
+                       marker not read on a row without a figure, or with ``[timeoff] total_days`` other
+                       than "file"; with ``total_days = "strict"``, a figure disagreeing with the
                        calculation or none for a period without working days; with ``[timeoff]
                        strict_checks``, a leave type the list lacks)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
@@ -30,6 +31,7 @@ Example::
 from __future__ import annotations
 
 import bisect
+import hashlib
 import time
 import unicodedata
 from array import array
@@ -74,9 +76,9 @@ from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import TimeOffRow, check_row, repeat_warning
-from hrimport.timeoff.settings import TimeOffSettings, name_headers
-from hrimport.timeoff.table import CodedTexts, Codes, LeaveTable, ValidRows
+from hrimport.timeoff.rows import TimeOffRow, check_row, repeat_warning, unread_halves
+from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
+from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
 from hrimport.validate import RepeatedRow, sent_digests
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
@@ -407,6 +409,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
         offset += len(mapped)
         valid = ValidRows()
         kept: list[int] = []  # the positions of the chunk's valid rows
+        unread: dict[int, str] = {}  # index in ``kept`` -> the half-day cells of a row whose halves were not read
         for pos, row in enumerate(mapped.row_numbers):
             found = list(problems.get(pos, []))
             match, lang, more = check_row(
@@ -416,7 +419,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             ) if pos not in problems else (None, None, [])
             for problem in more:  # a warning goes with the row, whatever becomes of it, as the mapper's do
                 (part.keep.warnings.setdefault(row, []) if problem.is_warning else found).append(problem)
-            half_start = half_end = False
+            halves = 0  # half start + 2 * half end, or HALVES_UNREAD
+            half_cells = ""  # the half-day cells, of a row whose halves were not read
             if not found:
                 try:
                     half_start, half_end = halves_for(
@@ -425,10 +429,19 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                         day_cell=_cell(mapped.carried, "half_day", pos),
                         one_day=cells["start_date"][pos] == cells["end_date"][pos],
                     )
+                    halves = half_start + 2 * half_end
                 except HalfDayError as exc:
-                    column = mapped.carried_sources.get(exc.which)
-                    found.append(Problem(exc.code, f"Row {row}, column '{column}': {exc.message}.", row, column,
-                                         exc.which, _cell(mapped.carried, exc.which, pos)))
+                    problem = unread_halves(
+                        row=row, code=exc.code, reason=exc.message, column=mapped.carried_sources.get(exc.which),
+                        key=exc.which, cell=_cell(mapped.carried, exc.which, pos), policy=settings.total_days,
+                        total_days=cells["total_days"][pos], days_column=mapped.field_sources.get("total_days"))
+                    if problem.is_warning:
+                        # sent with the row's own figure, unchecked (``TotalsSettler``); its cells kept in its
+                        # digest, for ``repeats``
+                        halves, half_cells = HALVES_UNREAD, _half_cells(mapped.carried, pos)
+                        part.keep.warnings.setdefault(row, []).append(problem)
+                    else:
+                        found.append(problem)
             if found or match is None or lang is None:
                 written = {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
                            "end_date": cells["end_date"][pos], "half_days": "",
@@ -444,13 +457,15 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             valid.countries.append(cells["country"][pos])
             valid.starts.append(cells["start_date"][pos])
             valid.ends.append(cells["end_date"][pos])
-            valid.halves.append(half_start + 2 * half_end)
+            valid.halves.append(halves)
             valid.given.append(cells["total_days"][pos])
             valid.notes.append(cells["notes"][pos])
             valid.decisions.append(cells["decision"][pos])
+            if halves == HALVES_UNREAD:
+                unread[len(kept)] = half_cells
             kept.append(pos)
         # what each valid row sends, as a 16-byte digest: the leaves listed twice are found once every row is in
-        valid.sent.append(sent_digests(mapped, np.array(kept, dtype=np.int64)))
+        valid.sent.append(_with_cells(sent_digests(mapped, np.array(kept, dtype=np.int64)), unread))
         table.extend(valid)
         part.hi = len(table)
         parts.append(part)
@@ -460,6 +475,21 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
+
+
+def _half_cells(cells: dict[str, list[str]], pos: int) -> str:
+    """A row's half-day cells as one text (they hold no NUL: the reader makes such a cell ``bad-encoding``)."""
+    return "\x00".join(_cell(cells, key, pos) for key in HALF_KEYS)
+
+
+def _with_cells(digests: np.ndarray, unread: dict[int, str]) -> np.ndarray:
+    """``digests`` (``sent_digests``) with the half-day cells of the rows at ``unread`` mixed into theirs: two rows
+    whose half days were not read are one leave listed twice only when their cells are alike too (``"maybe"``
+    and ``"perhaps"`` may mean different days), as two rows whose half days were read must agree on them."""
+    for at, text in unread.items():
+        mixed = np.frombuffer(hashlib.blake2b(text.encode(), digest_size=16).digest(), dtype=np.uint64)
+        digests[at] ^= mixed
+    return digests
 
 
 class _Names:

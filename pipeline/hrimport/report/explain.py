@@ -22,6 +22,14 @@ class Explanation:
     fix: str
 
 
+#: When a half-day cell not read is a warning and when it holds a row back (hrimport.timeoff.rows.unread_halves).
+_UNREAD_HALVES = (
+    "The time-off record sent has no half-day field: half days only go into the platform's count of the days. "
+    "So when the row "
+    "gives its own number of days and total_days is \"file\" under [timeoff] (the default), this is a warning: "
+    "the row was sent with that number, which the platform did not check. When the row gives no number of days, "
+    "or total_days is \"service\" or \"strict\", the count needs the half days, and the row is held back.")
+
 _EXPLANATIONS: dict[str, Explanation] = {
     "missing-value": Explanation(
         "Missing value",
@@ -186,13 +194,16 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "not-a-half-day-marker": Explanation(
         "Not a half-day marker",
-        "A half-day cell holds something that is neither yes/no nor AM/PM (First Half, Second Half, 上午, 下午).",
-        "Write yes/no, AM/PM, First Half/Second Half, or leave it empty for a full day.",
+        "A half-day cell holds something that is neither yes/no nor AM/PM (First Half, Second Half, 上午, 下午). "
+        + _UNREAD_HALVES,
+        "Write yes/no, AM/PM, First Half/Second Half, or leave it empty for a full day. If the row was sent, "
+        "check its days on the platform.",
     ),
     "ambiguous-half-day": Explanation(
         "Unclear half day",
-        "The half-day marker cannot tell whether the first or the last day is the half day.",
-        "Use separate half-start and half-end columns, or AM/PM markers on one-day records.",
+        "The half-day marker cannot tell whether the first or the last day is the half day. " + _UNREAD_HALVES,
+        "Write AM (back at noon on the last day) or PM (off from noon on the first day), or use separate "
+        "half-start and half-end columns. If the row was sent, check its days on the platform.",
     ),
     "not-a-number": Explanation(
         "Not a number",

@@ -19,6 +19,12 @@ books a weekend), with the warning ``no-leave-days`` saying what to check (wrong
 day); ``strict`` holds it back (``no-leave-days``, an error). The leave-type dictionary's ``Calendar`` basis
 (sick leave counted every day, api-notes) is not in the interface, so it never refuses a row: it only explains
 a difference.
+
+A row whose half-day cell could not be read (``TimeOffRow.halves_read`` False) reaches here only with a figure
+under ``file``: the time-off record carries no half days (spec, endpoint 5), so it is sent with that figure,
+and the calculation, whose count follows the half days, is not asked for it (its warning was given as it was
+read: ``hrimport.timeoff.rows.unread_halves``). Under ``service`` and ``strict``, or without a figure, such a
+row is held back before it comes here.
 """
 
 from __future__ import annotations
@@ -145,6 +151,7 @@ class TotalsSettler:
         # every distinct period's answer, refusals included: a period is asked once however many batches hold it
         self.answers: dict[DayKey, Decimal | RequestRejected | RetriesExhausted] = {}
         self.rows = self.filled = self.differs = 0
+        self.unchecked = 0  # rows sent with their figure unchecked: a half-day cell could not be read
 
     def settle(self, pending: list[TimeOffRow], outcomes: dict[int, RowOutcome]) -> list[TimeOffRow]:
         """Settle the ``total_days`` of a batch of rows; returns those to send (``settle_totals``)."""
@@ -156,15 +163,23 @@ class TotalsSettler:
             except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
                 return key, untraced(exc)  # kept to the run's end: not with the frames of the request
 
-        keys = [key for key in dict.fromkeys(r.day_key for r in pending) if key not in answers]
+        keys = [key for key in dict.fromkeys(r.day_key for r in pending if r.halves_read) if key not in answers]
         if keys:
             with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hrimport-days") as pool:
                 answers.update(pool.map(ask, keys))
         self.rows += len(pending)
         still: list[TimeOffRow] = []
         for r in pending:
-            answer = answers[r.day_key]
             given = parse_days(r.total_given) if r.total_given else None
+            if not r.halves_read:
+                # the half days the count needs are not known: the file's figure goes as it is (module docstring)
+                if given is None or policy != "file":
+                    raise ValueError(f"row {r.row}: half days not read, to be held back before the total days")
+                r.total_days = format_days(given)
+                self.unchecked += 1
+                still.append(r)
+                continue
+            answer = answers[r.day_key]
             problem = _settle(r, answer, given, policy, self.sources)
             if problem is None or problem.is_warning:
                 if problem is not None:
@@ -190,6 +205,9 @@ class TotalsSettler:
             if self.differs:
                 sent = "the service's count" if self.policy == "service" else "the file's figure"
                 note += f" {self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs)."
+            if self.unchecked:
+                note += (f" {self.unchecked:,} row(s) sent with the file's figure unchecked, a half-day cell not "
+                         "read (not-a-half-day-marker, ambiguous-half-day).")
             notes.append(note)
 
 

@@ -1,10 +1,11 @@
 """Per-row time-off checks after validation: leave type and lang, half days, period, in-file overlaps.
 
 Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.imports.timeoff``
-composes them. Problem codes: ``not-an-allowed-value`` (lang), ``not-a-half-day-marker``,
-``ambiguous-half-day``, ``end-before-start``, ``overlaps-in-file``, the warning ``duplicate-row`` of a leave
-listed twice (``LeaveTable.repeats`` finds them), and ``unknown-leave-type``, a warning (the row is sent with the
-name as written) unless ``[timeoff] strict_checks`` lists it.
+composes them. Problem codes: ``not-an-allowed-value`` (lang), ``not-a-half-day-marker`` and
+``ambiguous-half-day`` (warnings on a row sent with its own figure: ``unread_halves``), ``end-before-start``,
+``overlaps-in-file``, the warning ``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them),
+and ``unknown-leave-type``, a warning (the row is sent with the name as written) unless ``[timeoff]
+strict_checks`` lists it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hrimport.outcomes import Problem
-from hrimport.timeoff.days import DayKey
+from hrimport.timeoff.days import DayKey, TotalsPolicy, parse_days
 from hrimport.timeoff.leave_types import (
     Lang,
     LeaveTypeMatch,
@@ -24,7 +25,10 @@ from hrimport.timeoff.leave_types import (
     unlisted_leave_type,
 )
 
-__all__ = ["TimeOffRow", "check_row", "find_overlaps", "repeat_warning"]
+__all__ = ["HALVES_NOT_READ", "TimeOffRow", "check_row", "find_overlaps", "repeat_warning", "unread_halves"]
+
+#: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
+HALVES_NOT_READ = "not read"
 
 
 @dataclass
@@ -42,6 +46,9 @@ class TimeOffRow:
     half_start: bool
     half_end: bool
     total_given: str  # "" when the sheet has none
+    # False: a half-day cell could not be read (``hrimport.timeoff.halves``); the row is sent with its own figure,
+    # which the calculation is not asked to check (its count follows the half days), and claims no half days
+    halves_read: bool = True
     notes: str = ""
     decision: str = ""
     total_days: str = ""  # what is sent, once known
@@ -65,7 +72,7 @@ class TimeOffRow:
             "leave_type": self.leave_type_name,
             "start_date": self.start,
             "end_date": self.end,
-            "half_days": ", ".join(halves),
+            "half_days": ", ".join(halves) if self.halves_read else HALVES_NOT_READ,
             "total_days": self.total_days or self.total_given,
         }
 
@@ -108,6 +115,35 @@ def check_row(
                                 f"before it starts on {start} ({first}); correct whichever date is wrong.",
                                 row, None, None, None))
     return match, lang, problems
+
+
+def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: str, cell: str,
+                  policy: TotalsPolicy, total_days: str, days_column: str | None) -> Problem:
+    """The problem (``code``: ``not-a-half-day-marker`` or ``ambiguous-half-day``) of a row whose half-day cell
+    ``cell`` (in ``column``, the ``[timeoff]`` key ``key``) could not be read, ``reason`` saying why (the
+    ``HalfDayError``'s message, naming the cell).
+
+    The time-off record carries no half days (spec, endpoint 5): they only ask the calculation for its count.
+    So under ``total_days = "file"`` a row with its own figure (``total_days``, its cell as mapped) is sent with
+    it, unchecked: a warning (principle 2). Without a figure, or when the service's count is sent
+    (``service``) or must agree (``strict``), the count needs the half days: the row is held back (an error).
+    ``days_column``: the source column of total_days, which the message names."""
+    said = f"Row {row}, column '{column}': {reason}" if column else f"Row {row}: {reason}"
+    place = (row, column, key, cell)
+    if policy == "file" and parse_days(total_days) is not None:
+        return Problem(code, f"{said}; the record carries no half days, so it is sent with the file's total_days "
+                             f"{total_days}, without the service's check (the service counts a period's days from "
+                             "its half days).", *place, severity="warning")
+    if policy == "file":
+        days = f"write them in the '{days_column}' column" if days_column else "map a column to total_days"
+        why = (f"not sent: the service counts the days from the half days, and the row gives no number of days of "
+               f"its own ({days} to send it with them)")
+    elif policy == "service":
+        why = "not sent (total_days = \"service\": the service's count, which is sent, follows the half days)"
+    else:
+        why = "not sent (total_days = \"strict\": the file's figure is checked against the service's count, " \
+              "which follows the half days)"
+    return Problem(code, f"{said}; {why}.", *place)
 
 
 def find_overlaps(rows: list[TimeOffRow], imported: set[int]) -> dict[int, list[Problem]]:

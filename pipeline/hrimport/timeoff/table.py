@@ -24,14 +24,18 @@ from hrimport.outcomes import Problem
 from hrimport.state.ledger import LedgerKey
 from hrimport.stores import Positional, TextColumn
 from hrimport.timeoff.leave_types import Lang, LeaveTypeMatch
-from hrimport.timeoff.rows import TimeOffRow, find_overlaps
+from hrimport.timeoff.rows import HALVES_NOT_READ, TimeOffRow, find_overlaps
 
-__all__ = ["CodedTexts", "Codes", "LeaveTable", "TakenTexts", "ValidRows"]
+__all__ = ["HALVES_UNREAD", "CodedTexts", "Codes", "LeaveTable", "TakenTexts", "ValidRows"]
 
 Ints = npt.NDArray[np.int64]
 
-#: ``TimeOffRow.details()["half_days"]`` by the code ``half_start + 2 * half_end``, and 4 for a one-day record.
-HALF_DAYS = ("", "start", "end", "start, end", "half day")
+#: ``TimeOffRow.details()["half_days"]`` by the code ``half_start + 2 * half_end``, 4 for a one-day record, and 5
+#: for a row whose half-day cell could not be read (kept as ``HALVES_UNREAD``).
+HALF_DAYS = ("", "start", "end", "start, end", "half day", HALVES_NOT_READ)
+
+#: The ``half`` code of a row whose half-day cell could not be read (``TimeOffRow.halves_read`` False).
+HALVES_UNREAD = -1
 
 
 class Codes:
@@ -91,7 +95,7 @@ class ValidRows:
     countries: list[str] = field(default_factory=list)
     starts: list[str] = field(default_factory=list)
     ends: list[str] = field(default_factory=list)
-    halves: list[int] = field(default_factory=list)  # half start + 2 * half end
+    halves: list[int] = field(default_factory=list)  # half start + 2 * half end, or HALVES_UNREAD
     given: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
@@ -241,7 +245,8 @@ class LeaveTable:
             match, lang = kinds[kind]
             out.append(TimeOffRow(
                 pos=pos, row=row, external_id=external_id, match=match, lang=lang, country=values[country],
-                start=values[start], end=values[end], half_start=bool(half & 1), half_end=bool(half & 2),
+                start=values[start], end=values[end], half_start=half > 0 and bool(half & 1),
+                half_end=half > 0 and bool(half & 2), halves_read=half != HALVES_UNREAD,
                 total_given=values[given], notes=note, decision=values[decision],
                 total_days=values[sent] if sent >= 0 else "",
             ))
@@ -266,6 +271,7 @@ class LeaveTable:
         if key == "half_days":
             half = c["half"][positions].astype(np.int32)
             half[(half > 0) & (c["start"][positions] == c["end"][positions])] = 4  # a one-day record: "half day"
+            half[half == HALVES_UNREAD] = 5  # "not read": neither a full day nor a half claimed
             return half, HALF_DAYS
         # total_days: what is sent once known (and not ""), else the file's figure, as TimeOffRow.details()
         sent = self.total_days[positions]
@@ -281,8 +287,9 @@ class LeaveTable:
         row it repeats (its source order's first); marks them ``repeated``.
 
         A row repeats another when the two send the same values (``sent_digests``, which covers the person,
-        the leave type, the dates, the day figure and every other value sent) and the same half days, and no
-        other row of the person overlaps their period: the same leave listed twice. Where a third row
+        the leave type, the dates, the day figure and every other value sent) and the same half days (for a row
+        whose half-day cell could not be read, the same cells: the digest holds them), and no other row of the
+        person overlaps their period: the same leave listed twice. Where a third row
         overlaps it, which is right is not known, and ``overlaps`` flags every one of them."""
         if len(self) < 2:
             return {}
