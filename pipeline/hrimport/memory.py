@@ -5,9 +5,11 @@ pool (every Arrow string pandas holds). Each keeps pages it freed for reuse unle
 chunked run frees a chunk's worth of cells every chunk: without the settings here, a 100,000-row XLSX dry run
 peaked at 400-412 MB where 345 MB are in use at most.
 
-- ``use_returning_arrow_pool``: pyarrow's jemalloc pool instead of its default mimalloc, which kept a
-  chunk's freed pages: 100,000 x 40 validate peaks 30 MB lower for the CSV and 55 MB lower for the XLSX, at
-  the same CPU time (measured by ``make bench``'s commands on this 2-core machine).
+- ``use_returning_arrow_pool``: for a workbook, pyarrow's jemalloc pool instead of its default mimalloc, which
+  kept the pages each piece's cells freed (fastexcel's cells turned into text, rewritten, cut into chunks): the
+  100,000 x 40 XLSX validate and dry run peak 35-55 MB lower at the same CPU time (``make bench``'s commands on
+  this 2-core machine). Not for CSV: the staff validate peaks 25 MB lower but the time-off validate of
+  200,000 rows costs 10% more CPU, and its peak grows more with the rows than mimalloc's.
 - ``share_malloc_arenas``: the threads reading a sheet's pieces share one malloc arena.
 - ``release_freed_memory``: malloc gives back the pages freed since the last piece.
 """

@@ -73,9 +73,10 @@ def read_spreadsheet(
     ``max_unpacked_mb``: a workbook (.xlsx, .xlsm, .ods: a ZIP) whose parts unpack to more is refused
     before any part is unpacked.
     """
-    use_returning_arrow_pool()
     path = Path(path)
     fmt = _format_of(path)
+    if fmt not in _TEXT_FORMATS:
+        use_returning_arrow_pool()  # a workbook's cells go through several Arrow copies (``memory``)
     data = path.read_bytes()
     if not data or data.isspace():  # isspace stops at the first visible byte: no copy of a big file
         raise InputFileError(f"{path} is empty; export the data again")
@@ -123,9 +124,10 @@ def read_spreadsheet_chunks(
     (``stream_text``, ``xlsx_stream.stream_xlsx``), so memory holds a chunk or two; anything else is read
     whole here and cut in chunks. While streaming, ``StreamBroken`` says the file needs the whole read after
     all: read it again with ``stream=False``."""
-    use_returning_arrow_pool()  # the chunks' freed pages go back to the system: memory flat in the rows
     path = Path(path)
     fmt = _format_of(path)
+    if fmt not in _TEXT_FORMATS:
+        use_returning_arrow_pool()  # each piece's freed pages go back to the system (``memory``)
     if stream and fmt in _TEXT_FORMATS and path.stat().st_size > STREAM_BYTES:
         with open(path, "rb") as fh:
             head = fh.read(64 * 1024)
