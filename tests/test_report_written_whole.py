@@ -142,3 +142,20 @@ def test_a_render_over_an_earlier_report_killed_while_writing_a_file_leaves_the_
     assert [line.split(",")[0] for line in (shared / "to_fix.csv").read_text("utf-8-sig").splitlines()[1:]] == [
         "000005", "000006"]  # the two rows to fix, whole
 
+
+def test_a_partial_outcomes_file_is_refused_as_a_run_with_one_line(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
+    run = import_file(load_config(write_config(tmp_path / "staff.toml")), source, dry_run=True,
+                      report_folder=tmp_path / "run")
+    outcomes = tmp_path / "run" / "outcomes.jsonl"
+    cut = outcomes.with_name("outcomes.jsonl.partial")  # what a render killed half way leaves: 20 rows of 40
+    cut.write_text("".join(outcomes.read_text().splitlines(keepends=True)[:21]))
+    assert run.exit_code == 0
+
+    refused = hrimport("report", str(cut), "--output", str(tmp_path / "shared"))
+
+    assert refused.exit_code == 2
+    assert refused.output.strip().splitlines() == [
+        (f"Error: {cut} is a file a killed write left half written, not a run's outcomes: give outcomes.jsonl "
+         "beside it")]
+    assert not (tmp_path / "shared").exists()
