@@ -29,6 +29,7 @@ from hrimport.errors import (
     EXIT_SERVICE,
     EXIT_TERMINATED,
 )
+from hrimport.private_files import written_whole
 from hrimport.provenance import ValueChange
 from hrimport.stores import Iterated, Spool, Spooled, SpooledList
 
@@ -572,18 +573,12 @@ encode_json = _json_encoder()
 def write_outcomes(path: Path, result: RunResult) -> None:
     """Save a run as JSON lines: the run record first, then one line per row.
 
-    Written beside ``path`` and renamed over it, so a disk that fills up half way leaves the file that was
-    there (a run's journal, below) whole rather than a truncated run."""
-    partial = path.with_name(path.name + ".partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with open(fd, "w", encoding="utf-8") as fh:
-            fh.write(encode_json({"record": "run", **asdict(result.info)}) + "\n")
-            fh.writelines(map(row_line, result.rows))
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    Written beside ``path`` and renamed over it (``written_whole``), so a kill or a disk that fills up half way
+    leaves the file that was there (a run's journal, below, or an earlier render's) whole rather than a
+    truncated run."""
+    with written_whole(path) as fh:
+        fh.write(encode_json({"record": "run", **asdict(result.info)}) + "\n")
+        fh.writelines(map(row_line, result.rows))
 
 
 #: ``on_outcomes(rows)``: an import hands on the rows it sent as the service answers them (a staff batch, a

@@ -12,23 +12,33 @@ are ``ScratchFiles``.
 
 Job and step names come from job files and become folder and file names (``reports/<job>/``,
 ``STATE_DIR/<job>.lock``), so ``safe_segment`` is the one rule that keeps such a name inside its folder.
+
+A report's files and ``run.json`` are written whole or not at all (``written_whole``): beside their place as
+``<name>.partial``, renamed over the file once complete and flushed. A kill mid-write (SIGKILL, the OOM killer,
+a full disk) leaves the file that was there, whole, and a ``.partial`` named for what it holds, which the next
+write of that file removes; no reader takes a ``.partial`` for a report (they open files by their names).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Literal, Self, overload
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "ScratchFiles", "make_private_file", "make_private_folder", "open_private",
-           "safe_segment"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "make_private_file", "make_private_folder",
+           "open_private", "partial_path", "remove_partial", "safe_segment", "written_whole"]
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
+
+#: The ending of what a file (or a workbook's folder) is written as beside its place: ``report.html.partial``.
+PARTIAL = ".partial"
 
 _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -99,6 +109,39 @@ def open_private(
     if mode == "wb":
         return open(fd, "wb")
     return open(fd, "w", encoding=encoding, newline=newline)
+
+
+def partial_path(path: Path) -> Path:
+    """Where ``path`` is written before it is whole: ``<name>.partial`` beside it."""
+    return path.with_name(path.name + PARTIAL)
+
+
+def remove_partial(partial: Path) -> None:
+    """``partial`` and what it holds, if there: a folder (a workbook's), a file, or a link of that name (only
+    itself, never what it points to)."""
+    if partial.is_dir() and not partial.is_symlink():
+        shutil.rmtree(partial, ignore_errors=True)
+    else:
+        partial.unlink(missing_ok=True)
+
+
+@contextmanager
+def written_whole(path: Path, *, encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[str]]:
+    """A text file to write ``path``'s content in: ``<name>.partial`` beside it (mode 0600; one a killed write
+    left is removed first), flushed to the disk and renamed over ``path`` when the block ends without an
+    error, removed when it ends with one. ``path`` is never seen cut: it is the file that was there until the
+    new one is whole."""
+    partial = partial_path(path)
+    remove_partial(partial)
+    try:
+        with open_private(partial, "w", encoding=encoding, newline=newline) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())  # the rename must not reach the disk before the bytes it names (a power cut)
+        os.replace(partial, path)
+    except BaseException:  # a full disk, an error, Ctrl-C: no cut file left beside the others
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _set_private_mode(fd: int, path: Path) -> None:

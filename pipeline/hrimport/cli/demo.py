@@ -47,8 +47,13 @@ def report(outcomes: Path, output: Path | None) -> None:
         hrimport report reports/bamboohr-staff/2026-11-01_020000/outcomes.jsonl
     """
     from hrimport.outcomes import read_outcomes
+    from hrimport.private_files import PARTIAL
     from hrimport.report import write_report
 
+    if outcomes.name.endswith(PARTIAL):  # cut by a kill: it may hold some rows only, and would read as the run
+        whole = outcomes.name.removesuffix(PARTIAL)
+        raise InputFileError(f"{outcomes} is a file a killed write left half written, not a run's outcomes: give "
+                             f"{whole} beside it")
     try:
         result = read_outcomes(outcomes)
     except (ValueError, KeyError, TypeError) as exc:

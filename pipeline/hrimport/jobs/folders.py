@@ -7,7 +7,6 @@ A folder is named by the run's start time, so names sort in run order; ``run.jso
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,7 +16,7 @@ from hrimport.errors import ConfigError
 from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
 from hrimport.jobs.runlog import RUN_LOG
-from hrimport.private_files import open_private, safe_segment
+from hrimport.private_files import safe_segment, written_whole
 from hrimport.report.history import RUN_JSON, is_run_folder, run_order
 from hrimport.report.writer import default_report_folder, new_report_folder
 
@@ -64,14 +63,8 @@ def write_run_summary(result: JobResult) -> None:
     }
     # written beside it and renamed over it: a run killed while writing leaves the run.json that was there (or
     # none), never a cut one that would read as finished
-    partial = result.folder / (RUN_SUMMARY + ".partial")
-    try:
-        with open_private(partial, "w") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-        os.replace(partial, result.folder / RUN_SUMMARY)
-    except OSError:
-        partial.unlink(missing_ok=True)  # a full disk: no cut file left beside the run's other files
-        raise
+    with written_whole(result.folder / RUN_SUMMARY) as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
 
 
 def unfinished_runs(job: Job) -> list[Path]:

@@ -42,7 +42,7 @@ import xlsxwriter
 from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
-from hrimport.private_files import open_private
+from hrimport.private_files import open_private, written_whole
 from hrimport.report.fix_marks import (
     BAD_CELL_FILL,
     PROBLEM_FILL,
@@ -104,10 +104,11 @@ def _cells(row: RowOutcome, headers: list[str]) -> list[str]:
 
 
 def write_fix_csv(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
-    """Write the rows as CSV with the source's delimiter, UTF-8 with BOM, mode 0600."""
+    """Write the rows as CSV with the source's delimiter, UTF-8 with BOM, mode 0600, whole or not at all
+    (``written_whole``)."""
     headers, preamble = _layout(source, rows)
     delimiter = source.delimiter or ("\t" if source.format.lower() == "tsv" else ",")
-    with open_private(path, "w", encoding="utf-8-sig", newline="") as fh:
+    with written_whole(path, encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh, delimiter=delimiter, lineterminator="\r\n")
         for line in preamble:
             writer.writerow([csv_safe(v) for v in line])

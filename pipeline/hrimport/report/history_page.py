@@ -23,7 +23,7 @@ from pathlib import Path
 import jinja2
 
 from hrimport import __version__
-from hrimport.private_files import open_private
+from hrimport.private_files import written_whole
 from hrimport.report.history import RunLine, job_folder_of, read_runs
 from hrimport.resources import data_dir
 
@@ -86,10 +86,11 @@ def update_history(report_folder: Path) -> Path | None:
 
 
 def write_history(job_folder: Path) -> Path:
-    """Write ``job_folder/index.html`` (mode 0600) from the runs the folder holds now."""
+    """Write ``job_folder/index.html`` (mode 0600, whole or not at all: ``written_whole``) from the runs the
+    folder holds now."""
     text = render_history(job_folder.name, read_runs(job_folder))
     path = job_folder / HISTORY_PAGE
-    with open_private(path, "w") as fh:
+    with written_whole(path) as fh:
         fh.write(text)
     return path
 

@@ -21,7 +21,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
-from hrimport.private_files import open_private
+from hrimport.private_files import written_whole
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import explain
 from hrimport.report.provenance import provenance_view
@@ -260,9 +260,9 @@ def write_html(
     fix_file_name: str = "to_fix.xlsx",
     fix_csv_name: str | None = None,
 ) -> Path:
-    """Write ``report.html`` (mode 0600) and return its path."""
+    """Write ``report.html`` (mode 0600, whole or not at all: ``written_whole``) and return its path."""
     parts = page_parts(result, masking=masking, digest=digest, fix_file_name=fix_file_name,
                        fix_csv_name=fix_csv_name)
-    with open_private(path, "w") as fh:
+    with written_whole(path) as fh:
         fh.writelines(parts)
     return path

@@ -18,20 +18,15 @@ holds, and the ``report.xlsx`` there was before (never a cut one); the next writ
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hrimport.private_files import make_private_folder
+from hrimport.private_files import PARTIAL, make_private_folder, partial_path, remove_partial
 
 __all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_options"]
-
-#: The ending of the folder a workbook is written in beside its place (``report.xlsx.partial``).
-PARTIAL = ".partial"
-
 
 @contextmanager
 def partial_workbook(path: Path) -> Iterator[Path]:
@@ -39,23 +34,15 @@ def partial_workbook(path: Path) -> Iterator[Path]:
     passing files go too (``xlsxwriter_options``, ``temporary_files_in``). When the block ends without an
     error the workbook is renamed over ``path``; the folder is removed either way (one a killed write left
     is removed first)."""
-    scratch = path.with_name(path.name + PARTIAL)
-    _remove(scratch)
+    scratch = partial_path(path)
+    remove_partial(scratch)
     make_private_folder(scratch)
     try:
         writing = scratch / path.name
         yield writing
         os.replace(writing, path)
     finally:
-        _remove(scratch)
-
-
-def _remove(scratch: Path) -> None:
-    """``scratch`` and what it holds, if there (a file or a link of that name: only itself)."""
-    if scratch.is_dir() and not scratch.is_symlink():
-        shutil.rmtree(scratch, ignore_errors=True)
-    else:
-        scratch.unlink(missing_ok=True)
+        remove_partial(scratch)
 
 
 def xlsxwriter_options(path: Path, **options: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.outcomes import RunResult
-from hrimport.private_files import open_private
+from hrimport.private_files import written_whole
 from hrimport.provenance import without_masked
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.view import shown_host
@@ -91,7 +91,7 @@ def summary_json(result: RunResult, *, files: dict[str, str] | None = None, dige
 def write_summary(
     result: RunResult, path: Path, *, files: dict[str, str] | None = None, digest: RowsDigest | None = None
 ) -> Path:
-    """Write ``summary.json`` (mode 0600) and return its path."""
-    with open_private(path, "w") as fh:
+    """Write ``summary.json`` (mode 0600, whole or not at all: ``written_whole``) and return its path."""
+    with written_whole(path) as fh:
         fh.write(summary_json(result, files=files, digest=digest))
     return path

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import cast
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
-from hrimport.private_files import make_private_folder, open_private, safe_segment
+from hrimport.private_files import make_private_folder, open_private, safe_segment, written_whole
 from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
@@ -256,8 +256,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     try:
         outcomes = folder / OUTCOMES_FILE
         if outcomes_path is None or not _same_file(outcomes_path, outcomes):
-            write_outcomes(outcomes, result)
-            os.chmod(outcomes, 0o600)  # write_outcomes creates it 0600, but an older file keeps its mode
+            write_outcomes(outcomes, result)  # a new file, 0600, renamed over any older one
             lap(OUTCOMES_FILE)
         # what the other files need of all the rows, in one walk; then each walks them once more for its lines
         digest = digest_rows(result)
@@ -289,7 +288,7 @@ def _write_payloads(result: RunResult, folder: Path) -> Path | None:
     if result.payloads is None:
         return None
     path = folder / PAYLOADS_FILE
-    with open_private(path, "w") as fh:
+    with written_whole(path) as fh:
         fh.writelines(body + "\n" for body in result.payloads)
     return path
 

@@ -1,0 +1,161 @@
+"""A report rendered again over an earlier one and killed half way leaves the earlier files whole.
+
+HR renders last month's run into a folder of theirs (``hrimport report RUN --output FOLDER``). Each test kills
+that render with a real SIGKILL in a child process while it writes one file (report.html, summary.json,
+outcomes.jsonl, to_fix.csv), at a moment chosen by wrapping the function that hands the file its text: the earlier file
+is still there byte for byte, beside a ``<name>.partial`` named for what it holds, and the next render
+removes that ``.partial`` and writes the file whole.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hrimport.config import load_config
+from hrimport.imports import import_file
+from hrimport.outcomes import read_outcomes
+from tests.staff_files import person, write_config, write_csv
+from tests.test_no_copy_left import killed_in
+from tests.test_staff_import import hrimport
+
+#: ``hrimport report OUTCOMES --output FOLDER`` (argv 1, 2), killed while writing report.html: once the page's
+#: parts handed to the file pass 16,000 characters (its writer's buffer has gone to the disk at least once).
+KILLED_WRITING_THE_PAGE = """
+import os, signal, sys
+import hrimport.report.html as html
+
+page_parts = html.page_parts
+
+def parts(*args, **options):
+    written = 0
+    for part in page_parts(*args, **options):
+        yield part
+        written += len(part)
+        if written > 16_000:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+html.page_parts = parts
+from hrimport.cli import main
+main(["report", sys.argv[1], "--output", sys.argv[2]])
+"""
+
+#: The same, killed once summary.json is open, while its text is made.
+KILLED_WRITING_THE_SUMMARY = """
+import os, signal, sys
+import hrimport.report.summary as summary
+
+def summary_json(*args, **options):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+summary.summary_json = summary_json
+from hrimport.cli import main
+main(["report", sys.argv[1], "--output", sys.argv[2]])
+"""
+
+#: The same, killed while outcomes.jsonl is written: at its 21st row's line.
+KILLED_WRITING_THE_OUTCOMES = """
+import os, signal, sys
+import hrimport.outcomes as outcomes
+
+row_line = outcomes.row_line
+lines = 0
+
+def line(row):
+    global lines
+    lines += 1
+    if lines > 20:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return row_line(row)
+
+outcomes.row_line = line
+from hrimport.cli import main
+main(["report", sys.argv[1], "--output", sys.argv[2]])
+"""
+
+#: The same, killed while to_fix.csv is written: at the 30th cell made safe for it.
+KILLED_WRITING_TO_FIX = """
+import os, signal, sys
+import hrimport.report.fix_file as fix_file
+
+csv_safe = fix_file.csv_safe
+cells = 0
+
+def safe(value):
+    global cells
+    cells += 1
+    if cells > 30:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return csv_safe(value)
+
+fix_file.csv_safe = safe
+from hrimport.cli import main
+main(["report", sys.argv[1], "--output", sys.argv[2]])
+"""
+
+EVERY_FILE = ["notes.txt", "outcomes.jsonl", "report.html", "report.xlsx", "summary.json", "to_fix.csv",
+              "to_fix.xlsx"]
+
+
+@pytest.mark.parametrize(("name", "script"), [
+    ("report.html", KILLED_WRITING_THE_PAGE),
+    ("summary.json", KILLED_WRITING_THE_SUMMARY),
+    ("outcomes.jsonl", KILLED_WRITING_THE_OUTCOMES),
+    ("to_fix.csv", KILLED_WRITING_TO_FIX),
+])
+def test_a_render_over_an_earlier_report_killed_while_writing_a_file_leaves_the_earlier_file_whole(
+        tmp_path: Path, name: str, script: str) -> None:
+    # rows 5 and 6 to fix: their addresses are refused
+    rows = [person(n, Email=f"person{n}-at-acme") if n in (5, 6) else person(n) for n in range(1, 41)]
+    source = write_csv(tmp_path / "staff.csv", rows)
+    config = write_config(tmp_path / "staff.toml", email_check="strict")
+    run = import_file(load_config(config), source, dry_run=True, report_folder=tmp_path / "run")
+    assert run.exit_code == 1
+    outcomes = tmp_path / "run" / "outcomes.jsonl"
+    shared = tmp_path / "shared"  # HR's folder, holding other files, and last month's report rendered there
+    shared.mkdir()
+    (shared / "notes.txt").write_text("for the payroll meeting\n")
+    assert hrimport("report", str(outcomes), "--output", str(shared)).exit_code == 0  # a render exits 0
+    before = (shared / name).read_bytes()
+    assert len(before) > 16_000 or name != "report.html"  # the page is long enough to be killed half way
+
+    assert killed_in(tmp_path, script, outcomes, shared) == []
+
+    # the file that was there, whole; what was being written beside it, named for what it is, private
+    assert (shared / name).read_bytes() == before
+    assert sorted(p.name for p in shared.iterdir()) == sorted([*EVERY_FILE, f"{name}.partial"])
+    partial = shared / f"{name}.partial"
+    assert partial.stat().st_mode & 0o777 == 0o600
+    assert partial.read_bytes() != before
+
+    again = hrimport("report", str(outcomes), "--output", str(shared))
+
+    assert again.exit_code == 0, again.output
+    assert sorted(p.name for p in shared.iterdir()) == EVERY_FILE  # the .partial removed
+    assert {(shared / n).stat().st_mode & 0o777 for n in EVERY_FILE if n != "notes.txt"} == {0o600}
+    # whole: every row of the export is in the outcomes and the summary, and the page ends
+    assert len(read_outcomes(shared / "outcomes.jsonl").rows) == 40
+    assert json.loads((shared / "summary.json").read_text())["rows_read"] == 40
+    assert (shared / "report.html").read_text().rstrip().endswith("</html>")
+    assert [line.split(",")[0] for line in (shared / "to_fix.csv").read_text("utf-8-sig").splitlines()[1:]] == [
+        "000005", "000006"]  # the two rows to fix, whole
+
+
+def test_a_partial_outcomes_file_is_refused_as_a_run_with_one_line(tmp_path: Path) -> None:
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
+    run = import_file(load_config(write_config(tmp_path / "staff.toml")), source, dry_run=True,
+                      report_folder=tmp_path / "run")
+    outcomes = tmp_path / "run" / "outcomes.jsonl"
+    cut = outcomes.with_name("outcomes.jsonl.partial")  # what a render killed half way leaves: 20 rows of 40
+    cut.write_text("".join(outcomes.read_text().splitlines(keepends=True)[:21]))
+    assert run.exit_code == 0
+
+    refused = hrimport("report", str(cut), "--output", str(tmp_path / "shared"))
+
+    assert refused.exit_code == 2
+    assert refused.output.strip().splitlines() == [
+        (f"Error: {cut} is a file a killed write left half written, not a run's outcomes: give outcomes.jsonl "
+         "beside it")]
+    assert not (tmp_path / "shared").exists()
