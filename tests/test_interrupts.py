@@ -106,6 +106,19 @@ def test_a_run_killed_outright_leaves_what_the_service_did_with_every_row_sent(t
         f"is the journal of a run stopped before it finished: {len(rows)} rows sent were recorded as the "
         "service answered, and no report can be made of it; run the import again: nothing is sent twice)")
 
+    # a kill as a line was appended leaves it cut: the journal is still told as one, its whole lines counted
+    whole = journal.read_bytes()
+    cut = tmp_path / "cut" / "outcomes.jsonl"
+    cut.parent.mkdir()
+    cut.write_bytes(whole[: whole.rstrip(b"\n").rfind(b"\n") + 30])
+    shown = subprocess.run([sys.executable, "-m", "hrimport", "report", str(cut)], capture_output=True,
+                           text=True, check=False, timeout=60)
+    assert shown.returncode == 2
+    assert shown.stderr.strip().endswith(
+        f"is the journal of a run stopped before it finished (its last line cut): {len(rows) - 1} rows sent were "
+        "recorded as the service answered, and no report can be made of it; run the import again: nothing is sent "
+        "twice)")
+
 
 def alive_in_group(group: int) -> list[str]:
     """The command lines of the live processes (zombies aside) in process group ``group``."""

@@ -701,11 +701,18 @@ def read_outcomes(path: Path) -> RunResult:
     info: RunInfo | None = None
     rows: list[RowOutcome] = []
     journal = False
+    cut = ""
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             if not line.strip():
                 continue
-            data = json.loads(line)
+            try:
+                data = json.loads(line)
+            except ValueError:
+                if journal and not line.endswith("\n"):  # a journal's last line, cut by a kill as it was appended
+                    cut = " (its last line cut)"
+                    break
+                raise
             record = data.pop("record")
             if record == "run":
                 data["source"] = SourceInfo(**data["source"])
@@ -719,8 +726,8 @@ def read_outcomes(path: Path) -> RunResult:
                 journal = True
     if info is None:
         if journal:
-            raise ValueError(f"it is the journal of a run stopped before it finished: {len(rows):,} rows sent were "
-                             "recorded as the service answered, and no report can be made of it; run the import again: "
-                             "nothing is sent twice")
+            raise ValueError(f"it is the journal of a run stopped before it finished{cut}: {len(rows):,} rows sent "
+                             "were recorded as the service answered, and no report can be made of it; run the import "
+                             "again: nothing is sent twice")
         raise ValueError(f"{path} holds no run record")
     return RunResult(info, OutcomeRows(rows))
