@@ -42,58 +42,35 @@ from hrimport.cli import main
 main(["report", sys.argv[1], "--output", sys.argv[2]])
 """
 
-#: The same, killed once summary.json is open, while its text is made.
-KILLED_WRITING_THE_SUMMARY = """
+def killed_at_call(module: str, function: str, calls: int) -> str:
+    """The same render, killed at the ``calls``-th call of ``module.function`` (a function handing one file its
+    text), before that call returns."""
+    return f"""
 import os, signal, sys
-import hrimport.report.summary as summary
+import {module} as target
 
-def summary_json(*args, **options):
-    os.kill(os.getpid(), signal.SIGKILL)
+wrapped = target.{function}
+calls = 0
 
-summary.summary_json = summary_json
-from hrimport.cli import main
-main(["report", sys.argv[1], "--output", sys.argv[2]])
-"""
-
-#: The same, killed while outcomes.jsonl is written: at its 21st row's line.
-KILLED_WRITING_THE_OUTCOMES = """
-import os, signal, sys
-import hrimport.outcomes as outcomes
-
-row_line = outcomes.row_line
-lines = 0
-
-def line(row):
-    global lines
-    lines += 1
-    if lines > 20:
+def {function}(*args, **options):
+    global calls
+    calls += 1
+    if calls >= {calls}:
         os.kill(os.getpid(), signal.SIGKILL)
-    return row_line(row)
+    return wrapped(*args, **options)
 
-outcomes.row_line = line
+target.{function} = {function}
 from hrimport.cli import main
 main(["report", sys.argv[1], "--output", sys.argv[2]])
 """
 
-#: The same, killed while to_fix.csv is written: at the 30th cell made safe for it.
-KILLED_WRITING_TO_FIX = """
-import os, signal, sys
-import hrimport.report.fix_file as fix_file
 
-csv_safe = fix_file.csv_safe
-cells = 0
-
-def safe(value):
-    global cells
-    cells += 1
-    if cells > 30:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return csv_safe(value)
-
-fix_file.csv_safe = safe
-from hrimport.cli import main
-main(["report", sys.argv[1], "--output", sys.argv[2]])
-"""
+#: Killed once summary.json is open, while its text is made.
+KILLED_WRITING_THE_SUMMARY = killed_at_call("hrimport.report.summary", "summary_json", 1)
+#: Killed while outcomes.jsonl is written: at its 21st row's line.
+KILLED_WRITING_THE_OUTCOMES = killed_at_call("hrimport.outcomes", "row_line", 21)
+#: Killed while to_fix.csv is written: at the 31st cell made safe for it.
+KILLED_WRITING_TO_FIX = killed_at_call("hrimport.report.fix_file", "csv_safe", 31)
 
 EVERY_FILE = ["notes.txt", "outcomes.jsonl", "report.html", "report.xlsx", "summary.json", "to_fix.csv",
               "to_fix.xlsx"]
