@@ -15,6 +15,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,3 +103,15 @@ def run_hrimport(*args: str | Path, cwd: Path, timeout: float = 120, ceiling_mb:
     if ceiling_mb is not None and finished.peak_mb > ceiling_mb:
         raise TooMuchMemory(f"{command} used {finished.peak_mb:.0f} MB, more than {ceiling_mb:.0f} MB")
     return finished
+
+
+@contextmanager
+def reaped(process: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``process`` killed and waited for if it still runs when the block ends (a test failed, or timed out,
+    before it ended it): no child outlives its test."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

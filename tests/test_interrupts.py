@@ -19,6 +19,7 @@ from typing import Any
 
 from hrimport.outcomes import RunResult, read_outcomes
 from tests import staff_files
+from tests.child_process import reaped
 from tests.test_service_lost import PEOPLE, act_mid_run, leave_rows
 from tests.test_timeoff_import import add_staff, write_config, write_xlsx
 
@@ -253,14 +254,10 @@ def test_sigterm_once_every_row_was_sent_says_so_not_rows_left_to_send(tmp_path:
     # the last record is stored, then its answer held back: SIGTERM lands while it is in flight, all rows sent
     sandbox.set_faults(rules=[{"path": TIME_OFF, "after": True, "delay": 2, "skip": 19, "count": 1}])
     run = hrimport("run", str(job.job))
-    try:
+    with reaped(run):
         wait_for(lambda: len(job.time_off()) == 20, timeout=60, what="every record stored")
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
 
     assert run.returncode == 143, err
     lines = err.splitlines()

@@ -24,6 +24,7 @@ from click.testing import CliRunner, Result
 
 from hrimport.cli import main
 from hrimport.jobs import EXIT_MEANINGS
+from tests.child_process import reaped
 from tests.mail_relay import Inbox, free_port, running_relay
 from tests.staff_files import person, write_config, write_csv
 from tests.test_run_job import BULK, JobFolder, notify_table, run_cli, wait_for
@@ -219,14 +220,10 @@ def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Pat
     job.export("2024-05", job.people(30))
     sandbox.set_faults(latency=0.3)
     killed = hrimport_process("run", str(job.job))
-    try:
+    with reaped(killed):
         wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(BULK)) >= 2, what="two batches")
         killed.send_signal(signal.SIGKILL)
         killed.communicate(timeout=30)
-    finally:
-        if killed.poll() is None:
-            killed.kill()
-            killed.communicate()
     sandbox.clear_faults()
     [folder] = job.runs()
     assert box.messages == [] and not (folder / "run.json").exists()
@@ -257,15 +254,11 @@ def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path:
         job = JobFolder(tmp_path / "killed-mailing", sandbox, notify=notify_table(silent_port, "always"))
         job.export("2024-05", job.people(3))
         killed = hrimport_process("run", str(job.job))
-        try:
+        with reaped(killed):
             readable, _, _ = select.select([silent], [], [], 60)  # the run is connecting to the relay
             assert readable, "the run never began its e-mail"
             killed.send_signal(signal.SIGKILL)
             killed.communicate(timeout=30)
-        finally:
-            if killed.poll() is None:
-                killed.kill()
-                killed.communicate()
     [folder] = job.runs()
     assert box.messages == []  # nobody was told
     job.job.write_text(job.job.read_text().replace(f"port = {silent_port}", f"port = {port}"))
@@ -296,15 +289,11 @@ def test_a_run_json_that_cannot_be_written_is_said_after_the_verdict_in_the_last
     job.export("2024-05", job.people(6, **{"2": {"Country": "Atlantis"}}))
     sandbox.set_faults(latency=0.2)
     run = hrimport_process("run", str(job.job))
-    try:
+    with reaped(run):
         wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
         [folder] = job.runs()
         (folder / "run.json").mkdir()
         _, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     sandbox.clear_faults()
 
     assert run.returncode == 6, err  # the run's summary not written, as documented

@@ -30,6 +30,7 @@ from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
 from hrimport.state.lock import lock_path
 from hrimport.state.store import STATE_FILE
+from tests.child_process import reaped
 from tests.mail_relay import Inbox, free_port
 from tests.staff_files import person, write_config, write_csv
 from tests.test_notify import PASSWORD, start_smtps
@@ -425,7 +426,7 @@ def test_two_overlapping_runs_the_second_exits_3(tmp_path: Path, sandbox: Any) -
     job.export("2024-05", job.people(30))
     job.sandbox.set_faults(latency=1.0)  # six slow batches: the first run is still going when the second starts
     first = hrimport("run", str(job.job))
-    try:
+    with reaped(first):
         lock = lock_path(job.root / "state", "monthly")
         wait_for(lambda: lock.exists() and f"pid={first.pid}" in lock.read_text(), what="the first run's lock")
 
@@ -438,10 +439,6 @@ def test_two_overlapping_runs_the_second_exits_3(tmp_path: Path, sandbox: Any) -
         job.sandbox.clear_faults()
         _, first_err = first.communicate(timeout=120)
         assert first.returncode == 0, first_err
-    finally:
-        if first.poll() is None:
-            first.kill()
-            first.communicate()
     assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 31)})
 
 
@@ -471,16 +468,12 @@ def test_a_run_killed_mid_batch_then_run_again_stores_everything_once(
     path = BULK if killed_in == "staff" else TIME_OFF
     sandbox.set_faults(latency=0.4)  # every request waits 0.4 s before the endpoint: the kill lands mid-request
     run = hrimport("run", str(job.job))
-    try:
+    with reaped(run):
         wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(path)) >= 2,
                  timeout=60, what=f"two {path} requests answered")
         time.sleep(0.2)
         run.send_signal(signal.SIGKILL)
         run.communicate(timeout=30)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == -signal.SIGKILL
     if killed_in == "staff":
         assert 0 < sum(job.stored().values()) < 60 and not job.time_off()  # really killed half way

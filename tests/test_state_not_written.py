@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from hrimport.jobs import EXIT_MEANINGS
+from tests.child_process import reaped
 from tests.mail_relay import Inbox, running_relay
 from tests.test_run_job import BULK, TOKEN, JobFolder, notify_table, wait_for
 
@@ -95,17 +96,13 @@ def job(tmp_path: Path, sandbox: Any, request: pytest.FixtureRequest) -> Iterato
 
 def fill_after_the_first_batch(run: subprocess.Popen[str], disk: SmallDisk, sandbox: Any) -> str:
     """Stop ``run`` once its first staff batch reached the sandbox, fill the disk, let it go on; its stderr."""
-    try:
+    with reaped(run):
         wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), timeout=60,
                  what="the first staff batch")
         run.send_signal(signal.SIGSTOP)
         disk.fill()
         run.send_signal(signal.SIGCONT)
         _, err = run.communicate(timeout=120)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     return err
 
 
