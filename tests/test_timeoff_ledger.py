@@ -8,6 +8,7 @@ rest, report the records whose answers the kill lost as imported, and never add 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +69,42 @@ def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_p
     records = sandbox.time_off(99)
     assert len(records) == len(rows)
     assert Counter(r["notes"] for r in records) == Counter(str(r[7]) for r in rows)  # each exactly once
+
+
+def test_a_run_stopped_by_a_refused_token_lists_every_record_answered_after_the_stop_in_its_journal(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    """Four records go out at once. The fifth request is refused (the token revoked mid-run), which stops the
+    run, while the service is still answering three others it stored: those answers arrive after the stop, and
+    the stopped run's journal (its record of the rows sent, the report of a run that did not finish) lists
+    them, as the ledger does."""
+    add_staff(sandbox, [("000101", "SG")])
+    days = [dt.date(2024, 1, 8) + dt.timedelta(days=n) for n in range(8)]
+    rows: list[list[object]] = [["000101", "Sick Leave", day, day, "", 1, "SG", f"sick {day}", ""] for day in days]
+    source = write_xlsx(tmp_path / "leave.xlsx", rows)
+    config = write_config(tmp_path)
+    sandbox.set_faults(rules=[
+        # answered a fifth of a second late, once the other workers have sent theirs
+        {"path": "apply-ee-time-off", "skip": 4, "count": 1, "status": 401, "delay": 0.2},
+        # the next three are stored at once and answered a second later: after the 401 stopped the run
+        {"path": "apply-ee-time-off", "count": 3, "after": True, "delay": 1},
+    ])
+    env = {**os.environ, "HRIMPORT_BASE_URL": sandbox.base_url, "HRIMPORT_TOKEN": "demo-customer-99"}
+    stopped = subprocess.run(
+        [sys.executable, "-m", "hrimport", "timeoff", "import", str(config), str(source),
+         "--report-dir", str(tmp_path / "reports"), "--concurrency", "4"],
+        check=False, env=env, capture_output=True, text=True, timeout=120)
+    sandbox.clear_faults()
+
+    assert "Traceback" not in stopped.stderr
+    assert stopped.returncode == 4, stopped.stderr  # the service cannot be used
+    stored = {r["notes"] for r in sandbox.time_off(99)}
+    assert len(stored) == 7  # all but the refused one
+    [journal] = (tmp_path / "reports").rglob("outcomes.jsonl")
+    lines = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["record"] == "journal"
+    told = {line["row"]: line["outcome"] for line in lines[1:]}
+    assert set(told.values()) == {"added"}
+    assert {f"sick {rows[row - 2][2]}" for row in told} == stored  # the file's row 2 is rows[0]
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        assert sorted(e.source_row for e in ledger.entries() if e.stored) == sorted(told)

@@ -28,7 +28,7 @@ the workers in flight finish (what they added is in the ledger).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
@@ -143,21 +143,29 @@ def post_time_off(
     outcomes: list[RowOutcome] = []
     if not rows:
         return outcomes
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-timeoff") as pool:
-        futures: set[Future[RowOutcome]] = {pool.submit(send, r) for r in rows}
-        while futures:
-            done, futures = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in done:
-                exc = future.exception()
-                if exc is not None:
-                    # 401 or a wrong base URL: nothing more can succeed; let the workers in flight finish
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise exc
+
+    def finished(done: Iterable[Future[RowOutcome]]) -> None:
+        for future in done:
+            if not future.cancelled() and future.exception() is None:
                 outcomes.append(future.result())
                 if on_outcomes:
                     on_outcomes(outcomes[-1:])
                 if progress:
                     progress(1)
+
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-timeoff") as pool:
+        futures: set[Future[RowOutcome]] = {pool.submit(send, r) for r in rows}
+        while futures:
+            done, futures = wait(futures, return_when=FIRST_EXCEPTION)
+            stop = next((exc for future in done if (exc := future.exception()) is not None), None)
+            if stop is not None:
+                # 401, a wrong base URL, a state folder that cannot be written: nothing more can succeed. The
+                # workers in flight finish, and every record answered, before or after, reaches the run's
+                # journal before the stop is raised: the stopped run's report lists each row sent
+                pool.shutdown(wait=True, cancel_futures=True)
+                finished(done | futures)
+                raise stop
+            finished(done)
     return outcomes
 
 
