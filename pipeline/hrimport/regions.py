@@ -35,7 +35,7 @@ def _written(value: str) -> str:
 
 
 def looks_like_region_code(value: str) -> bool:
-    """Whether ``value`` is written as a region code is (``US-XX`` is; ``California``, ``USA-CA`` are not)."""
+    """Whether ``value`` has a region code's shape, listed or not (``US-XX`` has; ``California``, ``USA-CA`` have not)."""
     return bool(_REGION_SHAPE.fullmatch(_written(value)))
 
 
