@@ -25,6 +25,8 @@ def leave_days(*args: str, sandbox: Any | None = None, **env: str) -> Result:
     (("SG", "2024-08-05", "2024-08-09"), "4"),  # 9 August: National Day
     (("MY", "2024-06-08", "2024-06-09"), "0"),  # a weekend
     (("SG", "2024-03-04", "2024-03-04", "--half-end"), "0.5"),
+    (("us-ca", "2025-03-31", "2025-04-04"), "4"),  # a region's ISO 3166-2 code: California's Cesar Chavez Day
+    (("DE-BY", "2025-06-16", "2025-06-20"), "4"),  # Bavaria's Corpus Christi (DE alone: 5)
 ])
 def test_prints_the_number_of_leave_days_the_service_counts(sandbox: Any, args: tuple[str, ...],
                                                             printed: str) -> None:
@@ -55,6 +57,19 @@ def test_bad_input_is_one_line_and_exit_2(sandbox: Any, args: tuple[str, ...], m
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(("country", "message"), [
+    ("US-XX", ("Error: COUNTRY 'US-XX' is not a region of United States (US) that ISO 3166-2 lists; write the "
+               "two-letter country code US, or the region's code as ISO 3166-2 writes it, such as US-AK for Alaska\n")),
+    ("zz-ab", ("Error: COUNTRY 'zz-ab' is not a region code ISO 3166-2 lists (ZZ is no country's code); write the "
+               "two-letter country code, such as SG, or a region's code as ISO 3166-2 writes it, such as US-CA\n")),
+])
+def test_a_region_code_iso_does_not_list_is_refused_as_the_import_refuses_it_and_nothing_is_sent(
+        sandbox: Any, country: str, message: str) -> None:
+    result = leave_days(country, "2025-03-31", "2025-04-04", sandbox=sandbox)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    assert sandbox.requests() == []
 
 
 def test_without_a_service_the_embedded_sandbox_answers_and_says_so(tmp_path: Path) -> None:

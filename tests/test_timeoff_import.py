@@ -735,6 +735,92 @@ def test_a_leave_type_hrimport_does_not_know_is_sent_as_written_for_the_platform
                                                             (4, "rejected")]
 
 
+def test_time_off_in_a_region_is_sent_with_its_iso_3166_2_code_and_counts_the_regions_holidays(
+        tmp_path: Path, staffed: Any) -> None:
+    """A country cell may be a region's ISO 3166-2 code (api-notes: such codes "appear in the option set"): it is
+    sent as ISO writes it, and the service counts the region's public holidays (California's Cesar Chavez Day,
+    Monday 31 March 2025; Bavaria's Corpus Christi, Thursday 19 June 2025), where the country's code would not.
+    The spec's tables say "ISO Alpha-2", so each such row carries a region-code warning. A code written so that
+    ISO does not list is held back in one line, and sends nothing."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "US-CA", "", "Approved"],  # row 2
+        ["000104", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "us-ca", "", "Approved"],
+        ["000105", "Annual Leave", D(2025, 6, 16), D(2025, 6, 20), "", "", "DE-BY", "", "Approved"],
+        ["000106", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "US-XX", "", "Approved"]])
+    country_alone = {"US": ("2025-03-31", "2025-04-04"), "DE": ("2025-06-16", "2025-06-20")}
+    for country, (first, last) in country_alone.items():  # the country's holidays alone: 5 working days each
+        answer = staffed.http.post("/api/calculate-total-days", headers=staffed.auth(TOKEN), json={
+            "country": country, "start_date": first, "end_date": last})
+        assert answer.json() == {"totaldays": 5}
+    staffed.clear_requests()
+
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 1, result.output
+    rows = by_row(run)
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "added", ["region-code"]), (3, "added", ["region-code"]), (4, "added", ["region-code"]),
+        (5, "invalid", ["unknown-country"])]
+    asked = sorted(json.loads(body)["country"] for body in staffed.bodies if b"is_half_start_date" in body)
+    assert asked == ["DE-BY", "US-CA"]  # one calculation per region and period
+    sent = [json.loads(body) for body in staffed.bodies if b"leave_type" in body]
+    assert sorted((b["customer_system_id"], b["country"], b["start_date"], b["total_days"]) for b in sent) == [
+        ("000101", "US-CA", "2025-03-31", "4"), ("000104", "US-CA", "2025-03-31", "4"),
+        ("000105", "DE-BY", "2025-06-16", "4")]  # nothing for 000106
+    assert sorted((r["customer_system_id"], r["country"], r["total_days"]) for r in staffed.time_off(99)) == [
+        ("000101", "US-CA", 4), ("000104", "US-CA", 4), ("000105", "DE-BY", 4)]
+
+    (warning,) = rows[2].problems
+    assert (warning.severity, warning.column, warning.field, warning.value) == ("warning", "Country", "country",
+                                                                                "US-CA")
+    assert warning.message == (
+        "Row 2, column 'Country': US-CA (California, United States) is a region's code (ISO 3166-2), where the "
+        "platform's interface names a two-letter country code; sent as written, so that the region's public "
+        "holidays count (the platform's documents list such codes too): if the platform refuses it, write US.")
+    assert rows[4].problems[0].message.startswith("Row 4, column 'Country': DE-BY (Bayern, Germany) is a region's")
+    assert rows[5].message == (
+        "Row 5, column 'Country': 'US-XX' is not a region of United States (US) that ISO 3166-2 lists; write the "
+        "two-letter country code US, or the region's code as ISO 3166-2 writes it, such as US-AK for Alaska.")
+    assert f"{rows[5].message}\n" in result.stdout
+    # the report shows the case changed as it shows a country code's ("my" -> "MY")
+    (region,) = [c for c in run.info.values_read if c.field == "country"]
+    rule = "a region's code as ISO 3166-2 writes it, in capitals"
+    assert (region.kind, region.rule, region.rows) == ("region-code", rule, 1)
+    assert [(e.row, e.read, e.sent) for e in region.examples] == [(3, "us-ca", "US-CA")]
+
+
+def test_a_region_code_is_held_back_when_the_config_makes_the_check_strict(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "us-ca", "", ""],
+        ["000104", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "US", "", ""]])
+    staffed.clear_requests()
+
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='strict_checks = ["region-code"]'))
+
+    assert result.exit_code == 1, result.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [(2, "invalid", ["region-code"]),
+                                                                           (3, "added", [])]
+    assert run.rows[0].message == (
+        "Row 2, column 'Country': US-CA (California, United States) is a region's code (ISO 3166-2), where the "
+        "platform's interface names a two-letter country code; not sent ([timeoff] strict_checks lists "
+        "region-code): write US, or take region-code out of strict_checks to send it.")
+    assert [json.loads(body)["country"] for body in staffed.bodies if b"leave_type" in body] == ["US"]
+    assert [r["total_days"] for r in staffed.time_off(99)] == [5]  # the US's holidays alone
+
+
+def test_a_regions_name_is_not_read_as_its_code(tmp_path: Path, staffed: Any) -> None:
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "California", "", ""]])
+
+    result = hrimport(["timeoff", "validate", str(write_config(tmp_path)), str(source)])
+
+    assert result.exit_code == 1
+    assert result.stdout.startswith(
+        "Row 2, column 'Country': 'California' is not a country we recognise (use an ISO code such as SG, MY or "
+        "CN, or a region's ISO 3166-2 code such as US-CA, or the country's name in English or another common "
+        "language, spelt in full).\n")
+
+
 def test_a_time_of_day_in_a_date_column_is_held_back_in_one_line_never_sent_as_a_date(
         tmp_path: Path, staffed: Any) -> None:
     """Time off is read as staff files are: a cell of a time format (hh:mm) shows a time of day whatever day its

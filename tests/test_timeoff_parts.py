@@ -277,4 +277,15 @@ def test_the_timeoff_section_keys_are_checked() -> None:
     with pytest.raises(ConfigError) as refused:
         _settings(strict_checks=["country-change-incomplete"])
     assert str(refused.value) == ("leave.toml [timeoff] strict_checks: 'country-change-incomplete' is not a check "
-                                  'that can be made strict (one of "unknown-leave-type")')
+                                  'that can be made strict (one of "unknown-leave-type", "region-code")')
+
+
+def test_a_region_code_may_be_the_default_country_or_held_back() -> None:
+    assert _settings(default_country=" us-ca ").default_country == "US-CA"  # as ISO 3166-2 writes it
+    with pytest.raises(ConfigError) as refused:
+        _settings(default_country="US-XX")
+    assert str(refused.value) == ("leave.toml [timeoff] default_country must be an ISO 3166 alpha-2 code such as SG, "
+                                  "or a region's ISO 3166-2 code such as US-CA, not 'US-XX'")
+    with pytest.raises(ConfigError, match="not 'California'"):
+        _settings(default_country="California")  # a region's name is not read as its code
+    assert _settings(strict_checks=["region-code"]).strict_checks == {"region-code"}

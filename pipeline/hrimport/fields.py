@@ -40,6 +40,8 @@ class Field:
     #: the service takes the choices only as written (the spec: lang is an "Uppercase" code); the import
     #: still reads a file's value in any case and sends the choice as written, as the report shows
     exact_case: bool = False
+    #: a country field that takes an ISO 3166-2 region code (US-CA) too (``hrimport.regions``)
+    subdivisions: bool = False
 
     @property
     def is_required(self) -> bool:

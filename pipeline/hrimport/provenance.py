@@ -43,6 +43,7 @@ KINDS: dict[str, str] = {
     "date-written": "Date written another way",
     "country-name": "Country name",
     "country-code": "Country code",
+    "region-code": "Region code (ISO 3166-2)",
     "lower-cased": "E-mail lower-cased",
     "yes-no-word": "Yes/no word",
     "gender-word": "Gender word",

@@ -37,6 +37,7 @@ from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.values import RE2_SPACES
 from hrimport.outcomes import Problem
 from hrimport.reader.repeated_header import keep_alone, repeats_header
+from hrimport.regions import looks_like_region_code, region_codes, unknown_region_advice
 
 # Deliberately plain: one @, no spaces, a dot in the domain. It catches the typos HR exports actually contain
 # ("jane.doe@", "jane doe@acme.com"), but real addresses fail it too (an intranet's "ann@intranet"), and the
@@ -76,6 +77,8 @@ def _kind_checks(f: Field) -> list[pa.Check]:
         return [pa.Check(_is_email, error="not-an-email")]
     if kind == "country":
         codes = alpha2_codes()
+        if f.subdivisions:
+            return [pa.Check(_country_or_region, error="unknown-country")]
         return [pa.Check(lambda s: s.isin(codes), error="unknown-country")]
     if kind == "enum":
         return [pa.Check(lambda s: s.isin(f.choices), error="not-an-allowed-value")]
@@ -86,6 +89,15 @@ def _kind_checks(f: Field) -> list[pa.Check]:
     if kind == "integer":
         return [pa.Check(lambda s: s.str.fullmatch(INTEGER_PATTERN), error="not-a-number")]
     return []
+
+
+def _country_or_region(s: pd.Series) -> pd.Series:
+    """Whether each value is a country code or a region code ISO 3166-2 lists, as the mapper wrote them (US-CA):
+    a field taking regions (``Field.subdivisions``). A column of country codes never loads ISO 3166-2's list."""
+    known = s.isin(alpha2_codes())
+    if known.all():
+        return known
+    return known | s.isin(region_codes())
 
 
 def _rule_checks(columns: set[str]) -> list[pa.Check]:
@@ -421,9 +433,13 @@ def email_flaw(value: str) -> str:
     return "the part after the @ is not a domain such as example.com"
 
 
-def _country(*, row: int, column: str | None, value: str, **_: object) -> str:
+def _country(*, row: int, column: str | None, value: str, field: Field | None, **_: object) -> str:
+    regions = field is not None and field.subdivisions
+    if regions and looks_like_region_code(value):
+        return f"{_where(row, column)}: {unknown_region_advice(value)}."
+    region = ", or a region's ISO 3166-2 code such as US-CA" if regions else ""
     return (f"{_where(row, column)}: '{value}' is not a country we recognise "
-            "(use an ISO code such as SG, MY or CN, or the country's name in English or another "
+            f"(use an ISO code such as SG, MY or CN{region}, or the country's name in English or another "
             "common language, spelt in full).")
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 from typing import Any
 
 from hrimport.errors import RequestRejected, UsageError
+from hrimport.regions import looks_like_region_code, region_code, unknown_region_advice
 from hrimport.service.client import ServiceClient
 from hrimport.service.connection import Target, open_target, resolve_connection
 
@@ -23,9 +24,14 @@ def count_leave_days(
     """The leave days from ``first`` to ``last`` in ``country`` as the calculation endpoint answers them
     (``totaldays``: the spec types it an integer, yet half days make 3.5).
 
-    Raises ``UsageError`` when the service refuses the question (an unknown country, say).
+    ``country``: a country's two-letter code or a region's ISO 3166-2 code (US-CA), in any case, as a time-off
+    file's country is read (``hrimport.regions``): a region code ISO does not list is refused as the import refuses
+    it, before anything is sent. Raises ``UsageError`` for that, and when the service refuses the question (an
+    unknown country, say).
     """
-    code = country.strip().upper()
+    code = region_code(country) or country.strip().upper()
+    if looks_like_region_code(code) and region_code(code) is None:
+        raise UsageError(f"COUNTRY {unknown_region_advice(country.strip())}")
     with open_target(resolve_connection(base_url=base_url)) as target:
         try:
             return _client(target).calculate_total_days(code, first, last, half_start, half_end)

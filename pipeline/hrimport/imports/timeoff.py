@@ -9,7 +9,7 @@ plain data. Every source row ends with exactly one outcome (``RunResult.check_ac
                        marker not read on a row without a figure, or with ``[timeoff] total_days`` other
                        than "file"; with ``total_days = "strict"``, a figure disagreeing with the
                        calculation or none for a period without working days; with ``[timeoff]
-                       strict_checks``, a leave type the list lacks)
+                       strict_checks``, a leave type the list lacks, a region's code as the country)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
 ``valid``              dry run or ``validate``: would be sent
 ``added``              the service accepted it (and the ledger now holds it)
@@ -415,7 +415,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             match, lang, more = check_row(
                 row=row, leave_type=cells["leave_type"][pos], lang_cell=cells["lang"][pos],
                 config_lang=settings.lang, start=cells["start_date"][pos], end=cells["end_date"][pos],
-                sources=mapped.field_sources, strict=settings.strict_checks,
+                sources=mapped.field_sources, strict=settings.strict_checks, country=cells["country"][pos],
             ) if pos not in problems else (None, None, [])
             for problem in more:  # a warning goes with the row, whatever becomes of it, as the mapper's do
                 (part.keep.warnings.setdefault(row, []) if problem.is_warning else found).append(problem)

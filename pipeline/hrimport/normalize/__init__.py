@@ -28,6 +28,7 @@ from hrimport.normalize.countries import iso_codes, normalize_country
 from hrimport.normalize.dates import normalize_date
 from hrimport.normalize.values import MEMO_VALUES, ValueMemo, fold, per_value
 from hrimport.normalize.words import normalize_boolean, normalize_gender, value_words
+from hrimport.regions import region_code
 
 __all__ = [
     "TRIM_RULE",
@@ -94,7 +95,7 @@ def normalize_for_field(
     if kind == "date":
         return normalize_date(s, day_first, dates, memo, date_system)
     if kind == "country":
-        return normalize_country(s, memo)
+        return normalize_country(s, memo, subdivisions=field.subdivisions)
     if kind == "email":
         return normalize_email(s)
     if kind == "boolean":
@@ -133,6 +134,8 @@ def change_kinds(
                 return "date-serial"
             return "date-time-dropped" if ":" in text else "date-written"
         if kind == "country":
+            if field.subdivisions and region_code(text):
+                return "region-code"
             code = text.isascii() and text.isalpha() and text.upper() in iso_codes()
             return "country-code" if code else "country-name"
         if kind == "enum" and field.name == "gender" and fold(text) in value_words().gender:
@@ -174,6 +177,7 @@ def change_rules(field: Field, date_rule: str = "", date_system: int = 1900) -> 
         "date-written": "ISO, year first, a month name or 年月日: one reading only",
         "country-name": "the name's ISO code (schemas/countries.toml)",
         "country-code": "the ISO code's two-letter form",
+        "region-code": "a region's code as ISO 3166-2 writes it, in capitals",
         "lower-cased": "e-mail addresses are sent in lower case",
         "yes-no-word": "a yes/no word (schemas/value_words.toml): true or false",
         "gender-word": "a gender word (schemas/value_words.toml): Male or Female",

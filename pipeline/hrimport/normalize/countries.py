@@ -31,6 +31,7 @@ import pycountry
 from hrimport.errors import ConfigError
 from hrimport.normalize.values import ValueMemo, fold, per_value
 from hrimport.outcomes import Problem
+from hrimport.regions import region_code
 from hrimport.resources import data_dir
 
 if TYPE_CHECKING:
@@ -184,12 +185,19 @@ def country_candidates(value: str) -> str | None:
     return ", ".join(described[:-1]) + " or " + described[-1]
 
 
-def normalize_country(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
+def normalize_country(s: pd.Series, memo: ValueMemo | None = None, *, subdivisions: bool = False) -> pd.Series:
     """ISO alpha-2 from ISO codes and country names in many languages (see the module docstring).
 
-    Only certain matches are rewritten: a misspelt or ambiguous country stays as written.
+    Only certain matches are rewritten: a misspelt or ambiguous country stays as written. ``subdivisions``
+    (``Field.subdivisions``): a region code ISO 3166-2 lists is written as ISO writes it too (``us-ca`` ->
+    ``US-CA``); a region's name ("California") is not read (``hrimport.regions``).
     """
-    return per_value(s, country_code, memo)
+    return per_value(s, country_or_region_code if subdivisions else country_code, memo)
+
+
+def country_or_region_code(value: str) -> str | None:
+    """``region_code``, else ``country_code``: a field taking ISO 3166-2 region codes (``Field.subdivisions``)."""
+    return region_code(value) or country_code(value)
 
 
 def flag_ambiguous_countries(mapped: MappedTable) -> None:

@@ -59,8 +59,10 @@ _EXPLANATIONS: dict[str, Explanation] = {
     ),
     "unknown-country": Explanation(
         "Unknown country",
-        "The platform expects a two-letter ISO country code (GB, DE, SG...).",
-        "Replace the country with its two-letter ISO 3166 code.",
+        "The platform expects a two-letter ISO country code (GB, DE, SG...); the country of time off may also "
+        "be a region's code as ISO 3166-2 writes it (US-CA, DE-BY), and the message says when a code written "
+        "so is not one ISO lists. A region's name (California) is not read as its code.",
+        "Replace the country with its two-letter ISO 3166 code (for time off, or a region's ISO 3166-2 code).",
     ),
     "not-an-allowed-value": Explanation(
         "Not an allowed value",
@@ -157,6 +159,17 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "instead.",
         "If the name is a typo, correct it; if it is the company's own name for a type, map it under "
         "[timeoff.values.leave_type] in the import config. If the platform took it, there is nothing to do.",
+    ),
+    "region-code": Explanation(
+        "Region code as the country",
+        "The time off's country is a region's code as ISO 3166-2 writes it (US-CA for California), so that the "
+        "region's public holidays count. The platform's interface names a two-letter country code for this "
+        "field, while its documents list region codes among its options: whether it takes one is not stated. "
+        "So by default this is a warning and the row is sent as written; a row the platform refused for it was "
+        "not added. With strict_checks = [\"region-code\"] under [timeoff] in the config, the row is held back "
+        "instead.",
+        "If the platform took it, there is nothing to do. If it refused it, write the country's two-letter code "
+        "(US for US-CA): the platform then counts the country's public holidays only.",
     ),
     "total-days-differs": Explanation(
         "Total days differ from the platform's count",

@@ -14,7 +14,7 @@ from hrimport.fields import Field, leave_days_fields, staff_fields, timeoff_fiel
 MAX_BULK_ELEMENTS = 1000
 
 
-def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
+def field_schema(f: Field) -> dict[str, Any]:
     """The JSON schema of one field's value, as the sandbox accepts it."""
     schema: dict[str, Any]
     if f.kind == "integer":
@@ -40,7 +40,7 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
         if f.kind == "date":
             schema.update(format="date", pattern=r"^\d{4}-\d{2}-\d{2}$")
         elif f.kind == "country":
-            schema["pattern"] = r"^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$" if subdivision else r"^[A-Za-z]{2}$"
+            schema["pattern"] = r"^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$" if f.subdivisions else r"^[A-Za-z]{2}$"
         elif f.kind == "enum":
             # Accepted in any case (exact_case: only as written), stored in this canonical case; "" means
             # "not given" when optional.
@@ -51,11 +51,11 @@ def field_schema(f: Field, *, subdivision: bool = False) -> dict[str, Any]:
     return schema
 
 
-def object_schema(fields: tuple[Field, ...], *, subdivision: bool = False, title: str) -> dict[str, Any]:
+def object_schema(fields: tuple[Field, ...], *, title: str) -> dict[str, Any]:
     return {
         "title": title,
         "type": "object",
-        "properties": {f.name: field_schema(f, subdivision=subdivision) for f in fields},
+        "properties": {f.name: field_schema(f) for f in fields},
         "required": [f.name for f in fields if f.is_required and f.default is None],
     }
 
@@ -85,8 +85,8 @@ def component_schemas() -> dict[str, Any]:
         "StaffInput": object_schema(staff_fields(), title="StaffInput"),
         "StaffElement": object_schema(element, title="StaffElement"),
         "BulkStaffInput": bulk,
-        "TimeOffInput": object_schema(timeoff_fields(), subdivision=True, title="TimeOffInput"),
-        "LeaveDaysInput": object_schema(leave_days_fields(), subdivision=True, title="LeaveDaysInput"),
+        "TimeOffInput": object_schema(timeoff_fields(), title="TimeOffInput"),
+        "LeaveDaysInput": object_schema(leave_days_fields(), title="LeaveDaysInput"),
         "ErrorDetail": detail,
         "Error": {
             "type": "object",

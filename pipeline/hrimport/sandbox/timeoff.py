@@ -30,7 +30,7 @@ def _period(values: Mapping[str, Any]) -> tuple[dt.date, dt.date] | None:
 
 def calculate_total_days(data: Mapping[str, Any]) -> dict[str, Any]:
     """Spec, endpoint 4: ``{"totaldays": n}``, n an integer when whole, else e.g. 3.5."""
-    values, details = check_fields(data, leave_days_fields(), subdivision=True)
+    values, details = check_fields(data, leave_days_fields())
     if details:
         raise RequestInvalid(details)
     period = _period(values)
@@ -53,7 +53,7 @@ def add_time_off(store: Store, principal: Principal, data: Mapping[str, Any],
                  alterations: Alterations | None = None) -> tuple[int, dict[str, Any]]:
     """Spec, endpoint 5: add one time-off record; (HTTP status, body), or ``RequestInvalid``. With
     ``alterations.whole_days`` its total_days is stored cut to a whole number."""
-    values, details = check_fields(data, timeoff_fields(), subdivision=True)
+    values, details = check_fields(data, timeoff_fields())
     leave_type = None
     if values.get("leave_type") and values.get("lang"):
         leave_type, reason = resolve_leave_type(values["leave_type"], values["lang"], store.leave_types())

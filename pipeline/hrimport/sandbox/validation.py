@@ -126,8 +126,9 @@ def normalise_country(value: str, *, subdivision: bool = False) -> str | None:
     return None
 
 
-def check_value(f: Field, value: Any, *, subdivision: bool = False) -> tuple[Any, str | None]:
-    """Check one present, non-empty value against its field; returns (canonical value, reason or None)."""
+def check_value(f: Field, value: Any) -> tuple[Any, str | None]:
+    """Check one present, non-empty value against its field; returns (canonical value, reason or None). A
+    country field taking regions (``Field.subdivisions``) takes ``CC-SUB`` too, as holidays' calendars know it."""
     if f.kind == "integer":
         number = parse_customer_id(value)
         return (number, None) if number is not None else (None, "must be an integer (or a numeric string)")
@@ -148,7 +149,7 @@ def check_value(f: Field, value: Any, *, subdivision: bool = False) -> tuple[Any
             (value, None) if parse_date(value) else (None, f"{value!r} is not a real date written YYYY-MM-DD")
         )
     if f.kind == "country":
-        code = normalise_country(value, subdivision=subdivision)
+        code = normalise_country(value, subdivision=f.subdivisions)
         if code is None:
             return None, f"{value!r} is not an ISO 3166 alpha-2 country code"
         return code, None
@@ -190,7 +191,6 @@ def check_fields(
     fields: Iterable[Field],
     *,
     index: int | None = None,
-    subdivision: bool = False,
 ) -> tuple[dict[str, Any], list[Detail]]:
     """Check a body (or one bulk element) against fields; returns the canonical values and the details.
 
@@ -217,7 +217,7 @@ def check_fields(
             else:
                 values[f.name] = None
             continue
-        value, reason = check_value(f, raw, subdivision=subdivision)
+        value, reason = check_value(f, raw)
         if reason:
             details.append(Detail(f.name, reason, index))
         else:

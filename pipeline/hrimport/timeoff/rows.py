@@ -4,8 +4,8 @@ Each function takes plain values and returns plain values or ``Problem``s; ``hri
 composes them. Problem codes: ``not-an-allowed-value`` (lang), ``not-a-half-day-marker`` and
 ``ambiguous-half-day`` (warnings on a row sent with its own figure: ``unread_halves``), ``end-before-start``,
 ``overlaps-in-file``, the warning ``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them),
-and ``unknown-leave-type``, a warning (the row is sent with the name as written) unless ``[timeoff]
-strict_checks`` lists it.
+and two warnings (the row is sent as written) unless ``[timeoff] strict_checks`` lists their code:
+``unknown-leave-type`` and ``region-code`` (a region's ISO 3166-2 code as the country: ``region_warning``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hrimport.outcomes import Problem
+from hrimport.regions import describe_region, region_codes
 from hrimport.timeoff.days import DayKey, TotalsPolicy, parse_days
 from hrimport.timeoff.leave_types import (
     Lang,
@@ -25,7 +26,8 @@ from hrimport.timeoff.leave_types import (
     unlisted_leave_type,
 )
 
-__all__ = ["HALVES_NOT_READ", "TimeOffRow", "check_row", "find_overlaps", "repeat_warning", "unread_halves"]
+__all__ = ["HALVES_NOT_READ", "TimeOffRow", "check_row", "find_overlaps", "region_warning", "repeat_warning",
+           "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
@@ -88,12 +90,15 @@ def resolve_lang(name: str, lang_cell: str, config_lang: Lang | None, match: Lea
 
 def check_row(
     *, row: int, leave_type: str, lang_cell: str, config_lang: Lang | None, start: str, end: str,
-    sources: dict[str, str], strict: frozenset[str] = frozenset(),
+    sources: dict[str, str], strict: frozenset[str] = frozenset(), country: str = "",
 ) -> tuple[LeaveTypeMatch | None, Lang | None, list[Problem]]:
     """The leave type and lang of one row, with the problems found: errors (the row is not sent; then the
     match or the lang may be None) and warnings. A name the list of leave types lacks is sent as written, with
-    the warning ``unknown-leave-type``, unless ``strict`` (``[timeoff] strict_checks``) names that code."""
+    the warning ``unknown-leave-type``, and a region's code as the ``country`` with ``region-code``, unless
+    ``strict`` (``[timeoff] strict_checks``) names that code."""
     problems: list[Problem] = []
+    if "-" in country and country in region_codes():  # as the mapper wrote it (us-ca -> US-CA)
+        problems.append(region_warning(row, sources.get("country"), country, sent="region-code" not in strict))
     match = match_leave_type(leave_type)
     if match is None:
         column = sources.get("leave_type", "leave_type")
@@ -115,6 +120,26 @@ def check_row(
                                 f"before it starts on {start} ({first}); correct whichever date is wrong.",
                                 row, None, None, None))
     return match, lang, problems
+
+
+def region_warning(row: int, column: str | None, code: str, *, sent: bool) -> Problem:
+    """The ``region-code`` problem of a row whose country is ``code``, a region ISO 3166-2 lists (US-CA).
+
+    The spec's tables say "ISO Alpha-2" for the time-off record's and the calculation's country, while the
+    platform's documents list ISO 3166-2 codes among its options (api-notes): whether it takes one is not stated.
+    So the row is sent as written, for the region's holidays to count (a refusal makes it ``rejected``, in the
+    platform's words): a warning, unless ``sent`` is False (``[timeoff] strict_checks`` names the code)."""
+    where = f"Row {row}, column '{column}'" if column else f"Row {row}"
+    country = code.split("-")[0]
+    said = f"{where}: {describe_region(code)} is a region's code (ISO 3166-2), where the platform's interface names " \
+           "a two-letter country code"
+    if sent:
+        message = (f"{said}; sent as written, so that the region's public holidays count (the platform's documents "
+                   f"list such codes too): if the platform refuses it, write {country}.")
+    else:
+        message = (f"{said}; not sent ([timeoff] strict_checks lists region-code): write {country}, or take "
+                   "region-code out of strict_checks to send it.")
+    return Problem("region-code", message, row, column, "country", code, severity="warning" if sent else "error")
 
 
 def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: str, cell: str,

@@ -29,6 +29,7 @@ from typing import Any
 from hrimport.config import FieldMapping, strict_checks
 from hrimport.errors import ConfigError
 from hrimport.reader.grid import normalize_header
+from hrimport.regions import region_code
 from hrimport.resources import data_dir
 from hrimport.timeoff.days import TOTALS_POLICIES, TotalsPolicy
 from hrimport.timeoff.leave_types import Lang, parse_lang
@@ -40,8 +41,9 @@ __all__ = ["HALF_KEYS", "TimeOffSettings", "name_headers"]
 HALF_KEYS = ("half_start", "half_end", "half_day")
 
 #: ``[timeoff] strict_checks``: the doubts of ours (principle 2) a time-off row is sent with, as a warning, unless
-#: the setting names their code: a leave type the list of leave types lacks (hrimport.timeoff.leave_types).
-STRICT_CHECKS = ("unknown-leave-type",)
+#: the setting names their code: a leave type the list of leave types lacks (hrimport.timeoff.leave_types), a
+#: region's ISO 3166-2 code as the country, which the spec's tables do not name (hrimport.timeoff.rows).
+STRICT_CHECKS = ("unknown-leave-type", "region-code")
 
 #: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
 FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
@@ -84,9 +86,11 @@ class TimeOffSettings:
             lang = parse_lang(raw_lang)
         country = extra.get("default_country")
         if country is not None:
-            if not isinstance(country, str) or country.strip().upper() not in alpha2_codes():
-                raise ConfigError(f"{here} default_country must be an ISO 3166 alpha-2 code such as SG, not {country!r}")
-            country = country.strip().upper()
+            code = country.strip().upper() if isinstance(country, str) else ""
+            if code not in alpha2_codes() and not (isinstance(country, str) and region_code(country)):
+                raise ConfigError(f"{here} default_country must be an ISO 3166 alpha-2 code such as SG, or a region's "
+                                  f"ISO 3166-2 code such as US-CA, not {country!r}")
+            country = region_code(country) or code
         halves: dict[str, str] = {}
         for key in HALF_KEYS:
             column = extra.get(key)
