@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hrimport.errors import AuthenticationError, RequestRejected, ServiceUnavailableError
-from hrimport.outcomes import Outcome
+from hrimport.outcomes import Outcome, RowOutcome
 from hrimport.service.client import RetryPolicy, ServiceClient, open_client
 from hrimport.service.staff import FirstSends, StaffRecord, submit_staff
 
@@ -279,6 +279,32 @@ def test_batches_in_flight_together_when_asked_store_every_row_once(client: Serv
 def test_a_wrong_token_stops_concurrent_batches_too(sandbox: Any) -> None:
     with open_client(sandbox.base_url, "not-a-token") as c, pytest.raises(AuthenticationError):
         submit_staff(c, "99", [record(row) for row in range(2, 42)], batch_size=5, concurrency=4)
+
+
+def test_batches_answered_together_with_the_refused_token_reach_the_journal_before_the_run_stops(
+    client: ServiceClient, sandbox: Any
+) -> None:
+    """Three batches in flight: the first is stored and answered; while its rows are being told, the service
+    refuses the token of the second (the token revoked mid-run) and stores the third, so the submitter finds
+    both answered at once. The third is told in the journal before the 401 stops the run, as a batch still
+    in flight is."""
+    sandbox.set_faults(rules=[{"path": BULK, "count": 1, "after": True, "delay": 0.2},
+                              {"path": BULK, "count": 1, "status": 401, "delay": 0.5},
+                              {"path": BULK, "count": 1, "after": True, "delay": 0.5}])
+    records = [record(row) for row in range(2, 22)]
+    journal: list[int] = []
+
+    def told(rows: list[RowOutcome]) -> None:
+        if not journal:  # the first batch's rows: both others are answered meanwhile
+            time.sleep(1.0)
+        journal.extend(o.row for o in rows)
+
+    with pytest.raises(AuthenticationError):
+        submit_staff(client, "99", records, batch_size=5, concurrency=3, on_outcomes=told)
+
+    stored = {s["customer_system_id"] for s in sandbox.staff(99)}
+    assert len(stored) in (10, 15)  # the first and third, and the fourth batch if it went out meanwhile
+    assert sorted(journal) == sorted(r.row for r in records if r.external_id in stored)
 
 
 # ---------------------------------------------------------------- a service that names no bad element

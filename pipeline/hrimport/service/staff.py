@@ -541,6 +541,7 @@ class _Run:
                                 next_part: Callable[[], _Part | None],
                                 answered: Callable[[_Sent], Callable[[], None] | None]) -> None:
         in_flight: set[Future[_Sent]] = set()
+        answered_unread: list[Future[_Sent]] = []  # found answered together, not yet handled
         try:
             while True:
                 while len(in_flight) < concurrency and (item := next_part()) is not None:
@@ -549,13 +550,15 @@ class _Run:
                 if not in_flight:
                     return
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    if (settle := answered(future.result())) is not None:
+                answered_unread = list(done)
+                while answered_unread:
+                    if (settle := answered(answered_unread.pop().result())) is not None:
                         settle()
         except BaseException:
             # A 401, or a service wholly unreachable: send nothing more, but record the answers of the
-            # requests already in flight (the service may have stored them) before stopping.
-            self._record_in_flight(in_flight)
+            # requests answered beside it and of those still in flight (the service may have stored them)
+            # before stopping.
+            self._record_in_flight([*answered_unread, *in_flight])
             raise
 
     def _record_in_flight(self, in_flight: Iterable[Future[_Sent]]) -> None:
