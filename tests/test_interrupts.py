@@ -146,7 +146,7 @@ def test_a_run_killed_outright_while_another_process_writes_to_fix_leaves_no_pro
     run = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=crons_log)
     try:
         deadline = time.monotonic() + 60
-        while not any("multiprocessing.spawn" in line for line in alive_in_group(run.pid)):
+        while not any("hrimport.report.fix_process" in line for line in alive_in_group(run.pid)):
             assert run.poll() is None, "the run ended before its second process started"
             assert time.monotonic() < deadline
             time.sleep(0.02)

@@ -15,18 +15,16 @@ import itself. A run's folder holds::
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
 import signal
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from multiprocessing import resource_tracker
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import cast
 
@@ -35,6 +33,7 @@ from hrimport.private_files import make_private_folder, open_private, safe_segme
 from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
+from hrimport.report.fix_process import FixJob, answer_of
 from hrimport.report.history import is_run_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
@@ -45,7 +44,7 @@ OUTCOMES_FILE = "outcomes.jsonl"
 PAYLOADS_FILE = "payloads.jsonl"
 # From this many cells, to_fix is written by a second process while this one writes the other files, so a run
 # with many bad rows stays within the 15 s budget (issue 4) on this 2-core machine: to_fix costs ~4.5 us of CPU
-# a cell (comments and to_fix.csv included), and starting the process ~0.15 s of CPU and ~0.35 s before it
+# a cell (comments and to_fix.csv included), and starting the process ~0.1 s of CPU (its modules) before it
 # writes. Below it, the process costs more time than it saves.
 PARALLEL_FIX_CELLS = 80_000
 
@@ -106,40 +105,18 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-#: The rows to fix, on their way to the process writing ``to_fix`` (removed once it has).
+#: The rows to fix, what else the process writing ``to_fix`` needs, and its answer, on their way between it and
+#: the run (removed once read).
 _FIX_ROWS_FILE = ".to_fix-rows.pickle"
-#: How often the process writing ``to_fix`` looks whether the run's process is still there.
-_PARENT_CHECK_SECONDS = 0.5
-
-
-def _end_with_run(parent: int) -> None:
-    """In the process writing ``to_fix``: end it when the run (``parent``) ends, however it ends.
-
-    A run killed outright (``kill -9``, the OOM killer, which picks the run: it holds the rows) tells nobody:
-    this process would go on writing to_fix into the dead run's folder for nobody (a process pool's worker
-    then stayed, ~60 MB, until the machine restarted). Its own parent changes when the run dies (the orphan
-    is given to init), so it looks every ``_PARENT_CHECK_SECONDS``.
-
-    A terminal sends Ctrl-C to both processes: the run says it in one line (exit 130); this one ends at once,
-    as the signal's default does, rather than print a KeyboardInterrupt traceback under it. It was started
-    with SIGINT held back (``_ctrl_c_held``), so a Ctrl-C while it was starting ends it here too.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):  # not on Windows, where nothing was held back
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(_PARENT_CHECK_SECONDS)
-        os._exit(1)  # nothing to clean up that the run would want: what it wrote is in the run's private folder
-
-    threading.Thread(target=watch, name="hrimport-end-with-run", daemon=True).start()
+_FIX_JOB_FILE = ".to_fix-job.pickle"
+_FIX_ANSWER_FILE = ".to_fix-answer.pickle"
 
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
     """SIGINT held back (blocked, not lost) in this thread meanwhile; a process started meanwhile starts with it
-    held back too, until ``_end_with_run`` lets it in (Python would turn it into a traceback while starting)."""
+    held back too, until it lets it in (``fix_process._end_with_run``; Python would turn it into a traceback
+    while starting)."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no terminal process groups)
         yield
         return
@@ -153,85 +130,55 @@ def _ctrl_c_held() -> Iterator[None]:
 class _FixFileJob:
     """``to_fix`` written in a fresh process when it is big, else here: ``result()`` gives its files.
 
-    A plain process and a pipe, not a process pool: a pool's queues are named semaphores, and a run killed
-    outright (``kill -9``, the OOM killer) never removes them, so multiprocessing's resource tracker printed
-    "There appear to be 5 leaked semaphore objects to clean up at shutdown" in cron's log after the run was
-    gone. A pipe leaves nothing to clean up.
+    A plain process given files (``hrimport.report.fix_process``), not ``multiprocessing``: a process pool's
+    queues are named semaphores, which a run killed outright (``kill -9``, the OOM killer) never removes
+    (multiprocessing's resource tracker printed "There appear to be 5 leaked semaphore objects to clean up at
+    shutdown" in cron's log after the run was gone), and a spawned process reads its task from a pipe that a
+    run killed at that moment leaves cut (its "Ran out of input" traceback came after the run was gone too).
     """
 
     def __init__(self, source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> None:
         self.args: tuple[SourceInfo, Sequence[RowOutcome], Path] = (source, rows, folder)
-        self.process: BaseProcess | None = None
-        self.answer: Connection | None = None
-        self.handed: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.files = [folder / name for name in (_FIX_ROWS_FILE, _FIX_JOB_FILE, _FIX_ANSWER_FILE)]
+        self.answer = folder / _FIX_ANSWER_FILE
         if len(rows) * (len(source.headers) + 1) >= PARALLEL_FIX_CELLS:
             try:
-                # spawn, not fork: forking a process that runs threads (HTTP client, test server) can hang.
-                context = multiprocessing.get_context("spawn")
                 # the rows go by a file in the run's private folder, a piece at a time: pickled whole into the
                 # process's pipe, 100,000 rows to fix (each with its cells) took as much memory again
-                self.handed = folder / _FIX_ROWS_FILE
-                handed = PickledRows.write(rows, self.handed, open_private(self.handed, "wb"))
-                self.answer, answer_end = context.Pipe(duplex=False)
-                process = context.Process(target=_write_fix_files_for, name="hrimport-to-fix", daemon=True,
-                                          args=(os.getpid(), answer_end, source, handed, folder))
-                try:
-                    # multiprocessing's resource tracker, started with the first process, lets SIGINT in again
-                    # in the thread that starts it: started here first, it leaves _ctrl_c_held's hold in place
-                    if os.name == "posix":
-                        resource_tracker.ensure_running()
-                    with _ctrl_c_held():  # the process starts here
-                        process.start()
-                    self.process = process
-                finally:
-                    answer_end.close()  # the process's end: once it ends, reading says so (EOFError)
-            except (OSError, RuntimeError):  # no processes here (a sandbox, a frozen app): write it here
-                self.close()
+                rows_file, job_file = self.files[:2]
+                handed = PickledRows.write(rows, rows_file, open_private(rows_file, "wb"))
+                with open_private(job_file, "wb") as out:
+                    pickle.dump(FixJob(os.getpid(), source, handed, folder, self.answer), out,
+                                protocol=pickle.HIGHEST_PROTOCOL)
+                with _ctrl_c_held():  # the process starts here
+                    self.process = subprocess.Popen([sys.executable, "-m", "hrimport.report.fix_process",
+                                                     str(job_file)], stdin=subprocess.DEVNULL)
+            except (OSError, ValueError, subprocess.SubprocessError):  # no processes here (a sandbox, a frozen
+                self.close()  # app): write it here
 
     def result(self) -> FixFiles:
         try:
-            if self.answer is None:
+            if self.process is None:
                 return write_fix_files(*self.args)
-            try:
-                written, answer = self.answer.recv()
-            except EOFError:  # it died without a word (the OOM killer): the report says to_fix was not written
-                assert self.process is not None
-                self.process.join()
-                raise RuntimeError(f"the process writing to_fix ended unexpectedly (exit code "
-                                   f"{self.process.exitcode})") from None
+            code = self.process.wait()
+            answer = answer_of(self.answer)
+            if answer is None:  # it died without a word (the OOM killer): the report says to_fix was not written
+                raise RuntimeError(f"the process writing to_fix ended unexpectedly (exit code {code})")
+            written, files = answer
             if not written:
-                raise answer
-            return cast(FixFiles, answer)
+                raise cast(Exception, files)
+            return cast(FixFiles, files)
         finally:
             self.close()
 
     def close(self) -> None:
         if self.process is not None:
-            self.process.join()  # as a pool's shutdown did: a to_fix begun is finished, never left half written
+            self.process.wait()  # as a pool's shutdown did: a to_fix begun is finished, never left half written
             self.process = None
-        if self.answer is not None:
-            self.answer.close()
-            self.answer = None
-        if self.handed is not None:
-            self.handed.unlink(missing_ok=True)
-            self.handed = None
-
-
-def _write_fix_files_for(parent: int, answer: Connection, source: SourceInfo, rows: Sequence[RowOutcome],
-                         folder: Path) -> None:
-    """In the process writing ``to_fix``: write it and send back (True, its files), or (False, the error)."""
-    _end_with_run(parent)
-    try:
-        files = write_fix_files(source, rows, folder)
-    except Exception as exc:  # noqa: BLE001 (handed to the run, which reports it as it would its own error)
-        try:
-            answer.send((False, exc))
-        except Exception:  # noqa: BLE001 (an error that cannot be pickled goes as its text)
-            answer.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-    else:
-        answer.send((True, files))
-    finally:
-        answer.close()
+        for path in self.files:
+            path.unlink(missing_ok=True)
+            path.with_name(path.name + ".partial").unlink(missing_ok=True)
 
 
 def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None = None) -> ReportFiles:
