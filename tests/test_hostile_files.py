@@ -689,6 +689,13 @@ def write_long_cell_in_a_code_page(path: Path) -> None:
     write_csv(path, [person(1, Name="José Müller"), person(2, Title="x" * 1_000_000)], encoding="cp1252")
 
 
+def write_long_word_beside_an_accented_one(path: Path) -> None:
+    """A cp1252 export whose job title is an accented word, a space, and a million letters: the detector's
+    sample is the words holding non-ASCII bytes, looked for in that very cell."""
+    write_csv(path, [person(1, Name="José Müller"), person(2, Title="Técnico " + "x" * 1_000_000)],
+              encoding="cp1252")
+
+
 def write_bad_byte_before_a_long_line(path: Path) -> None:
     """A UTF-8 export with one row pasted from a cp1252 program (its é one byte, not UTF-8) whose job title
     is a million letters."""
@@ -935,6 +942,8 @@ KINDS = [
     # the encoding is looked for in a time that follows the file's size, however long its cells
     refused("a-million-letter-cell-in-a-code-page-csv", "staff.csv", write_long_cell_in_a_code_page,
             "cannot tell which encoding this text is in", timeout=30),
+    refused("a-million-letter-word-beside-an-accented-one-in-a-code-page-csv", "staff.csv",
+            write_long_word_beside_an_accented_one, "cannot tell which encoding this text is in", timeout=30),
     Kind("a-bad-byte-before-a-million-letters-csv", "staff.csv", write_bad_byte_before_a_long_line, 1,
          "Row 3, column 'Name'", timeout=30),
     Kind("utf16-without-bom", "staff.csv", write_text(csv_text(), "utf-16-le"), 0, "2 of 2 rows checked."),

@@ -10,8 +10,8 @@ Order of evidence, most certain first:
    never re-read whole as a legacy code page. Not when a valid sequence makes a word of two scripts no
    language writes together (Maltese 'Ġż' in ISO-8859-3 is the Armenian 'տ' in UTF-8: 'տejjer'): those
    are a legacy file's bytes forming UTF-8 by accident, and the file goes on to step 5;
-5. otherwise charset-normalizer over the cells holding non-ASCII bytes, from the whole file, limited to
-   the encodings of ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252,
+5. otherwise charset-normalizer over the distinct words holding non-ASCII bytes, from the whole file,
+   limited to the encodings of ``schemas/encodings.toml``. Single-byte code pages tie there (cp1250, cp1252,
    cp1254... decode most Latin text with no "chaos"), so every candidate close to the best, and every
    member of its family, is decoded over the whole file (every known encoding when the evidence is a few
    characters or the best reading is itself messy): when they all give the same text it is read, and
@@ -39,7 +39,7 @@ from hrimport.resources import data_dir
 
 #: Where UTF-16/32 without a BOM is looked for.
 SAMPLE_HEAD = 16 * 1024
-#: At most this many bytes of cells holding non-ASCII bytes, from anywhere in the file, are the sample.
+#: The words holding non-ASCII bytes of at most this many bytes of the file's cells are the sample.
 SAMPLE_CELLS = 128 * 1024
 #: How much more "chaos" than the best candidate's a candidate may have and still be considered (at least).
 CHAOS_MARGIN = 0.06
@@ -54,6 +54,10 @@ _HIGH_BYTE_LINE = re.compile(rb"[^\n]*[\x80-\xff][^\n]*\n?")
 # A cell is only looked for where one starts (the look-behind): tried at every byte, a pattern starting
 # with [^,;...]* scanned each long run of ASCII once per byte of it, and a 1 MB cell took minutes.
 _HIGH_BYTE_CELL = re.compile(rb"(?<![^,;\t\r\n])[^,;\t\r\n]*[\x80-\xff][^,;\t\r\n]*")
+# A word of a cell holding a non-ASCII byte, found from its start only (the look-behind), as above. ASCII
+# whitespace is never part of a multi-byte character (their trail bytes are 0x40 and up, or GB18030's
+# digits), so splitting there cuts none.
+_HIGH_BYTE_WORD = re.compile(rb"(?<![^\s,;])[^\s,;]*[\x80-\xff][^\s,;]*")
 # C0 controls other than tab and line ends, and the C1 controls: no export holds them as text, so a
 # decoding that produces them (ISO-8859-x reading a Windows code page's quotes) is the wrong one.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -210,19 +214,26 @@ def _is_letter(char: str) -> bool:
 
 
 def _sample(data: bytes) -> bytes:
-    """The cells holding non-ASCII bytes, from anywhere in the file (up to a cap), one per line.
+    """The distinct words holding non-ASCII bytes of the cells that hold some, one per line.
 
-    ASCII text (ids, e-mail addresses, dates) says nothing about a legacy encoding and only dilutes the
-    detector's measure of "chaos". Cells are cut at line ends, commas, semicolons and tabs, never at
-    ``|``, which can be the second byte of a Big5 or Shift_JIS character.
+    Cells are taken from anywhere in the file, up to a cap. ASCII text (ids, e-mail addresses, dates, an
+    ASCII word beside a name) reads the same in every candidate encoding, so it says nothing about which
+    is right, yet it moved the detector's measure of "chaos": the word 'AAA^' beside Hebrew names counted
+    as a weird word in the Hebrew reading only (the Thai reading of the same bytes, its letters mostly
+    Thai digits and marks, had too few words for the detector to count weird ones), and the file was read
+    as Thai. Repeats are dropped as in ``_evidence``: a word on every row is one piece of evidence. Cells
+    are cut at line ends, commas, semicolons and tabs, never at ``|``, which can be the second byte of a
+    Big5 or Shift_JIS character.
     """
-    parts, size = [], 0
+    words: dict[bytes, None] = {}
+    scanned = 0
     for match in _HIGH_BYTE_CELL.finditer(data):
-        parts.append(match.group())
-        size += len(parts[-1]) + 1
-        if size >= SAMPLE_CELLS:
+        cell = match.group()
+        words.update(dict.fromkeys(_HIGH_BYTE_WORD.findall(cell)))
+        scanned += len(cell) + 1
+        if scanned >= SAMPLE_CELLS:
             break
-    return b"\n".join(parts)
+    return b"\n".join(words)
 
 
 @dataclass
