@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -28,6 +29,7 @@ from click.testing import CliRunner
 
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
+from hrimport.jobs import run as run_module
 from hrimport.state.lock import lock_path
 from hrimport.state.store import STATE_FILE
 from tests.child_process import reaped
@@ -232,6 +234,30 @@ def test_a_first_run_imports_everything_with_one_line_per_step_and_a_log(job: Jo
     assert summary["exit_code"] == 0
     assert summary["steps"][0]["counts"]["added"] == 12
     assert job.stored() == Counter({job.ext(n): 1 for n in range(1, 13)})
+
+
+def test_a_long_send_says_in_the_run_log_how_far_it_is_and_how_long_is_left(
+    tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a slow platform: 8 batches of 5 rows, a fifth of a second each; a line at most every half second
+    job = JobFolder(tmp_path / "job", sandbox, batch_size=5)
+    job.export("2024-05", job.people(40))
+    sandbox.set_faults(latency=0.2)
+    monkeypatch.setattr(run_module, "PROGRESS_LOG_SECONDS", 0.5)
+
+    result = run_cli("run", str(job.job))
+    sandbox.clear_faults()
+
+    assert result.exit_code == 0, result.stderr
+    assert "answered" not in result.stderr  # cron's mail stays one line per step
+    log = (job.runs()[-1] / "run.log").read_text()
+    said = [re.search(r"hrimport.stages: staff: (\d+) of 40 rows answered \((\d+)%\) after (\d+) s; about "
+                      r"(\d+) s left$", line) for line in log.splitlines() if "rows answered" in line]
+    assert 1 <= len(said) <= 4 and all(said), log
+    done = [int(m.group(1)) for m in said if m]
+    assert done == sorted(done) and all(0 < n < 40 and n % 5 == 0 for n in done)  # whole batches, never the end
+    assert all(int(m.group(2)) == 100 * int(m.group(1)) // 40 for m in said if m)
+    assert log.index("rows answered") > log.index("Sending 40 rows")
 
 
 def test_the_same_file_again_is_already_imported_and_full_sends_it_all(job: JobFolder) -> None:

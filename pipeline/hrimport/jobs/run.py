@@ -56,6 +56,7 @@ from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target
+from hrimport.stages import ProgressLog
 from hrimport.state.lock import job_lock
 from hrimport.state.store import StateStore, file_sha256
 
@@ -65,6 +66,8 @@ __all__ = ["ProgressBar", "load_job_or_tell", "run_job"]
 log = logging.getLogger("hrimport.jobs")
 
 ProgressBar = Callable[[str], AbstractContextManager[Progress | None]]
+#: A step sending its rows says how far it is in run.log at most this often (seconds).
+PROGRESS_LOG_SECONDS = 60.0
 
 
 def load_job_or_tell(path: Path, *, echo: Callable[[str], None] | None = None) -> Job:
@@ -248,9 +251,11 @@ def _run_step(
         secrets.append(conn.token)
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
         with bar as progress:
+            # and in run.log, how far the sending is, now and then: a long send is seen to move
+            logged = ProgressLog(step.name, progress, every=PROGRESS_LOG_SECONDS)
             run = import_file(config, source, kind=step.kind, connection=conn, state=state,
                               skip_unchanged=not full, accept_drift=accept_drift,
-                              report_folder=folder / safe_name(step.name), progress=progress)
+                              report_folder=folder / safe_name(step.name), progress=logged)
         assert run.report is not None
         if _took_effect(run.result):
             # whole: the next run skips this file as already imported; in part, it tries the rows again, but
