@@ -21,8 +21,9 @@ answers become outcomes (``hrimport.service.answers`` reads what each refusal me
   ``timeout``...). Once the service is lost or the run is stopped (``ServiceClient.lost``, ``halted``),
   every row not yet posted is ``not_sent`` at once rather than each waiting out its own retries.
 
-A 401 (``AuthenticationError``) or an answer that shows a wrong base URL stops the run: it is raised after
-the workers in flight finish (what they added is in the ledger).
+A 401 (``AuthenticationError``), an answer that shows a wrong base URL or a ledger that cannot be written
+stops the run: it is raised after the workers in flight finish (what they added is in the ledger, and in the
+run's journal through ``on_outcomes``).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def post_time_off(
             if stop is not None:
                 # 401, a wrong base URL, a state folder that cannot be written: nothing more can succeed. The
                 # workers in flight finish, and every record answered, before or after, reaches the run's
-                # journal before the stop is raised: the stopped run's report lists each row sent
+                # journal before the stop is raised: the stopped run's journal lists each row sent
                 pool.shutdown(wait=True, cancel_futures=True)
                 finished(done | futures)
                 raise stop
