@@ -735,6 +735,27 @@ def test_a_leave_type_hrimport_does_not_know_is_sent_as_written_for_the_platform
                                                             (4, "rejected")]
 
 
+def test_a_record_the_platform_took_is_not_told_again_next_month_that_it_may_not_take_its_region_code(
+        tmp_path: Path, staffed: Any) -> None:
+    """A leave history lists last month's records again every month. Once the platform has taken a record with a
+    region's code, its row says so (already imported) without the region-code doubt, which the platform
+    answered; a doubt about the data itself (a reason that starts like a formula) is still told."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "US-CA", "", "Approved"],
+        ["000104", "Annual Leave", D(2025, 3, 31), D(2025, 4, 4), "", "", "US-CA", "@home office", "Approved"],
+        ["000105", "Annual Leave", D(2025, 6, 16), D(2025, 6, 20), "", "", "DE", "", "Approved"]])
+    _, first = run_import(tmp_path, staffed, source)
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in first.rows] == [
+        (2, "added", ["region-code"]), (3, "added", ["formula-like-text", "region-code"]), (4, "added", [])]
+
+    again, second = run_import(tmp_path, staffed, source)
+
+    assert again.exit_code == 0
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in second.rows] == [
+        (2, "already_imported", []), (3, "already_imported", ["formula-like-text"]), (4, "already_imported", [])]
+    assert "region-code" not in again.output
+
+
 def test_time_off_in_a_region_is_sent_with_its_iso_3166_2_code_and_counts_the_regions_holidays(
         tmp_path: Path, staffed: Any) -> None:
     """A country cell may be a region's ISO 3166-2 code (api-notes: such codes "appear in the option set"): it is

@@ -108,3 +108,28 @@ def test_a_leave_type_hrimport_does_not_know_stored_then_answered_an_error_heals
     assert result.exit_code == 1, result.output
     assert [p.code for p in run.rows[0].problems] == ["http-502", "unknown-leave-type"]
     assert_heals_on_the_next_run(tmp_path, sandbox, config, source, 502)
+
+
+def test_a_record_with_a_region_code_found_by_the_next_run_is_not_told_the_doubt_the_platform_answered(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    """Stored, its answer lost: the next run finds it (the service's 409) and reports it already imported,
+    without the region-code warning its first send carried (the platform took the code)."""
+    import datetime as dt
+
+    from tests.test_timeoff_import import write_xlsx
+
+    config, _ = leave_file
+    source = write_xlsx(tmp_path / "region.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "US-CA", "", ""]])
+    sandbox.set_faults(rules=[{"path": ENDPOINT, "status": 502, "after": True, "count": 1}])
+    _, run = cli_import(tmp_path, sandbox, config, source)
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("failed", ["http-502", "region-code"])
+
+    result, again = cli_import(tmp_path, sandbox, config, source)
+
+    assert result.exit_code == 0, result.output
+    (row,) = again.rows
+    assert (row.outcome.value, row.problem_codes) == ("already_imported", [])
+    assert posts(sandbox) == [502, 409]

@@ -76,7 +76,7 @@ from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import TimeOffRow, check_row, repeat_warning, unread_halves
+from hrimport.timeoff.rows import PLATFORM_DOUBTS, TimeOffRow, check_row, repeat_warning, unread_halves
 from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
 from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
 from hrimport.validate import RepeatedRow, sent_digests
@@ -204,6 +204,7 @@ def import_timeoff(
                     again.append(pos)
                     messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
                                     f"row {entry.source_row}); not sent again.")
+                _answered_doubts(part.keep, table.column("row")[np.asarray(again, dtype=np.int64)].tolist())
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
 
         # -- in-file overlaps ---------------------------------------------------------------------------
@@ -279,6 +280,7 @@ def import_timeoff(
         if repeated is not None:
             repeated.note(mine, part.plain, last=last)
             mine += repeated.taken(last=last)
+        _answered_doubts(part.keep, [o.row for o in mine if o.outcome is Outcome.ALREADY_IMPORTED])
         part.keep.attach(mine)
         outcomes.add(mine, *part.plain)
     # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"
@@ -287,6 +289,21 @@ def import_timeoff(
                      ignored_columns=[c for c in facts.ignored_columns if c != name_column],
                      values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+
+
+def _answered_doubts(keep: ChunkKeep, rows: list[int]) -> None:
+    """Take the ``PLATFORM_DOUBTS`` off these rows (Excel row numbers) of a chunk: the records the platform
+    accepted in an earlier run answered them. A cumulative leave history lists last month's records again every
+    month; each would tell again that its leave type or region code may not be taken, though it was."""
+    for row in rows:
+        found = keep.warnings.get(row)
+        if not found:
+            continue
+        kept = [p for p in found if p.code not in PLATFORM_DOUBTS]
+        if kept:
+            keep.warnings[row] = kept
+        else:
+            del keep.warnings[row]
 
 
 def _repeated_rows(table: LeaveTable, id_column: str) -> RepeatedRows | None:

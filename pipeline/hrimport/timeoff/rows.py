@@ -26,11 +26,16 @@ from hrimport.timeoff.leave_types import (
     unlisted_leave_type,
 )
 
-__all__ = ["HALVES_NOT_READ", "TimeOffRow", "check_row", "find_overlaps", "region_warning", "repeat_warning",
-           "unread_halves"]
+__all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "check_row", "find_overlaps", "region_warning",
+           "repeat_warning", "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
+
+#: The warnings that are doubts of ours about whether the platform takes a value (a leave type our list lacks, a
+#: region's code as the country): a record the platform accepted in an earlier run (``already_imported``) has
+#: answered them, so a later run of a file that lists it again does not tell them again on its row.
+PLATFORM_DOUBTS = frozenset({"unknown-leave-type", "region-code"})
 
 
 @dataclass
