@@ -8,6 +8,7 @@ counts every row), cheap when nothing changed (nothing sent), and loud only when
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -30,6 +31,7 @@ from click.testing import CliRunner
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
 from hrimport.jobs import run as run_module
+from hrimport.stages import ProgressLog
 from hrimport.state.lock import lock_path
 from hrimport.state.store import STATE_FILE
 from tests.child_process import reaped
@@ -258,6 +260,32 @@ def test_a_long_send_says_in_the_run_log_how_far_it_is_and_how_long_is_left(
     assert done == sorted(done) and all(0 < n < 40 and n % 5 == 0 for n in done)  # whole batches, never the end
     assert all(int(m.group(2)) == 100 * int(m.group(1)) // 40 for m in said if m)
     assert log.index("rows answered") > log.index("Sending 40 rows")
+
+
+def test_the_progress_line_gives_the_pace_since_the_first_answer_and_says_nothing_it_cannot_know(
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    now = [100.0]
+    bar: list[tuple[int, int]] = []
+    logged = ProgressLog("staff", lambda n, total: bar.append((n, total)), every=60, clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="hrimport.stages"):
+        for at, answered in [(100, 1_000), (130, 1_000), (170, 1_000), (175, 0), (240, 0), (400, 2_000)]:
+            now[0] = at
+            logged(answered, 10_000)
+    assert [r.getMessage() for r in caplog.records] == [
+        # 2,000 rows in 70 s since the first answer: 7,000 left take 4 min 5 s
+        "staff: 3,000 of 10,000 rows answered (30%) after 1 min 10 s; about 4 min 5 s left",
+        "staff: 3,000 of 10,000 rows answered (30%) after 2 min 20 s; about 8 min 10 s left",
+        "staff: 5,000 of 10,000 rows answered (50%) after 5 min 0 s; about 6 min 15 s left"]
+    assert sum(n for n, _ in bar) == 5_000  # the terminal's bar is given every count
+
+    caplog.clear()
+    stalled = ProgressLog("timeoff", every=60, clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="hrimport.stages"):
+        for at, answered in [(0, 500), (61, 0)]:  # nothing answered since the first answer: no pace to tell
+            now[0] = at
+            stalled(answered, 10_000)
+    assert [r.getMessage() for r in caplog.records] == ["timeoff: 500 of 10,000 rows answered (5%) after 1 min 1 s"]
 
 
 def test_the_same_file_again_is_already_imported_and_full_sends_it_all(job: JobFolder) -> None:

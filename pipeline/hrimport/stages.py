@@ -49,8 +49,9 @@ def stage_listener(listener: Callable[[str], None]) -> Iterator[None]:
 
 class ProgressLog:
     """A progress callback (rows just answered, the total: ``hrimport.outcomes.Progress``) that says in the log,
-    at most every ``every`` seconds, how many rows are answered, how long sending has taken and about how long
-    is left at that pace (``staff: 1,200 of 19,527 rows answered (6%) after 1 min 5 s; about 16 min left``),
+    at most every ``every`` seconds, how many rows are answered, how long since the first answer and about how
+    long is left at that pace (``staff: 1,200 of 19,527 rows answered (6%) after 1 min 5 s; about 16 min 32 s
+    left``),
     then hands the count on to ``then`` (a terminal's progress bar). ``hrimport run`` keeps the lines in
     run.log: a cron run sending for half an hour shows that it moves, and how fast, where its log said
     "Sending 19,527 rows" and nothing more until the end. A send shorter than ``every`` says nothing."""
@@ -75,9 +76,10 @@ class ProgressLog:
             return
         self.said = now
         took = now - self.started
-        left = took / (self.done - self.first) * (total - self.done) if self.done > self.first else 0.0
-        log.info("%s: %s of %s rows answered (%d%%) after %s; about %s left", self.label, f"{self.done:,}",
-                 f"{total:,}", 100 * self.done // total, _duration(took), _duration(left))
+        pace = (self.done - self.first) / took if took else 0.0  # rows a second since the first answer
+        left = f"; about {_duration((total - self.done) / pace)} left" if pace else ""
+        log.info("%s: %s of %s rows answered (%d%%) after %s%s", self.label, f"{self.done:,}", f"{total:,}",
+                 100 * self.done // total, _duration(took), left)
 
 
 def _duration(seconds: float) -> str:
