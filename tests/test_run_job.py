@@ -28,9 +28,9 @@ import pytest
 import trustme
 from click.testing import CliRunner
 
+from hrimport import stages
 from hrimport.cli import main
 from hrimport.jobs import load_job, prune_runs
-from hrimport.jobs import run as run_module
 from hrimport.stages import ProgressLog
 from hrimport.state.lock import lock_path
 from hrimport.state.store import STATE_FILE
@@ -245,7 +245,7 @@ def test_a_long_send_says_in_the_run_log_how_far_it_is_and_how_long_is_left(
     job = JobFolder(tmp_path / "job", sandbox, batch_size=5)
     job.export("2024-05", job.people(40))
     sandbox.set_faults(latency=0.2)
-    monkeypatch.setattr(run_module, "PROGRESS_LOG_SECONDS", 0.5)
+    monkeypatch.setattr(stages, "PROGRESS_LOG_SECONDS", 0.5)
 
     result = run_cli("run", str(job.job))
     sandbox.clear_faults()
@@ -260,6 +260,31 @@ def test_a_long_send_says_in_the_run_log_how_far_it_is_and_how_long_is_left(
     assert done == sorted(done) and all(0 < n < 40 and n % 5 == 0 for n in done)  # whole batches, never the end
     assert all(int(m.group(2)) == 100 * int(m.group(1)) // 40 for m in said if m)
     assert log.index("rows answered") > log.index("Sending 40 rows")
+
+
+def test_a_long_check_of_the_total_days_says_in_the_run_log_how_far_it_is(
+    tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 12 leave records of 12 distinct periods, no Days: one calculation each, a fifth of a second each
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.export("2024-05", job.people(12))
+    rows = [{"Employee ID": job.ext(n), "Leave Type": "Annual Leave", "From": f"{n:02d}/04/2024",
+             "To": f"{n:02d}/04/2024", "Country": "MY", "Status": "Approved"} for n in range(1, 13)]
+    write_csv(job.root / "exports" / "leave_2024-05.csv", rows, LEAVE_HEADER)
+    sandbox.set_faults(rules=[{"path": "calculate-total-days", "delay": 0.2, "count": 12}])
+    monkeypatch.setattr(stages, "PROGRESS_LOG_SECONDS", 0.3)
+
+    result = run_cli("run", str(job.job))
+    sandbox.clear_faults()
+
+    assert result.exit_code in (0, 1), result.stderr  # a weekend or holiday among the days is not the point
+    log = (job.runs()[-1] / "run.log").read_text()
+    said = [re.search(r"hrimport.stages: total days: (\d+) of 12 rows checked \((\d+)%\) after (\d+) s", line)
+            for line in log.splitlines() if "rows checked" in line]
+    assert said and all(said), log
+    assert all(0 < int(m.group(1)) < 12 for m in said if m)
+    assert log.index("rows checked") > log.index("Checking the total days of 12 rows")
+    assert "rows checked" not in result.stderr
 
 
 def test_the_progress_line_gives_the_pace_since_the_first_answer_and_says_nothing_it_cannot_know(

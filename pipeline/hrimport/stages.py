@@ -22,7 +22,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["ProgressLog", "announce", "stage_listener"]
+__all__ = ["PROGRESS_LOG_SECONDS", "ProgressLog", "announce", "stage_listener"]
+
+#: An import says how far a long stage is (``ProgressLog``) at most this often, in seconds.
+PROGRESS_LOG_SECONDS = 60.0
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +59,10 @@ class ProgressLog:
     run.log: a cron run sending for half an hour shows that it moves, and how fast, where its log said
     "Sending 19,527 rows" and nothing more until the end. A send shorter than ``every`` says nothing."""
 
-    def __init__(self, label: str, then: Callable[[int, int], None] | None = None, *, every: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.label, self.then, self.every, self.clock = label, then, every, clock
+    def __init__(self, label: str, then: Callable[[int, int], None] | None = None, *, done: str = "answered",
+                 every: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.then, self.clock, self.what = label, then, clock, done
+        self.every = PROGRESS_LOG_SECONDS if every is None else every
         self.done = self.first = 0  # rows answered, and of them those of the first answer
         self.started: float | None = None
         self.said: float | None = None
@@ -78,7 +82,7 @@ class ProgressLog:
         took = now - self.started
         pace = (self.done - self.first) / took if took else 0.0  # rows a second since the first answer
         left = f"; about {_duration((total - self.done) / pace)} left" if pace else ""
-        log.info("%s: %s of %s rows answered (%d%%) after %s%s", self.label, f"{self.done:,}", f"{total:,}",
+        log.info("%s: %s of %s rows %s (%d%%) after %s%s", self.label, f"{self.done:,}", f"{total:,}", self.what,
                  100 * self.done // total, _duration(took), left)
 
 

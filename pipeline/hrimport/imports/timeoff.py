@@ -70,7 +70,7 @@ from hrimport.reader import SourceTable, StreamBroken
 from hrimport.reader.grid import normalize_header
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
-from hrimport.stages import announce
+from hrimport.stages import ProgressLog, announce
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
@@ -233,8 +233,12 @@ def import_timeoff(
                 part.settle(table, at.tolist(), Outcome.VALID, messages)
             pending[:] = False
         elif pending.any():
-            announce(f"Checking the total days of {int(pending.sum()):,} rows with the service")
-            settler = TotalsSettler(client, workers=workers, policy=settings.total_days, sources=facts.field_sources)
+            checking = int(pending.sum())
+            announce(f"Checking the total days of {checking:,} rows with the service")
+            # one request per distinct period: a long history takes a while, said in the log now and then
+            counted = ProgressLog("total days", done="checked")
+            settler = TotalsSettler(client, workers=workers, policy=settings.total_days, sources=facts.field_sources,
+                                    progress=lambda rows: counted(rows, checking))
             for part in parts:
                 rows = table.rows(part.positions(pending))
                 refused: dict[int, RowOutcome] = {}

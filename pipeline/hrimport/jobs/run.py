@@ -66,8 +66,6 @@ __all__ = ["ProgressBar", "load_job_or_tell", "run_job"]
 log = logging.getLogger("hrimport.jobs")
 
 ProgressBar = Callable[[str], AbstractContextManager[Progress | None]]
-#: A step sending its rows says how far it is in run.log at most this often (seconds).
-PROGRESS_LOG_SECONDS = 60.0
 
 
 def load_job_or_tell(path: Path, *, echo: Callable[[str], None] | None = None) -> Job:
@@ -252,7 +250,7 @@ def _run_step(
         bar = progress_bar(f"{step.name}: sending") if progress_bar else _no_progress()
         with bar as progress:
             # and in run.log, how far the sending is, now and then: a long send is seen to move
-            logged = ProgressLog(step.name, progress, every=PROGRESS_LOG_SECONDS)
+            logged = ProgressLog(step.name, progress)
             run = import_file(config, source, kind=step.kind, connection=conn, state=state,
                               skip_unchanged=not full, accept_drift=accept_drift,
                               report_folder=folder / safe_name(step.name), progress=logged)

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -145,9 +147,11 @@ class TotalsSettler:
     any row is sent: it raises ``ServiceUnavailableError`` when not one calculation could connect, and
     adds the note."""
 
-    def __init__(self, client: DaysClient, *, workers: int, policy: TotalsPolicy, sources: dict[str, str]) -> None:
+    def __init__(self, client: DaysClient, *, workers: int, policy: TotalsPolicy, sources: dict[str, str],
+                 progress: Callable[[int], None] | None = None) -> None:
         self.calculator = DayCalculator(client)
         self.workers, self.policy, self.sources = workers, policy, sources
+        self.progress = progress  # called with the rows whose count just came (a period answered: all its rows)
         # every distinct period's answer, refusals included: a period is asked once however many batches hold it
         self.answers: dict[DayKey, Decimal | RequestRejected | RetriesExhausted] = {}
         self.rows = self.filled = self.differs = 0
@@ -163,10 +167,16 @@ class TotalsSettler:
             except (RequestRejected, RetriesExhausted) as exc:  # a per-row problem; 401 and the like propagate
                 return key, untraced(exc)  # kept to the run's end: not with the frames of the request
 
-        keys = [key for key in dict.fromkeys(r.day_key for r in pending if r.halves_read) if key not in answers]
+        rows_of = Counter(r.day_key for r in pending if r.halves_read)
+        keys = [key for key in rows_of if key not in answers]
+        if self.progress is not None:
+            self.progress(len(pending) - sum(rows_of[key] for key in keys))  # nothing to ask for these
         if keys:
             with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="hrimport-days") as pool:
-                answers.update(pool.map(ask, keys))
+                for key, answer in pool.map(ask, keys):
+                    answers[key] = answer
+                    if self.progress is not None:
+                        self.progress(rows_of[key])
         self.rows += len(pending)
         still: list[TimeOffRow] = []
         for r in pending:
