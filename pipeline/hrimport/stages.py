@@ -51,19 +51,19 @@ def stage_listener(listener: Callable[[str], None]) -> Iterator[None]:
 
 
 class ProgressLog:
-    """A progress callback (rows just answered, the total: ``hrimport.outcomes.Progress``) that says in the log,
-    at most every ``every`` seconds, how many rows are answered, how long since the first answer and about how
-    long is left at that pace (``staff: 1,200 of 19,527 rows answered (6%) after 1 min 5 s; about 16 min 32 s
-    left``),
-    then hands the count on to ``then`` (a terminal's progress bar). ``hrimport run`` keeps the lines in
-    run.log: a cron run sending for half an hour shows that it moves, and how fast, where its log said
-    "Sending 19,527 rows" and nothing more until the end. A send shorter than ``every`` says nothing."""
+    """A progress callback (rows just done, the total: ``hrimport.outcomes.Progress``) that says in the log, at
+    most every ``every`` seconds (``PROGRESS_LOG_SECONDS``), how many rows are done (``done``: "answered" by the
+    sending, "checked" by the total days), how long since the first call and about how long is left at that pace
+    (``staff: 1,200 of 19,527 rows answered (6%) after 1 min 5 s; about 16 min 32 s left``), then hands the
+    count on to ``then`` (a terminal's progress bar). ``hrimport run`` keeps the lines in run.log: a cron run
+    sending for half an hour shows that it moves, and how fast, where its log said "Sending 19,527 rows" and
+    nothing more until the end. A stage shorter than ``every`` says nothing."""
 
     def __init__(self, label: str, then: Callable[[int, int], None] | None = None, *, done: str = "answered",
                  every: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.label, self.then, self.clock, self.what = label, then, clock, done
         self.every = PROGRESS_LOG_SECONDS if every is None else every
-        self.done = self.first = 0  # rows answered, and of them those of the first answer
+        self.done = self.first = 0  # rows done, and of them those of the first call
         self.started: float | None = None
         self.said: float | None = None
 
@@ -72,7 +72,7 @@ class ProgressLog:
             self.then(answered, total)
         now = self.clock()
         self.done += answered
-        if self.started is None:  # the first answer: the pace is measured from it (reading took its own time)
+        if self.started is None:  # the first call: the pace is measured from it (reading took its own time)
             self.started, self.said, self.first = now, now, self.done
             return
         assert self.said is not None
@@ -80,7 +80,7 @@ class ProgressLog:
             return
         self.said = now
         took = now - self.started
-        pace = (self.done - self.first) / took if took else 0.0  # rows a second since the first answer
+        pace = (self.done - self.first) / took if took else 0.0  # rows a second since the first call
         left = f"; about {_duration((total - self.done) / pace)} left" if pace else ""
         log.info("%s: %s of %s rows %s (%d%%) after %s%s", self.label, f"{self.done:,}", f"{total:,}", self.what,
                  100 * self.done // total, _duration(took), left)
