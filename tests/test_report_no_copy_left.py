@@ -81,17 +81,25 @@ main(["report", sys.argv[1], "--output", sys.argv[2]])
 """
 
 
-def test_a_report_rendered_into_a_folder_of_ones_own_and_killed_leaves_a_named_partial_folder_cleaned_next_time(
-        tmp_path: Path) -> None:
-    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 41)])
-    config = write_config(tmp_path / "staff.toml")
-    run = import_file(load_config(config), source, dry_run=True, report_folder=tmp_path / "run")
-    assert run.exit_code == 0
+def rendered_in_a_shared_folder(tmp_path: Path, rows: list[dict[str, str]], **config: str) -> tuple[int, Path, Path]:
+    """A dry run of ``rows`` (the staff config with ``config``), and its report rendered into HR's folder, which
+    holds other files too (as last month's report would be): (the dry run's exit code, its outcomes.jsonl, the
+    folder)."""
+    source = write_csv(tmp_path / "staff.csv", rows)
+    run = import_file(load_config(write_config(tmp_path / "staff.toml", **config)), source, dry_run=True,
+                      report_folder=tmp_path / "run")
     outcomes = tmp_path / "run" / "outcomes.jsonl"
-    shared = tmp_path / "shared"  # HR's folder, holding other files, and last month's report rendered there
+    shared = tmp_path / "shared"
     shared.mkdir()
     (shared / "notes.txt").write_text("for the payroll meeting\n")
-    assert hrimport("report", str(outcomes), "--output", str(shared)).exit_code == 0
+    assert hrimport("report", str(outcomes), "--output", str(shared)).exit_code == 0  # a render exits 0
+    return run.exit_code, outcomes, shared
+
+
+def test_a_report_rendered_into_a_folder_of_ones_own_and_killed_leaves_a_named_partial_folder_cleaned_next_time(
+        tmp_path: Path) -> None:
+    code, outcomes, shared = rendered_in_a_shared_folder(tmp_path, [person(n) for n in range(1, 41)])
+    assert code == 0
     before = (shared / "report.xlsx").read_bytes()
 
     left = killed_in(tmp_path, KILLED_WHILE_RENDERING, outcomes, shared)

@@ -19,6 +19,7 @@ from hrimport.imports import import_file
 from hrimport.outcomes import read_outcomes
 from tests.staff_files import person, write_config, write_csv
 from tests.test_no_copy_left import killed_in
+from tests.test_report_no_copy_left import rendered_in_a_shared_folder
 from tests.test_staff_import import hrimport
 
 #: ``hrimport report OUTCOMES --output FOLDER`` (argv 1, 2), killed while writing report.html: once the page's
@@ -86,15 +87,8 @@ def test_a_render_over_an_earlier_report_killed_while_writing_a_file_leaves_the_
         tmp_path: Path, name: str, script: str) -> None:
     # rows 5 and 6 to fix: their addresses are refused
     rows = [person(n, Email=f"person{n}-at-acme") if n in (5, 6) else person(n) for n in range(1, 41)]
-    source = write_csv(tmp_path / "staff.csv", rows)
-    config = write_config(tmp_path / "staff.toml", email_check="strict")
-    run = import_file(load_config(config), source, dry_run=True, report_folder=tmp_path / "run")
-    assert run.exit_code == 1
-    outcomes = tmp_path / "run" / "outcomes.jsonl"
-    shared = tmp_path / "shared"  # HR's folder, holding other files, and last month's report rendered there
-    shared.mkdir()
-    (shared / "notes.txt").write_text("for the payroll meeting\n")
-    assert hrimport("report", str(outcomes), "--output", str(shared)).exit_code == 0  # a render exits 0
+    code, outcomes, shared = rendered_in_a_shared_folder(tmp_path, rows, email_check="strict")
+    assert code == 1
     before = (shared / name).read_bytes()
     assert len(before) > 16_000 or name != "report.html"  # the page is long enough to be killed half way
 
