@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hrimport.outcomes import RowOutcome, SourceInfo
-from hrimport.private_files import open_private
+from hrimport.private_files import open_private, partial_path
 
 #: How often the process looks whether the run's process is still there.
 PARENT_CHECK_SECONDS = 0.5
@@ -64,7 +64,7 @@ def main(argv: Sequence[str]) -> int:
         answer = (True, write_fix_files(job.source, job.rows, job.folder))
     except Exception as exc:  # noqa: BLE001 (handed to the run, which reports it as it would its own error)
         answer = (False, exc)
-    partial = job.answer.with_name(job.answer.name + ".partial")
+    partial = partial_path(job.answer)  # renamed over the answer once whole, as written_whole does a text
     with open_private(partial, "wb") as out:
         try:
             pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)

@@ -29,7 +29,13 @@ from pathlib import Path
 from typing import cast
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
-from hrimport.private_files import make_private_folder, open_private, safe_segment, written_whole
+from hrimport.private_files import (
+    make_private_folder,
+    open_private,
+    partial_path,
+    safe_segment,
+    written_whole,
+)
 from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
@@ -178,7 +184,7 @@ class _FixFileJob:
             self.process = None
         for path in self.files:
             path.unlink(missing_ok=True)
-            path.with_name(path.name + ".partial").unlink(missing_ok=True)
+            partial_path(path).unlink(missing_ok=True)
 
 
 def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None = None) -> ReportFiles:
