@@ -296,7 +296,12 @@ def test_email(value: str, expected: str) -> None:
         ("100", "100"),
         ("-1.50", "-1.5"),
         ("0.0", "0"),
-        ("1,5", "1,5"),  # a decimal comma is not guessed
+        ("1,5", "1.5"),  # a comma before one or two digits has no other reading (thousands come in threes)
+        ("-0,25", "-0.25"),
+        ("2,50", "2.5"),
+        ("1,500", "1,500"),  # 1.5 or 1500: not guessed
+        ("1,5,0", "1,5,0"),
+        ("1.234,5", "1.234,5"),
         ("1e3", "1e3"),
         ("two", "two"),
         ("", ""),

@@ -867,3 +867,32 @@ def test_a_time_of_day_in_a_date_column_is_held_back_in_one_line_never_sent_as_a
         ("Row 4, column 'To': '13:30:00' is not a real date (expected a real calendar date, such as 2020-01-31, "
          "or an Excel date cell).")]
     assert stored(staffed) == [("000101", 1, "2024-03-04", "2024-03-08", 5)]
+
+
+def test_days_with_a_decimal_comma_from_a_german_excel_csv_are_sent_as_decimals_and_shown(
+        tmp_path: Path, staffed: Any) -> None:
+    """A German or French Excel saves a CSV ("CSV UTF-8") with ';' between fields and a comma for decimals: half a day is
+    "1,5". A comma before one or two digits has no other reading (a thousands group has three digits), so it is
+    sent as 1.5, listed in "How values were read"; "1,500" may be 1.5 or 1500, so it is held back saying so."""
+    text = ("Employee ID;Leave Type;From;To;Half Day;Days;Country;Reason;Status\r\n"
+            "000101;Annual Leave;04.03.2024;08.03.2024;;5,0;MY;Urlaub;Approved\r\n"
+            "000104;Annual Leave;04.03.2024;05.03.2024;;1,5;CN;Arzttermin;Approved\r\n"
+            "000106;Annual Leave;04.03.2024;04.03.2024;;1,500;SG;Überstunden;Approved\r\n")
+    source = tmp_path / "abwesenheiten.csv"
+    source.write_bytes(text.encode("utf-8-sig"))
+    staffed.clear_requests()
+
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 1, result.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "added", []), (3, "added", ["total-days-differs"]), (4, "invalid", ["not-a-number"])]
+    sent = [json.loads(body) for body in staffed.bodies if b"leave_type" in body]
+    assert sorted((b["customer_system_id"], b["total_days"]) for b in sent) == [("000101", "5"), ("000104", "1.5")]
+    assert by_row(run)[4].message == (
+        "Row 4, column 'Days': '1,500' is not a number: its comma may be a decimal comma (1.5) or separate "
+        "thousands (1500); write it with digits and a dot for decimals.")
+    (comma,) = [c for c in run.info.values_read if c.kind == "decimal-comma"]
+    assert (comma.field, comma.column, comma.rows) == ("total_days", "Days", 2)
+    assert comma.rule == "a comma before one or two digits is a decimal comma (a thousands group has three)"
+    assert [(e.row, e.read, e.sent) for e in comma.examples] == [(2, "5,0", "5"), (3, "1,5", "1.5")]

@@ -49,6 +49,7 @@ KINDS: dict[str, str] = {
     "gender-word": "Gender word",
     "enum-spelling": "The platform's spelling",
     "number-written": "Number written plainly",
+    "decimal-comma": "Decimal comma read as a point",
     "formula-text-stripped": "Formula characters stripped",
 }
 

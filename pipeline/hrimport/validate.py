@@ -20,9 +20,11 @@ which is sent as written, unless the config makes it strict (an error: the row i
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -452,7 +454,18 @@ def _boolean(*, row: int, column: str | None, value: str, **_: object) -> str:
     return f"{_where(row, column)}: '{value}' is not a yes/no value (use yes/no, true/false, Y/N or 1/0)."
 
 
+# "1,500": one comma before three digits, read as 1.5 in Berlin and as 1500 in London (one or two digits after a
+# comma are read as decimals: hrimport.normalize.DECIMAL_COMMA).
+_COMMA_BEFORE_THREE_DIGITS = re.compile(r"([+-]?\d+),(\d{3})")
+
+
 def _number(*, row: int, column: str | None, value: str, **_: object) -> str:
+    both = _COMMA_BEFORE_THREE_DIGITS.fullmatch(value.strip())
+    if both:
+        whole, part = both.groups()
+        decimal = format(Decimal(f"{whole}.{part}").normalize(), "f")
+        return (f"{_where(row, column)}: '{value}' is not a number: its comma may be a decimal comma ({decimal}) "
+                f"or separate thousands ({int(whole + part)}); write it with digits and a dot for decimals.")
     return f"{_where(row, column)}: '{value}' is not a number (expected e.g. 2 or 3.5)."
 
 

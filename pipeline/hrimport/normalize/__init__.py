@@ -31,6 +31,7 @@ from hrimport.normalize.words import normalize_boolean, normalize_gender, value_
 from hrimport.regions import region_code
 
 __all__ = [
+    "DECIMAL_COMMA",
     "TRIM_RULE",
     "change_kinds",
     "change_rules",
@@ -46,6 +47,9 @@ __all__ = [
 ]
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
+# A comma before one or two digits can only be a decimal comma (a thousands group has three digits), as a
+# German or French Excel writes 2.5 in a CSV ("2,5"). "1,500" may be either, and stays as written (an error).
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d{1,2}")
 
 
 def trim(s: pd.Series) -> pd.Series:
@@ -65,6 +69,8 @@ def normalize_email(s: pd.Series) -> pd.Series:
 
 def _canonical_number(value: str) -> str | None:
     text = value.strip()
+    if DECIMAL_COMMA.fullmatch(text):
+        text = text.replace(",", ".")
     if not _NUMBER.fullmatch(text):
         return None
     try:
@@ -77,7 +83,8 @@ def _canonical_number(value: str) -> str | None:
 
 
 def normalize_number(s: pd.Series, memo: ValueMemo | None = None) -> pd.Series:
-    """Plain decimals written without redundant zeros: "3.50" -> "3.5", "2.0" -> "2", "007" -> "7"."""
+    """Plain decimals written without redundant zeros: "3.50" -> "3.5", "2.0" -> "2", "007" -> "7"; a decimal
+    comma as a point: "2,5" -> "2.5" (never "1,500", which may be a thousands separator)."""
     return per_value(s, _canonical_number, memo)
 
 
@@ -140,6 +147,8 @@ def change_kinds(
             return "country-code" if code else "country-name"
         if kind == "enum" and field.name == "gender" and fold(text) in value_words().gender:
             return "gender-word"
+        if kind in ("integer", "number") and DECIMAL_COMMA.fullmatch(text):
+            return "decimal-comma"
         return _KIND_CHANGES.get(kind, "trimmed")
 
     def kinds(read: list[str], sent: list[str]) -> list[str]:
@@ -183,5 +192,6 @@ def change_rules(field: Field, date_rule: str = "", date_system: int = 1900) -> 
         "gender-word": "a gender word (schemas/value_words.toml): Male or Female",
         "enum-spelling": f"one of {', '.join(field.choices)}, matched ignoring case and spaces",
         "number-written": "a plain decimal, without redundant zeros",
+        "decimal-comma": "a comma before one or two digits is a decimal comma (a thousands group has three)",
     }
     return lambda kind: rules.get(kind, "")
