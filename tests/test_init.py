@@ -126,6 +126,28 @@ def test_values_that_contradict_the_header_leave_the_column_out_with_why(tmp_pat
     assert 'country = "TODO: a two-letter country code, such as SG"' in text
 
 
+def test_a_manager_column_of_yes_no_words_is_never_taken_for_the_managers_name(tmp_path: Path) -> None:
+    """German exports head both the manager's name and "is a manager" Führungskraft: the values say which. A
+    column of ja/nein is no name, so "nein" is never sent as the reporting officer; one of names is."""
+    source = tmp_path / "mitarbeiter.csv"
+    source.write_bytes("Personalnummer;Name;Führungskraft;Land\r\n00123;Jürgen Müller;nein;DE\r\n"
+                       "00124;Anna Schmidt;ja;DE\r\n00125;Zoë Dubois;Nein;FR\r\n".encode("utf-8-sig"))
+    result = hrimport("init", str(source), "--json", "-o", str(tmp_path / "c.toml"))
+    assert result.exit_code == 0, result.output
+    columns = {c["column"]: c for c in json.loads(result.output)["columns"]}
+    assert (columns["Führungskraft"]["role"], columns["Führungskraft"]["field"]) == ("left out", None)
+    assert columns["Führungskraft"]["note"] == (
+        "headed like reporting_officer, but its values are yes/no words (e.g. 'nein'): map it by hand to the "
+        "yes/no field it means (is_manager, is_employee, is_intern)")
+    assert '"Führungskraft" = ' not in (tmp_path / "c.toml").read_text(encoding="utf-8")  # mapped to no field
+
+    source.write_bytes("Personalnummer;Name;Führungskraft;Land\r\n00123;Jürgen Müller;Anna Schmidt;DE\r\n"
+                       "00124;Anna Schmidt;;DE\r\n".encode("utf-8-sig"))
+    result = hrimport("init", str(source), "--json", "-o", str(tmp_path / "d.toml"))
+    columns = {c["column"]: c for c in json.loads(result.output)["columns"]}
+    assert (columns["Führungskraft"]["role"], columns["Führungskraft"]["field"]) == ("field", "reporting_officer")
+
+
 def test_two_email_columns_the_header_decides_and_the_other_is_its_sibling(tmp_path: Path) -> None:
     source = tmp_path / "staff.csv"
     source.write_text("Employee ID,Email Address,Work Email,Personal Email\n"

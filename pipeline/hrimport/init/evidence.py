@@ -2,8 +2,9 @@
 
 Each check reuses the import's own normalisers, so ``init`` and the import never disagree about a value:
 e-mail-shaped values, dates (and the order they prove, ``date_order_evidence``), countries
-(``normalize_country``), yes/no and gender words (``schemas/value_words.toml``), numbers, leave types, and
-the values of an enumerated field that no built-in normaliser understands (they get a value map to fill in).
+(``normalize_country``), yes/no and gender words (``schemas/value_words.toml``; yes/no words alone are no text
+field's value), numbers, leave types, and the values of an enumerated field that no built-in normaliser
+understands (they get a value map to fill in).
 A header is contradicted only when most of a column's distinct values cannot be the field's kind: a column
 headed "Email" holding names is left unmapped, with the reason, rather than sent.
 """
@@ -15,10 +16,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hrimport.fields import Field
+from hrimport.fields import Field, staff_fields
 from hrimport.normalize import normalize_for_field
 from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.dates import DateOrder, date_order_evidence
+from hrimport.normalize.words import normalize_boolean
 from hrimport.timeoff.leave_types import match_leave_type
 
 EMAIL_SHAPE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
@@ -70,6 +72,11 @@ def check_column(values: pd.Series, field: Field, *, kind: str) -> Evidence:
         return Evidence(confirms="e-mail addresses")
     if field.kind not in ("text", "custom_data") and all(emails):
         return Evidence(contradicts=f"its values are e-mail addresses (e.g. '{distinct[0]}'), not {field.kind}s")
+    if kind == "staff" and field.kind == "text" and all(v in ("true", "false") for v in normalize_boolean(series)):
+        # A German "Führungskraft" column is the manager's name in one export and "is a manager: ja/nein" in
+        # another: its values say which. Yes/no words are no name, title or place, so "nein" is never sent as one.
+        return Evidence(contradicts=f"its values are yes/no words (e.g. '{distinct[0]}'): map it by hand to the "
+                                    f"yes/no field it means ({', '.join(_yes_no_fields())})")
     if field.kind == "date":
         return _dates(series, distinct, field)
     if field.kind in ("country", "boolean", "number", "integer"):
@@ -96,6 +103,10 @@ def check_column(values: pd.Series, field: Field, *, kind: str) -> Evidence:
     if field.key and kind == "staff":
         return _ids(values)
     return Evidence()
+
+
+def _yes_no_fields() -> list[str]:
+    return [f.name for f in staff_fields() if f.kind == "boolean"]
 
 
 def _understood(n: int, unknown: int) -> str:
