@@ -210,14 +210,31 @@ def test_a_late_row_that_proves_the_other_date_order_stops_the_file_as_a_whole_r
 def test_a_column_proving_both_orders_in_different_chunks_flags_the_cells_not_the_file(tmp_path: Path) -> None:
     rows = varied_rows()
     rows[1]["Hire Date"] = "03/25/2021"  # month-first, early; day-first is proven by row 46, late
-    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    config = load_config(write_config(tmp_path / "staff.toml", date_order="day-first"))
     source = write_csv(tmp_path / "staff.csv", rows)
     whole = import_file(config, source, validate_only=True).result
     chunked = import_file(config, source, validate_only=True, chunk_rows=3).result
     assert list(chunked.rows) == list(whole.rows)
     mismatch = next(r for r in chunked.rows if r.row == 3)
     assert [p.code for p in mismatch.problems] == ["date-order-mismatch"]
-    assert "(the default)" in mismatch.problems[0].message
+    assert "(as the config's date_order says)" in mismatch.problems[0].message
+
+
+def test_without_a_date_order_both_orders_in_different_chunks_stop_the_file_as_a_whole_read_does(
+        tmp_path: Path) -> None:
+    rows = varied_rows()
+    rows[1]["Hire Date"] = "03/25/2021"
+    config = load_config(write_config(tmp_path / "staff.toml", date_order=None))
+    source = write_csv(tmp_path / "staff.csv", rows)
+    refusals = []
+    for chunk_rows in (None, 3):
+        with pytest.raises(InputFileError) as refused:
+            import_file(config, source, validate_only=True, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1] == (
+        "staff.csv: column 'Hire Date' holds day-first dates ('25/03/2021') and month-first dates ('03/25/2021'); "
+        'set date_order = "day-first" or "month-first" in [source] to the order your HR system writes, and the '
+        "dates that do not fit it are held back on their rows")
 
 
 def test_a_to_fix_file_of_a_chunked_run_keeps_every_original_cell(tmp_path: Path, streamed: bool) -> None:

@@ -82,35 +82,44 @@ def test_a_cell_that_does_not_fit_its_columns_order_is_flagged_on_its_row_and_th
     assert summary(tmp_path)["problems"] == {"date-order-mismatch": 1}
 
 
-def test_when_no_value_shows_the_order_the_default_is_used_and_the_summary_and_report_say_so(
+def test_when_no_value_shows_the_order_the_import_stops_before_anything_is_sent_and_says_what_to_set(
     tmp_path: Path, sandbox
 ) -> None:
+    """01/06/2020 is 1 June or January 6, and 05/11/2018 5 November or May 11: with no date_order and no
+    value such as 13/01/2020 to prove one, reading the column day-first would be a guess that sends wrong
+    hire dates to payroll (principle 1). The import stops in one line saying what to set."""
     result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "2019-03-04", "05/11/2018"], date_order=None)
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        "Error: staff.csv: column 'Hire Date' has no date that shows whether it is day-first or month-first "
+        "('01/06/2020' is 1 June or January 6); set date_order = \"day-first\" or \"month-first\" in [source] "
+        "to the order your HR system writes\n")
+    assert sandbox.staff(99) == []
+
+    result = import_hire_dates(tmp_path, sandbox, ["01/06/2020", "2019-03-04", "05/11/2018"],
+                               date_order="month-first")
     assert result.exit_code == 0, result.output
-    assert stored_hire_dates(sandbox) == {"000001": "2020-06-01", "000002": "2019-03-04", "000003": "2018-11-05"}
-    note = ("Dates in 'Hire Date' were read day-first, the default, because none of their values shows the "
-            "order ('01/06/2020' was read as 1 June); set date_order in the config's [source] to confirm it.")
-    assert f"Note: {note}" in result.output
-    assert summary(tmp_path)["notes"] == [note]
-    html = max((tmp_path / "reports").glob("*/*/report.html")).read_text()
-    assert "none of their values shows the order (&#39;01/06/2020&#39; was read as 1 June)" in html
+    assert stored_hire_dates(sandbox) == {"000001": "2020-01-06", "000002": "2019-03-04", "000003": "2018-05-11"}
 
 
-def test_when_the_values_show_both_orders_the_note_says_so_not_that_none_does(tmp_path: Path, sandbox) -> None:
-    # 13/01/2020 reads only day-first, 01/14/2020 only month-first: a typo somewhere, never "no value shows
-    # the order", which would tell HR the column gave no evidence when it gave contradicting evidence
+def test_a_column_of_dates_whose_day_and_month_are_alike_needs_no_order(tmp_path: Path, sandbox) -> None:
+    result = import_hire_dates(tmp_path, sandbox, ["05/05/2020", "2019-03-04", "12.12.2018"], date_order=None)
+    assert result.exit_code == 0, result.output
+    assert "Note:" not in result.output
+    assert stored_hire_dates(sandbox) == {"000001": "2020-05-05", "000002": "2019-03-04", "000003": "2018-12-12"}
+
+
+def test_when_the_values_show_both_orders_without_a_setting_the_import_stops_naming_one_of_each(
+        tmp_path: Path, sandbox) -> None:
+    # 13/01/2020 reads only day-first, 01/14/2020 only month-first: a typo somewhere, and which order the
+    # other dates (01/06/2020) are in is not known
     result = import_hire_dates(tmp_path, sandbox, ["13/01/2020", "01/14/2020", "01/06/2020"], date_order=None)
-    assert result.exit_code == 1, result.output
-    assert stored_hire_dates(sandbox) == {"000001": "2020-01-13", "000003": "2020-06-01"}
-    note = ("Dates in 'Hire Date' were read day-first, the default, though their values show both orders "
-            "('13/01/2020' reads only day-first, '01/14/2020' only month-first; the cells that do not fit "
-            "day-first are held back as date-order-mismatch); set date_order in the config's [source] to "
-            "confirm the order.")
-    assert summary(tmp_path)["notes"] == [note]
-    assert "none of their values shows the order" not in result.output
-    (rule,) = {v["rule"] for v in summary(tmp_path)["values_read"] if v["kind"] == "date-day-month"}
-    assert rule == "day-first, the default, though the values show both orders (set date_order to confirm it)"
-    assert summary(tmp_path)["problems"] == {"date-order-mismatch": 1}
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        "Error: staff.csv: column 'Hire Date' holds day-first dates ('13/01/2020') and month-first dates "
+        "('01/14/2020'); set date_order = \"day-first\" or \"month-first\" in [source] to the order your HR "
+        "system writes, and the dates that do not fit it are held back on their rows\n")
+    assert sandbox.staff(99) == []
 
 
 def test_a_configured_order_needs_no_note(tmp_path: Path, sandbox) -> None:
@@ -133,11 +142,10 @@ def test_a_two_digit_year_is_a_problem_on_its_row_never_a_century_guess(tmp_path
     ("values", "configured", "order", "basis"),
     [
         (["13/01/2020", "01/02/2020"], None, "day-first", "values"),
-        (["01/02/2020"], None, "day-first", "default"),
         (["01/02/2020"], "month-first", "month-first", "config"),
         (["2020-01-02", "43861", "31 Jan 2020"], None, "day-first", "unneeded"),  # no value depends on it
         (["13/01/2020", "01/13/2020"], "month-first", "month-first", "config"),  # both proven: the setting
-        (["13/01/2020", "01/13/2020"], None, "day-first", "both"),  # both proven, no setting: the default
+        (["05/05/2020", "12.12.2020"], None, "day-first", "unneeded"),  # day and month alike
         (["13.01.2020", "01.02.2020"], None, "day-first", "values"),
     ],
 )
@@ -148,9 +156,10 @@ def test_the_order_of_a_column(values: list[str], configured, order: str, basis:
 
 @pytest.mark.parametrize(
     ("values", "configured"),
-    [(["01/13/2020"], None), (["01/13/2020"], "day-first"), (["13-01-2020"], "month-first")],
+    [(["01/13/2020"], None), (["01/13/2020"], "day-first"), (["13-01-2020"], "month-first"),
+     (["01/02/2020"], None), (["13/01/2020", "01/13/2020"], None)],  # no setting, and no order proven
 )
-def test_an_order_the_values_contradict_is_refused(values: list[str], configured) -> None:
+def test_an_order_the_values_contradict_or_do_not_prove_is_refused(values: list[str], configured) -> None:
     with pytest.raises(DateOrderConflict):
         decide_date_order("Hire Date", pd.Series(values, dtype="str"), configured)
 

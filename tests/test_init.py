@@ -148,6 +148,43 @@ def test_a_manager_column_of_yes_no_words_is_never_taken_for_the_managers_name(t
     assert (columns["Führungskraft"]["role"], columns["Führungskraft"]["field"]) == ("field", "reporting_officer")
 
 
+def test_dates_that_read_either_way_make_the_date_order_a_todo_and_the_answer_decides_the_dates(
+        tmp_path: Path, sandbox) -> None:
+    """A German leave history whose every date has a day of 12 or less (04.03.2024 is 4 March or April 3):
+    nothing in the file proves the order, so init asks for it, and no command reads the file until it is
+    written; then the dates are read as the answer says."""
+    source = tmp_path / "abwesenheiten.csv"
+    source.write_bytes(("Personalnummer;Abwesenheitsart;Von;Bis;Tage;Land\r\n"
+                        "000106;Annual Leave;04.03.2024;08.03.2024;5;SG\r\n"
+                        "000106;Annual Leave;11.03.2024;11.03.2024;1;SG\r\n").encode("utf-8-sig"))
+    config = tmp_path / "leave.toml"
+    result = hrimport("init", str(source), "-o", str(config), "--json")
+    assert result.exit_code == 0, result.output
+    preview = json.loads(result.output)
+    assert preview["date_order"] is None
+    assert preview["todo"][:2] == ["[service] customer_id", "[source] date_order"]
+    text = config.read_text(encoding="utf-8")
+    assert ('date_order = "TODO: day-first | month-first" # no date shows the order (\'04.03.2024\' is 4 March '
+            "or April 3, in 'Von'): write the order your HR system writes") in text
+    text = text.replace('customer_id = "TODO"', "customer_id = 99")
+    config.write_text(text, encoding="utf-8")
+    result = hrimport("timeoff", "validate", str(config), str(source))
+    assert (result.exit_code, result.output) == (2, "Error: leave.toml [source]: fill in the value still marked "
+                                                    "TODO: date_order; the comment beside it says what to write\n")
+
+    config.write_text(fill_todos(text, {"date_order": "day-first"}), encoding="utf-8")
+    sandbox.http.post("/api/bulk_add_edit_staff", headers=sandbox.auth("demo-customer-99"), json={
+        "customer_id": "99", "bulk_staff_data": [{
+            "customer_system_id": "000106", "customer_system_id_type": "Personio", "name": "Person 106",
+            "system_email": "p106@acme.example", "country": "SG", "job_title": "Analyst",
+            "job_start_date": "2020-01-06", "staff_type": "Payroll"}]}).raise_for_status()
+    result = hrimport("timeoff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+                      base_url=sandbox.base_url)
+    assert result.exit_code == 0, result.output
+    assert sorted((r["start_date"], r["end_date"]) for r in sandbox.time_off(99)) == [
+        ("2024-03-04", "2024-03-08"), ("2024-03-11", "2024-03-11")]
+
+
 def test_two_email_columns_the_header_decides_and_the_other_is_its_sibling(tmp_path: Path) -> None:
     source = tmp_path / "staff.csv"
     source.write_text("Employee ID,Email Address,Work Email,Personal Email\n"

@@ -246,6 +246,9 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
                    "expected_columns"}
     reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order")
+    if isinstance(date_order, str) and date_order.strip().upper().startswith("TODO"):
+        raise ConfigError(f"{where} [source]: fill in the value still marked TODO: date_order; the comment beside "
+                          "it says what to write")
     if date_order not in (None, "day-first", "month-first"):
         raise ConfigError(f'{where} [source] date_order must be "day-first" or "month-first", not {date_order!r}')
     header_row = source.get("header_row")

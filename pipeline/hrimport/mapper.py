@@ -12,7 +12,6 @@ normalising) is recorded per column, for the report's "How values were read" (``
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -27,7 +26,6 @@ from hrimport.listing import quoted
 from hrimport.normalize import TRIM_RULE, change_kinds, change_rules, normalize_for_field
 from hrimport.normalize.countries import flag_ambiguous_countries
 from hrimport.normalize.dates import (
-    ColumnDateOrder,
     ColumnDateReading,
     DateOrder,
     DateOrderConflict,
@@ -133,8 +131,7 @@ class MappingState:
                  for name, order in orders.items()}
         changes = [replace(c, rule=rules.get(c.rule, c.rule)) for c in
                    self.trail.changes([f.name for f in mapping.fields])]
-        notes = _date_order_notes(list(orders.values()))
-        notes.extend(_export_change_notes(self.info.headers, mapping.expected_columns))
+        notes = _export_change_notes(self.info.headers, mapping.expected_columns)
         return notes, changes
 
 
@@ -546,41 +543,11 @@ def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: s
                    "write the year in full (such as 2020).")
     else:
         # A cell that does not fit the order is itself evidence of the other order, so the column's values
-        # never prove the order it is read in: the order is the config's, or the default.
-        why = "as the config's date_order says" if reading.configured else "the default"
+        # never prove the order it is read in: the config's (without one, such a column stops the import).
         order = "day-first" if reading.day_first else "month-first"
         message = (f"{where}: '{value}' cannot be a date read {order}, the order of this column's dates "
-                   f"({why}); correct it, or write it as YYYY-MM-DD.")
+                   "(as the config's date_order says); correct it, or write it as YYYY-MM-DD.")
     return Problem(code, message, row, reading.column, field_name, value)
-
-
-def _date_order_notes(orders: list[ColumnDateOrder]) -> list[str]:
-    """A note for the columns read in the default order with nothing to confirm it, and one for each column
-    read in the default order although its values show both (its cells the other order reads are flagged)."""
-    notes = [
-        f"Dates in '{o.column}' were read {o.order}, the default, though their values show both orders "
-        f"('{o.proof}' reads only {o.order}, '{o.example}' only {'month' if o.day_first else 'day'}-first; the "
-        f"cells that do not fit {o.order} are held back as date-order-mismatch); set date_order in the config's "
-        "[source] to confirm the order."
-        for o in orders if o.basis == "both"
-    ]
-    assumed = [o for o in orders if o.basis == "default"]
-    if not assumed:
-        return notes
-    columns = " and ".join(f"'{o.column}'" for o in assumed)
-    example = assumed[0].example
-    first, second = (int(p) for p in re.split(r"[/.\-]", example)[:2])
-    read = f"{first} {_MONTH_NAMES[second]}" if assumed[0].day_first else f"{_MONTH_NAMES[first]} {second}"
-    note = (
-        f"Dates in {columns} were read {assumed[0].order}, the default, because none of their values "
-        f"shows the order ('{example}' was read as {read}); set date_order in the config's [source] to "
-        "confirm it."
-    )
-    return [note, *notes]
-
-
-_MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
-                "October", "November", "December")
 
 
 # Excel's way to keep a CSV cell's zeros (="000123", ``EXCEL_TEXT_FORMULA``): sent as written, it would be an

@@ -40,6 +40,7 @@ class Evidence:
     confirms: str = ""  # what the values showed, for the preview and the config's comment
     date_order: DateOrder | None = None  # the order the column's dates prove
     date_example: str = ""  # a value proving it
+    date_either: str = ""  # without a proof, a value that reads as another day in each order (01/06/2020)
     unknown: tuple[str, ...] = ()  # enumerated values no normaliser understands: a value map to fill in
 
 
@@ -135,7 +136,7 @@ def _dates(series: pd.Series, distinct: list[str], field: Field) -> Evidence:
     proof = date_order_evidence(series)
     order = proof.proves()
     if order is None:
-        return Evidence(confirms="dates")
+        return Evidence(confirms="dates", date_either=proof.either[0] if proof.either else "")
     example = (proof.day_first if order == "day-first" else proof.month_first)[0]
     return Evidence(confirms=f"dates, {order} ('{example}')", date_order=order, date_example=example)
 

@@ -25,7 +25,7 @@ from hrimport.init.evidence import Evidence, check_column, distinct_values, look
 from hrimport.init.match import HeaderMatch, How, match_header
 from hrimport.init.synonyms import FIRST_PART, LAST_PART, SETTING, Kind, header_key, vocabulary
 from hrimport.normalize import normalize_for_field
-from hrimport.normalize.dates import DateOrder
+from hrimport.normalize.dates import DateOrder, either_way
 from hrimport.reader import SourceTable
 from hrimport.timeoff.leave_types import closest_names
 from hrimport.to_fix_format import FIX_COLUMN
@@ -65,6 +65,7 @@ class ConfigPlan:
     values: dict[str, dict[str, str]] = field(default_factory=dict)  # field -> {value in file: TODO text}
     missing: list[str] = field(default_factory=list)  # required fields no column gives (to name in the file)
     date_order: DateOrder | None = None
+    date_unknown: bool = False  # dates read either way and no order proven: date_order is a TODO
     date_note: str = ""
 
     @property
@@ -76,6 +77,8 @@ class ConfigPlan:
     def todos(self) -> list[str]:
         """Where the user must write something: ``[table] key`` of every TODO line."""
         out = ["[service] customer_id"]
+        if self.date_unknown:
+            out.append("[source] date_order")
         out += [f"[{self.kind}] {k}" if k == "customer_system_id_type" else f"[{self.kind}.constants] {k}"
                for k in self.constants]
         out += [f"[{self.kind}] {k}" for k, (v, _) in self.settings.items() if v.startswith("TODO")]
@@ -202,7 +205,15 @@ def _dates(plan: ConfigPlan, decided: dict[str, ColumnPlan], evidence: dict[str,
         plan.date_note = f"'{h}' holds '{e.date_example}'"
     elif len(orders) > 1:
         shown = ", ".join(f"'{h}' {e.date_order} ('{e.date_example}')" for h, e in proofs.items())
-        plan.date_note = f"the date columns disagree: {shown}; set the order most of them use"
+        plan.date_note = f"the date columns disagree: {shown}; write the order most of them use"
+        plan.date_unknown = True
+    else:  # no column proves an order: where a date reads either way, the import needs the setting
+        either = next(((h, e.date_either) for h, e in evidence.items() if e.date_either and
+                       decided[h].role == "field"), None)
+        if either is not None:
+            plan.date_note = f"no date shows the order ({either_way(either[1])}, in '{either[0]}'): write the " \
+                             "order your HR system writes"
+            plan.date_unknown = True
 
 
 def _value_maps(plan: ConfigPlan, decided: dict[str, ColumnPlan], evidence: dict[str, Evidence],

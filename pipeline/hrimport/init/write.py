@@ -74,11 +74,11 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
                                                                         "refused as uncertain"))
     if plan.date_order:
         out.append(_line(f"date_order = {toml_string(plan.date_order)}", f"proven by the values: {plan.date_note}"))
-    elif plan.date_note:
-        out.append(_line('# date_order = "day-first"', plan.date_note))
+    elif plan.date_unknown:
+        out.append(_line('date_order = "TODO: day-first | month-first"', plan.date_note))
     elif any(c.note.startswith("dates") for c in plan.columns):
-        out.append(_line('# date_order = "day-first"', "no date shows the order (01/02 could be either): set "
-                                                       "how your HR system writes dates"))
+        out.append(_line('# date_order = "day-first"', "no date depends on the order yet; a file with dates such "
+                                                       "as 01/02/2020 needs it: how your HR system writes dates"))
     # the strict setting, where a company wants it (principle 2: by default such a value is sent, with a warning)
     out.append(_line('# formula_text = "reject"', "hold back a row with text like =Manager (default: sent as "
                                                   "written, with a warning)"))

@@ -203,7 +203,8 @@ def date_order_evidence(values: pd.Series | _NumericDates) -> DateOrderEvidence:
     first, second = numeric.first, numeric.second
     day_first = (first > 12) & (second >= 1) & (second <= 12)
     month_first = (second > 12) & (first >= 1) & (first <= 12)
-    either = (first >= 1) & (first <= 12) & (second >= 1) & (second <= 12)
+    # 05/05/2020 reads the same in both orders: it depends on neither
+    either = (first >= 1) & (first <= 12) & (second >= 1) & (second <= 12) & (first != second)
     return DateOrderEvidence(
         tuple(numeric.with_four_digit_years(day_first)),
         tuple(numeric.with_four_digit_years(month_first)),
@@ -215,18 +216,31 @@ class DateOrderConflict(ValueError):
     """A column's own values prove the other order than the one configured (or the default)."""
 
 
+class DateOrderUnknown(DateOrderConflict):
+    """No order is configured, and a column's values do not prove one: some read either way (01/06/2020)
+    and none shows the order, or some show each order."""
+
+
+_MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
+
+
+def either_way(value: str) -> str:
+    """Both readings of a day/month date such as 01/06/2020: "'01/06/2020' is 1 June or January 6"."""
+    first, second = (int(part) for part in re.split(r"[/.\-]", value.strip())[:2])
+    return f"'{value}' is {first} {_MONTH_NAMES[second]} or {_MONTH_NAMES[first]} {second}"
+
+
 @dataclass(frozen=True)
 class ColumnDateOrder:
     """The order a date column is read in, and why: ``config`` (date_order set and not contradicted),
-    ``values`` (no setting; the values prove the default), ``default`` (no setting, and no value shows the
-    order: the summary says so), ``both`` (no setting, and the values show both orders, a typo somewhere:
-    read in the default order, the summary says so), ``unneeded`` (no value depends on the order)."""
+    ``values`` (no setting; the values prove the default), ``unneeded`` (no setting, and no value depends on
+    the order: 05/05/2020 reads the same either way). A column with no setting whose values prove no order
+    is no ``ColumnDateOrder``: ``decide_date_order`` refuses it (``DateOrderUnknown``)."""
 
     column: str
     order: DateOrder
-    basis: Literal["config", "values", "default", "both", "unneeded"]
-    # for ``default``: a value that could be read either way; for ``both``: a value only the other order reads
-    example: str = ""
+    basis: Literal["config", "values", "unneeded"]
     proof: str = ""  # a value only this order reads (13/01/2020 day-first), when the column holds one
 
     @property
@@ -242,9 +256,7 @@ class ColumnDateOrder:
         if self.basis == "config":
             return f"{self.order}, {proven}, as the config's date_order says" if self.proof else (
                 f"{self.order}, as the config's date_order says")
-        if self.basis == "both":
-            return f"{self.order}, the default, though the values show both orders (set date_order to confirm it)"
-        return f"{self.order}, the default: no value shows the order (set date_order to confirm it)"
+        return "the same day in either order (its day and month are alike)"
 
 
 def decide_date_order(
@@ -272,12 +284,16 @@ def decide_date_order(
         return ColumnDateOrder(column, order, "config", proof=proof)
     if proven is not None:
         return ColumnDateOrder(column, order, "values", proof=proof)
-    if evidence.day_first and evidence.month_first:  # a typo: the cells the default does not read are flagged
-        own, other = ((evidence.day_first, evidence.month_first) if order == "day-first"
-                      else (evidence.month_first, evidence.day_first))
-        return ColumnDateOrder(column, order, "both", other[0], own[0])
-    if evidence.either:
-        return ColumnDateOrder(column, order, "default", evidence.either[0])
+    if evidence.day_first and evidence.month_first:  # a typo somewhere, and which order is right is not known
+        raise DateOrderUnknown(
+            f"column '{column}' holds day-first dates ('{evidence.day_first[0]}') and month-first dates "
+            f"('{evidence.month_first[0]}'); set date_order = \"day-first\" or \"month-first\" in [source] to "
+            "the order your HR system writes, and the dates that do not fit it are held back on their rows")
+    if evidence.either:  # principle 1: a date order is never guessed
+        raise DateOrderUnknown(
+            f"column '{column}' has no date that shows whether it is day-first or month-first "
+            f"({either_way(evidence.either[0])}); set date_order = \"day-first\" or \"month-first\" in [source] "
+            "to the order your HR system writes")
     return ColumnDateOrder(column, order, "unneeded")
 
 
