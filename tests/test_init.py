@@ -169,8 +169,8 @@ def test_dates_that_read_either_way_make_the_date_order_a_todo_and_the_answer_de
     text = text.replace('customer_id = "TODO"', "customer_id = 99")
     config.write_text(text, encoding="utf-8")
     result = hrimport("timeoff", "validate", str(config), str(source))
-    assert (result.exit_code, result.output) == (2, "Error: leave.toml [source]: fill in the value still marked "
-                                                    "TODO: date_order; the comment beside it says what to write\n")
+    assert (result.exit_code, result.output) == (2, ("Error: leave.toml [source]: fill in the value still marked "
+                                                    "TODO: date_order; the comment beside it says what to write\n"))
 
     config.write_text(fill_todos(text, {"date_order": "day-first"}), encoding="utf-8")
     sandbox.http.post("/api/bulk_add_edit_staff", headers=sandbox.auth("demo-customer-99"), json={
