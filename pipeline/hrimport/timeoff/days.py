@@ -209,16 +209,19 @@ class TotalsSettler:
         unreachable = [a for a in self.answers.values() if isinstance(a, RetriesExhausted) and a.unreachable]
         if unreachable and len(unreachable) == len(self.answers):
             raise ServiceUnavailableError(str(unreachable[0]))
-        if self.rows:
-            note = (f"total_days filled from the calculation for {self.filled:,} row(s); {self.calculator.asked:,} "
-                    "distinct period(s) asked of the calculation endpoint.")
-            if self.differs:
-                sent = "the service's count" if self.policy == "service" else "the file's figure"
-                note += f" {self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs)."
-            if self.unchecked:
-                note += (f" {self.unchecked:,} row(s) sent with the file's figure unchecked, a half-day cell not "
-                         "read (not-a-half-day-marker, ambiguous-half-day).")
-            notes.append(note)
+        said = []  # only what happened: "total_days filled ... for 0 row(s)" told HR nothing
+        if self.calculator.asked:
+            said.append(f"{self.calculator.asked:,} distinct period(s) asked of the calculation endpoint.")
+        if self.filled:
+            said.append(f"total_days filled from the calculation for {self.filled:,} row(s) without a figure.")
+        if self.differs:
+            sent = "the service's count" if self.policy == "service" else "the file's figure"
+            said.append(f"{self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs).")
+        if self.unchecked:
+            said.append(f"{self.unchecked:,} row(s) sent with the file's figure unchecked, a half-day cell not "
+                        "read (not-a-half-day-marker, ambiguous-half-day).")
+        if said:
+            notes.append(" ".join(said))
 
 
 def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted, given: Decimal | None,
