@@ -135,8 +135,8 @@ class LoggedEnd:
 def logged_end(path: Path) -> LoggedEnd | None:
     """What ``path`` (a run's run.log) says of the run's end; None when it cannot be read. A last line cut as it
     was written says nothing (as if the log had stopped before it), but that it was cut."""
-    done = f" {log.name}: {STEPS_DONE.split(' %s', 1)[0]} "  # " hrimport.jobs: job "
-    emailed = f" {log.name}: {EMAILED.split('%s', 1)[0]}"
+    # each line is "TIME LEVEL hrimport.jobs: MESSAGE" (run_log's format); the messages as the run writes them
+    done, emailed = f" {log.name}: job ", f" {log.name}: {EMAILED.split('%s', 1)[0]}"
     verdict: str | None = None
     exit_code: int | None = None
     sent = cut = False
@@ -149,8 +149,9 @@ def logged_end(path: Path) -> LoggedEnd | None:
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 if done in line and " finished: " in line:
                     said = line.split(" finished: ", 1)[1]
-                    verdict, _, rest = said.partition(" (exit ")
-                    code = rest.split(":", 1)[0]
+                    head, found, rest = said.rpartition(" (exit ")  # the meaning after it holds none
+                    verdict = head if found else said
+                    code = rest.split(":", 1)[0] if found else ""
                     exit_code = int(code) if code.isdigit() else None
                 elif emailed in line:
                     sent = True
