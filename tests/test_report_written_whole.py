@@ -10,13 +10,19 @@ removes that ``.partial`` and writes the file whole.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
+import xlsxwriter
 
 from hrimport.config import load_config
 from hrimport.imports import import_file
+from hrimport.init import init_config
 from hrimport.outcomes import read_outcomes
+from hrimport.private_files import written_whole
+from hrimport.report.scratch import partial_workbook
 from tests.staff_files import person, write_config, write_csv
 from tests.test_no_copy_left import killed_in
 from tests.test_report_no_copy_left import rendered_in_a_shared_folder
@@ -130,3 +136,64 @@ def test_a_partial_outcomes_file_is_refused_as_a_run_with_one_line(tmp_path: Pat
         (f"Error: {cut} is a file a killed write left half written, not a run's outcomes: give outcomes.jsonl "
          "beside it")]
     assert not (tmp_path / "shared").exists()
+
+
+class FolderSyncs:
+    """A spy on ``os.fsync`` (a power cut cannot be caused in a test; what survives one is what was synced): for
+    each folder synced, the names it held at that moment. A rename is in its folder, not in the file: a name
+    listed at a sync of its folder is there after a power cut, and one renamed in after the last sync may not
+    be (the old file, or none, comes back)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.listed: list[tuple[int, set[str]]] = []  # (the folder's inode, its names) at each sync of a folder
+        real = os.fsync
+
+        def fsync(fd: int) -> None:
+            real(fd)
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                self.listed.append((os.fstat(fd).st_ino, set(os.listdir(fd))))
+
+        monkeypatch.setattr(os, "fsync", fsync)
+
+    def synced(self, folder: Path) -> set[str]:
+        """The names ``folder`` held at one of its syncs or another."""
+        return {name for ino, names in self.listed if ino == folder.stat().st_ino for name in names}
+
+
+def test_every_file_renamed_into_place_is_followed_by_a_sync_of_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    syncs = FolderSyncs(monkeypatch)
+    rows = [person(n, Email="person5-at-acme") if n == 5 else person(n) for n in range(1, 11)]
+    source = write_csv(tmp_path / "staff.csv", rows)
+
+    run = import_file(load_config(write_config(tmp_path / "staff.toml", email_check="strict")), source,
+                      dry_run=True, report_folder=tmp_path / "run")
+
+    assert run.exit_code == 1  # row 5 to fix: to_fix.csv and to_fix.xlsx are written too
+    written = {p.name for p in (tmp_path / "run").iterdir()}
+    assert written == {"outcomes.jsonl", "payloads.jsonl", "report.html", "report.xlsx", "summary.json", "to_fix.csv",
+                       "to_fix.xlsx"}
+    assert syncs.synced(tmp_path / "run") >= written
+
+
+def test_each_way_of_renaming_a_file_into_place_syncs_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each writer alone in its folder: the sync seen is its own
+    syncs = FolderSyncs(monkeypatch)
+    for name in ("text", "bytes", "workbook"):
+        (tmp_path / name).mkdir()
+    source = write_csv(tmp_path / "staff.csv", [person(n) for n in range(1, 4)])
+
+    with written_whole(tmp_path / "text" / "run.json") as fh:
+        fh.write("{}")
+    with written_whole(tmp_path / "bytes" / "answer.pickle", "wb") as out:  # fix_process's answer
+        out.write(b"\x80\x05N.")
+    with partial_workbook(tmp_path / "workbook" / "report.xlsx") as writing:
+        xlsxwriter.Workbook(str(writing)).close()
+    init_config(source, output=tmp_path / "config" / "staff.toml")
+
+    assert "run.json" in syncs.synced(tmp_path / "text")
+    assert "answer.pickle" in syncs.synced(tmp_path / "bytes")
+    assert (tmp_path / "bytes" / "answer.pickle").read_bytes() == b"\x80\x05N."
+    assert "report.xlsx" in syncs.synced(tmp_path / "workbook")
+    assert "staff.toml" in syncs.synced(tmp_path / "config")

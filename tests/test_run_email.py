@@ -242,6 +242,36 @@ def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Pat
     assert len(box.messages) == 1
 
 
+def test_a_killed_run_whose_log_was_cut_mid_line_is_told_as_not_known_to_have_sent_its_email(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # a power cut (or a disk that filled up) stops the log mid-line: a run so stopped may have got further than
+    # its log says, where a kill, which lands between two lines, leaves the log whole
+    box, port = relay
+    job = JobFolder(tmp_path / "cut", sandbox, batch_size=5, notify=notify_table(port))
+    job.export("2024-05", job.people(30))
+    sandbox.set_faults(latency=0.3)
+    killed = hrimport_process("run", str(job.job))
+    with reaped(killed):
+        wait_for(lambda: sum(1 for r in sandbox.requests() if r["path"].endswith(BULK)) >= 2, what="two batches")
+        killed.send_signal(signal.SIGKILL)
+        killed.communicate(timeout=30)
+    sandbox.clear_faults()
+    [folder] = job.runs()
+    log = (folder / "run.log").read_bytes()
+    assert log.endswith(b"\n")
+    (folder / "run.log").write_bytes(log[:-12])  # its last line cut 12 bytes before its end
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    said = (f"the run started {started} did not finish, or could not write its folder (its run.log is cut: the "
+            "machine stopped, or its disk was full), so whether it sent its e-mail is unknown")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}; the lines above say what this run did in its place" in body_of(msg)
+
+
 def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path: Path, sandbox: Any,
                                                                      relay: tuple[Inbox, int]) -> None:
     box, port = relay
@@ -308,6 +338,72 @@ def test_a_run_json_that_cannot_be_written_is_said_after_the_verdict_in_the_last
     assert msg["Subject"] == f"[hrimport] monthly: 1 row needs attention{job.on_sandbox}; {not_written} (exit 6)"
     assert f"\n{not_written}\n" in body_of(msg)
     assert sorted(p.name for p in folder.iterdir() if p.name.startswith("run.json")) == ["run.json"]  # no partial
+
+
+def test_a_run_whose_run_json_was_never_written_but_whose_email_went_is_not_told_as_killed(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # both writes of run.json fail (a folder took its name as the run went: real failures); the e-mail went, and
+    # run.log says so: the next run must not say that run sent no e-mail
+    box, port = relay
+    job = JobFolder(tmp_path / "blocked", sandbox, batch_size=2, notify=notify_table(port))
+    job.export("2024-05", job.people(6, **{"2": {"Country": "Atlantis"}}))
+    sandbox.set_faults(latency=0.2)
+    run = hrimport_process("run", str(job.job))
+    with reaped(run):
+        wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
+        [folder] = job.runs()
+        (folder / "run.json").mkdir()
+        _, err = run.communicate(timeout=60)
+    sandbox.clear_faults()
+    assert run.returncode == 6, err
+    assert len(box.messages) == 1  # its e-mail went
+
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 1, again.stderr  # the row in Atlantis still needs attention: mailed again
+    assert str(folder) not in again.stderr and "did not finish" not in again.stderr
+    assert len(box.messages) == 2 and "Note:" not in body_of(box.messages[-1])
+
+
+def test_a_run_whose_run_json_was_never_written_and_was_killed_mailing_says_its_email_is_unknown(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    # run.json cannot be written (a folder took its name as the run went: a real failure), and the relay takes
+    # the connection and never greets: the run waits in its e-mail and is killed there
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        silent_port = silent.getsockname()[1]
+        job = JobFolder(tmp_path / "blocked-mailing", sandbox, batch_size=2,
+                        notify=notify_table(silent_port, "always"))
+        job.export("2024-05", job.people(6))
+        sandbox.set_faults(latency=0.2)
+        killed = hrimport_process("run", str(job.job))
+        with reaped(killed):
+            wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
+            [folder] = job.runs()
+            (folder / "run.json").mkdir()
+            readable, _, _ = select.select([silent], [], [], 60)  # the run is connecting to the relay
+            assert readable, "the run never began its e-mail"
+            killed.send_signal(signal.SIGKILL)
+            killed.communicate(timeout=30)
+    sandbox.clear_faults()
+    assert not (folder / "run.json").is_file() and box.messages == []
+    job.job.write_text(job.job.read_text().replace(f"port = {silent_port}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    # its run.log says the steps were done, and not that the e-mail went: whether it did is not known
+    said = (f"the run started {started} finished its steps (everything imported, exit 0) but its run.json could "
+            "not be written, so whether it sent its e-mail is unknown")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+    assert run_cli("run", str(job.job)).exit_code == 0  # told once
+    assert "unknown" not in body_of(box.messages[-1])
 
 
 # ------------------------------------------------------------------------------------- what cron logs

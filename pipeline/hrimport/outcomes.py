@@ -696,24 +696,41 @@ def _details_text(details: dict[str, str]) -> str:
     return text
 
 
+#: How a run's journal begins (``OutcomeJournal``): a first line cut as it was written still starts so, or is
+#: a beginning of it.
+JOURNAL_START = b'{"record": "journal"'
+
+
 def read_outcomes(path: Path) -> RunResult:
-    """Load a run saved by ``write_outcomes``."""
+    """Load a run saved by ``write_outcomes``.
+
+    ValueError, in words for a person, for a file that is not a whole run: a journal (``OutcomeJournal``: the
+    run was stopped before it finished), or a file damaged in its middle. A journal's last line without its
+    line break was cut as it was appended (a kill, a power cut): its row counts as not answered, as if the kill
+    had come before the write; a line that is not a whole record with lines after it is damage, never skipped.
+    """
     info: RunInfo | None = None
     rows: list[RowOutcome] = []
     journal = False
     cut = ""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
+    with open(path, "rb") as fh:  # bytes: a line cut in the middle of a character is still a line
+        for number, line in enumerate(fh, 1):
+            if not line.endswith(b"\n") and (journal or (number == 1 and _journal_start(line))):
+                cut = " (its last line cut)"
+                break
             if not line.strip():
                 continue
             try:
                 data = json.loads(line)
             except ValueError:
-                if journal and not line.endswith("\n"):  # a journal's last line, cut by a kill as it was appended
-                    cut = " (its last line cut)"
-                    break
-                raise
-            record = data.pop("record")
+                if number == 1:
+                    raise
+                data = None  # not a whole record: damage, below
+            if not isinstance(data, dict):
+                if number == 1:
+                    raise TypeError("its first line is not a JSON object")
+                raise _damaged(number if line.endswith(b"\n") else None, journal=journal)
+            record = data.pop("record", None)
             if record == "run":
                 data["source"] = SourceInfo(**data["source"])
                 data["values_read"] = [ValueChange.from_dict(c) for c in data.get("values_read", [])]
@@ -725,9 +742,22 @@ def read_outcomes(path: Path) -> RunResult:
             elif record == "journal":
                 journal = True
     if info is None:
-        if journal:
+        if journal or cut:
             raise ValueError(f"it is the journal of a run stopped before it finished{cut}: {len(rows):,} rows sent "
                              "were recorded as the service answered, and no report can be made of it; run the import "
                              "again: nothing is sent twice")
         raise ValueError(f"{path} holds no run record")
     return RunResult(info, OutcomeRows(rows))
+
+
+def _damaged(line: int | None, *, journal: bool) -> ValueError:
+    """The error for a file whose ``line`` (None: its last, cut) is not a whole record."""
+    where = f"its line {line}" if line else "its last line"
+    again = "; run the import again: nothing is sent twice" if journal else ""
+    return ValueError(f"it is damaged: {where} is not a whole record (cut, or written over), so it cannot be read "
+                      f"as a run{again}")
+
+
+def _journal_start(line: bytes) -> bool:
+    """Whether ``line`` is a journal's first line, whole or cut."""
+    return line.startswith(JOURNAL_START) or JOURNAL_START.startswith(line)

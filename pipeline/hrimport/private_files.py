@@ -21,18 +21,20 @@ write of that file removes; no reader takes a ``.partial`` for a report (they op
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal, Self, overload
+from typing import IO, AnyStr, Literal, Self, overload
 
 __all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "make_private_file", "make_private_folder",
-           "open_private", "partial_path", "remove_partial", "safe_segment", "written_whole"]
+           "open_private", "partial_path", "remove_partial", "replace_durably", "safe_segment", "sync_file",
+           "written_whole"]
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -125,23 +127,65 @@ def remove_partial(partial: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
+@overload
+def written_whole(
+    path: Path, mode: Literal["w"] = ..., *, encoding: str = ..., newline: str | None = ...
+) -> AbstractContextManager[IO[str]]: ...
+@overload
+def written_whole(path: Path, mode: Literal["wb"]) -> AbstractContextManager[IO[bytes]]: ...
+def written_whole(
+    path: Path, mode: Literal["w", "wb"] = "w", *, encoding: str = "utf-8", newline: str | None = None
+) -> AbstractContextManager[IO[str]] | AbstractContextManager[IO[bytes]]:
+    """A file to write ``path``'s content in, text (``"w"``) or bytes (``"wb"``): ``<name>.partial`` beside it
+    (mode 0600; one a killed write left is removed first), flushed to the disk and renamed over ``path``
+    (``replace_durably``) when the block ends without an error, removed when it ends with one. ``path`` is
+    never seen cut: it is the file that was there until the new one is whole."""
+    if mode == "wb":
+        return _written_whole(path, lambda partial: open_private(partial, "wb"))
+    return _written_whole(path, lambda partial: open_private(partial, "w", encoding=encoding, newline=newline))
+
+
 @contextmanager
-def written_whole(path: Path, *, encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[str]]:
-    """A text file to write ``path``'s content in: ``<name>.partial`` beside it (mode 0600; one a killed write
-    left is removed first), flushed to the disk and renamed over ``path`` when the block ends without an
-    error, removed when it ends with one. ``path`` is never seen cut: it is the file that was there until the
-    new one is whole."""
+def _written_whole(path: Path, opened: Callable[[Path], IO[AnyStr]]) -> Iterator[IO[AnyStr]]:
     partial = partial_path(path)
     remove_partial(partial)
     try:
-        with open_private(partial, "w", encoding=encoding, newline=newline) as fh:
+        with opened(partial) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())  # the rename must not reach the disk before the bytes it names (a power cut)
-        os.replace(partial, path)
+        replace_durably(partial, path)
     except BaseException:  # a full disk, an error, Ctrl-C: no cut file left beside the others
         partial.unlink(missing_ok=True)
         raise
+
+
+def replace_durably(source: Path, path: Path) -> None:
+    """``os.replace(source, path)``, then the folder holding ``path`` synced to the disk, so that once this
+    returns a power cut cannot take the rename back (the old file, or none, would be found after it). Where a
+    folder cannot be opened (Windows) or its file system does not sync folders, the rename is left to it.
+    ``source``'s bytes must be on the disk already (``written_whole``'s fsync, ``sync_file``)."""
+    os.replace(source, path)
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # a folder cannot be opened as a file here: nothing more can be asked of the system
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):  # a file system that syncs no folders
+            raise  # the disk failing (EIO): said as any write that failed
+    finally:
+        os.close(fd)
+
+
+def sync_file(path: Path) -> None:
+    """Flush ``path``'s bytes to the disk (a file another library wrote and closed, before it is renamed)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _set_private_mode(fd: int, path: Path) -> None:

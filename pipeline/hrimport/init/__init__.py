@@ -24,6 +24,7 @@ from hrimport.init.plan import ConfigPlan, guess_kind, plan_config
 from hrimport.init.synonyms import Kind
 from hrimport.init.write import write_config_text
 from hrimport.outcomes import SourceInfo
+from hrimport.private_files import replace_durably
 from hrimport.reader import read_spreadsheet
 from hrimport.reader.encoding import ENCODING_HINT
 from hrimport.reader.grid import SHEET_HINT
@@ -103,12 +104,16 @@ def init_config(
 
 
 def _write(output: Path, text: str) -> None:
-    """Write the config whole or not at all (a temporary file renamed over the target)."""
+    """Write the config whole or not at all (a temporary file, flushed to the disk and renamed over the target:
+    ``replace_durably``). Not private: a config is the user's file, shared as they choose."""
     temporary = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, output)
+        with open(temporary, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        replace_durably(temporary, output)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
         raise UsageError(f"cannot write {output}: {exc.strerror}; choose another place with -o") from None

@@ -15,7 +15,7 @@ from pathlib import Path
 from hrimport.errors import ConfigError
 from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
-from hrimport.jobs.runlog import RUN_LOG
+from hrimport.jobs.runlog import RUN_LOG, logged_end
 from hrimport.private_files import safe_segment, written_whole
 from hrimport.report.history import RUN_JSON, is_run_folder, run_order
 from hrimport.report.writer import default_report_folder, new_report_folder
@@ -69,16 +69,20 @@ def write_run_summary(result: JobResult) -> None:
 
 def unfinished_runs(job: Job) -> list[Path]:
     """The job's runs since its last finished one that did not finish (a ``run.log``, no ``run.json``): killed,
-    or stopped with the machine, they sent no e-mail; and those whose ``run.json`` says their e-mail was due
-    (``email_pending``), which may not have sent it. Oldest first; none once a later run has finished, so each
-    is told once."""
+    or stopped with the machine, they sent no e-mail; and those whose e-mail was due and is not known to have gone
+    (``email_pending``). Oldest first; none once a later run has finished, so each is told once. A run whose
+    run.json could not be written but whose run.log says its steps were done and its e-mail went has finished."""
     parent = default_report_folder(job.report_dir, job.name, datetime.now()).parent
     if not parent.is_dir():
         return []
     unfinished: list[Path] = []
     for folder in sorted((p for p in parent.iterdir() if is_run_folder(p)), key=run_order, reverse=True):
-        if (folder / RUN_SUMMARY).is_file() and email_pending(folder) is None:
-            break
+        if email_pending(folder) is None:
+            if (folder / RUN_SUMMARY).is_file():
+                break
+            end = logged_end(folder / RUN_LOG)
+            if end is not None and end.verdict is not None and end.emailed:
+                break
         if (folder / RUN_LOG).is_file():
             unfinished.append(folder)
     return unfinished[::-1]
@@ -86,16 +90,26 @@ def unfinished_runs(job: Job) -> list[Path]:
 
 @dataclass(frozen=True)
 class PendingEmail:
-    """A run whose ``run.json`` says its e-mail was due and not known to be sent: its steps finished (with
-    this verdict and exit code), but it was killed while sending the e-mail, or its run.json could not be
-    written again once it had."""
+    """A run whose e-mail was due and not known to be sent: its steps finished (with this verdict and exit code),
+    but it was killed while sending the e-mail, or its run.json could not be written again once it had
+    (``summary_written``: the run.json written before the e-mail says so), or not at all (False: its run.log
+    says its steps were done)."""
 
     verdict: str
-    exit_code: int
+    exit_code: int | None
+    summary_written: bool = True
 
 
 def email_pending(folder: Path) -> PendingEmail | None:
-    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due; else None."""
+    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due; with no run.json,
+    as its run.log left it when that says its steps were done but not that its e-mail went; else None."""
+    if not (folder / RUN_SUMMARY).is_file():
+        # not written (a run killed before it, or both writes failed: the folder's disk full, a folder where
+        # the file should be): only the log can tell a run that got to its e-mail from one killed before
+        end = logged_end(folder / RUN_LOG)
+        if end is None or end.verdict is None or end.emailed:
+            return None
+        return PendingEmail(end.verdict, end.exit_code, summary_written=False)
     try:
         data = json.loads((folder / RUN_SUMMARY).read_bytes())
         if data.get("email_pending") is not True:

@@ -42,7 +42,7 @@ from hrimport.jobs.folders import (
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
-from hrimport.jobs.runlog import RUN_LOG, SAID, run_log
+from hrimport.jobs.runlog import EMAILED, RUN_LOG, SAID, STEPS_DONE, logged_end, run_log
 from hrimport.listing import sentences
 from hrimport.notify import (
     Attachment,
@@ -167,8 +167,7 @@ def _run_locked(
                 log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
                 say(f"{step.name}: {outcome.message}")
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
-        log.info("job %s finished: %s (exit %d: %s)", job.name, result.verdict(), result.exit_code,
-                 EXIT_MEANINGS[result.exit_code])
+        log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
         written = _write_run_summary(result, say)
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
@@ -334,7 +333,7 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         say(f"Error: e-mail not sent: {exc}")
         return
     result.notified = True
-    log.info("e-mailed the verdict to %s in %.1f s", ", ".join(notify.to), time.perf_counter() - t)
+    log.info(EMAILED, ", ".join(notify.to), time.perf_counter() - t)
 
 
 def _email_due(notify: NotifySettings | None, result: JobResult) -> bool:
@@ -357,13 +356,23 @@ def _shown_time(iso: str) -> str:
 
 def _not_finished(folder: Path) -> str:
     """What a run folder without its run.json, or whose run.json says its e-mail was due, says, from its name
-    (its start) and that run.json."""
+    (its start), that run.json and its run.log."""
     started = datetime.strptime(folder.name[:17], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
     pending = email_pending(folder)
     if pending is None:
+        end = logged_end(folder / RUN_LOG)
+        if end is not None and end.cut:  # the log stopped mid-line: not a kill, which lands between two lines
+            return (f"the run started {started} did not finish, or could not write its folder (its run.log is cut: "
+                    "the machine stopped, or its disk was full), so whether it sent its e-mail is unknown")
         return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
+    verdict = ", ".join(part for part in (pending.verdict, None if pending.exit_code is None
+                                          else f"exit {pending.exit_code}") if part)
+    if not pending.summary_written:
+        # its run.json written neither before the e-mail nor after: its run.log says the steps were done, not
+        # whether the e-mail went (it would say so if it had, unless the log stopped there too)
+        return (f"the run started {started} finished its steps ({verdict}) but its run.json could not be written, "
+                "so whether it sent its e-mail is unknown")
     # killed as it sent the e-mail, or its run.json not written again once it had: whether the e-mail went is
     # not known (the relay may have taken it), only that the steps finished, and with what verdict
-    verdict = f"{pending.verdict}, exit {pending.exit_code}" if pending.verdict else f"exit {pending.exit_code}"
     return (f"the run started {started} finished its steps ({verdict}) but may not have sent its e-mail (killed "
             "while sending it, or its run.json could not be written after it)")

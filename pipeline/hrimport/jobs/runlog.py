@@ -2,6 +2,9 @@
 
 The log is the whole story of an unattended run (stderr gets one line per step); the token and the SMTP
 password are replaced by ``<hidden>`` in every line, and the CLI's stderr still gets only what it got before.
+
+It is also what the next run reads of a run that left no ``run.json`` (``logged_end``): whether its steps were
+done (``STEPS_DONE``) and its e-mail went (``EMAILED``), or its last line was cut (a power cut, a full disk).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from hrimport.interrupts import Terminated
@@ -17,12 +21,18 @@ from hrimport.jobs.jobfile import Job
 from hrimport.listing import one_line
 from hrimport.private_files import open_private
 
-__all__ = ["RUN_LOG", "SAID", "run_log"]
+__all__ = ["EMAILED", "RUN_LOG", "SAID", "STEPS_DONE", "LoggedEnd", "logged_end", "run_log"]
 
 # the name run.log lines have always carried (%(name)s), kept through the split into modules
 log = logging.getLogger("hrimport.jobs")
 
 RUN_LOG = "run.log"
+
+#: ``log.info(STEPS_DONE, job, verdict, exit code, its meaning)``: the run's steps are done, before its run.json and
+#: its e-mail
+STEPS_DONE = "job %s finished: %s (exit %d: %s)"
+#: ``log.info(EMAILED, recipients, seconds)``: the run's e-mail went
+EMAILED = "e-mailed the verdict to %s in %.1f s"
 
 
 class _Redact(logging.Filter):
@@ -110,3 +120,41 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
             stream.close()  # a StreamHandler never closes its stream
         except OSError:
             pass  # a full disk: what could be written is there; the run's own error says the rest
+
+
+@dataclass(frozen=True)
+class LoggedEnd:
+    """How far a run went, as its run.log says."""
+
+    verdict: str | None  # the verdict its steps ended with (``STEPS_DONE``); None: the log does not say they ended
+    exit_code: int | None
+    emailed: bool  # its e-mail went (``EMAILED``)
+    cut: bool  # its last line has no line break: the log stopped mid-write (the machine stopped, a full disk)
+
+
+def logged_end(path: Path) -> LoggedEnd | None:
+    """What ``path`` (a run's run.log) says of the run's end; None when it cannot be read. A last line cut as it
+    was written says nothing (as if the log had stopped before it), but that it was cut."""
+    # each line is "TIME LEVEL hrimport.jobs: MESSAGE" (run_log's format); the messages as the run writes them
+    done, emailed = f" {log.name}: job ", f" {log.name}: {EMAILED.split('%s', 1)[0]}"
+    verdict: str | None = None
+    exit_code: int | None = None
+    sent = cut = False
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    cut = True
+                    break
+                line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                if done in line and " finished: " in line:
+                    said = line.split(" finished: ", 1)[1]
+                    head, found, rest = said.rpartition(" (exit ")  # the meaning after it holds none
+                    verdict = head if found else said
+                    code = rest.split(":", 1)[0] if found else ""
+                    exit_code = int(code) if code.isdigit() else None
+                elif emailed in line:
+                    sent = True
+    except OSError:
+        return None
+    return LoggedEnd(verdict, exit_code, sent, cut)

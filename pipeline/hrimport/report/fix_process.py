@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hrimport.outcomes import RowOutcome, SourceInfo
-from hrimport.private_files import open_private, partial_path
+from hrimport.private_files import written_whole
 
 #: How often the process looks whether the run's process is still there.
 PARENT_CHECK_SECONDS = 0.5
@@ -64,15 +64,13 @@ def main(argv: Sequence[str]) -> int:
         answer = (True, write_fix_files(job.source, job.rows, job.folder))
     except Exception as exc:  # noqa: BLE001 (handed to the run, which reports it as it would its own error)
         answer = (False, exc)
-    partial = partial_path(job.answer)  # renamed over the answer once whole, as written_whole does a text
-    with open_private(partial, "wb") as out:
+    with written_whole(job.answer, "wb") as out:  # the run finds it whole or not at all
         try:
             pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 (an error that cannot be pickled goes as its text)
             out.seek(0)
             out.truncate()
             pickle.dump((False, RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")), out)
-    os.replace(partial, job.answer)
     return 0
 
 

@@ -43,6 +43,10 @@ REPORT_HTML = "report.html"
 _RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
 _RUN_LOG = "run.log"
 _OUTCOMES = "outcomes.jsonl"  # ``hrimport.report.writer.OUTCOMES_FILE``: the run's journal while it sends
+# how the journal's lines begin (``hrimport.outcomes.JOURNAL_START``, ``row_line``), read here without loading them
+_JOURNAL_START = b'{"record": "journal"'
+_RECORD = b'{"record": '
+_ROW_START = b'{"record": "row"'
 
 
 def is_run_folder(path: Path) -> bool:
@@ -201,12 +205,25 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
 def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     """What a report folder without its summary.json says of its run, from its outcomes file: the journal's
     first line (kind, source, start) and why there is no report, in words for the page; ``(None, "")`` when
-    that file says nothing (absent, unreadable)."""
+    that file says nothing (absent, unreadable). The rows answered are the journal's whole lines, as
+    ``hrimport report`` counts them: a last line without its line break was cut as it was appended (a kill, a
+    power cut), and is not an answer; a line that is not a row's with lines after it is damage, said so."""
     outcomes = folder / _OUTCOMES
     try:
         with outcomes.open("rb") as fh:
-            first = json.loads(fh.readline())
-            answered = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+            head = fh.readline()
+            if head and not head.endswith(b"\n") and _JOURNAL_START.startswith(head[:len(_JOURNAL_START)]):
+                first: Any = {"record": "journal"}  # cut in its first line: nothing more is known of the run
+            else:
+                first = json.loads(head)
+            answered, damaged = 0, 0
+            for number, line in enumerate(fh, 2):
+                if not line.endswith(b"\n"):
+                    break  # cut as it was appended
+                if line.startswith(_ROW_START) and line.endswith(b"}\n") and line.count(_RECORD) == 1:
+                    answered += 1
+                elif not damaged:
+                    damaged = number
     except (OSError, ValueError):
         return None, ""
     if not isinstance(first, dict):
@@ -219,6 +236,10 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     source = first.get("source")
     journal = {"kind": first.get("kind"), "started_at": first.get("started_at"),
                "source": {"name": Path(source).name} if isinstance(source, str) else None}
+    if damaged:
+        return journal, (f"no report: the run was stopped before it finished, and its journal, {_OUTCOMES}, is "
+                         f"damaged (its line {damaged} is not a whole record); run the import again: nothing is "
+                         "sent twice")
     return journal, (f"no report: the run was stopped before it finished (or is still sending); the "
                      f"{answered:,} rows the service answered are in its journal, {_OUTCOMES}; run the import "
                      "again: nothing is sent twice")

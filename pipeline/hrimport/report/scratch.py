@@ -17,14 +17,20 @@ holds, and the ``report.xlsx`` there was before (never a cut one); the next writ
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hrimport.private_files import PARTIAL, make_private_folder, partial_path, remove_partial
+from hrimport.private_files import (
+    PARTIAL,
+    make_private_folder,
+    partial_path,
+    remove_partial,
+    replace_durably,
+    sync_file,
+)
 
 __all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_options"]
 
@@ -32,15 +38,16 @@ __all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_opti
 def partial_workbook(path: Path) -> Iterator[Path]:
     """The path to write the workbook ``path`` at: ``path.name`` in ``<path>.partial/``, where its writer's
     passing files go too (``xlsxwriter_options``, ``temporary_files_in``). When the block ends without an
-    error the workbook is renamed over ``path``; the folder is removed either way (one a killed write left
-    is removed first)."""
+    error the workbook is flushed to the disk and renamed over ``path`` (``replace_durably``); the folder is
+    removed either way (one a killed write left is removed first)."""
     scratch = partial_path(path)
     remove_partial(scratch)
     make_private_folder(scratch)
     try:
         writing = scratch / path.name
         yield writing
-        os.replace(writing, path)
+        sync_file(writing)  # its writer closed it unsynced: its bytes reach the disk before the rename does
+        replace_durably(writing, path)
     finally:
         remove_partial(scratch)
 
