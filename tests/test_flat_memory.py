@@ -81,3 +81,44 @@ def _has_jemalloc() -> bool:
     except NotImplementedError:
         return False
     return True
+
+
+WIDE_CONFIG = """
+[service]
+customer_id = 99
+[report]
+job = "wide"
+[staff]
+customer_system_id_type = "SuccessFactors"
+[staff.columns]
+"Employee ID" = "customer_system_id"
+"Full Name" = "name"
+"Work Email" = "system_email"
+[staff.constants]
+country = "SG"
+job_title = "Analyst"
+job_start_date = "2020-01-06"
+staff_type = "Payroll"
+"""
+
+
+def test_a_wide_export_is_checked_in_fewer_rows_at_a_time_so_memory_follows_the_cells(tmp_path: Path) -> None:
+    """An HR system's "all fields" report can run to a thousand columns: 20,000 such rows are 20 million cells,
+    which a chunk of 20,000 rows held at once (2,000 columns x 20,000 rows peaked at 2.4 GB). A wide file is
+    read in fewer rows at a time (4,000 here), so four times the rows take no more memory here either."""
+    header = ["Employee ID", "Full Name", "Work Email", *(f"Field {i}" for i in range(997))]
+    peaks = {}
+    for rows in (8_000, 32_000):
+        folder = tmp_path / f"rows-{rows}"
+        folder.mkdir()
+        (folder / "staff.toml").write_text(WIDE_CONFIG, encoding="utf-8")
+        with open(folder / "staff.csv", "w", encoding="utf-8", newline="") as fh:
+            fh.write(",".join(header) + "\r\n")
+            for n in range(rows):
+                fh.write(f"{n:06d},Person {n},p{n}@acme.example," + ",".join(f"v{(n + i) % 7}" for i in range(997))
+                         + "\r\n")
+        done = run_hrimport("staff", "validate", "staff.toml", "staff.csv", cwd=folder, timeout=300, ceiling_mb=1500)
+        assert done.exit_code == 0, done.stdout[-500:] + done.stderr[-500:]
+        assert f"Rows read: {rows:,} = {rows:,} valid" in done.stdout
+        peaks[rows] = done.peak_mb
+    assert peaks[32_000] <= 1.15 * peaks[8_000], peaks

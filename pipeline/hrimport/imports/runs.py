@@ -151,7 +151,8 @@ class StagedFile:
                     return
                 self.info = chunk.info
                 if not self._rows:
-                    announce(f"Validating the rows, {self.chunk_rows:,} at a time" if streamed else
+                    # a wide file's chunks are shorter than chunk_rows (``reader.grid.rows_per_chunk``)
+                    announce(f"Validating the rows, {len(chunk.frame):,} at a time" if streamed else
                              f"Validating {chunk.info.rows_read:,} rows")
                 t = time.perf_counter()
                 mapped = map_records(chunk, self.mapping, date_order=src.date_order, formula_text=src.formula_text,

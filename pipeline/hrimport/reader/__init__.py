@@ -29,7 +29,7 @@ from hrimport.gc_pause import paused_gc
 from hrimport.memory import use_returning_arrow_pool
 from hrimport.outcomes import SourceInfo
 from hrimport.reader import workbook
-from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, table_chunks
+from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, rows_per_chunk, table_chunks
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
 from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
 from hrimport.reader.workbook import _build_from_workbook, _xlsx_layout
@@ -117,7 +117,8 @@ def read_spreadsheet_chunks(
     delimiter: str | None = None,
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB,
 ) -> tuple[Iterator[SourceTable], bool]:
-    """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (issue 17), all sharing one
+    """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (fewer in a wide table: ``rows_per_chunk``;
+    issue 17), all sharing one
     ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether they are streamed.
 
     A UTF-8 text file or an XLSX/XLSM workbook above ``STREAM_BYTES`` is read a chunk at a time
@@ -144,7 +145,7 @@ def read_spreadsheet_chunks(
             return chunks, True
     table = read_spreadsheet(path, sheet=sheet, header_row=header_row, expected_headers=expected_headers,
                              encoding=encoding, delimiter=delimiter, max_unpacked_mb=max_unpacked_mb)
-    return table_chunks(table, chunk_rows), False
+    return table_chunks(table, rows_per_chunk(chunk_rows, len(table.frame.columns))), False
 
 
 def _stream_workbook(path: Path, fmt: str, chunk_rows: int, sheet: str | int | None, header_row: int | None,

@@ -40,6 +40,7 @@ from hrimport.reader.grid import (
     _table_below_header,
     _trim_trailing,
     normalize_header,
+    rows_per_chunk,
 )
 from hrimport.reader.repeated_header import HeaderRepeats
 
@@ -374,7 +375,9 @@ def stream_text(
     if index is None or any(not cell.strip() for cell in top[index]):
         return None  # a column without a header is kept only if it holds data somewhere: a whole-file question
     start = len(bom) + skipped + len(text[: record_ends[index - 1] if index else 0].encode("utf-8"))
-    return _streamed_chunks(path, info, start, index, len(top[index]), top[:index], delimiter, chunk_rows)
+    width = len(top[index])
+    return _streamed_chunks(path, info, start, index, width, top[:index], delimiter,
+                            rows_per_chunk(chunk_rows, width))
 
 
 _NOT_TEXT_BYTES = (REPLACEMENT_CHARACTER.encode("utf-8"), NUL.encode("utf-8"))

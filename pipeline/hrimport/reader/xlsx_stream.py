@@ -53,6 +53,7 @@ from hrimport.reader.grid import (
     _rows_of,
     _trim_trailing,
     normalize_header,
+    rows_per_chunk,
     table_chunks,
 )
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
@@ -123,6 +124,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
     table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names))
+    chunk_rows = rows_per_chunk(chunk_rows, len(names))
+    piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
     del first
     # the next grid ends where the first chunk does, so that chunks are rarely put together from two grids
