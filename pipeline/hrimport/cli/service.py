@@ -32,7 +32,8 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
     them: weekends and public holidays of the country left out, a half start or end taking half a day.
 
     COUNTRY is an ISO 3166 alpha-2 code (SG, MY, CN...), or a region's ISO 3166-2 code (US-CA, DE-BY...),
-    whose public holidays are left out. The token is read from $HRIMPORT_TOKEN.
+    whose public holidays are left out; a country's name is refused, saying which code to write. The token is
+    read from $HRIMPORT_TOKEN.
 
     Example:
 
