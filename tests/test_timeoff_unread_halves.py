@@ -31,13 +31,13 @@ YES: list[object] = ["000110", "Annual Leave", D(2024, 3, 4), D(2024, 3, 6), "ye
 
 MAYBE_SENT = (
     "Row 2, column 'Half Day': 'maybe' is not a half-day value (use yes/no, AM/PM, First Half/Second Half, "
-    "上午/下午); the record carries no half days, so it is sent with the file's total_days 2.5, without the "
-    "service's check (the service counts a period's days from its half days).")
+    "上午/下午); the record carries no half days, so the file's total_days 2.5 stands, without the service's "
+    "check (the service counts a period's days from its half days).")
 YES_SENT = (
     "Row 3, column 'Half Day': 'yes' marks a half day on a record of several days without saying which end: write "
     "AM (ends at noon) or PM (starts at noon), or use the half_start/half_end columns; the record carries no half "
-    "days, so it is sent with the file's total_days 2.5, without the service's check (the service counts a "
-    "period's days from its half days).")
+    "days, so the file's total_days 2.5 stands, without the service's check (the service counts a period's days "
+    "from its half days).")
 NOT_READ = "'maybe' is not a half-day value (use yes/no, AM/PM, First Half/Second Half, 上午/下午)"
 
 
@@ -91,6 +91,8 @@ def test_a_row_giving_its_days_is_sent_with_them_unchecked_when_its_half_day_cel
     assert again.exit_code == 0, again.output
     assert [o.outcome.value for o in rerun.rows] == ["already_imported", "already_imported"]
     assert [o.details["total_days"] for o in rerun.rows] == ["2.5", "2.5"]
+    # not sent this time: the cell is still told, in words true of a row not sent (the figure stands)
+    assert [[p.message for p in o.problems] for o in rerun.rows] == [[MAYBE_SENT], [YES_SENT]]
     assert paths(staffed, APPLY) == [] and paths(staffed, CALCULATE) == []
     assert len(stored(staffed)) == 2
 

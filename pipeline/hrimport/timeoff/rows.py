@@ -161,9 +161,11 @@ def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: 
     said = f"Row {row}, column '{column}': {reason}" if column else f"Row {row}: {reason}"
     place = (row, column, key, cell)
     if policy == "file" and parse_days(total_days) is not None:
-        return Problem(code, f"{said}; the record carries no half days, so it is sent with the file's total_days "
-                             f"{total_days}, without the service's check (the service counts a period's days from "
-                             "its half days).", *place, severity="warning")
+        # said of the record, not of this run's sending: the same row found already imported next month is
+        # not sent again, and its warning stays true
+        return Problem(code, f"{said}; the record carries no half days, so the file's total_days {total_days} "
+                             "stands, without the service's check (the service counts a period's days from its "
+                             "half days).", *place, severity="warning")
     if policy == "file":
         days = f"write them in the '{days_column}' column" if days_column else "map a column to total_days"
         why = (f"not sent: the service counts the days from the half days, and the row gives no number of days of "
