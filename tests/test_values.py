@@ -425,7 +425,7 @@ def test_strip_sends_formula_like_text_without_its_leading_character_with_a_warn
     assert result.exit_code == 0, result.output
     assert summary["counts"]["added"] == 2
     assert summary["warnings"] == {"formula-like-text-stripped": 2}
-    assert ("Warning: Row 2, column 'Title': '=SUM(A1)' looks like a spreadsheet formula; sent as 'SUM(A1)' "
+    assert ("Warning: Row 2, column 'Title': '=SUM(A1)' looks like a spreadsheet formula; read as 'SUM(A1)' "
             "(formula_text = \"strip\").") in result.output
     people = stored(sandbox)
     assert people["000001"]["job_title"] == "SUM(A1)"
