@@ -735,6 +735,44 @@ def test_a_leave_type_hrimport_does_not_know_is_sent_as_written_for_the_platform
                                                             (4, "rejected")]
 
 
+def test_a_corrected_file_imported_again_names_each_correction_the_platform_will_not_get(
+        tmp_path: Path, staffed: Any) -> None:
+    """March's file is imported, then corrected (HR's 4.5 days were 5, a reason reworded, a pending leave
+    approved) and imported again. The ledger knows each leave by person, leave type and dates: nothing is sent
+    again, and the platform's interface cannot change a record. So each corrected row says what its record still
+    holds and what the file now gives, instead of a bare "already imported"; an untouched row says nothing."""
+    march = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 7), "", "4.5", "MY", "Family trip", "Approved"],
+             ["000104", "Annual Leave", D(2025, 3, 10), D(2025, 3, 11), "", "", "CN", "", "Pending"],
+             ["000105", "Annual Leave", D(2025, 3, 12), D(2025, 3, 12), "", "1", "CN", "", "Approved"]]
+    first, _ = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03.xlsx", march))
+    assert first.exit_code == 0, first.output
+    corrected = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 7), "", "5", "MY", "Family trip (Ipoh)",
+                  "Approved"],
+                 ["000104", "Annual Leave", D(2025, 3, 10), D(2025, 3, 11), "", "", "CN", "", "Approved"],
+                 march[2]]
+    staffed.clear_requests()
+
+    result, run = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03_v2.xlsx", corrected))
+
+    assert result.exit_code == 0, result.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "already_imported", ["changed-since-imported"]), (3, "already_imported", ["changed-since-imported"]),
+        (4, "already_imported", [])]
+    told = [p.message.split(" was sent with other values than the file now gives: ")[1].split(". The ")[0]
+            for o in run.rows[:2] for p in o.problems]
+    assert told == ["total_days ('Days') '4.5' → '5'; notes ('Reason') 'Family trip' → 'Family trip (Ipoh)'",
+                    "decision ('Status') (empty) → 'Approve'"]
+    assert run.rows[0].problems[0].message.startswith("Row 2: this leave, imported on ")
+    record = next(r["id"] for r in staffed.time_off(99) if r["customer_system_id"] == "000101")
+    assert run.rows[0].problems[0].message.endswith(
+        f" as record {record} from leave_2025-03.xlsx row 2, was sent with other values than the file now gives: "
+        "total_days ('Days') '4.5' → '5'; notes ('Reason') 'Family trip' → 'Family trip (Ipoh)'. The platform's "
+        "interface adds time off but does not change it, so nothing is sent: if the file is right, change the "
+        "record on the platform.")
+    assert [r["path"] for r in staffed.requests() if "apply" in r["path"]] == []
+    assert [(sid, days) for sid, _, _, _, days in stored(staffed)] == [("000101", 4.5), ("000104", 2), ("000105", 1)]
+
+
 def test_a_record_the_platform_took_is_not_told_again_next_month_that_it_may_not_take_its_region_code(
         tmp_path: Path, staffed: Any) -> None:
     """A leave history lists last month's records again every month. Once the platform has taken a record with a

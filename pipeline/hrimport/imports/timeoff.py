@@ -76,7 +76,14 @@ from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import PLATFORM_DOUBTS, TimeOffRow, check_row, repeat_warning, unread_halves
+from hrimport.timeoff.rows import (
+    PLATFORM_DOUBTS,
+    TimeOffRow,
+    changed_since_imported,
+    check_row,
+    repeat_warning,
+    unread_halves,
+)
 from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
 from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
 from hrimport.validate import RepeatedRow, sent_digests
@@ -191,6 +198,7 @@ def import_timeoff(
                 known = ledger.find(keys)
                 again: list[int] = []
                 messages: list[str] = []
+                held: list[LedgerEntry] = []
                 for pos, key in zip(at.tolist(), keys):
                     entry = known.get(key)
                     if entry is None:
@@ -202,8 +210,11 @@ def import_timeoff(
                     table.total_days[pos] = table.texts.code(entry.total_days)
                     record = f"record {entry.record_id}, " if entry.record_id is not None else ""
                     again.append(pos)
+                    held.append(entry)
                     messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
                                     f"row {entry.source_row}); not sent again.")
+                _changed_since_imported(part.keep, table.rows(again), held, facts.field_sources, settings,
+                                        config.report.mask)
                 _answered_doubts(part.keep, table.column("row")[np.asarray(again, dtype=np.int64)].tolist())
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
 
@@ -293,6 +304,25 @@ def import_timeoff(
                      ignored_columns=[c for c in facts.ignored_columns if c != name_column],
                      values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+
+
+def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: list[LedgerEntry],
+                            sources: dict[str, str], settings: TimeOffSettings, mask: tuple[str, ...]) -> None:
+    """Warn on each of these rows, which the ledger holds as imported (``entries``, in the same order), whose file
+    now gives other values than its record was sent with (``changed_since_imported``): a corrected month's file
+    imported again would otherwise say "already imported" of a correction that never reaches the platform."""
+    masked = frozenset(name for name in ("total_days", "country", "notes", "decision")
+                       if name in mask or sources.get(name) in mask)
+    for r, entry in zip(rows, entries, strict=True):
+        if entry.body is None:
+            continue
+        record = f"record {entry.record_id}" if entry.record_id is not None else "its record"
+        problem = changed_since_imported(
+            r, entry.body, sources=sources, masked=masked, figure_sent=settings.total_days != "service",
+            record=f"this leave, imported on {entry.accepted_at} as {record} from {entry.source_file} row "
+                   f"{entry.source_row},")
+        if problem is not None:
+            keep.warnings.setdefault(r.row, []).append(problem)
 
 
 def _answered_doubts(keep: ChunkKeep, rows: list[int]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from hrimport.outcomes import Problem
 from hrimport.regions import describe_region, region_codes
-from hrimport.timeoff.days import DayKey, TotalsPolicy, parse_days
+from hrimport.timeoff.days import DayKey, TotalsPolicy, format_days, parse_days
 from hrimport.timeoff.leave_types import (
     Lang,
     LeaveTypeMatch,
@@ -26,8 +26,8 @@ from hrimport.timeoff.leave_types import (
     unlisted_leave_type,
 )
 
-__all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "check_row", "find_overlaps", "region_warning",
-           "repeat_warning", "unread_halves"]
+__all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "changed_since_imported", "check_row", "find_overlaps",
+           "region_warning", "repeat_warning", "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
@@ -221,3 +221,44 @@ def repeat_warning(*, row: int, first: int, external_id: str, column: str) -> Pr
         "row shares its outcome.",
         row, column, "customer_system_id", external_id, severity="warning",
     )
+
+
+def changed_since_imported(r: TimeOffRow, sent: dict[str, Any], *, record: str, sources: dict[str, str],
+                           figure_sent: bool, masked: frozenset[str] = frozenset()) -> Problem | None:
+    """The ``changed-since-imported`` warning of a row the ledger holds as imported whose values now differ from
+    the request body its record was sent with (``sent``): a month's file corrected after it was imported.
+
+    The ledger knows a record by person, leave type and dates, so the row is ``already_imported`` and nothing is
+    sent; and the platform's interface adds time off but changes none (spec: no endpoint updates a record). So
+    the record keeps the values it was sent with, and the warning names each value the file now gives otherwise
+    (``total_days`` when the file's figure is what is sent, ``figure_sent``; the country, the notes, the
+    decision), for HR to change on the platform. ``record``: the record in words; ``masked``: the fields whose
+    values are not quoted (``[report] mask``). None when nothing differs."""
+    changes: list[str] = []
+
+    def compare(name: str, was: str, now: str) -> None:
+        if was == now:
+            return
+        column = f" ('{sources[name]}')" if name in sources else ""
+        shown = "" if name in masked else f" {_quoted(was)} → {_quoted(now)}"
+        changes.append(f"{name}{column}{shown}")
+
+    given = parse_days(r.total_given) if figure_sent and r.total_given else None
+    if given is not None:
+        compare("total_days", str(sent.get("total_days", "")), format_days(given))
+    compare("country", str(sent.get("country", "")), r.country)
+    compare("notes", str(sent.get("notes", "")), r.notes)
+    compare("decision", str(sent.get("decision", "")), r.decision)
+    if not changes:
+        return None
+    return Problem(
+        "changed-since-imported",
+        f"Row {r.row}: {record} was sent with other values than the file now gives: {'; '.join(changes)}. The "
+        "platform's interface adds time off but does not change it, so nothing is sent: if the file is right, "
+        "change the record on the platform.",
+        r.row, None, None, None, severity="warning",
+    )
+
+
+def _quoted(value: str) -> str:
+    return f"'{value}'" if value else "(empty)"
