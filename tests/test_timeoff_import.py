@@ -231,11 +231,11 @@ def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_p
         ("total-days-differs", "warning", "Days", "5")]
     assert first.problems[0].message == (
         "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
-        "sent with the file's 5.")
+        "the file's 5 is kept.")
     assert second.problems[0].message == (
         "Row 3: total_days is 2 in the file but the service counts no working day in 2024-06-08..2024-06-09 in "
         "SG (weekends and public holidays of SG) (Sick Leave is often counted every day, which makes 2, the "
-        "file's figure); sent with the file's 2.")
+        "file's figure); the file's 2 is kept.")
     assert third.problems == ()
     assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 5),
                                       ("000110", 2, "2024-06-08", "2024-06-09", 2),
@@ -248,16 +248,30 @@ def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_p
     assert "2 row(s) sent with the file's figure where the two differ (total-days-differs)." in result.stdout
 
 
+def test_a_dry_run_tells_the_figure_kept_in_words_true_of_a_row_not_sent(tmp_path: Path, staffed: Any) -> None:
+    """A dry run sends nothing: its warning about the days says which figure is kept, not that one was sent."""
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result, run = run_import(tmp_path, staffed, source, None, "--dry-run")
+
+    assert result.exit_code == 0, result.output
+    assert [o.outcome.value for o in run.rows] == ["valid", "valid", "valid"]
+    assert run.rows[0].problems[0].message == (
+        "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
+        "the file's 5 is kept.")
+    assert " sent with " not in result.stdout.split("Read: ")[0]  # no row's line says it was sent
+    assert stored(staffed) == []
+
+
 def test_the_service_policy_sends_the_service_s_count_with_the_warning(tmp_path: Path, staffed: Any) -> None:
     source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
     result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='total_days = "service"'))
 
     assert result.exit_code == 0, result.output
     first, second, _ = run.rows
-    assert first.problems[0].message.endswith('sent with the service\'s 4 (total_days = "service").')
+    assert first.problems[0].message.endswith('the service\'s 4 is used (total_days = "service").')
     assert first.details["total_days"] == "4"
     # a period without working days cannot be booked on the service's count: the file's figure is sent
-    assert second.problems[0].message.endswith("sent with the file's 2.")
+    assert second.problems[0].message.endswith("the file's 2 is kept.")
     assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 4),
                                       ("000110", 2, "2024-06-08", "2024-06-09", 2),
                                       ("000101", 1, "2024-03-04", "2024-03-08", 5)])
@@ -689,7 +703,7 @@ def test_a_period_of_only_weekends_and_holidays_is_booked_with_0_days_and_a_warn
     assert (row.outcome.value, row.problem_codes) == ("added", ["no-leave-days"])
     (warning,) = row.problems
     assert (warning.severity, warning.column, warning.field) == ("warning", "Days", "total_days")
-    assert warning.message == f"{said}; sent with the service's 0: {check}"
+    assert warning.message == f"{said}; the service's 0 is used: {check}"
     assert f"Warning: {warning.message}" in result.stdout
     assert [json.loads(body)["total_days"] for body in staffed.bodies if b"leave_type" in body] == ["0"]
     assert stored(staffed) == [("000106", 1, "2024-02-10", "2024-02-12", 0)]

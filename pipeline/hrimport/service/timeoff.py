@@ -104,7 +104,7 @@ def post_time_off(
                 ledger.remember(key, record_id=record_id, total_days=lost.total_days, source_file=source_file,
                                 source_row=r.row)
                 # the record is the one the earlier run sent: its days are those it was sent with, and this
-                # run's total-days warnings ("sent with the file's 4.5") told what this run was sending, which
+                # run's total-days warnings ("the service's 5 is used") told what this run was sending, which
                 # the platform did not take; the row reads as one the ledger knows (its warnings about the data
                 # itself are attached with the chunk's)
                 r.total_days = lost.total_days

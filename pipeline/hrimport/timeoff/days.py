@@ -239,7 +239,7 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
             r.total_days = format_days(given)
             return Problem("total-days-unchecked",
                            f"Row {r.row}: total_days {r.total_given} could not be checked: the service could not "
-                           f"calculate the days of {key.describe()} ({reason}); sent with the file's figure.",
+                           f"calculate the days of {key.describe()} ({reason}); the file's figure is kept.",
                            r.row, column, "total_days", r.total_given, severity="warning")
         code = answer.code if isinstance(answer, RetriesExhausted) else "service-rejected"
         return Problem(code, f"Row {r.row}: the service could not calculate the days of {key.describe()}: "
@@ -256,7 +256,7 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
             if policy == "strict":
                 return Problem("no-leave-days", f"{counted}; not sent (total_days = \"strict\"): {check}.", *place)
             r.total_days = format_days(answer)
-            return Problem("no-leave-days", f"{counted}; sent with the service's 0: {check}.", *place,
+            return Problem("no-leave-days", f"{counted}; the service's 0 is used: {check}.", *place,
                            severity="warning")
         r.total_days = format_days(answer)
         return None
@@ -272,10 +272,12 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
                              "days).", r.row, column, "total_days", r.total_given)
     if policy == "service" and answer != 0:
         r.total_days = format_days(answer)
-        sent = f"sent with the service's {format_days(answer)} (total_days = \"service\")"
+        sent = f"the service's {format_days(answer)} is used (total_days = \"service\")"
     else:
         r.total_days = format_days(given)
-        sent = f"sent with the file's {r.total_given}"
+        sent = f"the file's {r.total_given} is kept"
+    # "kept" and "used", not "sent": the same words are true of a row a dry run checks, of one the run stops
+    # before sending (not_sent), and of one whose send fails
     return Problem("total-days-differs", f"{figures}; {sent}.", r.row, column, "total_days", r.total_given,
                    severity="warning")
 
