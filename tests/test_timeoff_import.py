@@ -848,7 +848,7 @@ def test_time_off_in_a_region_is_sent_with_its_iso_3166_2_code_and_counts_the_re
                                                                                 "US-CA")
     assert warning.message == (
         "Row 2, column 'Country': US-CA (California, United States) is a region's code (ISO 3166-2), where the "
-        "platform's interface names a two-letter country code; sent as written, so that the region's public "
+        "platform's interface names a two-letter country code; kept as written, so that the region's public "
         "holidays count (the platform's documents list such codes too): if the platform refuses it, write US.")
     assert rows[4].problems[0].message.startswith("Row 4, column 'Country': DE-BY (Bayern, Germany) is a region's")
     assert rows[5].message == (

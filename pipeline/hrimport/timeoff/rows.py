@@ -139,7 +139,7 @@ def region_warning(row: int, column: str | None, code: str, *, sent: bool) -> Pr
     said = f"{where}: {describe_region(code)} is a region's code (ISO 3166-2), where the platform's interface names " \
            "a two-letter country code"
     if sent:
-        message = (f"{said}; sent as written, so that the region's public holidays count (the platform's documents "
+        message = (f"{said}; kept as written, so that the region's public holidays count (the platform's documents "
                    f"list such codes too): if the platform refuses it, write {country}.")
     else:
         message = (f"{said}; not sent ([timeoff] strict_checks lists region-code): write {country}, or take "
