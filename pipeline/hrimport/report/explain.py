@@ -190,8 +190,9 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "values for it (the days, the country, the notes or the decision): a month's file corrected after it was "
         "imported. The platform's interface adds time off but cannot change a record, so nothing was sent: the "
         "record on the platform still holds the values the message names first.",
-        "If the file is right, change the record on the platform (or have it removed there and import the file "
-        "again). If the record is right, nothing to do; correct the file to stop this warning.",
+        "If the file is right, change the record on the platform (hrimport remembers the record as imported, so "
+        "importing the file again does not send it). If the record is right, nothing to do; correct the file to "
+        "stop this warning.",
     ),
     "total-days-mismatch": Explanation(
         "Total days do not match",
