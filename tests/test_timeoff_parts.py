@@ -268,8 +268,10 @@ def test_the_timeoff_section_keys_are_checked() -> None:
     assert _settings().lang is None  # auto
     with pytest.raises(ConfigError, match='lang must be "EN", "ZH" or "auto"'):
         _settings(lang="French")
-    with pytest.raises(ConfigError, match="default_country must be an ISO 3166 alpha-2 code"):
+    with pytest.raises(ConfigError) as named:
         _settings(default_country="Singapore")
+    assert str(named.value) == ("leave.toml [timeoff] default_country must be an ISO 3166 alpha-2 code such as SG, or "
+                                "a region's ISO 3166-2 code such as US-CA, not 'Singapore': write SG for Singapore")
     with pytest.raises(ConfigError, match="half_start must name a column"):
         _settings(half_start=True)
     assert _settings().strict_checks == frozenset()  # an unknown leave type is sent, with a warning
