@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,20 @@ def test_the_preview_of_a_mac_excel_workbook_shows_its_serial_numbers_as_the_imp
     assert result.exit_code == 0, result.output
     [birth] = [c for c in json.loads(result.output)["columns"] if c["column"] == "Birth Date"]
     assert birth["examples"] == ["1993-05-18", "1984-02-11"]
+
+
+def test_the_preview_of_chinese_headers_lines_its_columns_up_on_a_terminal(tmp_path: Path) -> None:
+    """A Chinese header takes two terminal columns a character: the field column starts at the same place on
+    every line, as a person reads the table."""
+    from hrimport.listing import columns_taken
+
+    source = tmp_path / "leave.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["员工编号", "假期类型", "开始日期", "结束日期", "国家"],
+                                  ["000101", "年假", "2025-04-07", "2025-04-09", "MY"]])
+    result = hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"))
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n\n")[1].splitlines()
+    assert table[0].startswith("Column    Field ")
+    starts = {columns_taken(re.match(r"\S+ +", line).group(0)) for line in table}  # type: ignore[union-attr]
+    assert starts == {10}, table  # "员工编号" (8 columns) and two spaces, as "Column" padded to 8
