@@ -262,6 +262,17 @@ def test_a_dry_run_tells_the_figure_kept_in_words_true_of_a_row_not_sent(tmp_pat
     assert stored(staffed) == []
 
 
+def test_a_row_held_back_shows_the_half_days_its_cells_say(tmp_path: Path, staffed: Any) -> None:
+    """A row held back for its leave type still shows in the report the half days its half-day cell says."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 6), "PM", 2.5, "MY", "", ""],
+        ["000104", "Holiday Leave", D(2024, 3, 4), D(2024, 3, 4), "AM", 0.5, "CN", "", ""]])
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='strict_checks = ["unknown-leave-type"]'))
+
+    assert result.exit_code == 1, result.output
+    assert [(o.outcome.value, o.details["half_days"]) for o in run.rows] == [("added", "start"), ("invalid", "half day")]
+
+
 def test_the_service_policy_sends_the_service_s_count_with_the_warning(tmp_path: Path, staffed: Any) -> None:
     source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
     result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='total_days = "service"'))

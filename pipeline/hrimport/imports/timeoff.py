@@ -77,10 +77,12 @@ from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import (
+    HALVES_NOT_READ,
     PLATFORM_DOUBTS,
     TimeOffRow,
     changed_since_imported,
     check_row,
+    halves_shown,
     repeat_warning,
     unread_halves,
 )
@@ -495,7 +497,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                         found.append(problem)
             if found or match is None or lang is None:
                 written = {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
-                           "end_date": cells["end_date"][pos], "half_days": "",
+                           "end_date": cells["end_date"][pos], "half_days": _halves_written(
+                               mapped.carried, pos, one_day=cells["start_date"][pos] == cells["end_date"][pos]),
                            "total_days": cells["total_days"][pos]}
                 part.listed.append(RowOutcome(row, cells["customer_system_id"][pos], who[pos], Outcome.INVALID,
                                               tuple(found), " ".join(p.message for p in found), written))
@@ -526,6 +529,18 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
+
+
+def _halves_written(cells: dict[str, list[str]], pos: int, *, one_day: bool) -> str:
+    """The report's half days of a row held back (``cells``: its half-day cells): as they say them, or ``not
+    read``, never "none" for a cell that says something else ('Nachmittag')."""
+    try:
+        half_start, half_end = halves_for(start_cell=_cell(cells, "half_start", pos),
+                                          end_cell=_cell(cells, "half_end", pos),
+                                          day_cell=_cell(cells, "half_day", pos), one_day=one_day)
+    except HalfDayError:
+        return HALVES_NOT_READ
+    return halves_shown(half_start, half_end, one_day=one_day)
 
 
 def _half_cells(cells: dict[str, list[str]], pos: int) -> str:

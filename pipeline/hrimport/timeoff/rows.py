@@ -27,7 +27,7 @@ from hrimport.timeoff.leave_types import (
 )
 
 __all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "changed_since_imported", "check_row", "find_overlaps",
-           "region_warning", "repeat_warning", "unread_halves"]
+           "halves_shown", "region_warning", "repeat_warning", "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
@@ -72,16 +72,21 @@ class TimeOffRow:
 
     def details(self) -> dict[str, str]:
         """The time-off columns of the report."""
-        halves = [n for n, on in (("start", self.half_start), ("end", self.half_end)) if on]
-        if halves and self.start == self.end:
-            halves = ["half day"]
         return {
             "leave_type": self.leave_type_name,
             "start_date": self.start,
             "end_date": self.end,
-            "half_days": ", ".join(halves) if self.halves_read else HALVES_NOT_READ,
+            "half_days": halves_shown(self.half_start, self.half_end, one_day=self.start == self.end)
+                         if self.halves_read else HALVES_NOT_READ,
             "total_days": self.total_days or self.total_given,
         }
+
+
+def halves_shown(half_start: bool, half_end: bool, *, one_day: bool) -> str:
+    """A record's half days as the report's column shows them: ``start``, ``end``, ``start, end``, ``half day``
+    (a one-day record), or empty (none)."""
+    halves = [n for n, on in (("start", half_start), ("end", half_end)) if on]
+    return "half day" if halves and one_day else ", ".join(halves)
 
 
 def resolve_lang(name: str, lang_cell: str, config_lang: Lang | None, match: LeaveTypeMatch | None) -> Lang | None:
