@@ -307,3 +307,23 @@ def test_the_preview_of_chinese_headers_lines_its_columns_up_on_a_terminal(tmp_p
     assert table[0].startswith("Column    Field ")
     starts = {columns_taken(re.match(r"\S+ +", line).group(0)) for line in table}  # type: ignore[union-attr]
     assert starts == {10}, table  # "员工编号" (8 columns) and two spaces, as "Column" padded to 8
+
+
+def test_a_date_column_showing_both_orders_gets_a_date_order_to_fill_in_saying_so(tmp_path: Path) -> None:
+    """A leave export whose typed dates were written both ways (15/04/2025 by one clerk, 04/22/2025 by another)
+    stops an import without date_order: init asks for it (a TODO), saying that the column shows both orders with
+    a value of each, where it wrote the setting commented out, saying that no date depends on the order."""
+    source = tmp_path / "leave.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["Employee ID", "Leave Type", "From", "To", "Country"],
+                                  ["000101", "Annual Leave", "15/04/2025", "16/04/2025", "MY"],
+                                  ["000102", "Annual Leave", "04/22/2025", "04/23/2025", "SG"]])
+    result = hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "leave.toml").read_text(encoding="utf-8")
+    [line] = [line for line in text.splitlines() if "date_order" in line]
+    assert line.startswith('date_order = "TODO: day-first | month-first"')
+    assert line.endswith("# 'From' holds dates in both orders ('15/04/2025' reads only day-first, '04/22/2025' only "
+                         "month-first): write the order your HR system writes; a date that order cannot read is held "
+                         "back on its row")
+    assert "[source] date_order" in result.output  # among the TODOs to fill in
