@@ -245,7 +245,7 @@ def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_p
     assert summary["warnings"] == {"total-days-differs": 2} and summary["exit_code"] == 0
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert str(escape("Total days differ from the platform's count")) in html  # the warnings' own group
-    assert "2 row(s) sent with the file's figure where the two differ (total-days-differs)." in result.stdout
+    assert "2 row(s) keep the file's figure where the two differ (total-days-differs)." in result.stdout
 
 
 def test_a_dry_run_tells_the_figure_kept_in_words_true_of_a_row_not_sent(tmp_path: Path, staffed: Any) -> None:
@@ -258,7 +258,8 @@ def test_a_dry_run_tells_the_figure_kept_in_words_true_of_a_row_not_sent(tmp_pat
     assert run.rows[0].problems[0].message == (
         "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
         "the file's 5 is kept.")
-    assert " sent with " not in result.stdout.split("Read: ")[0]  # no row's line says it was sent
+    assert " sent with " not in result.stdout  # no row's line, nor the run's note, says a figure was sent
+    assert "2 row(s) keep the file's figure where the two differ (total-days-differs)." in result.stdout
     assert stored(staffed) == []
 
 

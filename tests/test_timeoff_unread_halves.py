@@ -80,7 +80,7 @@ def test_a_row_giving_its_days_is_sent_with_them_unchecked_when_its_half_day_cel
                                ("000110", 1, "2024-03-04", "2024-03-06", 2.5)]
     assert sorted(body["total_days"] for body in posted(staffed, b'"leave_type"')) == ["2.5", "2.5"]
     assert paths(staffed, CALCULATE) == []  # its count follows half days that are not known: not asked
-    assert ("Note: 2 row(s) sent with the file's figure unchecked, a half-day cell not read "
+    assert ("Note: 2 row(s) keep the file's figure unchecked, a half-day cell not read "
             "(not-a-half-day-marker, ambiguous-half-day).\n") in result.stdout
     summary = json.loads((report_folder(result.stdout) / "summary.json").read_text(encoding="utf-8"))
     assert summary["warnings"] == {"not-a-half-day-marker": 1, "ambiguous-half-day": 1}
@@ -111,7 +111,7 @@ def test_the_calculation_is_still_asked_for_the_rows_whose_half_days_are_read(tm
     assert stored(staffed) == [("000106", 1, "2024-08-05", "2024-08-07", 2.5),
                                ("000110", 1, "2024-03-04", "2024-03-06", 2.5)]
     assert ("Note: 1 distinct period(s) asked of the calculation endpoint. total_days filled from the calculation "
-            "for 1 row(s) without a figure. 1 row(s) sent with the file's figure unchecked") in result.stdout
+            "for 1 row(s) without a figure. 1 row(s) keep the file's figure unchecked") in result.stdout
 
 
 #: Why a row whose count needs the half days is not sent, by policy: without a figure, and with one

@@ -214,12 +214,13 @@ class TotalsSettler:
             said.append(f"{self.calculator.asked:,} distinct period(s) asked of the calculation endpoint.")
         if self.filled:
             said.append(f"total_days filled from the calculation for {self.filled:,} row(s) without a figure.")
+        # "keep" and "take", not "sent": counted before sending, also in a dry run, which sends nothing
         if self.differs:
-            sent = "the service's count" if self.policy == "service" else "the file's figure"
-            said.append(f"{self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs).")
+            kept = "take the service's count" if self.policy == "service" else "keep the file's figure"
+            said.append(f"{self.differs:,} row(s) {kept} where the two differ (total-days-differs).")
         if self.unchecked:
-            said.append(f"{self.unchecked:,} row(s) sent with the file's figure unchecked, a half-day cell not "
-                        "read (not-a-half-day-marker, ambiguous-half-day).")
+            said.append(f"{self.unchecked:,} row(s) keep the file's figure unchecked, a half-day cell not read "
+                        "(not-a-half-day-marker, ambiguous-half-day).")
         if said:
             notes.append(" ".join(said))
 
