@@ -63,10 +63,10 @@ def test_a_move_without_its_date_is_held_back_and_a_doubt_is_sent_with_a_warning
             "date.") in result.output
     # the doubts: sent as written, each with its warning
     assert ("Warning: Row 3: 'Old Country' is MY, the same country as 'Country', and 'Move Date' is empty: the "
-            "file shows no country change, and only a change needs both; sent as written (if the person moved, enter "
+            "file shows no country change, and only a change needs both; kept as written (if the person moved, enter "
             "the country they left and the date).") in result.output
     assert ("Warning: Rows 4 and 5: 'Move Date' is 2024-05-01 and 'Old Country' is empty: a country change needs "
-            "both, and whether the country changes only the platform knows (it holds the person's country); sent as "
+            "both, and whether the country changes only the platform knows (it holds the person's country); kept as "
             "written (the platform refuses the row if it does: then enter the country the person left).") in (
         result.output)
     assert sent_country_fields(sandbox) == {

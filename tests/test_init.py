@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,40 @@ def test_the_preview_of_a_mac_excel_workbook_shows_its_serial_numbers_as_the_imp
     assert result.exit_code == 0, result.output
     [birth] = [c for c in json.loads(result.output)["columns"] if c["column"] == "Birth Date"]
     assert birth["examples"] == ["1993-05-18", "1984-02-11"]
+
+
+def test_the_preview_of_chinese_headers_lines_its_columns_up_on_a_terminal(tmp_path: Path) -> None:
+    """A Chinese header takes two terminal columns a character: the field column starts at the same place on
+    every line, as a person reads the table."""
+    from hrimport.listing import columns_taken
+
+    source = tmp_path / "leave.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["员工编号", "假期类型", "开始日期", "结束日期", "国家"],
+                                  ["000101", "年假", "2025-04-07", "2025-04-09", "MY"]])
+    result = hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"))
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n\n")[1].splitlines()
+    assert table[0].startswith("Column    Field ")
+    starts = {columns_taken(re.match(r"\S+ +", line).group(0)) for line in table}  # type: ignore[union-attr]
+    assert starts == {10}, table  # "员工编号" (8 columns) and two spaces, as "Column" padded to 8
+
+
+def test_a_date_column_showing_both_orders_gets_a_date_order_to_fill_in_saying_so(tmp_path: Path) -> None:
+    """A leave export whose typed dates were written both ways (15/04/2025 by one clerk, 04/22/2025 by another)
+    stops an import without date_order: init asks for it (a TODO), saying that the column shows both orders with
+    a value of each, where it wrote the setting commented out, saying that no date depends on the order."""
+    source = tmp_path / "leave.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["Employee ID", "Leave Type", "From", "To", "Country"],
+                                  ["000101", "Annual Leave", "15/04/2025", "16/04/2025", "MY"],
+                                  ["000102", "Annual Leave", "04/22/2025", "04/23/2025", "SG"]])
+    result = hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "leave.toml").read_text(encoding="utf-8")
+    [line] = [line for line in text.splitlines() if "date_order" in line]
+    assert line.startswith('date_order = "TODO: day-first | month-first"')
+    assert line.endswith("# 'From' holds dates in both orders ('15/04/2025' reads only day-first, '04/22/2025' only "
+                         "month-first): write the order your HR system writes; a date that order cannot read is held "
+                         "back on its row")
+    assert "[source] date_order" in result.output  # among the TODOs to fill in

@@ -50,7 +50,6 @@ def test_json_prints_the_services_answer(sandbox: Any) -> None:
     (("SG", "2024-02-30", "2024-03-01"), "Error: START '2024-02-30' is not a date: write it as YYYY-MM-DD"),
     (("SG", "2024-03-01", "tomorrow"), "Error: END 'tomorrow' is not a date"),
     (("SG", "2024-03-08", "2024-03-04"), "Error: the service cannot count SG 2024-03-08..2024-03-04: end_date: "),
-    (("Atlantis", "2024-03-04", "2024-03-08"), "Error: the service cannot count ATLANTIS 2024-03-04..2024-03-08: c"),
 ])
 def test_bad_input_is_one_line_and_exit_2(sandbox: Any, args: tuple[str, ...], message: str) -> None:
     result = leave_days(*args, sandbox=sandbox)
@@ -68,6 +67,25 @@ def test_bad_input_is_one_line_and_exit_2(sandbox: Any, args: tuple[str, ...], m
 def test_a_region_code_iso_does_not_list_is_refused_as_the_import_refuses_it_and_nothing_is_sent(
         sandbox: Any, country: str, message: str) -> None:
     result = leave_days(country, "2025-03-31", "2025-04-04", sandbox=sandbox)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    assert sandbox.requests() == []
+
+
+@pytest.mark.parametrize(("country", "message"), [
+    ("Malaysia", "Error: COUNTRY 'Malaysia' is not an ISO 3166 two-letter code: write MY for Malaysia\n"),
+    ("MYS", "Error: COUNTRY 'MYS' is not an ISO 3166 two-letter code: write MY for Malaysia\n"),
+    ("马来西亚", "Error: COUNTRY '马来西亚' is not an ISO 3166 two-letter code: write MY for Malaysia\n"),
+    ("UK", "Error: COUNTRY 'UK' is not an ISO 3166 two-letter code: write GB for United Kingdom\n"),
+    ("Congo", ("Error: COUNTRY 'Congo' is not an ISO 3166 two-letter code, and could be Congo - Kinshasa (CD) or "
+               "Congo - Brazzaville (CG): write the code of the one meant\n")),
+    ("Atlantis", ("Error: COUNTRY 'Atlantis' is not a country code: write the two-letter ISO 3166 code, such as SG "
+                  "or MY, or a region's ISO 3166-2 code, such as US-CA\n")),
+])
+def test_a_country_written_as_a_name_is_refused_before_sending_saying_which_code_to_write(
+        sandbox: Any, country: str, message: str) -> None:
+    """The import reads 'Malaysia' in a country cell as MY and its report shows it; the command line shows nothing
+    after the answer, so a name is not rewritten there: the user is told the code, and nothing is sent."""
+    result = leave_days(country, "2025-03-03", "2025-03-07", sandbox=sandbox)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
     assert sandbox.requests() == []
 

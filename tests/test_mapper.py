@@ -155,7 +155,7 @@ def test_a_field_two_columns_fill_sends_the_first_and_warns_where_the_other_diff
     (warning,) = lines[1]["problems"]
     assert warning["message"] == (
         "Row 3: columns 'Email' and 'Work Email' both give system_email, with different values: "
-        "'person2@acme.example' (from 'Email', the first in the config's order with a value) is sent, "
+        "'person2@acme.example' (from 'Email', the first in the config's order with a value) is the one used, "
         "'p.two@acme-group.example' (from 'Work Email') is not.")
     assert (warning["column"], warning["field"], warning["value"]) == ("Work Email", "system_email",
                                                                        "p.two@acme-group.example")

@@ -180,6 +180,6 @@ def test_two_passport_columns_that_disagree_are_told_with_both_values_masked(tmp
     warning = next(line for line in result.output.splitlines() if line.startswith("Warning: Row 2: columns"))
     assert warning == (f"Warning: Row 2: columns '{PASSPORT_HEADER}' and 'Old Passport' both give passport_number, "
                        f"with different values: '{MASK}' (from '{PASSPORT_HEADER}', the first in the config's order "
-                       f"with a value) is sent, '{MASK}' (from 'Old Passport') is not.")
+                       f"with a value) is the one used, '{MASK}' (from 'Old Passport') is not.")
     assert_hidden_in_report(folder, ["PQ7XK", "W9Z"])
     assert "PQ7XK" not in (folder / "outcomes.jsonl").read_text(encoding="utf-8")

@@ -352,6 +352,30 @@ def test_an_unchanged_month_sends_nothing(job: JobFolder) -> None:
     assert counts["unchanged"] == 20 and sum(counts.values()) == 20
 
 
+def test_a_doubt_on_a_row_not_sent_because_unchanged_does_not_say_it_is_sent(job: JobFolder) -> None:
+    """A doubt about a row's data is told every month the export holds the row; in a month the row is not sent
+    (unchanged since the platform accepted it), its words say what is true of it: kept as written, not sent."""
+    rows = job.people(3, **{"2": {"Move Date": "2024-05-01"}})  # a move date without the country left
+    job.export("2024-05", rows)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    job.export("2024-06", list(reversed(rows)))  # a new export (new bytes), the same people
+    job.sandbox.clear_requests()
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    assert job.sandbox.requests() == []
+    lines = (job.runs()[-1] / "staff" / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
+    rows_told = [json.loads(line) for line in lines if '"outcome"' in line and '"row"' in line]
+    moved = next(o for o in rows_told if o["row"] == 3)
+    assert moved["outcome"] == "unchanged"
+    assert [(p["code"], p["message"]) for p in moved["problems"]] == [(
+        "country-change-incomplete",
+        ("Row 3: 'Move Date' is 2024-05-01 and 'Old Country' is empty: a country change needs both, and whether the "
+         "country changes only the platform knows (it holds the person's country); kept as written (the platform "
+         "refuses the row if it does: then enter the country the person left)."))]
+
+
 def test_three_changed_of_many_sends_three(job: JobFolder) -> None:
     count = 2000
     job.export("2024-05", job.people(count))

@@ -231,11 +231,11 @@ def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_p
         ("total-days-differs", "warning", "Days", "5")]
     assert first.problems[0].message == (
         "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
-        "sent with the file's 5.")
+        "the file's 5 is kept.")
     assert second.problems[0].message == (
         "Row 3: total_days is 2 in the file but the service counts no working day in 2024-06-08..2024-06-09 in "
         "SG (weekends and public holidays of SG) (Sick Leave is often counted every day, which makes 2, the "
-        "file's figure); sent with the file's 2.")
+        "file's figure); the file's 2 is kept.")
     assert third.problems == ()
     assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 5),
                                       ("000110", 2, "2024-06-08", "2024-06-09", 2),
@@ -245,7 +245,33 @@ def test_by_default_hr_s_figure_is_sent_and_a_differing_count_is_a_warning(tmp_p
     assert summary["warnings"] == {"total-days-differs": 2} and summary["exit_code"] == 0
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert str(escape("Total days differ from the platform's count")) in html  # the warnings' own group
-    assert "2 row(s) sent with the file's figure where the two differ (total-days-differs)." in result.stdout
+    assert "2 row(s) keep the file's figure where the two differ (total-days-differs)." in result.stdout
+
+
+def test_a_dry_run_tells_the_figure_kept_in_words_true_of_a_row_not_sent(tmp_path: Path, staffed: Any) -> None:
+    """A dry run sends nothing: its warning about the days says which figure is kept, not that one was sent."""
+    source = write_xlsx(tmp_path / "leave.xlsx", DISAGREEING)
+    result, run = run_import(tmp_path, staffed, source, None, "--dry-run")
+
+    assert result.exit_code == 0, result.output
+    assert [o.outcome.value for o in run.rows] == ["valid", "valid", "valid"]
+    assert run.rows[0].problems[0].message == (
+        "Row 2: total_days is 5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
+        "the file's 5 is kept.")
+    assert " sent with " not in result.stdout  # no row's line, nor the run's note, says a figure was sent
+    assert "2 row(s) keep the file's figure where the two differ (total-days-differs)." in result.stdout
+    assert stored(staffed) == []
+
+
+def test_a_row_held_back_shows_the_half_days_its_cells_say(tmp_path: Path, staffed: Any) -> None:
+    """A row held back for its leave type still shows in the report the half days its half-day cell says."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 6), "PM", 2.5, "MY", "", ""],
+        ["000104", "Holiday Leave", D(2024, 3, 4), D(2024, 3, 4), "AM", 0.5, "CN", "", ""]])
+    result, run = run_import(tmp_path, staffed, source, write_config(tmp_path, extra='strict_checks = ["unknown-leave-type"]'))
+
+    assert result.exit_code == 1, result.output
+    assert [(o.outcome.value, o.details["half_days"]) for o in run.rows] == [("added", "start"), ("invalid", "half day")]
 
 
 def test_the_service_policy_sends_the_service_s_count_with_the_warning(tmp_path: Path, staffed: Any) -> None:
@@ -254,10 +280,10 @@ def test_the_service_policy_sends_the_service_s_count_with_the_warning(tmp_path:
 
     assert result.exit_code == 0, result.output
     first, second, _ = run.rows
-    assert first.problems[0].message.endswith('sent with the service\'s 4 (total_days = "service").')
+    assert first.problems[0].message.endswith('the service\'s 4 is used (total_days = "service").')
     assert first.details["total_days"] == "4"
     # a period without working days cannot be booked on the service's count: the file's figure is sent
-    assert second.problems[0].message.endswith("sent with the file's 2.")
+    assert second.problems[0].message.endswith("the file's 2 is kept.")
     assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 4),
                                       ("000110", 2, "2024-06-08", "2024-06-09", 2),
                                       ("000101", 1, "2024-03-04", "2024-03-08", 5)])
@@ -689,7 +715,7 @@ def test_a_period_of_only_weekends_and_holidays_is_booked_with_0_days_and_a_warn
     assert (row.outcome.value, row.problem_codes) == ("added", ["no-leave-days"])
     (warning,) = row.problems
     assert (warning.severity, warning.column, warning.field) == ("warning", "Days", "total_days")
-    assert warning.message == f"{said}; sent with the service's 0: {check}"
+    assert warning.message == f"{said}; the service's 0 is used: {check}"
     assert f"Warning: {warning.message}" in result.stdout
     assert [json.loads(body)["total_days"] for body in staffed.bodies if b"leave_type" in body] == ["0"]
     assert stored(staffed) == [("000106", 1, "2024-02-10", "2024-02-12", 0)]
@@ -733,6 +759,44 @@ def test_a_leave_type_hrimport_does_not_know_is_sent_as_written_for_the_platform
     _, run = run_import(tmp_path, staffed, source)
     assert [(o.row, o.outcome.value) for o in run.rows] == [(2, "already_imported"), (3, "already_imported"),
                                                             (4, "rejected")]
+
+
+def test_a_corrected_file_imported_again_names_each_correction_the_platform_will_not_get(
+        tmp_path: Path, staffed: Any) -> None:
+    """March's file is imported, then corrected (HR's 4.5 days were 5, a reason reworded, a pending leave
+    approved) and imported again. The ledger knows each leave by person, leave type and dates: nothing is sent
+    again, and the platform's interface cannot change a record. So each corrected row says what its record still
+    holds and what the file now gives, instead of a bare "already imported"; an untouched row says nothing."""
+    march = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 7), "", "4.5", "MY", "Family trip", "Approved"],
+             ["000104", "Annual Leave", D(2025, 3, 10), D(2025, 3, 11), "", "", "CN", "", "Pending"],
+             ["000105", "Annual Leave", D(2025, 3, 12), D(2025, 3, 12), "", "1", "CN", "", "Approved"]]
+    first, _ = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03.xlsx", march))
+    assert first.exit_code == 0, first.output
+    corrected = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 7), "", "5", "MY", "Family trip (Ipoh)",
+                  "Approved"],
+                 ["000104", "Annual Leave", D(2025, 3, 10), D(2025, 3, 11), "", "", "CN", "", "Approved"],
+                 march[2]]
+    staffed.clear_requests()
+
+    result, run = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03_v2.xlsx", corrected))
+
+    assert result.exit_code == 0, result.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "already_imported", ["changed-since-imported"]), (3, "already_imported", ["changed-since-imported"]),
+        (4, "already_imported", [])]
+    told = [p.message.split(" was sent with other values than the file now gives: ")[1].split(". The ")[0]
+            for o in run.rows[:2] for p in o.problems]
+    assert told == ["total_days ('Days') '4.5' → '5'; notes ('Reason') 'Family trip' → 'Family trip (Ipoh)'",
+                    "decision ('Status') (empty) → 'Approve'"]
+    assert run.rows[0].problems[0].message.startswith("Row 2: this leave, imported on ")
+    record = next(r["id"] for r in staffed.time_off(99) if r["customer_system_id"] == "000101")
+    assert run.rows[0].problems[0].message.endswith(
+        f" as record {record} from leave_2025-03.xlsx row 2, was sent with other values than the file now gives: "
+        "total_days ('Days') '4.5' → '5'; notes ('Reason') 'Family trip' → 'Family trip (Ipoh)'. The platform's "
+        "interface adds time off but does not change it, so nothing is sent: if the file is right, change the "
+        "record on the platform.")
+    assert [r["path"] for r in staffed.requests() if "apply" in r["path"]] == []
+    assert [(sid, days) for sid, _, _, _, days in stored(staffed)] == [("000101", 4.5), ("000104", 2), ("000105", 1)]
 
 
 def test_a_record_the_platform_took_is_not_told_again_next_month_that_it_may_not_take_its_region_code(
@@ -796,7 +860,7 @@ def test_time_off_in_a_region_is_sent_with_its_iso_3166_2_code_and_counts_the_re
                                                                                 "US-CA")
     assert warning.message == (
         "Row 2, column 'Country': US-CA (California, United States) is a region's code (ISO 3166-2), where the "
-        "platform's interface names a two-letter country code; sent as written, so that the region's public "
+        "platform's interface names a two-letter country code; kept as written, so that the region's public "
         "holidays count (the platform's documents list such codes too): if the platform refuses it, write US.")
     assert rows[4].problems[0].message.startswith("Row 4, column 'Country': DE-BY (Bayern, Germany) is a region's")
     assert rows[5].message == (

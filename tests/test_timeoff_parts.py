@@ -63,7 +63,7 @@ def test_an_unknown_type_is_sent_as_written_with_the_closest_known_names_unless_
         "unknown-leave-type", "warning", "Leave Type", " Anual Leave")
     assert warning.message == (
         "Row 7, column 'Leave Type': ' Anual Leave' is not among the leave types hrimport knows (closest known: "
-        "Annual Leave, Parental Leave, Personal Leave); sent as written, for the platform to take or refuse (the platform publishes no list of "
+        "Annual Leave, Parental Leave, Personal Leave); kept as written, for the platform to take or refuse (the platform publishes no list of "
         "its types; if it is a typo, correct it, or add a value map under [timeoff.values.leave_type] if it is "
         "the company's own name for one of them).")
     match, lang, problems = check_row(row=7, leave_type="志愿假", lang_cell="", config_lang=None,
@@ -268,8 +268,10 @@ def test_the_timeoff_section_keys_are_checked() -> None:
     assert _settings().lang is None  # auto
     with pytest.raises(ConfigError, match='lang must be "EN", "ZH" or "auto"'):
         _settings(lang="French")
-    with pytest.raises(ConfigError, match="default_country must be an ISO 3166 alpha-2 code"):
+    with pytest.raises(ConfigError) as named:
         _settings(default_country="Singapore")
+    assert str(named.value) == ("leave.toml [timeoff] default_country must be an ISO 3166 alpha-2 code such as SG, or "
+                                "a region's ISO 3166-2 code such as US-CA, not 'Singapore': write SG for Singapore")
     with pytest.raises(ConfigError, match="half_start must name a column"):
         _settings(half_start=True)
     assert _settings().strict_checks == frozenset()  # an unknown leave type is sent, with a warning

@@ -221,8 +221,8 @@ def test_a_repeat_is_told_the_warnings_its_row_was_told_by_the_service(tmp_path:
     half_less = [*ANNUAL[:5], "4.5", *ANNUAL[6:]]
     staffed.set_alterations(whole_days=True)
     source = write_xlsx(tmp_path / "leave.xlsx", [half_less, SICK, list(half_less)])
-    differs = ("total_days is 4.5 in the file but the service counts 5 for 2024-03-04..2024-03-08 in MY; sent with "
-               "the file's 4.5.")
+    differs = ("total_days is 4.5 in the file but the service counts 5 for 2024-03-04..2024-03-08 in MY; the file's "
+               "4.5 is kept.")
     altered = "the platform altered total_days: sent '4.5', stored 4"
 
     # the dry run tells the repeat the service's count as it tells row 2

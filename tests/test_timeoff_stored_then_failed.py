@@ -133,3 +133,34 @@ def test_a_record_with_a_region_code_found_by_the_next_run_is_not_told_the_doubt
     (row,) = again.rows
     assert (row.outcome.value, row.problem_codes) == ("already_imported", [])
     assert posts(sandbox) == [502, 409]
+
+
+def test_a_record_found_by_the_next_run_is_not_told_it_is_sent_with_a_figure_and_shows_the_days_it_holds(
+    tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
+) -> None:
+    """HR's 4.5 days where the service counts 5: the first run sends 4.5 and says so (total-days-differs), its
+    answer lost. The next run, under total_days = "service", finds the record (the service's 409): the row is
+    already imported, not sent, and shows the 4.5 the record holds, without a warning saying it is sent with
+    a figure, as the same row found by the ledger reads."""
+    import datetime as dt
+
+    from tests.test_timeoff_import import write_xlsx
+
+    config, _ = leave_file
+    source = write_xlsx(tmp_path / "differs.xlsx", [
+        ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "4.5", "MY", "", ""]])
+    sandbox.set_faults(rules=[{"path": ENDPOINT, "status": 502, "after": True, "count": 1}])
+    _, run = cli_import(tmp_path, sandbox, config, source)
+    (row,) = run.rows
+    assert (row.outcome.value, row.problem_codes) == ("failed", ["http-502", "total-days-differs"])
+    config.write_text(config.read_text(encoding="utf-8").replace("[timeoff]\n", '[timeoff]\ntotal_days = "service"\n'),
+                      encoding="utf-8")
+
+    result, again = cli_import(tmp_path, sandbox, config, source)
+
+    assert result.exit_code == 0, result.output
+    (row,) = again.rows
+    assert (row.outcome.value, row.problem_codes, row.details["total_days"]) == ("already_imported", [], "4.5")
+    assert "Warning:" not in result.output
+    assert [r["total_days"] for r in sandbox.time_off(99)] == [4.5]
+    assert posts(sandbox) == [502, 409]

@@ -31,13 +31,13 @@ YES: list[object] = ["000110", "Annual Leave", D(2024, 3, 4), D(2024, 3, 6), "ye
 
 MAYBE_SENT = (
     "Row 2, column 'Half Day': 'maybe' is not a half-day value (use yes/no, AM/PM, First Half/Second Half, "
-    "上午/下午); the record carries no half days, so it is sent with the file's total_days 2.5, without the "
-    "service's check (the service counts a period's days from its half days).")
+    "上午/下午); the record carries no half days, so the file's total_days 2.5 stands, without the service's "
+    "check (the service counts a period's days from its half days).")
 YES_SENT = (
     "Row 3, column 'Half Day': 'yes' marks a half day on a record of several days without saying which end: write "
     "AM (ends at noon) or PM (starts at noon), or use the half_start/half_end columns; the record carries no half "
-    "days, so it is sent with the file's total_days 2.5, without the service's check (the service counts a "
-    "period's days from its half days).")
+    "days, so the file's total_days 2.5 stands, without the service's check (the service counts a period's days "
+    "from its half days).")
 NOT_READ = "'maybe' is not a half-day value (use yes/no, AM/PM, First Half/Second Half, 上午/下午)"
 
 
@@ -80,7 +80,7 @@ def test_a_row_giving_its_days_is_sent_with_them_unchecked_when_its_half_day_cel
                                ("000110", 1, "2024-03-04", "2024-03-06", 2.5)]
     assert sorted(body["total_days"] for body in posted(staffed, b'"leave_type"')) == ["2.5", "2.5"]
     assert paths(staffed, CALCULATE) == []  # its count follows half days that are not known: not asked
-    assert ("Note: 2 row(s) sent with the file's figure unchecked, a half-day cell not read "
+    assert ("Note: 2 row(s) keep the file's figure unchecked, a half-day cell not read "
             "(not-a-half-day-marker, ambiguous-half-day).\n") in result.stdout
     summary = json.loads((report_folder(result.stdout) / "summary.json").read_text(encoding="utf-8"))
     assert summary["warnings"] == {"not-a-half-day-marker": 1, "ambiguous-half-day": 1}
@@ -91,6 +91,8 @@ def test_a_row_giving_its_days_is_sent_with_them_unchecked_when_its_half_day_cel
     assert again.exit_code == 0, again.output
     assert [o.outcome.value for o in rerun.rows] == ["already_imported", "already_imported"]
     assert [o.details["total_days"] for o in rerun.rows] == ["2.5", "2.5"]
+    # not sent this time: the cell is still told, in words true of a row not sent (the figure stands)
+    assert [[p.message for p in o.problems] for o in rerun.rows] == [[MAYBE_SENT], [YES_SENT]]
     assert paths(staffed, APPLY) == [] and paths(staffed, CALCULATE) == []
     assert len(stored(staffed)) == 2
 
@@ -109,7 +111,7 @@ def test_the_calculation_is_still_asked_for_the_rows_whose_half_days_are_read(tm
     assert stored(staffed) == [("000106", 1, "2024-08-05", "2024-08-07", 2.5),
                                ("000110", 1, "2024-03-04", "2024-03-06", 2.5)]
     assert ("Note: 1 distinct period(s) asked of the calculation endpoint. total_days filled from the calculation "
-            "for 1 row(s) without a figure. 1 row(s) sent with the file's figure unchecked") in result.stdout
+            "for 1 row(s) without a figure. 1 row(s) keep the file's figure unchecked") in result.stdout
 
 
 #: Why a row whose count needs the half days is not sent, by policy: without a figure, and with one
@@ -134,7 +136,7 @@ def test_a_row_whose_count_needs_the_half_days_is_held_back_saying_why(tmp_path:
     assert (row.outcome.value, row.problem_codes, row.problems[0].severity) == (
         "invalid", ["not-a-half-day-marker"], "error")
     assert row.message == f"Row 2, column 'Half Day': {NOT_READ}; {why}."
-    assert row.details["half_days"] == ""
+    assert row.details["half_days"] == "not read"  # not "" (no half days): the cell says something else
     assert staffed.time_off(99) == [] and paths(staffed, CALCULATE) == []
 
 

@@ -124,9 +124,11 @@ def test_a_cldr_name_means_its_own_country_or_is_known_to_be_ambiguous() -> None
 
 def test_the_names_that_mean_two_countries_are_known() -> None:
     # A new language or a new CLDR release that adds one shows up here, to be reviewed by a person.
-    assert sorted(country_names().ambiguous) == ["congo", "kongo", "nga", "도미니카"]
+    assert sorted(country_names().ambiguous) == ["congo", "kongo", "korea", "nga", "도미니카"]
     assert country_candidates("Nga") == "Russia (RU) or Nigeria (NG, ISO code NGA)"
     assert country_candidates("도미니카") == "Dominica (DM) or Dominican Republic (DO)"
+    # an export's "Korea" is named as both, not "a country we do not recognise"
+    assert country_candidates("Korea") == "North Korea (KP) or South Korea (KR)"
 
 
 @pytest.mark.parametrize("written", ["Congo", "congo", "  CONGO ", "Congo  ", "Ｃｏｎｇｏ", "Kongo"])
@@ -425,7 +427,7 @@ def test_strip_sends_formula_like_text_without_its_leading_character_with_a_warn
     assert result.exit_code == 0, result.output
     assert summary["counts"]["added"] == 2
     assert summary["warnings"] == {"formula-like-text-stripped": 2}
-    assert ("Warning: Row 2, column 'Title': '=SUM(A1)' looks like a spreadsheet formula; sent as 'SUM(A1)' "
+    assert ("Warning: Row 2, column 'Title': '=SUM(A1)' looks like a spreadsheet formula; read as 'SUM(A1)' "
             "(formula_text = \"strip\").") in result.output
     people = stored(sandbox)
     assert people["000001"]["job_title"] == "SUM(A1)"

@@ -7,6 +7,7 @@ a message names at most ``SHOWN`` items (each cut to ``WIDTH`` characters) and s
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 #: How many items a message names before it counts the rest.
@@ -54,3 +55,13 @@ def sentences(texts: Sequence[str]) -> str:
     """``texts`` as sentences one after the other, each ended with a full stop unless it ends a sentence
     already (``a broken export or a wrong mapping?``)."""
     return " ".join(text if text.endswith((".", "?", "!")) else f"{text}." for text in texts)
+
+
+def columns_taken(text: str) -> int:
+    """Columns ``text`` takes on a terminal: a Chinese, Japanese or Korean character takes two (陈伟明, 员工编号)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` followed by spaces up to ``width`` terminal columns (``columns_taken``), for aligned tables."""
+    return text + " " * (width - columns_taken(text))

@@ -409,7 +409,7 @@ def columns_disagree(
                 "columns-disagree",
                 f"Row {row_numbers[pos]}: columns '{first_column}' and '{column}' both give {name}, with different "
                 f"values: '{shown[0]}' (from '{first_column}', the first in the config's order with a value) is "
-                f"sent, '{shown[1]}' (from '{column}') is not.",
+                f"the one used, '{shown[1]}' (from '{column}') is not.",
                 row_numbers[pos], column, name, shown[1], severity="warning")
 
 

@@ -22,7 +22,7 @@ from functools import cache
 
 import pycountry
 
-__all__ = ["describe_region", "looks_like_region_code", "region_code", "region_codes", "region_names",
+__all__ = ["country_name", "describe_region", "looks_like_region_code", "region_code", "region_codes", "region_names",
            "unknown_region_advice"]
 
 #: How ISO 3166-2 writes a region's code: its country's two letters, a hyphen, one to three letters or digits.
@@ -60,7 +60,8 @@ def region_code(value: str) -> str | None:
     return code if code in region_codes() else None
 
 
-def _country_name(alpha_2: str) -> str | None:
+def country_name(alpha_2: str) -> str | None:
+    """The name of the country whose ISO 3166 alpha-2 code is ``alpha_2`` (Kosovo's XK too), or None."""
     if alpha_2 == "XK":  # not in ISO 3166 (so not in pycountry) but a country the platform takes
         return "Kosovo"
     country = pycountry.countries.get(alpha_2=alpha_2)
@@ -71,7 +72,7 @@ def _country_name(alpha_2: str) -> str | None:
 def describe_region(code: str) -> str:
     """A listed region's code in words: ``"US-CA (California, United States)"``."""
     region = region_names().get(code)
-    country = _country_name(code[:2]) or code[:2]
+    country = country_name(code[:2]) or code[:2]
     return f"{code} ({region}, {country})" if region is not None else code
 
 
@@ -80,7 +81,7 @@ def unknown_region_advice(value: str) -> str:
     what to write: ``"'US-XX' is not a region of United States (US) that ISO 3166-2 lists; write the two-letter
     country code US, or the region's code as ISO 3166-2 writes it, such as US-AK for Alaska"``."""
     country = _written(value)[:2]
-    name = _country_name(country)
+    name = country_name(country)
     if name is None:
         return (f"'{value}' is not a region code ISO 3166-2 lists ({country} is no country's code); write the "
                 "two-letter country code, such as SG, or a region's code as ISO 3166-2 writes it, such as US-CA")

@@ -537,8 +537,8 @@ def _country_change(*, row: int, mapped: MappedTable, frame: pd.DataFrame, pos: 
         check = "the platform refuses the row if it does: then enter the country the person left"
         fix = (f"enter the country the person left, or clear {where('new_country_effective_date')} if the "
                "country does not change")
-    if warn:
-        return f"Row {row}: {said}; sent as written ({check})."
+    if warn:  # "kept", not "sent": the row may not be sent this run (unchanged since last month, a dry run)
+        return f"Row {row}: {said}; kept as written ({check})."
     return f"Row {row}: {said}; not sent ([staff] strict_checks lists country-change-incomplete): {fix}."
 
 

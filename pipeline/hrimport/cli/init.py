@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from hrimport.listing import columns_taken, padded
+
 if TYPE_CHECKING:
     from hrimport.init import InitResult
     from hrimport.init.synonyms import Kind
@@ -66,8 +68,9 @@ def preview(result: InitResult) -> str:
             target = "-"
         how = c.how or ("" if c.role == "custom field" else c.note)
         rows.append((c.column, target, how, " | ".join(c.examples)))
-    widths = [min(max(len(r[i]) for r in rows), 32) for i in range(3)]
-    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
+    # widths in terminal columns: a Chinese header (员工编号) takes two a character
+    widths = [min(max(columns_taken(r[i]) for r in rows), 32) for i in range(3)]
+    lines = ["  ".join(padded(cell, widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
              for row in rows]
     info = result.source
     read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", header row {info.header_row}"

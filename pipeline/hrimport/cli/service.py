@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +11,7 @@ import click
 
 from hrimport.cli.common import service_base_url_option
 from hrimport.errors import AccessDenied, UsageError
+from hrimport.listing import columns_taken, padded
 from hrimport.timeoff.days import format_days
 
 #: Issue 5: a token without vendor portal access gets the service's message "and exit 1".
@@ -32,7 +32,8 @@ def leave_days(country: str, start: str, end: str, half_start: bool, half_end: b
     them: weekends and public holidays of the country left out, a half start or end taking half a day.
 
     COUNTRY is an ISO 3166 alpha-2 code (SG, MY, CN...), or a region's ISO 3166-2 code (US-CA, DE-BY...),
-    whose public holidays are left out. The token is read from $HRIMPORT_TOKEN.
+    whose public holidays are left out; a country's name is refused, saying which code to write. The token is
+    read from $HRIMPORT_TOKEN.
 
     Example:
 
@@ -96,15 +97,7 @@ def customer_table(answer: dict[str, Any]) -> list[str]:
         (str(c.get("id", "")), str(c.get("name", "")), "yes" if c.get("is_active") else "no (inactive)")
         for c in entries if isinstance(c, dict)
     ]
-    widths = [max(_width(r[i]) for r in rows) for i in range(2)]
-    lines += [f"{_pad(r[0], widths[0])}  {_pad(r[1], widths[1])}  {r[2]}".rstrip() for r in rows]
+    widths = [max(columns_taken(r[i]) for r in rows) for i in range(2)]
+    lines += [f"{padded(r[0], widths[0])}  {padded(r[1], widths[1])}  {r[2]}".rstrip() for r in rows]
     return lines
 
-
-def _width(text: str) -> int:
-    """Columns ``text`` takes on a terminal: Chinese characters take two (a customer may be 莲花贸易)."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))

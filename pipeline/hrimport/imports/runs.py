@@ -308,7 +308,12 @@ class SpilledCells:
         import pyarrow as pa
 
         self._file.seek(0)
-        taken = pa.ipc.open_file(self._file).read_all().take(positions)
+        # the bytes are read here and handed over as a buffer: given the Python file itself, pyarrow reads it
+        # on its IO threads (RandomAccessFile::ReadAsync), and the thread that lets go of the last such read
+        # takes the GIL to free it; at the end of a run, as the interpreter was finalising, that thread was made
+        # to exit inside C++ and the process aborted ("terminate called without an active exception", exit
+        # 134 after the run's output), about one `timeoff validate` in 35 of a workbook with rows to fix
+        taken = pa.ipc.open_file(pa.BufferReader(self._file.read())).read_all().take(positions)
         columns = [taken.column(h).to_pylist() for h in self.headers]
         return list(zip(*columns))
 

@@ -76,7 +76,16 @@ from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
 from hrimport.timeoff.halves import HalfDayError, halves_for
-from hrimport.timeoff.rows import PLATFORM_DOUBTS, TimeOffRow, check_row, repeat_warning, unread_halves
+from hrimport.timeoff.rows import (
+    HALVES_NOT_READ,
+    PLATFORM_DOUBTS,
+    TimeOffRow,
+    changed_since_imported,
+    check_row,
+    halves_shown,
+    repeat_warning,
+    unread_halves,
+)
 from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
 from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
 from hrimport.validate import RepeatedRow, sent_digests
@@ -191,6 +200,7 @@ def import_timeoff(
                 known = ledger.find(keys)
                 again: list[int] = []
                 messages: list[str] = []
+                held: list[LedgerEntry] = []
                 for pos, key in zip(at.tolist(), keys):
                     entry = known.get(key)
                     if entry is None:
@@ -202,8 +212,11 @@ def import_timeoff(
                     table.total_days[pos] = table.texts.code(entry.total_days)
                     record = f"record {entry.record_id}, " if entry.record_id is not None else ""
                     again.append(pos)
+                    held.append(entry)
                     messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
                                     f"row {entry.source_row}); not sent again.")
+                _changed_since_imported(part.keep, table.rows(again), held, facts.field_sources, settings,
+                                        config.report.mask)
                 _answered_doubts(part.keep, table.column("row")[np.asarray(again, dtype=np.int64)].tolist())
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
 
@@ -293,6 +306,25 @@ def import_timeoff(
                      ignored_columns=[c for c in facts.ignored_columns if c != name_column],
                      values_read=facts.values_read, started=started, t0=t0,
                      timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+
+
+def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: list[LedgerEntry],
+                            sources: dict[str, str], settings: TimeOffSettings, mask: tuple[str, ...]) -> None:
+    """Warn on each of these rows, which the ledger holds as imported (``entries``, in the same order), whose file
+    now gives other values than its record was sent with (``changed_since_imported``): a corrected month's file
+    imported again would otherwise say "already imported" of a correction that never reaches the platform."""
+    masked = frozenset(name for name in ("total_days", "country", "notes", "decision")
+                       if name in mask or sources.get(name) in mask)
+    for r, entry in zip(rows, entries, strict=True):
+        if entry.body is None:
+            continue
+        record = f"record {entry.record_id}" if entry.record_id is not None else "its record"
+        problem = changed_since_imported(
+            r, entry.body, sources=sources, masked=masked, figure_sent=settings.total_days != "service",
+            record=f"this leave, imported on {entry.accepted_at} as {record} from {entry.source_file} row "
+                   f"{entry.source_row},")
+        if problem is not None:
+            keep.warnings.setdefault(r.row, []).append(problem)
 
 
 def _answered_doubts(keep: ChunkKeep, rows: list[int]) -> None:
@@ -465,7 +497,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                         found.append(problem)
             if found or match is None or lang is None:
                 written = {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
-                           "end_date": cells["end_date"][pos], "half_days": "",
+                           "end_date": cells["end_date"][pos], "half_days": _halves_written(
+                               mapped.carried, pos, one_day=cells["start_date"][pos] == cells["end_date"][pos]),
                            "total_days": cells["total_days"][pos]}
                 part.listed.append(RowOutcome(row, cells["customer_system_id"][pos], who[pos], Outcome.INVALID,
                                               tuple(found), " ".join(p.message for p in found), written))
@@ -496,6 +529,18 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:
     return cells[key][pos] if key in cells else ""
+
+
+def _halves_written(cells: dict[str, list[str]], pos: int, *, one_day: bool) -> str:
+    """The report's half days of a row held back (``cells``: its half-day cells): as they say them, or ``not
+    read``, never "none" for a cell that says something else ('Nachmittag')."""
+    try:
+        half_start, half_end = halves_for(start_cell=_cell(cells, "half_start", pos),
+                                          end_cell=_cell(cells, "half_end", pos),
+                                          day_cell=_cell(cells, "half_day", pos), one_day=one_day)
+    except HalfDayError:
+        return HALVES_NOT_READ
+    return halves_shown(half_start, half_end, one_day=one_day)
 
 
 def _half_cells(cells: dict[str, list[str]], pos: int) -> str:

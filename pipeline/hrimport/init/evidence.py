@@ -41,6 +41,7 @@ class Evidence:
     date_order: DateOrder | None = None  # the order the column's dates prove
     date_example: str = ""  # a value proving it
     date_either: str = ""  # without a proof, a value that reads as another day in each order (01/06/2020)
+    date_both: str = ""  # the dates show both orders (a typo somewhere): a value of each, in words
     unknown: tuple[str, ...] = ()  # enumerated values no normaliser understands: a value map to fill in
 
 
@@ -136,6 +137,9 @@ def _dates(series: pd.Series, distinct: list[str], field: Field) -> Evidence:
     proof = date_order_evidence(series)
     order = proof.proves()
     if order is None:
+        if proof.day_first and proof.month_first:  # each order has its own value: the import needs the setting
+            both = f"'{proof.day_first[0]}' reads only day-first, '{proof.month_first[0]}' only month-first"
+            return Evidence(confirms=f"dates in both orders ({both})", date_both=both)
         return Evidence(confirms="dates", date_either=proof.either[0] if proof.either else "")
     example = (proof.day_first if order == "day-first" else proof.month_first)[0]
     return Evidence(confirms=f"dates, {order} ('{example}')", date_order=order, date_example=example)

@@ -210,7 +210,13 @@ def _dates(plan: ConfigPlan, decided: dict[str, ColumnPlan], evidence: dict[str,
     else:  # no column proves an order: where a date reads either way, the import needs the setting
         either = next(((h, e.date_either) for h, e in evidence.items() if e.date_either and
                        decided[h].role == "field"), None)
-        if either is not None:
+        both = next(((h, e.date_both) for h, e in evidence.items() if e.date_both and decided[h].role == "field"),
+                    None)
+        if both is not None:  # the import stops on such a column without the setting: it is asked for here
+            plan.date_note = (f"'{both[0]}' holds dates in both orders ({both[1]}): write the order your HR "
+                              "system writes; a date that order cannot read is held back on its row")
+            plan.date_unknown = True
+        elif either is not None:
             plan.date_note = f"no date shows the order ({either_way(either[1])}, in '{either[0]}'): write the " \
                              "order your HR system writes"
             plan.date_unknown = True

@@ -127,7 +127,7 @@ def guard_formula_text(
                 if mode == "strip":
                     sent = stripped[position] = strip_formula(value)
                     message = (f"Row {row}, column '{column}': '{value}' looks like a spreadsheet formula; "
-                               f"sent as '{sent}' (formula_text = \"strip\").")
+                               f"read as '{sent}' (formula_text = \"strip\").")
                     problem = Problem("formula-like-text-stripped", message, row, column, field, value,
                                       severity="warning")
                 elif mode == "reject":

@@ -184,6 +184,16 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The platform could not count the days of this period, so the file's figure was sent unchecked.",
         "Check the record's days on the platform.",
     ),
+    "changed-since-imported": Explanation(
+        "Changed since it was imported",
+        "This leave (the same person, leave type and dates) was imported before, and the file now gives other "
+        "values for it (the days, the country, the notes or the decision): a month's file corrected after it was "
+        "imported. The platform's interface adds time off but cannot change a record, so nothing was sent: the "
+        "record on the platform still holds the values the message names first.",
+        "If the file is right, change the record on the platform (hrimport remembers the record as imported, so "
+        "importing the file again does not send it). If the record is right, nothing to do; correct the file to "
+        "stop this warning.",
+    ),
     "total-days-mismatch": Explanation(
         "Total days do not match",
         "The number of days given is not the platform's count for these dates and half days, and the config "

@@ -103,8 +103,13 @@ def post_time_off(
             if lost is not None and record_id is not None and ledger is not None:
                 ledger.remember(key, record_id=record_id, total_days=lost.total_days, source_file=source_file,
                                 source_row=r.row)
+                # the record is the one the earlier run sent: its days are those it was sent with, and this
+                # run's total-days warnings ("the service's 5 is used") told what this run was sending, which
+                # the platform did not take; the row reads as one the ledger knows (its warnings about the data
+                # itself are attached with the chunk's)
+                r.total_days = lost.total_days
                 return RowOutcome(
-                    r.row, r.external_id, "", Outcome.ALREADY_IMPORTED, tuple(r.warnings),
+                    r.row, r.external_id, "", Outcome.ALREADY_IMPORTED, (),
                     f"Already imported: the service holds it as time-off record {record_id}, sent on "
                     f"{lost.accepted_at} (from {lost.source_file} row {lost.source_row}) when its answer was lost; "
                     "not sent again.", r.details())

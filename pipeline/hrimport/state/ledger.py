@@ -69,7 +69,7 @@ _ADDED_COLUMNS = {
     "body": "ALTER TABLE accepted ADD COLUMN body TEXT",
 }
 _COLUMNS = ("service, customer_id, external_id, leave_type, start_date, end_date, record_id, total_days, "
-            "source_file, source_row, accepted_at, status")
+            "source_file, source_row, accepted_at, status, body")
 _KEY_MATCH = ("service = ? AND customer_id = ? AND external_id = ? AND leave_type = ? AND start_date = ? "
               "AND end_date = ?")
 
@@ -97,6 +97,7 @@ class LedgerEntry:
     source_row: int
     accepted_at: str  # when stored; while sending, when sent
     status: str = "stored"
+    body: dict[str, Any] | None = None  # the request body sent (None in a ledger written before bodies were kept)
 
     @property
     def stored(self) -> bool:
@@ -169,7 +170,9 @@ class Ledger:
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
-    return LedgerEntry(LedgerKey(*row[:6]), row[6], row[7], row[8], row[9], row[10], row[11])
+    body = json.loads(row[12]) if row[12] else None
+    return LedgerEntry(LedgerKey(*row[:6]), row[6], row[7], row[8], row[9], row[10], row[11],
+                       body if isinstance(body, dict) else None)
 
 
 def _now() -> str:

@@ -214,12 +214,13 @@ class TotalsSettler:
             said.append(f"{self.calculator.asked:,} distinct period(s) asked of the calculation endpoint.")
         if self.filled:
             said.append(f"total_days filled from the calculation for {self.filled:,} row(s) without a figure.")
+        # "keep" and "take", not "sent": counted before sending, also in a dry run, which sends nothing
         if self.differs:
-            sent = "the service's count" if self.policy == "service" else "the file's figure"
-            said.append(f"{self.differs:,} row(s) sent with {sent} where the two differ (total-days-differs).")
+            kept = "take the service's count" if self.policy == "service" else "keep the file's figure"
+            said.append(f"{self.differs:,} row(s) {kept} where the two differ (total-days-differs).")
         if self.unchecked:
-            said.append(f"{self.unchecked:,} row(s) sent with the file's figure unchecked, a half-day cell not "
-                        "read (not-a-half-day-marker, ambiguous-half-day).")
+            said.append(f"{self.unchecked:,} row(s) keep the file's figure unchecked, a half-day cell not read "
+                        "(not-a-half-day-marker, ambiguous-half-day).")
         if said:
             notes.append(" ".join(said))
 
@@ -239,7 +240,7 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
             r.total_days = format_days(given)
             return Problem("total-days-unchecked",
                            f"Row {r.row}: total_days {r.total_given} could not be checked: the service could not "
-                           f"calculate the days of {key.describe()} ({reason}); sent with the file's figure.",
+                           f"calculate the days of {key.describe()} ({reason}); the file's figure is kept.",
                            r.row, column, "total_days", r.total_given, severity="warning")
         code = answer.code if isinstance(answer, RetriesExhausted) else "service-rejected"
         return Problem(code, f"Row {r.row}: the service could not calculate the days of {key.describe()}: "
@@ -256,7 +257,7 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
             if policy == "strict":
                 return Problem("no-leave-days", f"{counted}; not sent (total_days = \"strict\"): {check}.", *place)
             r.total_days = format_days(answer)
-            return Problem("no-leave-days", f"{counted}; sent with the service's 0: {check}.", *place,
+            return Problem("no-leave-days", f"{counted}; the service's 0 is used: {check}.", *place,
                            severity="warning")
         r.total_days = format_days(answer)
         return None
@@ -272,10 +273,12 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
                              "days).", r.row, column, "total_days", r.total_given)
     if policy == "service" and answer != 0:
         r.total_days = format_days(answer)
-        sent = f"sent with the service's {format_days(answer)} (total_days = \"service\")"
+        sent = f"the service's {format_days(answer)} is used (total_days = \"service\")"
     else:
         r.total_days = format_days(given)
-        sent = f"sent with the file's {r.total_given}"
+        sent = f"the file's {r.total_given} is kept"
+    # "kept" and "used", not "sent": the same words are true of a row a dry run checks, of one the run stops
+    # before sending (not_sent), and of one whose send fails
     return Problem("total-days-differs", f"{figures}; {sent}.", r.row, column, "total_days", r.total_given,
                    severity="warning")
 

@@ -130,7 +130,7 @@ def unknown_type_message(row: int, column: str | None, name: str, *, sent: bool)
     said = f"{where}: '{name}' is not among the leave types hrimport knows ({hint})"
     fix = "add a value map under [timeoff.values.leave_type] if it is the company's own name for one of them"
     if sent:
-        return (f"{said}; sent as written, for the platform to take or refuse (the platform publishes no list "
+        return (f"{said}; kept as written, for the platform to take or refuse (the platform publishes no list "
                 f"of its types; if it is a typo, correct it, or {fix}).")
     return f"{said}; not sent ([timeoff] strict_checks lists unknown-leave-type): correct it, or {fix}."
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from hrimport.outcomes import Problem
 from hrimport.regions import describe_region, region_codes
-from hrimport.timeoff.days import DayKey, TotalsPolicy, parse_days
+from hrimport.timeoff.days import DayKey, TotalsPolicy, format_days, parse_days
 from hrimport.timeoff.leave_types import (
     Lang,
     LeaveTypeMatch,
@@ -26,8 +26,8 @@ from hrimport.timeoff.leave_types import (
     unlisted_leave_type,
 )
 
-__all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "check_row", "find_overlaps", "region_warning",
-           "repeat_warning", "unread_halves"]
+__all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "changed_since_imported", "check_row", "find_overlaps",
+           "halves_shown", "region_warning", "repeat_warning", "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
@@ -72,16 +72,21 @@ class TimeOffRow:
 
     def details(self) -> dict[str, str]:
         """The time-off columns of the report."""
-        halves = [n for n, on in (("start", self.half_start), ("end", self.half_end)) if on]
-        if halves and self.start == self.end:
-            halves = ["half day"]
         return {
             "leave_type": self.leave_type_name,
             "start_date": self.start,
             "end_date": self.end,
-            "half_days": ", ".join(halves) if self.halves_read else HALVES_NOT_READ,
+            "half_days": halves_shown(self.half_start, self.half_end, one_day=self.start == self.end)
+                         if self.halves_read else HALVES_NOT_READ,
             "total_days": self.total_days or self.total_given,
         }
+
+
+def halves_shown(half_start: bool, half_end: bool, *, one_day: bool) -> str:
+    """A record's half days as the report's column shows them: ``start``, ``end``, ``start, end``, ``half day``
+    (a one-day record), or empty (none)."""
+    halves = [n for n, on in (("start", half_start), ("end", half_end)) if on]
+    return "half day" if halves and one_day else ", ".join(halves)
 
 
 def resolve_lang(name: str, lang_cell: str, config_lang: Lang | None, match: LeaveTypeMatch | None) -> Lang | None:
@@ -139,7 +144,7 @@ def region_warning(row: int, column: str | None, code: str, *, sent: bool) -> Pr
     said = f"{where}: {describe_region(code)} is a region's code (ISO 3166-2), where the platform's interface names " \
            "a two-letter country code"
     if sent:
-        message = (f"{said}; sent as written, so that the region's public holidays count (the platform's documents "
+        message = (f"{said}; kept as written, so that the region's public holidays count (the platform's documents "
                    f"list such codes too): if the platform refuses it, write {country}.")
     else:
         message = (f"{said}; not sent ([timeoff] strict_checks lists region-code): write {country}, or take "
@@ -161,9 +166,11 @@ def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: 
     said = f"Row {row}, column '{column}': {reason}" if column else f"Row {row}: {reason}"
     place = (row, column, key, cell)
     if policy == "file" and parse_days(total_days) is not None:
-        return Problem(code, f"{said}; the record carries no half days, so it is sent with the file's total_days "
-                             f"{total_days}, without the service's check (the service counts a period's days from "
-                             "its half days).", *place, severity="warning")
+        # said of the record, not of this run's sending: the same row found already imported next month is
+        # not sent again, and its warning stays true
+        return Problem(code, f"{said}; the record carries no half days, so the file's total_days {total_days} "
+                             "stands, without the service's check (the service counts a period's days from its "
+                             "half days).", *place, severity="warning")
     if policy == "file":
         days = f"write them in the '{days_column}' column" if days_column else "map a column to total_days"
         why = (f"not sent: the service counts the days from the half days, and the row gives no number of days of "
@@ -219,3 +226,44 @@ def repeat_warning(*, row: int, first: int, external_id: str, column: str) -> Pr
         "row shares its outcome.",
         row, column, "customer_system_id", external_id, severity="warning",
     )
+
+
+def changed_since_imported(r: TimeOffRow, sent: dict[str, Any], *, record: str, sources: dict[str, str],
+                           figure_sent: bool, masked: frozenset[str] = frozenset()) -> Problem | None:
+    """The ``changed-since-imported`` warning of a row the ledger holds as imported whose values now differ from
+    the request body its record was sent with (``sent``): a month's file corrected after it was imported.
+
+    The ledger knows a record by person, leave type and dates, so the row is ``already_imported`` and nothing is
+    sent; and the platform's interface adds time off but changes none (spec: no endpoint updates a record). So
+    the record keeps the values it was sent with, and the warning names each value the file now gives otherwise
+    (``total_days`` when the file's figure is what is sent, ``figure_sent``; the country, the notes, the
+    decision), for HR to change on the platform. ``record``: the record in words; ``masked``: the fields whose
+    values are not quoted (``[report] mask``). None when nothing differs."""
+    changes: list[str] = []
+
+    def compare(name: str, was: str, now: str) -> None:
+        if was == now:
+            return
+        column = f" ('{sources[name]}')" if name in sources else ""
+        shown = "" if name in masked else f" {_quoted(was)} → {_quoted(now)}"
+        changes.append(f"{name}{column}{shown}")
+
+    given = parse_days(r.total_given) if figure_sent and r.total_given else None
+    if given is not None:
+        compare("total_days", str(sent.get("total_days", "")), format_days(given))
+    compare("country", str(sent.get("country", "")), r.country)
+    compare("notes", str(sent.get("notes", "")), r.notes)
+    compare("decision", str(sent.get("decision", "")), r.decision)
+    if not changes:
+        return None
+    return Problem(
+        "changed-since-imported",
+        f"Row {r.row}: {record} was sent with other values than the file now gives: {'; '.join(changes)}. The "
+        "platform's interface adds time off but does not change it, so nothing is sent: if the file is right, "
+        "change the record on the platform.",
+        r.row, None, None, None, severity="warning",
+    )
+
+
+def _quoted(value: str) -> str:
+    return f"'{value}'" if value else "(empty)"
