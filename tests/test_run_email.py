@@ -310,11 +310,10 @@ def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path:
     assert "may not have sent" not in body_of(box.messages[-1])
 
 
-def test_a_run_json_that_cannot_be_written_is_said_after_the_verdict_in_the_last_line_and_the_subject(
-        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
-    # run.json cannot be written in the run's folder (here a folder took its name as the run went: a real
-    # failure, as a full disk or a folder made read-only would be): what the steps did is still the verdict
-    box, port = relay
+def run_with_run_json_blocked(tmp_path: Path, sandbox: Any, port: int) -> tuple[JobFolder, Path, Any, str]:
+    """A monthly run (6 people, one in Atlantis) whose run.json cannot be written: a folder takes its name as the
+    run goes (a real failure, as a full disk or a folder made read-only would be). The job, the run's folder,
+    the finished process and its stderr."""
     job = JobFolder(tmp_path / "blocked", sandbox, batch_size=2, notify=notify_table(port))
     job.export("2024-05", job.people(6, **{"2": {"Country": "Atlantis"}}))
     sandbox.set_faults(latency=0.2)
@@ -325,6 +324,15 @@ def test_a_run_json_that_cannot_be_written_is_said_after_the_verdict_in_the_last
         (folder / "run.json").mkdir()
         _, err = run.communicate(timeout=60)
     sandbox.clear_faults()
+    return job, folder, run, err
+
+
+def test_a_run_json_that_cannot_be_written_is_said_after_the_verdict_in_the_last_line_and_the_subject(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # run.json cannot be written in the run's folder (here a folder took its name as the run went: a real
+    # failure, as a full disk or a folder made read-only would be): what the steps did is still the verdict
+    box, port = relay
+    job, folder, run, err = run_with_run_json_blocked(tmp_path, sandbox, port)
 
     assert run.returncode == 6, err  # the run's summary not written, as documented
     not_written = (f"the run's summary could not be written to {folder}: Is a directory; free space there (the "
@@ -345,16 +353,7 @@ def test_a_run_whose_run_json_was_never_written_but_whose_email_went_is_not_told
     # both writes of run.json fail (a folder took its name as the run went: real failures); the e-mail went, and
     # run.log says so: the next run must not say that run sent no e-mail
     box, port = relay
-    job = JobFolder(tmp_path / "blocked", sandbox, batch_size=2, notify=notify_table(port))
-    job.export("2024-05", job.people(6, **{"2": {"Country": "Atlantis"}}))
-    sandbox.set_faults(latency=0.2)
-    run = hrimport_process("run", str(job.job))
-    with reaped(run):
-        wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
-        [folder] = job.runs()
-        (folder / "run.json").mkdir()
-        _, err = run.communicate(timeout=60)
-    sandbox.clear_faults()
+    job, folder, run, err = run_with_run_json_blocked(tmp_path, sandbox, port)
     assert run.returncode == 6, err
     assert len(box.messages) == 1  # its e-mail went
 
