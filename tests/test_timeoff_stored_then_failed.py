@@ -12,6 +12,7 @@ status replaces the answer, or the answer is held back beyond the client's read 
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from hrimport.imports.timeoff import import_timeoff
 from hrimport.outcomes import RunResult
 from hrimport.service.client import open_client
 from hrimport.service.connection import Target, service_host
-from tests.test_timeoff_import import run_import
+from tests.test_timeoff_import import hrimport, run_import, write_xlsx
 
 TOKEN = "demo-customer-99"
 ENDPOINT = "/api/apply-ee-time-off"
@@ -94,10 +95,6 @@ def test_a_leave_type_hrimport_does_not_know_stored_then_answered_an_error_heals
 ) -> None:
     """A type the list of leave types lacks is sent as written (a warning): the platform's 409 naming the lost
     record by that name proves it is the row's own, as a known type's does."""
-    import datetime as dt
-
-    from tests.test_timeoff_import import hrimport, write_xlsx
-
     config, _ = leave_file
     added = hrimport(["sandbox", "add-leave-type", "--db", str(sandbox.db_path), "Volunteer Leave", "志愿假"])
     assert added.exit_code == 0, added.output
@@ -115,10 +112,6 @@ def test_a_record_with_a_region_code_found_by_the_next_run_is_not_told_the_doubt
 ) -> None:
     """Stored, its answer lost: the next run finds it (the service's 409) and reports it already imported,
     without the region-code warning its first send carried (the platform took the code)."""
-    import datetime as dt
-
-    from tests.test_timeoff_import import write_xlsx
-
     config, _ = leave_file
     source = write_xlsx(tmp_path / "region.xlsx", [
         ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "", "US-CA", "", ""]])
@@ -142,10 +135,6 @@ def test_a_record_found_by_the_next_run_is_not_told_it_is_sent_with_a_figure_and
     answer lost. The next run, under total_days = "service", finds the record (the service's 409): the row is
     already imported, not sent, and shows the 4.5 the record holds, without a warning saying it is sent with
     a figure, as the same row found by the ledger reads."""
-    import datetime as dt
-
-    from tests.test_timeoff_import import write_xlsx
-
     config, _ = leave_file
     source = write_xlsx(tmp_path / "differs.xlsx", [
         ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "4.5", "MY", "", ""]])
