@@ -118,8 +118,8 @@ def read_spreadsheet_chunks(
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB,
 ) -> tuple[Iterator[SourceTable], bool]:
     """``read_spreadsheet``'s table in chunks of ``chunk_rows`` rows (fewer in a wide table: ``rows_per_chunk``;
-    issue 17), all sharing one
-    ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether they are streamed.
+    issue 17), all sharing one ``SourceInfo`` (its ``rows_read`` complete after the last chunk), and whether
+    they are streamed.
 
     A UTF-8 text file or an XLSX/XLSM workbook above ``STREAM_BYTES`` is read a chunk at a time
     (``stream_text``, ``xlsx_stream.stream_xlsx``), so memory holds a chunk or two; anything else is read

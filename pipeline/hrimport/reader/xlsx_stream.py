@@ -124,7 +124,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
     table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names))
-    chunk_rows = rows_per_chunk(chunk_rows, len(names))
+    chunk_rows = rows_per_chunk(chunk_rows, len(info.headers))  # as the whole read's table is cut
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
     del first
