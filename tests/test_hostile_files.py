@@ -978,8 +978,9 @@ KINDS = [
     Kind("dates-out-of-range", "staff.xlsx", write_out_of_range_date, 1, "Row 2"),
     Kind("error-cells", "staff.xlsx", write_error_cells, 1, "Row 2"),
     Kind("10000-columns-of-data", "staff.xlsx", write_wide(10_000, data=True), 0, "2 of 2 rows checked."),
-    # a time that follows the columns: each column was looked up for a repeated header row on its own
-    Kind("30000-columns-of-data-csv", "staff.csv", write_wide_csv(30_000), 0, "2 of 2 rows checked.", timeout=40,
+    # a time that follows the columns: each column was looked up for a repeated header row on its own; as wide
+    # as a spreadsheet goes (16,384 columns), and a text file wider is refused (a-hundred-thousand-columns-csv)
+    Kind("16000-columns-of-data-csv", "staff.csv", write_wide_csv(16_000), 0, "2 of 2 rows checked.", timeout=40,
          ceiling_mb=800),
     # six texts of each row its own (id, name, e-mail, title, cost centre, shoe size): 400,016 shared strings
     Kind("400000-shared-strings", "staff.xlsx",
