@@ -55,12 +55,10 @@ def country_to_send(country: str) -> str:
     if len(code) == 2 and country_name(code) is not None:
         return code
     # the name table (and pandas with it) is loaded only to say what to write: a code never loads it
-    from hrimport.normalize.countries import country_candidates, country_code, country_names
+    from hrimport.normalize.countries import code_to_write, country_candidates
 
-    named = country_code(typed)
-    if named is not None:
-        name = country_names().english.get(named) or country_name(named) or named
-        raise UsageError(f"COUNTRY '{typed}' is not an ISO 3166 two-letter code: write {named} for {name}")
+    if advice := code_to_write(typed):
+        raise UsageError(f"COUNTRY '{typed}' is not an ISO 3166 two-letter code: {advice}")
     if candidates := country_candidates(typed):
         raise UsageError(f"COUNTRY '{typed}' is not an ISO 3166 two-letter code, and could be {candidates}: write "
                          "the code of the one meant")

@@ -31,7 +31,7 @@ import pycountry
 from hrimport.errors import ConfigError
 from hrimport.normalize.values import ValueMemo, fold, per_value
 from hrimport.outcomes import Problem
-from hrimport.regions import region_code
+from hrimport.regions import country_name, region_code
 from hrimport.resources import data_dir
 
 if TYPE_CHECKING:
@@ -167,6 +167,16 @@ def country_code(value: str) -> str | None:
     Upper-case codes are answered without the name table, so a column of codes never loads Babel.
     """
     return _written_as_code(value) or country_names().certain.get(country_key(value))
+
+
+def code_to_write(value: str) -> str | None:
+    """What to write for a value that names one country but is not its two-letter code, as a message says it:
+    ``"write MY for Malaysia"`` (for "Malaysia", "MYS", "马来西亚"); None when it names no country for certain.
+    A setting or argument is never rewritten (principle 1): its code is named for the user to write."""
+    code = country_code(value)
+    if code is None:
+        return None
+    return f"write {code} for {country_names().english.get(code) or country_name(code) or code}"
 
 
 def country_candidates(value: str) -> str | None:

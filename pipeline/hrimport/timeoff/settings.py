@@ -28,7 +28,7 @@ from typing import Any
 
 from hrimport.config import FieldMapping, strict_checks
 from hrimport.errors import ConfigError
-from hrimport.normalize.countries import country_code, country_names
+from hrimport.normalize.countries import code_to_write
 from hrimport.reader.grid import normalize_header
 from hrimport.regions import region_code
 from hrimport.resources import data_dir
@@ -90,8 +90,8 @@ class TimeOffSettings:
             code = country.strip().upper() if isinstance(country, str) else ""
             if code not in alpha2_codes() and not (isinstance(country, str) and region_code(country)):
                 # a country's name is not rewritten in the config either (principle 1): its code is named
-                named = country_code(country) if isinstance(country, str) else None
-                hint = f": write {named} for {country_names().english.get(named, named)}" if named else ""
+                advice = code_to_write(country) if isinstance(country, str) else None
+                hint = f": {advice}" if advice else ""
                 raise ConfigError(f"{here} default_country must be an ISO 3166 alpha-2 code such as SG, or a region's "
                                   f"ISO 3166-2 code such as US-CA, not {country!r}{hint}")
             country = region_code(country) or code
