@@ -31,6 +31,11 @@ from tests.test_run_job import BULK, JobFolder, notify_table, run_cli, wait_for
 from tests.test_run_job import hrimport as hrimport_process
 
 
+def started_at(folder: Path) -> str:
+    """When the run of ``folder`` started, as the next run names it ("the run started 2024-05-01 06:15")."""
+    return datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+
+
 def body_of(msg: EmailMessage) -> str:
     """The e-mail's plain-text body, as a phone shows it."""
     part = msg.get_body(("plain",))
@@ -231,7 +236,7 @@ def test_the_email_after_a_killed_run_says_that_run_did_not_finish(tmp_path: Pat
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 0, result.stderr  # a clean run: its e-mail is due all the same, for the killed one
-    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = started_at(folder)
     said = f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
     assert f"hrimport: {said}: {folder}\n" in result.stderr
     [msg] = box.messages
@@ -264,7 +269,7 @@ def test_a_killed_run_whose_log_was_cut_mid_line_is_told_as_not_known_to_have_se
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 0, result.stderr
-    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = started_at(folder)
     said = (f"the run started {started} did not finish, or could not write its folder (its run.log is cut: the "
             "machine stopped, or its disk was full), so whether it sent its e-mail is unknown")
     assert f"hrimport: {said}: {folder}\n" in result.stderr
@@ -296,7 +301,7 @@ def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path:
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 0, result.stderr
-    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = started_at(folder)
     # the relay may have taken the e-mail before the kill: whether it went is not known, what the steps did is
     said = (f"the run started {started} finished its steps (everything imported, exit 0) but may not have sent its "
             "e-mail (killed while sending it, or its run.json could not be written after it)")
@@ -393,7 +398,7 @@ def test_a_run_whose_run_json_was_never_written_and_was_killed_mailing_says_its_
     result = run_cli("run", str(job.job))
 
     assert result.exit_code == 0, result.stderr
-    started = datetime.strptime(folder.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = started_at(folder)
     # its run.log says the steps were done, and not that the e-mail went: whether it did is not known
     said = (f"the run started {started} finished its steps (everything imported, exit 0) but its run.json could "
             "not be written, so whether it sent its e-mail is unknown")
