@@ -799,6 +799,65 @@ def test_a_corrected_file_imported_again_names_each_correction_the_platform_will
     assert [(sid, days) for sid, _, _, _, days in stored(staffed)] == [("000101", 4.5), ("000104", 2), ("000105", 1)]
 
 
+def test_a_leave_whose_dates_or_type_were_corrected_names_the_record_imported_before(tmp_path: Path,
+                                                                                   staffed: Any) -> None:
+    """March's file is imported; then HR moves one leave by a day and changes another's type, and imports the
+    corrected file. The ledger knows a record by person, type and dates, so each corrected row is a new record to
+    send; the platform's interface cannot change or remove the old one. Each such row, in the dry run and in the
+    import, names the record imported before that it overlaps, so that HR changes it on the platform, where a
+    bare "overlaps" left them to guess which; the platform refuses both as overlapping, and holds the old ones.
+    A leave the file still lists as imported, and a new one that overlaps nothing, say nothing of the kind."""
+    march = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 5), "", "3", "MY", "", "Approved"],
+             ["000104", "Annual Leave", D(2025, 3, 10), D(2025, 3, 10), "", "1", "CN", "", "Approved"],
+             ["000105", "Annual Leave", D(2025, 3, 12), D(2025, 3, 12), "", "1", "CN", "", "Approved"]]
+    first, _ = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03.xlsx", march))
+    assert first.exit_code == 0, first.output
+    records = {r["customer_system_id"]: r["id"] for r in staffed.time_off(99)}
+    corrected = write_xlsx(tmp_path / "leave_2025-03_v2.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 4), D(2025, 3, 6), "", "3", "MY", "", "Approved"],
+        ["000104", "Sick Leave", D(2025, 3, 10), D(2025, 3, 10), "", "1", "CN", "", "Approved"],
+        march[2],
+        ["000106", "Annual Leave", D(2025, 3, 4), D(2025, 3, 4), "", "1", "SG", "", "Approved"]])
+
+    dry, planned = run_import(tmp_path, staffed, corrected, None, "--dry-run")
+    result, run = run_import(tmp_path, staffed, corrected)
+
+    assert dry.exit_code == 0, dry.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in planned.rows] == [
+        (2, "valid", ["overlaps-imported"]), (3, "valid", ["overlaps-imported"]), (4, "already_imported", []),
+        (5, "valid", [])]
+    assert result.exit_code == 1
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "overlaps_existing", ["overlaps-existing", "overlaps-imported"]),
+        (3, "overlaps_existing", ["overlaps-existing", "overlaps-imported"]),
+        (4, "already_imported", []), (5, "added", [])]
+    told = {o.row: next(p.message for p in o.problems if p.code == "overlaps-imported") for o in run.rows[:2]}
+    assert told[2] == (
+        "Row 2: Annual Leave 2025-03-04..2025-03-06 overlaps time off imported before for '000101': Annual Leave "
+        f"2025-03-03..2025-03-05 (3 day(s)), imported on {ledger_time(tmp_path, '000101')} as record "
+        f"{records['000101']} from leave_2025-03.xlsx row 2. If this row corrects that leave, change or cancel "
+        "that record on the platform: its interface adds time off but cannot change or remove a record, and a "
+        "platform that checks takes no leave overlapping another of the same person.")
+    assert told[3].startswith("Row 3: Sick Leave 2025-03-10..2025-03-10 overlaps time off imported before for "
+                              "'000104': Annual Leave 2025-03-10..2025-03-10 (1 day(s)), imported on ")
+    assert planned.rows[0].problems == tuple(p for p in run.rows[0].problems if p.code == "overlaps-imported")
+    assert run.rows[0].message.endswith("; not added.")
+    assert "overlaps-imported" in (folder_of(result) / "report.html").read_text(encoding="utf-8")
+    assert [(sid, start, end) for sid, _, start, end, _ in stored(staffed)] == [
+        ("000101", "2025-03-03", "2025-03-05"), ("000104", "2025-03-10", "2025-03-10"),
+        ("000105", "2025-03-12", "2025-03-12"), ("000106", "2025-03-04", "2025-03-04")]
+
+
+def ledger_time(tmp_path: Path, external_id: str) -> str:
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        return next(e.accepted_at for e in ledger.entries() if e.key.external_id == external_id)
+
+
+def folder_of(result: Result) -> Path:
+    return Path(next(line for line in result.stdout.splitlines() if line.startswith("Report folder: "))
+                .removeprefix("Report folder: "))
+
+
 def test_a_record_the_platform_took_is_not_told_again_next_month_that_it_may_not_take_its_region_code(
         tmp_path: Path, staffed: Any) -> None:
     """A leave history lists last month's records again every month. Once the platform has taken a record with a

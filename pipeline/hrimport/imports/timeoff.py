@@ -83,6 +83,7 @@ from hrimport.timeoff.rows import (
     changed_since_imported,
     check_row,
     halves_shown,
+    overlaps_imported,
     repeat_warning,
     unread_halves,
 )
@@ -230,6 +231,13 @@ def import_timeoff(
             parts[bisect.bisect_right(ends, r.pos)].listed.append(RowOutcome(
                 r.row, r.external_id, table.name(r.pos), Outcome.INVALID, tuple(found),
                 " ".join(p.message for p in found), r.details()))
+        # -- leaves imported before that a row's period overlaps: a corrected leave, or one booked twice ---
+        if ledger is not None:
+            for part in parts:
+                at = part.positions(pending)
+                keys = table.ledger_keys(at, service, customer_id)
+                _overlapping_imports(part.keep, table, ledger.overlapping(keys), at.tolist(), keys,
+                                     facts.field_sources.get("start_date"))
         timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
@@ -325,6 +333,18 @@ def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: li
                    f"{entry.source_row},")
         if problem is not None:
             keep.warnings.setdefault(r.row, []).append(problem)
+
+
+def _overlapping_imports(keep: ChunkKeep, table: LeaveTable, found: dict[LedgerKey, list[LedgerEntry]],
+                         positions: list[int], keys: list[LedgerKey], column: str | None) -> None:
+    """Warn on each row to be sent (``positions``, ``keys``: a chunk's) whose period overlaps records the ledger
+    holds for the same person (``found``, by ``Ledger.overlapping``): ``overlaps-imported``."""
+    hits = [(pos, found[key]) for pos, key in zip(positions, keys) if key in found]
+    for r, (_, entries) in zip(table.rows([pos for pos, _ in hits]), hits, strict=True):
+        imported = [f"{e.key.leave_type} {e.key.start_date}..{e.key.end_date} ({e.total_days} day(s)), imported on "
+                    f"{e.accepted_at} as {f'record {e.record_id}' if e.record_id is not None else 'a record'} from "
+                    f"{e.source_file} row {e.source_row}" for e in entries]
+        keep.warnings.setdefault(r.row, []).append(overlaps_imported(r, imported, column=column))
 
 
 def _answered_doubts(keep: ChunkKeep, rows: list[int]) -> None:

@@ -194,6 +194,17 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "importing the file again does not send it). If the record is right, nothing to do; correct the file to "
         "stop this warning.",
     ),
+    "overlaps-imported": Explanation(
+        "Overlaps time off imported before",
+        "This leave overlaps a record of the same person that hrimport imported in an earlier run, with other "
+        "dates or another leave type: most often a corrected file, the leave moved by a day or its type changed. "
+        "hrimport knows a record by person, leave type and dates, so this row is a new record; the platform's "
+        "interface cannot change or remove the old one, which stays as it was sent. A platform that checks refuses "
+        "this row as overlapping; one that does not would hold both.",
+        "If this row corrects the leave the message names, change or cancel that record on the platform (and, if "
+        "the platform refused this row, import the file again). If both leaves are right, correct the dates so "
+        "that they do not overlap.",
+    ),
     "total-days-mismatch": Explanation(
         "Total days do not match",
         "The number of days given is not the platform's count for these dates and half days, and the config "
@@ -273,7 +284,9 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "overlaps-existing": Explanation(
         "Overlaps time off already booked",
         "The platform already holds time off for this person on some of these days.",
-        "Check the person's existing time off in the platform; cancel one of the two if needed.",
+        "Check the person's existing time off in the platform; cancel one of the two if needed. When the row "
+        "also says it overlaps time off imported before, the file corrects that leave: change or cancel the "
+        "old record on the platform, then import the file again.",
     ),
     "bad-encoding": Explanation(
         "Unreadable characters",

@@ -237,7 +237,7 @@ def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = No
                    if lost is not None else "")
         return _outcome(r, Outcome.OVERLAPS_EXISTING, code,
                         f"the service already holds time off for '{r.external_id}' overlapping "
-                        f"{r.start}..{r.end} ({reasons}); not added again.{earlier}")
+                        f"{r.start}..{r.end} ({reasons}); not added.{earlier}")
     if code == "unknown-staff":
         return _outcome(r, Outcome.REJECTED, code, f"the service does not know staff '{r.external_id}' ({reasons}).")
     if code == "total-days-mismatch":

@@ -133,6 +133,24 @@ class Ledger:
                     found[key] = _entry(row)
         return found
 
+    def overlapping(self, keys: Iterable[LedgerKey]) -> dict[LedgerKey, list[LedgerEntry]]:
+        """For each of ``keys``, the records stored for the same person (service, customer, external id) whose
+        period overlaps its own, other than its own record, earliest first; keys with none are left out. The
+        platform takes no leave overlapping another of the person (api-notes: "no existing record overlaps the
+        period"), of any leave type."""
+        found: dict[LedgerKey, list[LedgerEntry]] = {}
+        with self._lock:
+            for key in dict.fromkeys(keys):
+                rows = self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM accepted WHERE service = ? AND customer_id = ? AND external_id = ? "
+                    "AND status = 'stored' AND start_date <= ? AND end_date >= ? "
+                    "AND NOT (leave_type = ? AND start_date = ? AND end_date = ?) ORDER BY start_date, end_date",
+                    (key.service, key.customer_id, key.external_id, key.end_date, key.start_date, key.leave_type,
+                     key.start_date, key.end_date)).fetchall()
+                if rows:
+                    found[key] = [_entry(row) for row in rows]
+        return found
+
     def sending(self, key: LedgerKey, *, body: dict[str, Any], total_days: str, source_file: str,
                 source_row: int) -> None:
         """Record, before the POST, that this record is being sent; an entry already held is kept as is."""

@@ -3,7 +3,8 @@
 Each function takes plain values and returns plain values or ``Problem``s; ``hrimport.imports.timeoff``
 composes them. Problem codes: ``not-an-allowed-value`` (lang), ``not-a-half-day-marker`` and
 ``ambiguous-half-day`` (warnings on a row sent with its own figure: ``unread_halves``), ``end-before-start``,
-``overlaps-in-file``, the warning ``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them),
+``overlaps-in-file``, the warnings ``overlaps-imported`` (a leave imported before overlaps the row's period:
+``overlaps_imported``) and ``duplicate-row`` of a leave listed twice (``LeaveTable.repeats`` finds them),
 and two warnings (the row is sent as written) unless ``[timeoff] strict_checks`` lists their code:
 ``unknown-leave-type`` and ``region-code`` (a region's ISO 3166-2 code as the country: ``region_warning``).
 """
@@ -27,7 +28,7 @@ from hrimport.timeoff.leave_types import (
 )
 
 __all__ = ["HALVES_NOT_READ", "PLATFORM_DOUBTS", "TimeOffRow", "changed_since_imported", "check_row", "find_overlaps",
-           "halves_shown", "region_warning", "repeat_warning", "unread_halves"]
+           "halves_shown", "overlaps_imported", "region_warning", "repeat_warning", "unread_halves"]
 
 #: The report's half days of a row whose half-day cell could not be read: it claims neither a full day nor a half.
 HALVES_NOT_READ = "not read"
@@ -262,6 +263,26 @@ def changed_since_imported(r: TimeOffRow, sent: dict[str, Any], *, record: str, 
         "platform's interface adds time off but does not change it, so nothing is sent: if the file is right, "
         "change the record on the platform.",
         r.row, None, None, None, severity="warning",
+    )
+
+
+def overlaps_imported(r: TimeOffRow, imported: list[str], *, column: str | None) -> Problem:
+    """The ``overlaps-imported`` warning of a row about to be sent whose period overlaps records of the same person
+    that were imported before (``imported``: each in words, earliest first), of another leave type or other dates:
+    most often a corrected month's file whose leave moved by a day or changed its type. The platform's interface
+    adds time off but cannot change or remove a record, so the old record stays as it was sent: a platform that
+    checks refuses the new one as overlapping (``overlaps_existing``), one that does not holds both. A warning,
+    not a refusal: HR may have cancelled the old record on the platform already, and the platform decides."""
+    shown = "; ".join(imported[:3]) + (f"; and {len(imported) - 3:,} more" if len(imported) > 3 else "")
+    which = "that record" if len(imported) == 1 else "those records"
+    return Problem(
+        "overlaps-imported",
+        f"Row {r.row}: {r.leave_type_name} {r.start}..{r.end} overlaps time off imported before for "
+        f"'{r.external_id}': {shown}. If "
+        f"this row corrects that leave, change or cancel {which} on the platform: its interface adds time off but "
+        "cannot change or remove a record, and a platform that checks takes no leave overlapping another of the "
+        "same person.",
+        r.row, column, "start_date", r.start, severity="warning",
     )
 
 
