@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import re
 import signal
 import sqlite3
@@ -559,6 +560,31 @@ def test_new_hires_exist_before_their_time_off_is_imported(tmp_path: Path, sandb
     assert len(job.time_off()) == 5
     run = job.runs()[-1]
     assert (run / "staff" / "report.html").is_file() and (run / "timeoff" / "report.html").is_file()
+
+
+def test_a_job_moved_without_its_state_folder_books_no_leave_twice(tmp_path: Path, sandbox: Any) -> None:
+    """The job is copied to a new server without its state folder. The staff step sends the people again (the
+    platform updates them by external id), but the time-off step stops (exit 2, one line) rather than send May's
+    leave again; once a person has checked the platform, --new-ledger lets it send."""
+    job = JobFolder(tmp_path / "moved", sandbox, timeoff=True)
+    job.export("2024-05", job.people(3))
+    job.leave("2024-05", 3)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    shutil.rmtree(job.root / "state")
+
+    stopped = run_cli("run", str(job.job))
+
+    assert stopped.exit_code == 2, stopped.stderr
+    line = next(line for line in stopped.stderr.splitlines() if line.startswith("timeoff: "))
+    assert line.startswith(f"timeoff: Error: the time-off ledger {job.root / 'state' / 'timeoff_ledger.db'} knows "
+                           "no time off sent to this service for customer 99, but 1 earlier import(s) in ")
+    assert line.endswith("run again with --new-ledger")
+    assert len(job.time_off()) == 3
+
+    anew = run_cli("run", str(job.job), "--new-ledger")
+    assert anew.exit_code == 1, anew.stderr  # the sandbox refuses May's leave as overlapping: nothing twice
+    assert job.last_run()["steps"][1]["counts"]["overlaps_existing"] == 3
+    assert len(job.time_off()) == 3
 
 
 @pytest.mark.parametrize("killed_in", ["staff", "timeoff"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -846,6 +847,54 @@ def test_a_leave_whose_dates_or_type_were_corrected_names_the_record_imported_be
     assert [(sid, start, end) for sid, _, start, end, _ in stored(staffed)] == [
         ("000101", "2025-03-03", "2025-03-05"), ("000104", "2025-03-10", "2025-03-10"),
         ("000105", "2025-03-12", "2025-03-12"), ("000106", "2025-03-04", "2025-03-04")]
+
+
+def test_a_state_folder_left_behind_stops_the_import_before_any_leave_is_booked_twice(tmp_path: Path,
+                                                                                     staffed: Any) -> None:
+    """The job moves to a new machine and `.hrimport/`, a dot folder, is left behind: the ledger is gone, but the
+    report folder shows that earlier imports sent time off. Sending the leave history again would book each leave
+    twice on a platform that does not refuse overlaps, so the import (and its dry run) stops in one line, sends
+    nothing, and says what to do. With the folder back, the rows are already imported. A person who knows the
+    time off is not on the platform passes --new-ledger once: the rows are sent (here the sandbox refuses them as
+    overlapping), the note says so, and the next month is not stopped again."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 5), "", "3", "MY", "", "Approved"],
+        ["000105", "Annual Leave", D(2025, 3, 12), D(2025, 3, 12), "", "1", "CN", "", "Approved"]])
+    first, _ = run_import(tmp_path, staffed, source)
+    assert first.exit_code == 0, first.output
+    state = tmp_path / ".hrimport"
+    shutil.move(state, tmp_path / "kept")
+    staffed.clear_requests()
+
+    for extra in ([], ["--dry-run"]):
+        stopped = hrimport(["timeoff", "import", str(write_config(tmp_path)), str(source), "--report-dir",
+                            str(tmp_path / "reports"), *extra], staffed)
+        assert stopped.exit_code == 2, stopped.output
+        (line,) = stopped.stderr.splitlines()[-1:]
+        last = sorted(p for p in (tmp_path / "reports" / "leave").iterdir() if p.is_dir())[0]
+        assert line == (
+            f"Error: the time-off ledger {state / 'timeoff_ledger.db'} knows no time off sent to this service for "
+            f"customer 99, but 1 earlier import(s) in {tmp_path / 'reports' / 'leave'} sent some (2 record(s) "
+            f"added; the last: {last}): the state folder was lost or moved, and sending this file could book leave "
+            f"twice. Bring the folder back to {state} (a folder whose name starts with a dot is easily left behind "
+            "when copying), or, if that time off is not on the platform, run again with --new-ledger")
+    assert [r for r in staffed.requests() if "apply" in r["path"]] == []
+
+    shutil.rmtree(state)
+    shutil.move(tmp_path / "kept", state)
+    back, run = run_import(tmp_path, staffed, source)
+    assert back.exit_code == 0, back.output
+    assert [o.outcome.value for o in run.rows] == ["already_imported", "already_imported"]
+
+    shutil.rmtree(state)
+    anew, run = run_import(tmp_path, staffed, source, None, "--new-ledger")
+    assert anew.exit_code == 1, anew.output
+    assert [o.outcome.value for o in run.rows] == ["overlaps_existing", "overlaps_existing"]
+    assert "Note: The time-off ledger is started anew (--new-ledger): it knows nothing of the time off earlier " \
+           "imports sent" in anew.stdout
+    assert len(staffed.time_off(99)) == 2  # the sandbox refuses an overlap: nothing booked twice here
+    later, _ = run_import(tmp_path, staffed, source)
+    assert later.exit_code == 1 and "started anew" not in later.stdout
 
 
 def ledger_time(tmp_path: Path, external_id: str) -> str:

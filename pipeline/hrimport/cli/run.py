@@ -17,11 +17,15 @@ from hrimport.listing import one_line
 @click.option("--full", is_flag=True,
               help="Send every row, and import the file again when it is the one imported last time (never an "
                    "export older than that one, nor than max_source_age_days).")
+@click.option("--new-ledger", is_flag=True,
+              help="Let a time-off step send although its ledger went missing while the job's earlier runs sent "
+                   "time off (the state folder lost or moved: exit 2 without it), when that time off is not on "
+                   "the platform.")
 # no envvar here: $HRIMPORT_BASE_URL must not outrank each config's own base_url (hrimport.service.connection's order)
 @click.option("--base-url", metavar="URL", default=None,
               help="Send every step to this base URL (default: each config's, else $HRIMPORT_BASE_URL; the "
                    "embedded sandbox only when the job file says sandbox = true).")
-def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) -> None:
+def run(job_file: Path, accept_drift: bool, full: bool, new_ledger: bool, base_url: str | None) -> None:
     """Run the imports a job file names, in order, without asking anything: safe from cron.
 
     One line per step on stderr; everything else goes to run.log in the run's report folder. A second
@@ -52,7 +56,8 @@ def run(job_file: Path, accept_drift: bool, full: bool, base_url: str | None) ->
         click.echo(one_line(line, None), err=True)  # cron's log: one line a step, whatever a file name holds
 
     job = load_job_or_tell(job_file, echo=say)
-    result = run_job(job, full=full, accept_drift=accept_drift, base_url=base_url, echo=say, progress_bar=progress_bar)
+    result = run_job(job, full=full, accept_drift=accept_drift, new_ledger=new_ledger, base_url=base_url, echo=say,
+                     progress_bar=progress_bar)
     if result.folder is not None:
         say(f"Report folder: {result.folder}")
     say(f"{job.name}: {result.headline()} (exit {result.exit_code}: {EXIT_MEANINGS[result.exit_code]})")

@@ -59,11 +59,15 @@ def validate_command(config: Path, file: Path, as_json: bool) -> None:
                    "report, add nothing.")
 @click.option("--concurrency", type=click.IntRange(1, 32), default=None,
               help="Records posted at once (default: the config's [timeoff] concurrency, else 4).")
+@click.option("--new-ledger", is_flag=True,
+              help="Send although the ledger went missing while earlier imports in the report folder sent time "
+                   "off (the state folder lost or moved: exit 2 without it), when that time off is not on the "
+                   "platform.")
 @base_url_option
 @report_dir_option
 @json_option
-def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | None, base_url: str | None,
-                   report_dir: Path | None, as_json: bool) -> None:
+def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | None, new_ledger: bool,
+                   base_url: str | None, report_dir: Path | None, as_json: bool) -> None:
     """Import the time-off records in FILE as CONFIG describes, and write the report.
 
     total_days is filled from the service's calculation when the sheet has none; a row whose figure
@@ -85,6 +89,6 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
     cfg = load_config(config)
     with progress_bar("Sending") as progress:
         run = import_file(cfg, file, kind="timeoff", dry_run=dry_run, base_url=base_url, concurrency=concurrency,
-                          report_dir=report_dir, progress=progress)
+                          report_dir=report_dir, progress=progress, new_ledger=new_ledger)
     echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)

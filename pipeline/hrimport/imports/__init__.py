@@ -75,6 +75,7 @@ def import_file(
     report_folder: Path | None = None,
     progress: Progress | None = None,
     chunk_rows: int | None = None,
+    new_ledger: bool = False,
 ) -> FileImport:
     """Import ``source`` as ``config`` describes and write the report; never raises for a bad row.
 
@@ -97,6 +98,8 @@ def import_file(
       config's ``[report] folder``).
     - ``chunk_rows``: the file is read, mapped and validated this many rows at a time (default
       ``hrimport.imports.runs.CHUNK_ROWS``); the outcome is the same whatever it is.
+    - ``new_ledger``: a time-off import whose ledger knows nothing of what the job's earlier imports (in its
+      report folder) sent stops (exit 2: the state folder was lost or moved); with it, it sends all the same.
 
     Raises ``HrimportError`` subclasses for what stops the whole file: a bad config or file (exit 2),
     the time-off ledger held by another import (3), a service that cannot be used (4).
@@ -113,6 +116,10 @@ def import_file(
         made, report_folder = _make_report_folder(report_dir, report_folder, config)
         journal = OutcomeJournal(report_folder / OUTCOMES_FILE, kind=kind, job=config.report.job, source=source,
                                  started_at=datetime.now().astimezone().isoformat(timespec="seconds"))
+    # the job's report folder: its earlier imports show a time-off ledger gone missing (imports.timeoff)
+    from hrimport.report.history import job_folder_of
+
+    history = job_folder_of(report_folder) if report_folder is not None else None
     try:
         with ExitStack() as stack:
             if validate_only:
@@ -164,7 +171,8 @@ def import_file(
             result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
                           concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
-                          on_outcomes=journal.add if journal is not None else None)
+                          on_outcomes=journal.add if journal is not None else None, new_ledger=new_ledger,
+                          history=history)
             if kind == "staff" and state is not None and not validate_only:
                 result.info.notes.extend(_older_export_notes(state, result.info.source.sha256))
     except BaseException:
@@ -270,6 +278,7 @@ def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
     state: StateStore | None, skip_unchanged: bool, accept_drift: bool, batch_size: int | None,
     concurrency: int | None, progress: Progress | None, on_outcomes: OutcomesDone | None, chunk_rows: int | None,
+    new_ledger: bool = False, history: Path | None = None,
 ) -> RunResult:
     if kind == "staff":
         from hrimport.imports.runs import CHUNK_ROWS
@@ -285,4 +294,4 @@ def _run(
 
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
                           concurrency=concurrency, progress=progress, on_outcomes=on_outcomes,
-                          chunk_rows=chunk_rows or CHUNK_ROWS)
+                          chunk_rows=chunk_rows or CHUNK_ROWS, history=history, new_ledger=new_ledger)

@@ -68,8 +68,10 @@ from hrimport.outcomes import (
 )
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.reader.grid import normalize_header
+from hrimport.report.history import earlier_time_off
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
 from hrimport.stages import ProgressLog, announce
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
@@ -136,13 +138,17 @@ def import_timeoff(
     progress: Progress | None = None,
     on_outcomes: OutcomesDone | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    history: Path | None = None,
+    new_ledger: bool = False,
 ) -> RunResult:
     """Import one time-off export; one outcome per source row (never raises for a bad row).
 
     ``target.client`` None means no network: totals are neither filled nor checked and nothing is sent
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
-    skips it. ``on_outcomes`` gets each record posted as the service answers it.
+    skips it. ``on_outcomes`` gets each record posted as the service answers it. ``history``: the job's report
+    folder, whose earlier imports show a ledger that went missing (``_ledger_missing``), which stops the import
+    (exit 2) unless ``new_ledger``.
 
     The file is read, mapped and checked ``chunk_rows`` rows at a time; what needs the whole file (the
     overlaps, the ledger, the total days, the posting) works on its valid rows kept compactly
@@ -193,6 +199,17 @@ def import_timeoff(
     with ExitStack() as stack:
         if ledger is None and use_ledger and not offline:
             ledger = stack.enter_context(open_ledger(config.state_dir))
+        if ledger is not None and history is not None and not ledger.knows(service, customer_id):
+            missing = _ledger_missing(config, ledger, history, target.service_url, customer_id)
+            if missing and not new_ledger:
+                raise ConfigError(missing)
+            if missing:
+                if not dry_run:  # a dry run remembers nothing: the import still asks
+                    ledger.start_anew(service, customer_id)
+                notes.append("The time-off ledger is started anew (--new-ledger): it knows nothing of the time off "
+                             "earlier imports sent, so no row of this file is taken for one already imported; a "
+                             "leave already on the platform is refused as overlapping (overlaps_existing) or, by a "
+                             "platform that does not check, booked twice.")
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         if ledger is not None:
             for part in parts:
@@ -333,6 +350,26 @@ def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: li
                    f"{entry.source_row},")
         if problem is not None:
             keep.warnings.setdefault(r.row, []).append(problem)
+
+
+def _ledger_missing(config: ImportConfig, ledger: Ledger, history: Path, service_url: str,
+                    customer_id: str) -> str:
+    """Why the import stops, when the ledger knows nothing of this service and customer but the job's earlier
+    imports (``history``: its report folder) sent them time off: the state folder was lost or moved (copied
+    without its dot folder, a new machine), and each leave those imports sent would go again, booked twice on a
+    platform that does not refuse an overlap. "" otherwise, and always for the embedded sandbox, whose records
+    live in the state folder too and went with it."""
+    if service_url == EMBEDDED_SANDBOX:
+        return ""
+    earlier = earlier_time_off(history, describe_target(service_url), customer_id)
+    if earlier is None:
+        return ""
+    return (f"the time-off ledger {ledger.path} knows no time off sent to this service for customer {customer_id}, "
+            f"but {earlier.runs:,} earlier import(s) in {history} sent some ({earlier.added:,} record(s) added; the "
+            f"last: {earlier.last.parent}): the state folder was lost or moved, and sending this file could book "
+            f"leave twice. Bring the folder back to {config.state_dir} (a folder whose name starts with a dot is "
+            "easily left behind when copying), or, if that time off is not on the platform, run again with "
+            "--new-ledger")
 
 
 def _overlapping_imports(keep: ChunkKeep, table: LeaveTable, found: dict[LedgerKey, list[LedgerEntry]],

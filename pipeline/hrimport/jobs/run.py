@@ -89,6 +89,7 @@ def run_job(
     *,
     full: bool = False,
     accept_drift: bool = False,
+    new_ledger: bool = False,
     base_url: str | None = None,
     echo: Callable[[str], None] | None = None,
     progress_bar: ProgressBar | None = None,
@@ -97,7 +98,8 @@ def run_job(
 
     ``full`` sends every row and imports again the file the step imported last (never an older export, nor
     one older than ``max_source_age_days``); ``accept_drift`` releases a file the
-    drift guard would hold; ``base_url`` overrides every step's
+    drift guard would hold; ``new_ledger`` lets a time-off step send when its ledger went missing (exit 2
+    otherwise: ``hrimport.imports.timeoff``); ``base_url`` overrides every step's
     service URL. ``echo`` receives one line per step (the CLI prints it on stderr); ``progress_bar(label)``
     may give a progress callback per step (the CLI's draws a bar on a terminal only). Raises
     ``JobLockedError`` (exit 3) when another run of the job holds the lock, after telling ``[notify]``.
@@ -113,8 +115,8 @@ def run_job(
         raise
     try:
         with job_lock(job.state_dir, job.name):
-            _run_locked(job, result, started, full=full, accept_drift=accept_drift, base_url=base_url, say=say,
-                        progress_bar=progress_bar)
+            _run_locked(job, result, started, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
+                        base_url=base_url, say=say, progress_bar=progress_bar)
     except JobLockedError as exc:
         result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
         _notify(job.notify, job.name, job.path, result, say)
@@ -136,8 +138,8 @@ def _check_targets(job: Job, base_url: str | None) -> None:
 
 
 def _run_locked(
-    job: Job, result: JobResult, started: datetime, *, full: bool, accept_drift: bool, base_url: str | None,
-    say: Callable[[str], None], progress_bar: ProgressBar | None,
+    job: Job, result: JobResult, started: datetime, *, full: bool, accept_drift: bool, new_ledger: bool,
+    base_url: str | None, say: Callable[[str], None], progress_bar: ProgressBar | None,
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
     result.unfinished = unfinished_runs(job)
@@ -160,8 +162,8 @@ def _run_locked(
                     outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
                                          "not run: the state folder could not be written in an earlier step")
                 else:
-                    outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, base_url=base_url,
-                                        secrets=secrets,
+                    outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift,
+                                        new_ledger=new_ledger, base_url=base_url, secrets=secrets,
                                         folder=result.folder, progress_bar=progress_bar)
                 result.steps.append(outcome)
                 log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
@@ -211,8 +213,8 @@ def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_e
 
 
 def _run_step(
-    job: Job, step: JobStep, state: StateStore, *, full: bool, accept_drift: bool, base_url: str | None,
-    secrets: list[str],
+    job: Job, step: JobStep, state: StateStore, *, full: bool, accept_drift: bool, new_ledger: bool,
+    base_url: str | None, secrets: list[str],
     folder: Path, progress_bar: ProgressBar | None,
 ) -> StepResult:
     """One step: find the file, refuse an older export or one too old, skip it if already imported, import it,
@@ -251,7 +253,7 @@ def _run_step(
             # and in run.log, how far the sending is, now and then: a long send is seen to move
             logged = ProgressLog(step.name, progress)
             run = import_file(config, source, kind=step.kind, connection=conn, state=state,
-                              skip_unchanged=not full, accept_drift=accept_drift,
+                              skip_unchanged=not full, accept_drift=accept_drift, new_ledger=new_ledger,
                               report_folder=folder / safe_name(step.name), progress=logged)
         assert run.report is not None
         if _took_effect(run.result):

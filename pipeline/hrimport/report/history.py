@@ -29,7 +29,9 @@ from hrimport.private_files import safe_segment
 
 __all__ = [
     "RUN_JSON",
+    "EarlierTimeOff",
     "RunLine",
+    "earlier_time_off",
     "is_run_folder",
     "job_folder_of",
     "list_runs",
@@ -128,6 +130,38 @@ def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
             raise ConfigError(f"{folder} holds no runs itself but the folders of jobs {', '.join(jobs)}: "
                               f"give one of them, e.g. {folder / jobs[0]}")
     return folder, lines
+
+
+@dataclass(frozen=True)
+class EarlierTimeOff:
+    """What a job's earlier time-off imports to one service and customer sent, as their summaries say."""
+
+    runs: int  # imports (not dry runs) whose records the service took, added or already known
+    added: int  # records they added
+    last: Path  # the newest one's summary.json
+
+
+def earlier_time_off(job_folder: Path, target: str, customer_id: str) -> EarlierTimeOff | None:
+    """The time-off imports in ``job_folder`` (both layouts: an import's run folder, a ``hrimport run`` step's)
+    that sent records to ``target`` (``hrimport.service.urls.describe_target`` of the service URL, as summary.json
+    writes it) for ``customer_id``, and the service took (added, or found already imported); None when there are
+    none. A summary that cannot be read is passed over: this asks whether the ledger remembered something."""
+    runs = added = 0
+    last: Path | None = None
+    if not job_folder.is_dir():
+        return None
+    for run in sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order):
+        for summary in [run / SUMMARY_JSON, *sorted(run.glob(f"*/{SUMMARY_JSON}"))]:
+            data, _ = _read_json(summary)
+            counts = data.get("counts") if data is not None else None
+            if (data is None or not isinstance(counts, dict) or data.get("kind") != "timeoff"
+                    or data.get("dry_run") is not False or data.get("target") != target
+                    or str(data.get("customer_id")) != customer_id):
+                continue
+            taken = [_int(counts, name) or 0 for name in ("added", "already_imported")]
+            if any(taken):
+                runs, added, last = runs + 1, added + taken[0], summary
+    return EarlierTimeOff(runs, added, last) if last is not None else None
 
 
 def _lines_of_run(run: Path, job_folder: Path) -> list[RunLine]:

@@ -61,6 +61,14 @@ CREATE TABLE IF NOT EXISTS accepted (
     body         TEXT,           -- the request body sent (JSON)
     PRIMARY KEY (service, customer_id, external_id, leave_type, start_date, end_date)
 );
+-- a ledger a person chose to start anew for a service and customer (--new-ledger) though earlier imports had
+-- sent time off there: asked once, not every month
+CREATE TABLE IF NOT EXISTS started_anew (
+    service      TEXT NOT NULL,
+    customer_id  TEXT NOT NULL,
+    started_at   TEXT NOT NULL,
+    PRIMARY KEY (service, customer_id)
+);
 """
 #: Columns added since the first ledger files were written (those files get them on open).
 _ADDED_COLUMNS = {
@@ -132,6 +140,20 @@ class Ledger:
                 if row is not None:
                     found[key] = _entry(row)
         return found
+
+    def knows(self, service: str, customer_id: str) -> bool:
+        """Whether the ledger holds a record sent to ``service`` for ``customer_id``, or was started anew for
+        them (``start_anew``)."""
+        with self._lock:
+            return any(self._conn.execute(f"SELECT 1 FROM {table} WHERE service = ? AND customer_id = ? LIMIT 1",
+                                          (service, customer_id)).fetchone() is not None
+                       for table in ("accepted", "started_anew"))
+
+    def start_anew(self, service: str, customer_id: str) -> None:
+        """Record that a person chose to send to ``service`` for ``customer_id`` with this ledger, which knows
+        nothing of what earlier imports sent there (``--new-ledger``)."""
+        with self._lock, writing("the time-off ledger", self.path):
+            self._conn.execute("INSERT OR IGNORE INTO started_anew VALUES (?, ?, ?)", (service, customer_id, _now()))
 
     def overlapping(self, keys: Iterable[LedgerKey]) -> dict[LedgerKey, list[LedgerEntry]]:
         """For each of ``keys``, the records stored for the same person (service, customer, external id) whose
