@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -565,7 +565,8 @@ def test_new_hires_exist_before_their_time_off_is_imported(tmp_path: Path, sandb
 def test_a_job_moved_without_its_state_folder_books_no_leave_twice(tmp_path: Path, sandbox: Any) -> None:
     """The job is copied to a new server without its state folder. The staff step sends the people again (the
     platform updates them by external id), but the time-off step stops (exit 2, one line) rather than send May's
-    leave again; once a person has checked the platform, --new-ledger lets it send."""
+    leave again. `hrimport timeoff rebuild-ledger` reads the job's reports back into the job's ledger, and the
+    next run finds May's leave imported; --new-ledger, for time off that is not on the platform, sends it."""
     job = JobFolder(tmp_path / "moved", sandbox, timeoff=True)
     job.export("2024-05", job.people(3))
     job.leave("2024-05", 3)
@@ -580,7 +581,20 @@ def test_a_job_moved_without_its_state_folder_books_no_leave_twice(tmp_path: Pat
                            "no time off sent to this service for customer 99, but 1 earlier import(s) in ")
     assert line.endswith("run again with --new-ledger")
     assert len(job.time_off()) == 3
+    kept = job.root / "kept"
+    shutil.copytree(job.root / "state", kept)
 
+    rebuilt = run_cli("timeoff", "rebuild-ledger", str(job.job))
+    again = run_cli("run", str(job.job), "--full")
+
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+    assert rebuilt.stdout.startswith(f"Rebuilt the time-off ledger {job.root / 'state' / 'timeoff_ledger.db'} from 1 "
+                                     f"report(s) in {job.root / 'reports' / 'monthly'}: 3 record(s) added")
+    assert again.exit_code == 0, again.stderr
+    assert job.last_run()["steps"][1]["counts"]["already_imported"] == 3
+
+    shutil.rmtree(job.root / "state")
+    shutil.move(kept, job.root / "state")
     anew = run_cli("run", str(job.job), "--new-ledger")
     assert anew.exit_code == 1, anew.stderr  # the sandbox refuses May's leave as overlapping: nothing twice
     assert job.last_run()["steps"][1]["counts"]["overlaps_existing"] == 3

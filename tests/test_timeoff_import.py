@@ -871,13 +871,14 @@ def test_a_state_folder_left_behind_stops_the_import_before_any_leave_is_booked_
                             str(tmp_path / "reports"), *extra], staffed)
         assert stopped.exit_code == 2, stopped.output
         (line,) = stopped.stderr.splitlines()[-1:]
-        last = sorted(p for p in (tmp_path / "reports" / "leave").iterdir() if p.is_dir())[0]
+        last = min(p for p in (tmp_path / "reports" / "leave").iterdir() if p.is_dir())
         assert line == (
             f"Error: the time-off ledger {state / 'timeoff_ledger.db'} knows no time off sent to this service for "
             f"customer 99, but 1 earlier import(s) in {tmp_path / 'reports' / 'leave'} sent some (2 record(s) "
             f"added; the last: {last}): the state folder was lost or moved, and sending this file could book leave "
             f"twice. Bring the folder back to {state} (a folder whose name starts with a dot is easily left behind "
-            "when copying), or, if that time off is not on the platform, run again with --new-ledger")
+            "when copying), or rebuild the ledger from those reports with hrimport timeoff rebuild-ledger, or, if "
+            "that time off is not on the platform, run again with --new-ledger")
     assert [r for r in staffed.requests() if "apply" in r["path"]] == []
 
     shutil.rmtree(state)
@@ -895,6 +896,48 @@ def test_a_state_folder_left_behind_stops_the_import_before_any_leave_is_booked_
     assert len(staffed.time_off(99)) == 2  # the sandbox refuses an overlap: nothing booked twice here
     later, _ = run_import(tmp_path, staffed, source)
     assert later.exit_code == 1 and "started anew" not in later.stdout
+
+
+def test_a_lost_ledger_is_rebuilt_from_the_reports_of_the_imports_that_sent_the_time_off(tmp_path: Path,
+                                                                                          staffed: Any) -> None:
+    """The state folder is gone for good, but the reports are there: `hrimport timeoff rebuild-ledger` reads
+    back every record they list as added or already imported (a Chinese leave type under its English key, as the
+    import keys it) and the next import of the cumulative history sends only the new leave. A report whose run
+    was killed before it was written is named, not read."""
+    march = [["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 5), "", "3", "MY", "", "Approved"],
+             ["000105", "年假", D(2025, 3, 12), D(2025, 3, 12), "", "1", "CN", "", "Approved"]]
+    run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03.xlsx", march))
+    april = [*march, ["000106", "Annual Leave", D(2025, 4, 7), D(2025, 4, 7), "", "1", "SG", "", "Approved"]]
+    second, _ = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-04.xlsx", april))
+    assert second.exit_code == 0, second.output
+    killed = tmp_path / "reports" / "leave" / "2025-04-30_120000"
+    killed.mkdir()
+    (killed / "summary.json").write_text(json.dumps({
+        "kind": "timeoff", "dry_run": False, "target": json.loads(
+            (folder_of(second) / "summary.json").read_text())["target"], "customer_id": "99",
+        "counts": {"added": 1}, "rows_read": 1}))
+    shutil.rmtree(tmp_path / ".hrimport")
+    staffed.clear_requests()
+
+    rebuilt = hrimport(["timeoff", "rebuild-ledger", str(write_config(tmp_path)), "--report-dir",
+                        str(tmp_path / "reports")], staffed)
+
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert rebuilt.stdout == (f"Rebuilt the time-off ledger {tmp_path / '.hrimport' / 'timeoff_ledger.db'} from 2 "
+                              f"report(s) in {tmp_path / 'reports' / 'leave'}: 3 record(s) added, each taken as on "
+                              "the platform.\n")
+    assert rebuilt.stderr.startswith(f"Not read (its rows are not taken as on the platform): {killed}: ")
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        assert sorted((e.key.external_id, e.key.leave_type, e.key.start_date, e.source_file, e.stored)
+                      for e in ledger.entries()) == [
+            ("000101", "Annual Leave", "2025-03-03", "leave_2025-03.xlsx", True),
+            ("000105", "Annual Leave", "2025-03-12", "leave_2025-03.xlsx", True),
+            ("000106", "Annual Leave", "2025-04-07", "leave_2025-04.xlsx", True)]
+    may = [*april, ["000110", "Sick Leave", D(2025, 5, 6), D(2025, 5, 6), "", "1", "SG", "", "Approved"]]
+    result, run = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-05.xlsx", may))
+    assert result.exit_code == 0, result.output
+    assert [o.outcome.value for o in run.rows] == ["already_imported"] * 3 + ["added"]
+    assert [json.loads(body)["customer_system_id"] for body in staffed.bodies if b"leave_type" in body] == ["000110"]
 
 
 def ledger_time(tmp_path: Path, external_id: str) -> str:

@@ -92,3 +92,31 @@ def import_command(config: Path, file: Path, dry_run: bool, concurrency: int | N
                           report_dir=report_dir, progress=progress, new_ledger=new_ledger)
     echo_file_import(run, as_json=as_json)
     raise SystemExit(run.exit_code)
+
+
+@timeoff.command("rebuild-ledger")
+@click.argument("config", metavar="CONFIG|JOB.toml", type=_file)
+@base_url_option
+@report_dir_option
+def rebuild_ledger_command(config: Path, base_url: str | None, report_dir: Path | None) -> None:
+    """Rebuild the time-off ledger of a state folder that was lost or moved, from the reports of the imports
+    that sent the time off (CONFIG's [report] folder, or a job file's reports).
+
+    Every record those reports list as added or already imported is written into the ledger as on the
+    platform, so the next import sends only what is new. Use it when an import stops because its ledger
+    went missing, once the state folder cannot be brought back. A report of a run killed before it was
+    written is not read (each is named). Exits 0 when the ledger was rebuilt, 2 when there is nothing to
+    rebuild it from (or a config error).
+
+    Example:
+
+    \b
+        hrimport timeoff rebuild-ledger samples/leave_history.toml
+    """
+    from hrimport.imports.ledger_recovery import rebuild_ledgers
+
+    for rebuilt in rebuild_ledgers(config, base_url=base_url, report_dir=report_dir):
+        click.echo(f"Rebuilt the time-off ledger {rebuilt.ledger} from {rebuilt.reports:,} report(s) in "
+                   f"{rebuilt.history}: {rebuilt.records:,} record(s) added, each taken as on the platform.")
+        for unread in rebuilt.unread:
+            click.echo(f"Not read (its rows are not taken as on the platform): {unread}", err=True)

@@ -45,6 +45,7 @@ import numpy as np
 
 from hrimport.config import ImportConfig
 from hrimport.errors import ConfigError
+from hrimport.imports.ledger_recovery import missing_ledger
 from hrimport.imports.repeats import RepeatedRows
 from hrimport.imports.runs import (
     CHUNK_ROWS,
@@ -68,10 +69,8 @@ from hrimport.outcomes import (
 )
 from hrimport.reader import SourceTable, StreamBroken
 from hrimport.reader.grid import normalize_header
-from hrimport.report.history import earlier_time_off
 from hrimport.service.connection import Target
 from hrimport.service.timeoff import post_time_off
-from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
 from hrimport.stages import ProgressLog, announce
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
@@ -147,7 +146,7 @@ def import_timeoff(
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
     skips it. ``on_outcomes`` gets each record posted as the service answers it. ``history``: the job's report
-    folder, whose earlier imports show a ledger that went missing (``_ledger_missing``), which stops the import
+    folder, whose earlier imports show a ledger that went missing (``hrimport.imports.ledger_recovery``), which stops the import
     (exit 2) unless ``new_ledger``.
 
     The file is read, mapped and checked ``chunk_rows`` rows at a time; what needs the whole file (the
@@ -200,7 +199,7 @@ def import_timeoff(
         if ledger is None and use_ledger and not offline:
             ledger = stack.enter_context(open_ledger(config.state_dir))
         if ledger is not None and history is not None and not ledger.knows(service, customer_id):
-            missing = _ledger_missing(config, ledger, history, target.service_url, customer_id)
+            missing = missing_ledger(ledger, config.state_dir, history, target.service_url, customer_id)
             if missing and not new_ledger:
                 raise ConfigError(missing)
             if missing:
@@ -350,26 +349,6 @@ def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: li
                    f"{entry.source_row},")
         if problem is not None:
             keep.warnings.setdefault(r.row, []).append(problem)
-
-
-def _ledger_missing(config: ImportConfig, ledger: Ledger, history: Path, service_url: str,
-                    customer_id: str) -> str:
-    """Why the import stops, when the ledger knows nothing of this service and customer but the job's earlier
-    imports (``history``: its report folder) sent them time off: the state folder was lost or moved (copied
-    without its dot folder, a new machine), and each leave those imports sent would go again, booked twice on a
-    platform that does not refuse an overlap. "" otherwise, and always for the embedded sandbox, whose records
-    live in the state folder too and went with it."""
-    if service_url == EMBEDDED_SANDBOX:
-        return ""
-    earlier = earlier_time_off(history, describe_target(service_url), customer_id)
-    if earlier is None:
-        return ""
-    return (f"the time-off ledger {ledger.path} knows no time off sent to this service for customer {customer_id}, "
-            f"but {earlier.runs:,} earlier import(s) in {history} sent some ({earlier.added:,} record(s) added; the "
-            f"last: {earlier.last.parent}): the state folder was lost or moved, and sending this file could book "
-            f"leave twice. Bring the folder back to {config.state_dir} (a folder whose name starts with a dot is "
-            "easily left behind when copying), or, if that time off is not on the platform, run again with "
-            "--new-ledger")
 
 
 def _overlapping_imports(keep: ChunkKeep, table: LeaveTable, found: dict[LedgerKey, list[LedgerEntry]],

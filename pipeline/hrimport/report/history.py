@@ -37,6 +37,7 @@ __all__ = [
     "list_runs",
     "read_runs",
     "run_order",
+    "time_off_reports",
 ]
 
 RUN_JSON = "run.json"  # what ``hrimport run`` writes in its run folder (``hrimport.jobs.folders``)
@@ -141,15 +142,14 @@ class EarlierTimeOff:
     last: Path  # the newest one's summary.json
 
 
-def earlier_time_off(job_folder: Path, target: str, customer_id: str) -> EarlierTimeOff | None:
-    """The time-off imports in ``job_folder`` (both layouts: an import's run folder, a ``hrimport run`` step's)
-    that sent records to ``target`` (``hrimport.service.urls.describe_target`` of the service URL, as summary.json
-    writes it) for ``customer_id``, and the service took (added, or found already imported); None when there are
-    none. A summary that cannot be read is passed over: this asks whether the ledger remembered something."""
-    runs = added = 0
-    last: Path | None = None
+def time_off_reports(job_folder: Path, target: str, customer_id: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The report folders in ``job_folder`` (both layouts: an import's run folder, a ``hrimport run`` step's) of
+    time-off imports, not dry runs, that sent records to ``target`` (``hrimport.service.urls.describe_target`` of
+    the service URL, as summary.json writes it) for ``customer_id`` and whose records the service took (added, or
+    found already imported), oldest first, each with its summary. A summary that cannot be read is passed over."""
+    found: list[tuple[Path, dict[str, Any]]] = []
     if not job_folder.is_dir():
-        return None
+        return found
     for run in sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order):
         for summary in [run / SUMMARY_JSON, *sorted(run.glob(f"*/{SUMMARY_JSON}"))]:
             data, _ = _read_json(summary)
@@ -158,10 +158,19 @@ def earlier_time_off(job_folder: Path, target: str, customer_id: str) -> Earlier
                     or data.get("dry_run") is not False or data.get("target") != target
                     or str(data.get("customer_id")) != customer_id):
                 continue
-            taken = [_int(counts, name) or 0 for name in ("added", "already_imported")]
-            if any(taken):
-                runs, added, last = runs + 1, added + taken[0], summary
-    return EarlierTimeOff(runs, added, last) if last is not None else None
+            if (_int(counts, "added") or 0) + (_int(counts, "already_imported") or 0):
+                found.append((summary.parent, data))
+    return found
+
+
+def earlier_time_off(job_folder: Path, target: str, customer_id: str) -> EarlierTimeOff | None:
+    """What the job's earlier time-off imports to ``target`` for ``customer_id`` sent (``time_off_reports``); None
+    when there are none."""
+    reports = time_off_reports(job_folder, target, customer_id)
+    if not reports:
+        return None
+    added = sum(_int(data["counts"], "added") or 0 for _, data in reports)
+    return EarlierTimeOff(len(reports), added, reports[-1][0] / SUMMARY_JSON)
 
 
 def _lines_of_run(run: Path, job_folder: Path) -> list[RunLine]:

@@ -197,6 +197,23 @@ class Ledger:
                 (*_key_values(key), record_id, total_days, source_file, source_row, _now()),
             )
 
+    def add_stored(self, entries: Iterable[LedgerEntry]) -> int:
+        """Add ``entries`` as stored records (``hrimport timeoff rebuild-ledger``: read back from the reports of
+        the imports that sent them), keeping any entry the ledger holds already; how many were added."""
+        with self._lock, writing("the time-off ledger", self.path):
+            before = self._conn.total_changes
+            self._conn.execute("BEGIN IMMEDIATE")  # one transaction: autocommit would sync each record
+            try:
+                self._conn.executemany(
+                    "INSERT OR IGNORE INTO accepted VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'stored', NULL)",
+                    ((*_key_values(e.key), e.record_id, e.total_days, e.source_file, e.source_row, e.accepted_at)
+                     for e in entries))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+            return self._conn.total_changes - before
+
     def forget_sending(self, key: LedgerKey) -> None:
         """Remove a ``sending`` entry: the service refused the record or never received it."""
         with self._lock, writing("the time-off ledger", self.path):

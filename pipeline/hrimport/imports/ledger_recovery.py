@@ -1,0 +1,136 @@
+"""A time-off ledger gone missing: found before any leave is sent twice, and rebuilt from the reports.
+
+The ledger (``hrimport.state.ledger``) is what keeps a time-off import from sending a leave twice, and it
+lives in the state folder. A job copied to a new machine without that folder (``.hrimport/``, a dot folder,
+is easily left behind) has a ledger that knows nothing, while its report folder still holds the reports of
+the imports that sent the time off. The platform's interface lists no time off (spec: no such endpoint), so
+those reports are the only other record of what the platform holds:
+
+- ``missing_ledger``: why an import stops (exit 2) when the ledger knows no time off sent to the service for
+  the customer, but the job's reports show imports that sent some;
+- ``rebuild_ledger`` (``hrimport timeoff rebuild-ledger``): every record those reports list as added or
+  already imported, written back into the ledger as stored, so the next import sends only what is new.
+
+The embedded sandbox keeps its records in the state folder too: a lost folder took them with it, so it is
+never stopped for this.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hrimport.errors import ConfigError
+from hrimport.outcomes import Outcome, read_outcomes
+from hrimport.private_files import safe_segment
+from hrimport.report.history import earlier_time_off, time_off_reports
+from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_host
+from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
+from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
+
+__all__ = ["Rebuilt", "missing_ledger", "rebuild_ledger", "rebuild_ledgers"]
+
+OUTCOMES_FILE = "outcomes.jsonl"  # hrimport.report.writer.OUTCOMES_FILE, named here so the reporter is not loaded
+_RECORD_ID = re.compile(r"time-off record (\d+)")
+
+
+def missing_ledger(ledger: Ledger, state_dir: Path, history: Path, service_url: str, customer_id: str) -> str:
+    """Why the import stops, when ``ledger`` knows nothing of this service and customer (checked by the caller)
+    but the job's earlier imports (``history``: its report folder) sent them time off; "" otherwise."""
+    if service_url == EMBEDDED_SANDBOX:
+        return ""
+    earlier = earlier_time_off(history, describe_target(service_url), customer_id)
+    if earlier is None:
+        return ""
+    return (f"the time-off ledger {ledger.path} knows no time off sent to this service for customer {customer_id}, "
+            f"but {earlier.runs:,} earlier import(s) in {history} sent some ({earlier.added:,} record(s) added; the "
+            f"last: {earlier.last.parent}): the state folder was lost or moved, and sending this file could book "
+            f"leave twice. Bring the folder back to {state_dir} (a folder whose name starts with a dot is easily "
+            "left behind when copying), or rebuild the ledger from those reports with hrimport timeoff "
+            "rebuild-ledger, or, if that time off is not on the platform, run again with --new-ledger")
+
+
+@dataclass
+class Rebuilt:
+    """What ``rebuild_ledger`` did."""
+
+    ledger: Path  # the ledger file
+    history: Path  # the job's report folder read
+    reports: int = 0  # reports read
+    records: int = 0  # records added to the ledger (those it held already are kept as they were)
+    unread: list[str] = field(default_factory=list)  # reports that could not be read, each with why
+
+
+def rebuild_ledger(ledger: Ledger, history: Path, *, service_url: str, service: str,
+                   customer_id: str) -> Rebuilt:
+    """Write into ``ledger`` every record the time-off reports in ``history`` (a job's report folder) list as
+    added or already imported by ``service_url`` for ``customer_id``, as stored under ``service`` (the ledger's
+    name of the service), oldest report first. A report whose outcomes cannot be read as a whole run (a run
+    killed before its report) is listed in ``unread``: its rows are not taken for on the platform."""
+    done = Rebuilt(ledger.path, history)
+    for folder, _ in time_off_reports(history, describe_target(service_url), customer_id):
+        try:
+            run = read_outcomes(folder / OUTCOMES_FILE)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            done.unread.append(f"{folder}: {reason}")
+            continue
+        entries: list[LedgerEntry] = []
+        for row in run.rows:
+            details = row.details or {}
+            name, start, end = (details.get(key, "") for key in ("leave_type", "start_date", "end_date"))
+            if row.outcome not in (Outcome.ADDED, Outcome.ALREADY_IMPORTED) or not (name and start and end):
+                continue
+            # the ledger's key names the type in English, as the import's does (年假 and Annual Leave are one)
+            leave_type = (match_leave_type(name) or unlisted_leave_type(name)).leave_type.en
+            record = _RECORD_ID.search(row.message)
+            entries.append(LedgerEntry(
+                LedgerKey(service, customer_id, row.external_id, leave_type, start, end),
+                int(record.group(1)) if record else None, details.get("total_days", ""), run.info.source.name,
+                row.row, run.info.started_at))
+        done.records += ledger.add_stored(entries)
+        done.reports += 1
+    return done
+
+
+def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path | None = None) -> list[Rebuilt]:
+    """``hrimport timeoff rebuild-ledger``: rebuild the ledger of an import config's state folder from the
+    reports in its ``[report]`` folder (``report_dir`` instead), or, for a job file, the ledger of the job's state
+    folder from the job's reports, for each of its time-off steps. Raises ``ConfigError`` for a config with no
+    time-off import, a step bound for the embedded sandbox (whose records went with the state folder) and for
+    reports none of which sent time off to that service and customer."""
+    # here: the job's and the config's loaders are needed by this command only
+    from hrimport.config import load_config
+    from hrimport.jobs import load_job
+    from hrimport.service.connection import resolve_connection, service_key
+    from hrimport.tomlfile import read_toml
+
+    if "step" in read_toml(path, "job file or import config"):
+        job = load_job(path)
+        imports = [(step.config, job.state_dir, job.report_dir / safe_segment(job.name, "job"))
+                   for step in job.steps if step.kind == "timeoff"]
+        if not imports:
+            raise ConfigError(f"{path.name} has no time-off step: there is no time-off ledger to rebuild")
+    else:
+        config = load_config(path)
+        if config.timeoff is None:
+            raise ConfigError(f"{path.name} has no [timeoff] section: there is no time-off ledger to rebuild")
+        imports = [(config, config.state_dir, (report_dir or config.report.folder)
+                    / safe_segment(config.report.job, "job"))]
+    done = []
+    for config, state_dir, history in imports:
+        conn = resolve_connection(config.service, base_url=base_url)
+        if conn.base_url is None:
+            raise ConfigError(f"{config.path.name} sends to the embedded sandbox, which keeps its time off in the state "
+                              "folder: a lost folder took it with it, and there is no ledger to rebuild")
+        customer_id = conn.customer_id or ""
+        with open_ledger(state_dir) as ledger:
+            rebuilt = rebuild_ledger(ledger, history, service_url=service_host(conn.base_url),
+                                     service=service_key(conn), customer_id=customer_id)
+        if not rebuilt.reports and not rebuilt.unread:
+            raise ConfigError(f"{history} holds no report of a time-off import that sent time off to "
+                              f"{describe_target(service_host(conn.base_url))} for customer {customer_id}: "
+                              "nothing to rebuild the ledger from")
+        done.append(rebuilt)
+    return done
