@@ -146,8 +146,8 @@ def import_timeoff(
     (``hrimport timeoff validate``). ``dry_run`` with a client asks the calculation endpoint (read-only)
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
     skips it. ``on_outcomes`` gets each record posted as the service answers it. ``history``: the job's report
-    folder, whose earlier imports show a ledger that went missing (``hrimport.imports.ledger_recovery``), which stops the import
-    (exit 2) unless ``new_ledger``.
+    folder, whose earlier imports show a ledger gone missing (``hrimport.imports.ledger_recovery``), which stops
+    the import (exit 2) unless ``new_ledger``.
 
     The file is read, mapped and checked ``chunk_rows`` rows at a time; what needs the whole file (the
     overlaps, the ledger, the total days, the posting) works on its valid rows kept compactly
@@ -248,7 +248,7 @@ def import_timeoff(
                 r.row, r.external_id, table.name(r.pos), Outcome.INVALID, tuple(found),
                 " ".join(p.message for p in found), r.details()))
         # -- leaves imported before that a row's period overlaps: a corrected leave, or one booked twice ---
-        if ledger is not None:
+        if ledger is not None and ledger.knows(service, customer_id):  # a first import has nothing to overlap
             for part in parts:
                 at = part.positions(pending)
                 keys = table.ledger_keys(at, service, customer_id)
