@@ -849,6 +849,29 @@ def test_a_leave_whose_dates_or_type_were_corrected_names_the_record_imported_be
         ("000105", "2025-03-12", "2025-03-12"), ("000106", "2025-03-04", "2025-03-04")]
 
 
+def test_strict_checks_hold_back_a_row_overlapping_a_leave_imported_before(tmp_path: Path, staffed: Any) -> None:
+    """With overlaps-imported in [timeoff] strict_checks, a corrected leave is not sent until HR has changed the
+    old record on the platform: the row is invalid, in to_fix, and says so; the other rows go as usual."""
+    run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 3), D(2025, 3, 5), "", "3", "MY", "", "Approved"]]))
+    staffed.clear_requests()
+    config = write_config(tmp_path, extra='strict_checks = ["overlaps-imported"]')
+
+    result, run = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-03_v2.xlsx", [
+        ["000101", "Annual Leave", D(2025, 3, 4), D(2025, 3, 6), "", "3", "MY", "", "Approved"],
+        ["000106", "Annual Leave", D(2025, 3, 4), D(2025, 3, 4), "", "1", "SG", "", "Approved"]]), config)
+
+    assert result.exit_code == 1, result.output
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "invalid", ["overlaps-imported"]), (3, "added", [])]
+    assert run.rows[0].message.endswith(
+        "from leave_2025-03.xlsx row 2. Not sent ([timeoff] strict_checks lists overlaps-imported): if this row "
+        "corrects that leave, change or cancel that record on the platform first, then take overlaps-imported out "
+        "of strict_checks to send it; else correct the dates.")
+    assert [json.loads(body)["customer_system_id"] for body in staffed.bodies if b"leave_type" in body] == ["000106"]
+    assert (folder_of(result) / "to_fix.xlsx").is_file()
+
+
 def test_a_state_folder_left_behind_stops_the_import_before_any_leave_is_booked_twice(tmp_path: Path,
                                                                                      staffed: Any) -> None:
     """The job moves to a new machine and `.hrimport/`, a dot folder, is left behind: the ledger is gone, but the

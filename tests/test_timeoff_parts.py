@@ -279,7 +279,8 @@ def test_the_timeoff_section_keys_are_checked() -> None:
     with pytest.raises(ConfigError) as refused:
         _settings(strict_checks=["country-change-incomplete"])
     assert str(refused.value) == ("leave.toml [timeoff] strict_checks: 'country-change-incomplete' is not a check "
-                                  'that can be made strict (one of "unknown-leave-type", "region-code")')
+                                  'that can be made strict (one of "unknown-leave-type", "region-code", '
+                                  '"not-a-half-day-marker", "ambiguous-half-day", "overlaps-imported")')
 
 
 def test_a_region_code_may_be_the_default_country_or_held_back() -> None:

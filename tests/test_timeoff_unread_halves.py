@@ -179,3 +179,20 @@ def test_rows_of_one_leave_whose_half_day_cells_differ_are_all_held_back(tmp_pat
     assert [(o.outcome.value, o.problem_codes[0]) for o in run.rows] == [("invalid", "overlaps-in-file")] * 2
     assert run.rows[0].problem_codes == ["overlaps-in-file", "not-a-half-day-marker"]
     assert staffed.time_off(99) == []
+
+
+def test_strict_checks_hold_back_a_row_whose_half_day_cell_cannot_be_read_even_with_its_own_days(
+        tmp_path: Path, staffed: Any) -> None:
+    """A company that wants every half day read lists the codes in [timeoff] strict_checks: the rows are held back,
+    each saying what to write and how to send it as it is, and nothing is posted."""
+    config = write_config(tmp_path, extra='strict_checks = ["not-a-half-day-marker", "ambiguous-half-day"]')
+    result, run = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave.xlsx", [MAYBE, YES]), config)
+
+    assert result.exit_code == 1, result.output
+    assert [(o.outcome.value, o.problem_codes, [p.severity for p in o.problems]) for o in run.rows] == [
+        ("invalid", ["not-a-half-day-marker"], ["error"]), ("invalid", ["ambiguous-half-day"], ["error"])]
+    assert run.rows[0].message == (
+        f"Row 2, column 'Half Day': {NOT_READ}; not sent ([timeoff] strict_checks lists not-a-half-day-marker): "
+        "write the half day as one of the values above, or take not-a-half-day-marker out of strict_checks to send "
+        "the row with the file's total_days 2.5.")
+    assert paths(staffed, APPLY) == []

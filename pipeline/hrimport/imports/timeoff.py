@@ -252,8 +252,11 @@ def import_timeoff(
             for part in parts:
                 at = part.positions(pending)
                 keys = table.ledger_keys(at, service, customer_id)
-                _overlapping_imports(part.keep, table, ledger.overlapping(keys), at.tolist(), keys,
-                                     facts.field_sources.get("start_date"))
+                for back in _overlapping_imports(part.keep, table, ledger.overlapping(keys), at.tolist(), keys,
+                                                 facts.field_sources.get("start_date"),
+                                                 strict="overlaps-imported" in settings.strict_checks):
+                    pending[back.pos] = False
+                    part.listed.append(back.outcome)
         timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
@@ -351,16 +354,33 @@ def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: li
             keep.warnings.setdefault(r.row, []).append(problem)
 
 
+@dataclass
+class _HeldBack:
+    """A row to be sent that a check holds back after all: its position and its outcome."""
+
+    pos: int
+    outcome: RowOutcome
+
+
 def _overlapping_imports(keep: ChunkKeep, table: LeaveTable, found: dict[LedgerKey, list[LedgerEntry]],
-                         positions: list[int], keys: list[LedgerKey], column: str | None) -> None:
+                         positions: list[int], keys: list[LedgerKey], column: str | None,
+                         *, strict: bool) -> list[_HeldBack]:
     """Warn on each row to be sent (``positions``, ``keys``: a chunk's) whose period overlaps records the ledger
-    holds for the same person (``found``, by ``Ledger.overlapping``): ``overlaps-imported``."""
+    holds for the same person (``found``, by ``Ledger.overlapping``): ``overlaps-imported``; with ``strict``
+    (``[timeoff] strict_checks`` names it) hold them back instead, returned."""
+    held: list[_HeldBack] = []
     hits = [(pos, found[key]) for pos, key in zip(positions, keys) if key in found]
     for r, (_, entries) in zip(table.rows([pos for pos, _ in hits]), hits, strict=True):
         imported = [f"{e.key.leave_type} {e.key.start_date}..{e.key.end_date} ({e.total_days} day(s)), imported on "
                     f"{e.accepted_at} as {f'record {e.record_id}' if e.record_id is not None else 'a record'} from "
                     f"{e.source_file} row {e.source_row}" for e in entries]
-        keep.warnings.setdefault(r.row, []).append(overlaps_imported(r, imported, column=column))
+        problem = overlaps_imported(r, imported, column=column, sent=not strict)
+        if strict:
+            held.append(_HeldBack(r.pos, RowOutcome(r.row, r.external_id, table.name(r.pos), Outcome.INVALID,
+                                                    (problem,), problem.message, r.details())))
+        else:
+            keep.warnings.setdefault(r.row, []).append(problem)
+    return held
 
 
 def _answered_doubts(keep: ChunkKeep, rows: list[int]) -> None:
@@ -523,7 +543,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                     problem = unread_halves(
                         row=row, code=exc.code, reason=exc.message, column=mapped.carried_sources.get(exc.which),
                         key=exc.which, cell=_cell(mapped.carried, exc.which, pos), policy=settings.total_days,
-                        total_days=cells["total_days"][pos], days_column=mapped.field_sources.get("total_days"))
+                        total_days=cells["total_days"][pos], days_column=mapped.field_sources.get("total_days"),
+                        strict=exc.code in settings.strict_checks)
                     if problem.is_warning:
                         # sent with the row's own figure, unchecked (``TotalsSettler``); its cells kept in its
                         # digest, for ``repeats``

@@ -28,7 +28,8 @@ _UNREAD_HALVES = (
     "So when the row "
     "gives its own number of days and total_days is \"file\" under [timeoff] (the default), this is a warning: "
     "the row was sent with that number, which the platform did not check. When the row gives no number of days, "
-    "or total_days is \"service\" or \"strict\", the count needs the half days, and the row is held back.")
+    "or total_days is \"service\" or \"strict\", the count needs the half days, and the row is held back; so is "
+    "every such row when strict_checks under [timeoff] lists the code.")
 
 _EXPLANATIONS: dict[str, Explanation] = {
     "missing-value": Explanation(
@@ -200,10 +201,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "dates or another leave type: most often a corrected file, the leave moved by a day or its type changed. "
         "hrimport knows a record by person, leave type and dates, so this row is a new record; the platform's "
         "interface cannot change or remove the old one, which stays as it was sent. A platform that checks refuses "
-        "this row as overlapping; one that does not would hold both.",
+        "this row as overlapping; one that does not would hold both. With overlaps-imported in strict_checks under "
+        "[timeoff], such a row is held back instead.",
         "If this row corrects the leave the message names, change or cancel that record on the platform (and, if "
-        "the platform refused this row, import the file again). If both leaves are right, correct the dates so "
-        "that they do not overlap.",
+        "the platform refused this row or strict_checks held it back, import the file again). If both leaves are "
+        "right, correct the dates so that they do not overlap.",
     ),
     "total-days-mismatch": Explanation(
         "Total days do not match",

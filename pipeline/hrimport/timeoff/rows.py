@@ -154,7 +154,7 @@ def region_warning(row: int, column: str | None, code: str, *, sent: bool) -> Pr
 
 
 def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: str, cell: str,
-                  policy: TotalsPolicy, total_days: str, days_column: str | None) -> Problem:
+                  policy: TotalsPolicy, total_days: str, days_column: str | None, strict: bool = False) -> Problem:
     """The problem (``code``: ``not-a-half-day-marker`` or ``ambiguous-half-day``) of a row whose half-day cell
     ``cell`` (in ``column``, the ``[timeoff]`` key ``key``) could not be read, ``reason`` saying why (the
     ``HalfDayError``'s message, naming the cell).
@@ -163,9 +163,14 @@ def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: 
     So under ``total_days = "file"`` a row with its own figure (``total_days``, its cell as mapped) is sent with
     it, unchecked: a warning (principle 2). Without a figure, or when the service's count is sent
     (``service``) or must agree (``strict``), the count needs the half days: the row is held back (an error).
-    ``days_column``: the source column of total_days, which the message names."""
+    ``days_column``: the source column of total_days, which the message names. ``strict`` (``[timeoff]
+    strict_checks`` names ``code``): held back in every case."""
     said = f"Row {row}, column '{column}': {reason}" if column else f"Row {row}: {reason}"
     place = (row, column, key, cell)
+    if policy == "file" and parse_days(total_days) is not None and strict:
+        return Problem(code, f"{said}; not sent ([timeoff] strict_checks lists {code}): write the half day as one of "
+                             f"the values above, or take {code} out of strict_checks to send the row with the file's "
+                             f"total_days {total_days}.", *place)
     if policy == "file" and parse_days(total_days) is not None:
         # said of the record, not of this run's sending: the same row found already imported next month is
         # not sent again, and its warning stays true
@@ -266,22 +271,29 @@ def changed_since_imported(r: TimeOffRow, sent: dict[str, Any], *, record: str, 
     )
 
 
-def overlaps_imported(r: TimeOffRow, imported: list[str], *, column: str | None) -> Problem:
+def overlaps_imported(r: TimeOffRow, imported: list[str], *, column: str | None, sent: bool = True) -> Problem:
     """The ``overlaps-imported`` warning of a row about to be sent whose period overlaps records of the same person
     that were imported before (``imported``: each in words, earliest first), of another leave type or other dates:
     most often a corrected month's file whose leave moved by a day or changed its type. The platform's interface
     adds time off but cannot change or remove a record, so the old record stays as it was sent: a platform that
     checks refuses the new one as overlapping (``overlaps_existing``), one that does not holds both. A warning,
-    not a refusal: HR may have cancelled the old record on the platform already, and the platform decides."""
+    not a refusal: HR may have cancelled the old record on the platform already, and the platform decides; an
+    error (not sent) when ``sent`` is False (``[timeoff] strict_checks`` names the code)."""
     shown = "; ".join(imported[:3]) + (f"; and {len(imported) - 3:,} more" if len(imported) > 3 else "")
     which = "that record" if len(imported) == 1 else "those records"
+    said = (f"Row {r.row}: {r.leave_type_name} {r.start}..{r.end} overlaps time off imported before for "
+            f"'{r.external_id}': {shown}.")
+    if not sent:
+        return Problem("overlaps-imported",
+                       f"{said} Not sent ([timeoff] strict_checks lists overlaps-imported): if this row corrects "
+                       f"that leave, change or cancel {which} on the platform first, then take overlaps-imported out "
+                       "of strict_checks to send it; else correct the dates.",
+                       r.row, column, "start_date", r.start)
     return Problem(
         "overlaps-imported",
-        f"Row {r.row}: {r.leave_type_name} {r.start}..{r.end} overlaps time off imported before for "
-        f"'{r.external_id}': {shown}. If "
-        f"this row corrects that leave, change or cancel {which} on the platform: its interface adds time off but "
-        "cannot change or remove a record, and a platform that checks takes no leave overlapping another of the "
-        "same person.",
+        f"{said} If this row corrects that leave, change or cancel {which} on the platform: its interface adds time "
+        "off but cannot change or remove a record, and a platform that checks takes no leave overlapping another of "
+        "the same person.",
         r.row, column, "start_date", r.start, severity="warning",
     )
 
