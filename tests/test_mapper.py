@@ -163,6 +163,30 @@ def test_a_field_two_columns_fill_sends_the_first_and_warns_where_the_other_diff
     assert "Columns disagree" in (folder / "report.html").read_text(encoding="utf-8")
 
 
+def test_strict_checks_hold_back_a_row_whose_two_columns_for_one_field_disagree(tmp_path: Path,
+                                                                                sandbox: Any) -> None:
+    """A company that wants no row sent with a value chosen between two lists columns-disagree in [staff]
+    strict_checks: that row is held back, saying both values and what to do; the others are sent as usual."""
+    config = two_email_columns(tmp_path)
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[staff]\n", '[staff]\nstrict_checks = ["columns-disagree"]\n', 1), encoding="utf-8")
+    rows = [person(1, **{"Work Email": " PERSON1@Acme.Example"}), person(2, **{"Work Email": "p.two@acme-group.example"})]
+    data = write_csv(tmp_path / "staff.csv", rows, header=[*HEADER, "Work Email"])
+
+    result = CliRunner().invoke(main, ["staff", "import", str(config), str(data), "--report-dir",
+                                       str(tmp_path / "reports")],
+                                env={"HRIMPORT_TOKEN": "demo-customer-99", "HRIMPORT_BASE_URL": sandbox.base_url},
+                                catch_exceptions=False)
+
+    assert result.exit_code == 1, result.output
+    assert [s["customer_system_id"] for s in sandbox.staff(99)] == ["000001"]
+    assert ("Row 3: columns 'Email' and 'Work Email' both give system_email, with different values: "
+            "'person2@acme.example' (from 'Email', the first in the config's order with a value) and "
+            "'p.two@acme-group.example' (from 'Work Email'); not sent (strict_checks lists columns-disagree): make "
+            "the two columns agree, or take columns-disagree out of strict_checks to send the first.") in result.output
+    assert "Rows read: 2 = 1 added + 1 invalid" in result.output
+
+
 def test_values_of_two_columns_are_compared_as_they_would_be_sent(tmp_path: Path) -> None:
     """Dates read in the column's order, countries made codes, the config's value map: equal once sent."""
     config = write_config(tmp_path / "staff.toml", extra='\n[staff.values.country]\n"Home" = "MY"\n')

@@ -280,7 +280,8 @@ def test_the_timeoff_section_keys_are_checked() -> None:
         _settings(strict_checks=["country-change-incomplete"])
     assert str(refused.value) == ("leave.toml [timeoff] strict_checks: 'country-change-incomplete' is not a check "
                                   'that can be made strict (one of "unknown-leave-type", "region-code", '
-                                  '"not-a-half-day-marker", "ambiguous-half-day", "overlaps-imported")')
+                                  '"not-a-half-day-marker", "ambiguous-half-day", "overlaps-imported", '
+                                  '"columns-disagree")')
 
 
 def test_a_region_code_may_be_the_default_country_or_held_back() -> None:

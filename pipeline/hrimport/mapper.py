@@ -358,7 +358,8 @@ def map_records(
         if len(filled) > 1 and name not in mapping.constants:
             for pos, disagreeing in columns_disagree(name, filled, columns[name], normalisers[name],
                                                      mapping.values.get(name, {}), mapped.row_numbers,
-                                                     {pos for pos, _ in no_value}, mask):
+                                                     {pos for pos, _ in no_value}, mask,
+                                                     strict="columns-disagree" in mapping.strict_checks):
                 mapped.add_problem(pos, disagreeing)
     if table.row_problems:
         sent = used | set(custom_sources.values())
@@ -382,13 +383,15 @@ def map_records(
 def columns_disagree(
     name: str, filled: list[tuple[str, pd.Series]], sent: pd.Series, normalise: Callable[[pd.Series], pd.Series],
     value_map: dict[str, str], row_numbers: list[int], skipped: set[int], mask: Iterable[str] = (),
+    *, strict: bool = False,
 ) -> Iterator[tuple[int, Problem]]:
     """A ``columns-disagree`` warning (with its row's position) for each row where a column mapped to the field
     ``name`` after the one it is sent from holds another value: ``filled`` is each such column (its header)
     and its cells, in the config's order; ``sent``, the field's values as sent, made of the cells by the
     config's ``value_map`` then ``normalise``. The value sent is the config's choice, so it is kept, but the
     other is not dropped without a word (principle 1). Rows at ``skipped`` positions (a cell holding no
-    value: an error, a formula without its result) have a problem of their own."""
+    value: an error, a formula without its result) have a problem of their own. ``strict`` (``strict_checks``
+    names ``columns-disagree``): the row is held back instead, an error."""
     mask = tuple(mask)
     chosen = np.full(len(sent), -1)  # per row: the column its value is sent from (-1: none)
     for k, (_, cells) in enumerate(filled):
@@ -405,11 +408,18 @@ def columns_disagree(
             first_column, first_cells = filled[chosen[pos]]
             shown = [_as_reported(v, mask, name, c) for v, c in ((first_cells.iat[pos], first_column),
                                                                   (cells.iat[pos], column))]
+            said = (f"Row {row_numbers[pos]}: columns '{first_column}' and '{column}' both give {name}, with "
+                    f"different values: '{shown[0]}' (from '{first_column}', the first in the config's order with a "
+                    "value)")
+            if strict:
+                yield pos, Problem(
+                    "columns-disagree",
+                    f"{said} and '{shown[1]}' (from '{column}'); not sent (strict_checks lists columns-disagree): "
+                    "make the two columns agree, or take columns-disagree out of strict_checks to send the first.",
+                    row_numbers[pos], column, name, shown[1])
+                continue
             yield pos, Problem(
-                "columns-disagree",
-                f"Row {row_numbers[pos]}: columns '{first_column}' and '{column}' both give {name}, with different "
-                f"values: '{shown[0]}' (from '{first_column}', the first in the config's order with a value) is "
-                f"the one used, '{shown[1]}' (from '{column}') is not.",
+                "columns-disagree", f"{said} is the one used, '{shown[1]}' (from '{column}') is not.",
                 row_numbers[pos], column, name, shown[1], severity="warning")
 
 

@@ -111,10 +111,11 @@ _EXPLANATIONS: dict[str, Explanation] = {
     "columns-disagree": Explanation(
         "Columns disagree",
         "Two columns the config maps to one field both hold a value on this row, and the values differ. The "
-        "row was sent with the value of the column that comes first in the config's [staff.columns]; the "
-        "other value was not sent. The message names both.",
+        "row was sent with the value of the column that comes first in the config's columns; the other value "
+        "was not sent. The message names both. With columns-disagree in the config's strict_checks, the row is "
+        "held back instead.",
         "Nothing to do if the value sent is right. Otherwise correct it in the HR system, or change the "
-        "order of the columns in the config.",
+        "order of the columns in the config; a row held back is sent once the two columns agree.",
     ),
     "unknown-custom-field": Explanation(
         "Unknown custom field",

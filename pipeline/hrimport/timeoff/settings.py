@@ -44,9 +44,10 @@ HALF_KEYS = ("half_start", "half_end", "half_day")
 #: ``[timeoff] strict_checks``: the doubts of ours (principle 2) a time-off row is sent with, as a warning, unless
 #: the setting names their code: a leave type the list of leave types lacks (hrimport.timeoff.leave_types), a
 #: region's ISO 3166-2 code as the country, which the spec's tables do not name, a half-day cell not read on a row
-#: sent with its own figure, and a period overlapping a leave imported before (hrimport.timeoff.rows).
+#: sent with its own figure, and a period overlapping a leave imported before (hrimport.timeoff.rows); two columns
+#: mapped to one field holding different values, the first sent (hrimport.mapper.columns_disagree).
 STRICT_CHECKS = ("unknown-leave-type", "region-code", "not-a-half-day-marker", "ambiguous-half-day",
-                 "overlaps-imported")
+                 "overlaps-imported", "columns-disagree")
 
 #: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
 FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
@@ -74,7 +75,7 @@ class TimeOffSettings:
             for f in mapping.fields
         )
         carried = {**(self.half_columns or {}), **({"name": self.name_column} if self.name_column else {})}
-        return replace(mapping, fields=fields, defaults=defaults, carried=carried)
+        return replace(mapping, fields=fields, defaults=defaults, carried=carried, strict_checks=self.strict_checks)
 
     @classmethod
     def from_mapping(cls, mapping: FieldMapping, where: str) -> TimeOffSettings:
