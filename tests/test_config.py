@@ -79,8 +79,8 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"staff": 'email_check = "off"'}, '[staff] email_check must be "warn" or "strict", not \'off\''),
         ({"top": '[timeoff]\nemail_check = "strict"'}, "unknown key 'email_check'"),
         ({"staff": 'strict_checks = "country-change-incomplete"'},
-         '[staff] strict_checks must be a list of problem codes, such as ["country-change-incomplete", '
-         '"columns-disagree"]'),
+         ('[staff] strict_checks must be a list of problem codes, such as ["country-change-incomplete", '
+          '"columns-disagree"]')),
         ({"staff": 'strict_checks = ["missing-value"]'},
          ("[staff] strict_checks: 'missing-value' is not a check that can be made strict (one of "
           '"country-change-incomplete", "columns-disagree")')),
