@@ -581,6 +581,16 @@ def test_a_job_moved_without_its_state_folder_books_no_leave_twice(tmp_path: Pat
                            "no time off sent to this service for customer 99, but 1 earlier import(s) in ")
     assert line.endswith("run again with --new-ledger")
     assert len(job.time_off()) == 3
+    # the staff step says why its plan counts everyone as new
+    first, moved = (json.loads((run / "staff" / "summary.json").read_text())["notes"] for run in job.runs()[-2:])
+    assert not [n for n in first if "state folder" in n]
+    (note,) = [n for n in moved if "remembers no staff import" in n]
+    assert note.startswith(f"The state folder {job.root / 'state'} remembers no staff import to this service, but 1 "
+                           f"earlier import(s) in {job.root / 'reports' / 'monthly'} sent staff there (the last: ")
+    assert note.endswith("the state folder was lost or moved. So everyone counts as new in the plan, and the drift "
+                         "guard had no earlier file to compare this one with; the platform updates people by their "
+                         "external id, so no one is added twice. Bring the folder back for the next run to compare "
+                         "again.")
     kept = job.root / "kept"
     shutil.copytree(job.root / "state", kept)
 

@@ -933,12 +933,13 @@ def test_a_lost_ledger_is_rebuilt_from_the_reports_of_the_imports_that_sent_the_
     april = [*march, ["000106", "Annual Leave", D(2025, 4, 7), D(2025, 4, 7), "", "1", "SG", "", "Approved"]]
     second, _ = run_import(tmp_path, staffed, write_xlsx(tmp_path / "leave_2025-04.xlsx", april))
     assert second.exit_code == 0, second.output
+    # a run killed as it sent: its journal, the row it had an answer for, and no report
     killed = tmp_path / "reports" / "leave" / "2025-04-30_120000"
     killed.mkdir()
-    (killed / "summary.json").write_text(json.dumps({
-        "kind": "timeoff", "dry_run": False, "target": json.loads(
-            (folder_of(second) / "summary.json").read_text())["target"], "customer_id": "99",
-        "counts": {"added": 1}, "rows_read": 1}))
+    journal = (folder_of(second) / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
+    (killed / "outcomes.jsonl").write_text(json.dumps({
+        "record": "journal", "kind": "timeoff", "job": "leave", "source": "leave_2025-04.xlsx",
+        "started_at": "2025-04-30T12:00:00+00:00"}) + "\n" + journal[-1] + "\n", encoding="utf-8")
     shutil.rmtree(tmp_path / ".hrimport")
     staffed.clear_requests()
 

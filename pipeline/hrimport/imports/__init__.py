@@ -175,6 +175,9 @@ def import_file(
                           history=history)
             if kind == "staff" and state is not None and not validate_only:
                 result.info.notes.extend(_older_export_notes(state, result.info.source.sha256))
+            if kind == "staff" and history is not None and (result.info.plan is None or result.info.plan["first_run"]):
+                result.info.notes.extend(_state_folder_lost(config, history, result.info.service_url,
+                                                            result.info.customer_id))
     except BaseException:
         if journal is not None:
             journal.close()
@@ -201,6 +204,28 @@ def import_file(
         raise _report_not_written(result, folder, config.state_dir, exc) from None
     update_history(report.folder)  # the job's index.html: this run beside the earlier ones
     return FileImport(result, report)
+
+
+def _state_folder_lost(config: ImportConfig, history: Path, service_url: str, customer_id: str) -> list[str]:
+    """The note of a staff import whose state folder remembers no earlier import (its plan is a first run's), while
+    the job's report folder (``history``) holds earlier imports that sent staff to the same service and customer:
+    the state folder was lost or moved (a job copied without its dot folder). Nothing is sent twice for it (the
+    platform updates people by external id), but the plan and the drift guard compared the file with nothing.
+    None for the embedded sandbox, whose people live in the state folder too."""
+    from hrimport.report.history import earlier_imports
+    from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
+
+    if service_url == EMBEDDED_SANDBOX:
+        return []
+    earlier = earlier_imports(history, "staff", describe_target(service_url), customer_id)
+    if earlier is None:
+        return []
+    note = (f"The state folder {config.state_dir} remembers no staff import to this service, but {earlier.runs:,} "
+            f"earlier import(s) in {history} sent staff there (the last: {earlier.last.parent}): the state folder was "
+            "lost or moved. So everyone counts as new in the plan, and the drift guard had no earlier file to compare "
+            "this one with; the platform updates people by their external id, so no one is added twice. Bring the "
+            "folder back for the next run to compare again.")
+    return [note]
 
 
 def _older_export_notes(state: StateStore, sha256: str) -> list[str]:

@@ -17,6 +17,7 @@ never stopped for this.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Outcome, read_outcomes
 from hrimport.private_files import safe_segment
-from hrimport.report.history import earlier_time_off, time_off_reports
+from hrimport.report.history import earlier_imports, report_folders
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_host
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
@@ -40,7 +41,7 @@ def missing_ledger(ledger: Ledger, state_dir: Path, history: Path, service_url: 
     but the job's earlier imports (``history``: its report folder) sent them time off; "" otherwise."""
     if service_url == EMBEDDED_SANDBOX:
         return ""
-    earlier = earlier_time_off(history, describe_target(service_url), customer_id)
+    earlier = earlier_imports(history, "timeoff", describe_target(service_url), customer_id)
     if earlier is None:
         return ""
     return (f"the time-off ledger {ledger.path} knows no time off sent to this service for customer {customer_id}, "
@@ -66,15 +67,24 @@ def rebuild_ledger(ledger: Ledger, history: Path, *, service_url: str, service: 
                    customer_id: str) -> Rebuilt:
     """Write into ``ledger`` every record the time-off reports in ``history`` (a job's report folder) list as
     added or already imported by ``service_url`` for ``customer_id``, as stored under ``service`` (the ledger's
-    name of the service), oldest report first. A report whose outcomes cannot be read as a whole run (a run
-    killed before its report) is listed in ``unread``: its rows are not taken for on the platform."""
+    name of the service), oldest report first: each report folder's outcomes file, whole runs only (a run that
+    stopped before its report, even with its summary missing, wrote the whole run there). A time-off run killed
+    before it finished left a journal that names no service: it is listed in ``unread``, its rows not taken for
+    on the platform."""
     done = Rebuilt(ledger.path, history)
-    for folder, _ in time_off_reports(history, describe_target(service_url), customer_id):
+    target = describe_target(service_url)
+    for folder in report_folders(history):
+        outcomes = folder / OUTCOMES_FILE
         try:
-            run = read_outcomes(folder / OUTCOMES_FILE)
+            run = read_outcomes(outcomes)
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            done.unread.append(f"{folder}: {reason}")
+            if _journal_kind(outcomes) == "timeoff":
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                done.unread.append(f"{folder}: {reason}")
+            continue
+        info = run.info
+        if (info.kind != "timeoff" or info.dry_run or describe_target(info.service_url) != target
+                or info.customer_id != customer_id):
             continue
         entries: list[LedgerEntry] = []
         for row in run.rows:
@@ -87,11 +97,22 @@ def rebuild_ledger(ledger: Ledger, history: Path, *, service_url: str, service: 
             record = _RECORD_ID.search(row.message)
             entries.append(LedgerEntry(
                 LedgerKey(service, customer_id, row.external_id, leave_type, start, end),
-                int(record.group(1)) if record else None, details.get("total_days", ""), run.info.source.name,
-                row.row, run.info.started_at))
+                int(record.group(1)) if record else None, details.get("total_days", ""), info.source.name,
+                row.row, info.started_at))
         done.records += ledger.add_stored(entries)
         done.reports += 1
     return done
+
+
+def _journal_kind(path: Path) -> str:
+    """The kind ("staff", "timeoff") a run's outcomes file names in its first line, or "" when it names none."""
+    try:
+        with path.open("rb") as fh:
+            first = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return ""
+    kind = first.get("kind") if isinstance(first, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path | None = None) -> list[Rebuilt]:

@@ -29,15 +29,16 @@ from hrimport.private_files import safe_segment
 
 __all__ = [
     "RUN_JSON",
-    "EarlierTimeOff",
+    "EarlierImports",
     "RunLine",
-    "earlier_time_off",
+    "earlier_imports",
+    "import_reports",
     "is_run_folder",
     "job_folder_of",
     "list_runs",
     "read_runs",
+    "report_folders",
     "run_order",
-    "time_off_reports",
 ]
 
 RUN_JSON = "run.json"  # what ``hrimport run`` writes in its run folder (``hrimport.jobs.folders``)
@@ -134,43 +135,52 @@ def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
 
 
 @dataclass(frozen=True)
-class EarlierTimeOff:
-    """What a job's earlier time-off imports to one service and customer sent, as their summaries say."""
+class EarlierImports:
+    """What a job's earlier imports of one kind to one service and customer did, as their summaries say."""
 
-    runs: int  # imports (not dry runs) whose records the service took, added or already known
-    added: int  # records they added
+    runs: int  # imports (not dry runs) of which the service took rows (added, updated, unchanged, found imported)
+    added: int  # rows they added
     last: Path  # the newest one's summary.json
 
 
-def time_off_reports(job_folder: Path, target: str, customer_id: str) -> list[tuple[Path, dict[str, Any]]]:
+def import_reports(job_folder: Path, kind: str, target: str, customer_id: str) -> list[tuple[Path, dict[str, Any]]]:
     """The report folders in ``job_folder`` (both layouts: an import's run folder, a ``hrimport run`` step's) of
-    time-off imports, not dry runs, that sent records to ``target`` (``hrimport.service.urls.describe_target`` of
-    the service URL, as summary.json writes it) for ``customer_id`` and whose records the service took (added, or
-    found already imported), oldest first, each with its summary. A summary that cannot be read is passed over."""
+    ``kind`` imports ("staff" or "timeoff"), not dry runs, that sent rows to ``target``
+    (``hrimport.service.urls.describe_target`` of the service URL, as summary.json writes it) for ``customer_id``
+    and of which the service took some (its ``imported`` count), oldest first, each with its summary. A summary
+    that cannot be read is passed over."""
     found: list[tuple[Path, dict[str, Any]]] = []
     if not job_folder.is_dir():
         return found
     for run in sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order):
         for summary in [run / SUMMARY_JSON, *sorted(run.glob(f"*/{SUMMARY_JSON}"))]:
             data, _ = _read_json(summary)
-            counts = data.get("counts") if data is not None else None
-            if (data is None or not isinstance(counts, dict) or data.get("kind") != "timeoff"
-                    or data.get("dry_run") is not False or data.get("target") != target
-                    or str(data.get("customer_id")) != customer_id):
+            if (data is None or data.get("kind") != kind or data.get("dry_run") is not False
+                    or data.get("target") != target or str(data.get("customer_id")) != customer_id):
                 continue
-            if (_int(counts, "added") or 0) + (_int(counts, "already_imported") or 0):
+            if _int(data, "imported"):
                 found.append((summary.parent, data))
     return found
 
 
-def earlier_time_off(job_folder: Path, target: str, customer_id: str) -> EarlierTimeOff | None:
-    """What the job's earlier time-off imports to ``target`` for ``customer_id`` sent (``time_off_reports``); None
+def report_folders(job_folder: Path) -> list[Path]:
+    """Every report folder in ``job_folder`` (an import's run folder, a ``hrimport run`` step's) that holds an
+    outcomes file, whether its run finished or not, oldest run first."""
+    if not job_folder.is_dir():
+        return []
+    runs = sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order)
+    return [folder for run in runs for folder in [run, *sorted(p for p in run.iterdir() if p.is_dir())]
+            if (folder / _OUTCOMES).is_file()]
+
+
+def earlier_imports(job_folder: Path, kind: str, target: str, customer_id: str) -> EarlierImports | None:
+    """What the job's earlier ``kind`` imports to ``target`` for ``customer_id`` did (``import_reports``); None
     when there are none."""
-    reports = time_off_reports(job_folder, target, customer_id)
+    reports = import_reports(job_folder, kind, target, customer_id)
     if not reports:
         return None
-    added = sum(_int(data["counts"], "added") or 0 for _, data in reports)
-    return EarlierTimeOff(len(reports), added, reports[-1][0] / SUMMARY_JSON)
+    added = sum(_int(counts, "added") or 0 for _, data in reports if isinstance(counts := data.get("counts"), dict))
+    return EarlierImports(len(reports), added, reports[-1][0] / SUMMARY_JSON)
 
 
 def _lines_of_run(run: Path, job_folder: Path) -> list[RunLine]:
