@@ -99,6 +99,19 @@ def test_a_sum_alone_under_a_column_and_a_total_per_department_are_totals_rows(t
         f"empty. {NEVER_SENT}")
 
 
+def test_a_sum_alone_is_told_the_same_when_its_to_fix_file_is_checked(tmp_path: Path, sandbox: Any) -> None:
+    """The to_fix file adds a Problem column to the row: what hrimport wrote, not a cell of the export."""
+    source = write_csv(tmp_path / "staff.csv", [person(1), {"Shoe Size": "76"}])
+    config = write_config(tmp_path / "staff.toml")
+    hrimport("staff", "import", str(config), str(source), "--report-dir", str(tmp_path / "reports"),
+             base_url=sandbox.base_url)
+    to_fix = latest_run(tmp_path).parent / "to_fix.csv"
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(to_fix)])
+    assert [line for line in result.output.splitlines() if line.startswith("Row ")] == [
+        ("Row 2 looks like a totals row, not a record: it holds only '76' (Shoe Size), and all 7 required columns "
+        f"are empty. {NEVER_SENT}")]
+
+
 def test_a_person_missing_most_of_their_cells_is_told_cell_by_cell(tmp_path: Path) -> None:
     """A row whose id and name are empty but which holds an e-mail, or whose name is a person's, is a person's
     row with cells to fill: each empty required cell is told, as before."""

@@ -407,7 +407,9 @@ def _summary_rows(table: SourceTable, mapping: FieldMapping, mask: Iterable[str]
     def shown(value: str, column: str) -> str:
         return _as_reported(value, mask, column, *([sent_as[column]] if column in sent_as else []))
 
-    return summary_rows(table.frame, table.row_numbers, ids, names, required, shown)
+    fix_key = normalize_header(FIX_COLUMN)  # a to_fix file's Problem column: what we wrote, not the export
+    return summary_rows(table.frame, table.row_numbers, ids, names, required, shown,
+                        skip=[c for c in table.frame.columns if normalize_header(c) == fix_key])
 
 
 def columns_disagree(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -99,11 +99,13 @@ def is_figure(cell: str) -> bool:
 def summary_rows(
     frame: pd.DataFrame, row_numbers: Sequence[int], ids: Sequence[str], names: Sequence[str],
     required: Sequence[str], shown: Callable[[str, str], str] = lambda value, column: value,
+    skip: Collection[str] = (),
 ) -> dict[int, Problem]:
     """The ``totals-or-footer-row`` problem of each row of ``frame`` (the file's cells, one column per header, at
     Excel rows ``row_numbers``) that is a totals row or a footer line (module docstring), by position.
     ``ids`` and ``names``: the columns of the external id and of the name; ``required``: the columns the config
-    maps to a required field; ``shown(value, column)``: a cell as the report may quote it (masked)."""
+    maps to a required field; ``shown(value, column)``: a cell as the report may quote it (masked); ``skip``:
+    columns that are no part of the export (the Problem column of a to_fix file)."""
     required = [c for c in dict.fromkeys(required) if c in frame.columns]
     names = [c for c in dict.fromkeys(names) if c in frame.columns]
     ids = [c for c in dict.fromkeys(ids) if c in frame.columns and c not in names]
@@ -115,6 +117,7 @@ def summary_rows(
     candidates = np.flatnonzero(empty * 2 > len(required))
     if not len(candidates):
         return {}
+    looked_at = [column for column in frame.columns if column not in skip]
     kinds: dict[str, str | None] = {}  # each distinct cell's marker kind, found once
 
     def kind_of(cell: str) -> str | None:
@@ -124,7 +127,7 @@ def summary_rows(
 
     found: dict[int, Problem] = {}
     for pos in candidates.tolist():
-        cells = [(column, _text(frame[column].iat[pos])) for column in frame.columns]
+        cells = [(column, _text(frame[column].iat[pos])) for column in looked_at]
         held = [(column, cell) for column, cell in cells if cell]
         id_cells = [cell for column, cell in held if column in ids]
         name_cells = [cell for column, cell in held if column in names]
