@@ -327,3 +327,18 @@ def test_a_date_column_showing_both_orders_gets_a_date_order_to_fill_in_saying_s
                          "month-first): write the order your HR system writes; a date that order cannot read is held "
                          "back on its row")
     assert "[source] date_order" in result.output  # among the TODOs to fill in
+
+
+def test_the_preview_of_an_address_column_with_line_breaks_keeps_each_column_on_its_line(tmp_path: Path) -> None:
+    """A BambooHR CSV quotes an address written on several lines: the preview shows its line breaks as \\n, so
+    the table keeps one line per column (the address's second line was printed at the start of the next)."""
+    source = tmp_path / "staff.csv"
+    source.write_bytes("\ufeffEmployee #,Full Name,Home Address,Country\r\n"
+                       '101,Aisha Rahman,"12 Jalan Ampang\nKuala Lumpur",MY\r\n'
+                       '102,Tan Wei Ming,"1 Raffles Place\r\n#20-01",SG\r\n'.encode())
+    result = hrimport("init", str(source), "-o", str(tmp_path / "staff.toml"))
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n\n")[1].splitlines()
+    assert len(table) == 5, table
+    assert table[3].split("  ")[0] == "Home Address"
+    assert table[3].endswith("12 Jalan Ampang\\nKuala Lumpur | 1 Raffles Place\\r\\n#20-01"), table[3]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hrimport.listing import columns_taken, padded
+from hrimport.listing import columns_taken, one_line, padded
 
 if TYPE_CHECKING:
     from hrimport.init import InitResult
@@ -67,7 +67,8 @@ def preview(result: InitResult) -> str:
         else:
             target = "-"
         how = c.how or ("" if c.role == "custom field" else c.note)
-        rows.append((c.column, target, how, " | ".join(c.examples)))
+        # a cell's line break (an address, a header wrapped in Excel) shown as \n: one column's line stays one line
+        rows.append((one_line(c.column, None), target, how, " | ".join(one_line(e, None) for e in c.examples)))
     # widths in terminal columns: a Chinese header (员工编号) takes two a character
     widths = [min(max(columns_taken(r[i]) for r in rows), 32) for i in range(3)]
     lines = ["  ".join(padded(cell, widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
