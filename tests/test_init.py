@@ -342,3 +342,27 @@ def test_the_preview_of_an_address_column_with_line_breaks_keeps_each_column_on_
     assert len(table) == 5, table
     assert table[3].split("  ")[0] == "Home Address"
     assert table[3].endswith("12 Jalan Ampang\\nKuala Lumpur | 1 Raffles Place\\r\\n#20-01"), table[3]
+
+
+def test_a_gender_the_platform_has_no_choice_for_may_be_left_unsent(tmp_path: Path, sandbox) -> None:
+    """Personio writes 'divers'; the platform takes Female or Male. The value map's TODO offers leaving it empty,
+    so that no one is sent as a gender they are not; filled so, the row is sent without a gender."""
+    import openpyxl
+
+    source = tmp_path / "personio.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Personalnummer", "Vorname", "Nachname", "E-Mail-Adresse", "Position", "Land", "Eintrittsdatum",
+                  "Beschäftigungsart", "Geschlecht"])
+    sheet.append([1001, "Jürgen", "Müller", "jm@firma.example", "Leiter", "DE", "2019-04-01", "Payroll", "männlich"])
+    sheet.append([1003, "Luca", "Rossi", "lr@firma.example", "Entwickler", "AT", "2023-01-02", "Payroll", "divers"])
+    book.save(source)
+    config = tmp_path / "personio.toml"
+    assert hrimport("init", str(source), "-o", str(config)).exit_code == 0
+    text = config.read_text(encoding="utf-8")
+    assert '"divers" = "TODO: Female | Male | empty to send none"' in text
+    config.write_text(fill_todos(text, {"customer_system_id_type": "Personio", "divers": ""}), encoding="utf-8")
+    result = hrimport("staff", "import", str(config), str(source), base_url=sandbox.base_url)
+    assert result.exit_code == 0, result.output
+    sent = {e["customer_system_id"]: e.get("gender") for b in sandbox.bodies for e in json.loads(b)["bulk_staff_data"]}
+    assert sent == {"1001": "Male", "1003": None}

@@ -243,6 +243,10 @@ def _todo_for(spec: Field, value: str) -> str:
     choices = " | ".join(spec.choices)
     if spec.name == "decision":
         choices += " | empty for undecided"
+    elif not spec.is_required:
+        # a value the platform has no choice for ('divers' where it takes Female or Male) is not to be forced
+        # into one: left empty, the field is not sent for that row
+        choices += " | empty to send none"
     return f"TODO: {choices}"
 
 
