@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hrimport.cli import main
 from hrimport.config import load_config
 from hrimport.imports import import_file
-from hrimport.reader.summary_rows import marker_kind, read_summary_words
+from hrimport.reader.summary_rows import is_figure, marker_kind, read_summary_words
 from tests import test_timeoff_import as leave
 from tests.staff_files import HEADER, person, write_config, write_csv
 from tests.test_joined_exports import row_records
@@ -153,12 +153,21 @@ def test_the_words_of_a_totals_row_or_a_footer(cell: str, kind: str | None) -> N
     assert marker_kind(cell) == kind
 
 
-def test_no_word_is_listed_both_as_a_totals_word_and_a_footer() -> None:
+@pytest.mark.parametrize(("cell", "figure"), [
+    ("3", True), ("454,000.50", True), ("1 234,50", True), ("€ 1.234,50", True), ("(12)", True), ("22人", True),
+    ("3 employees", True), ("12 Mitarbeiter", True), ("000123", True), ("Ann", False), ("2021-01-05", False),
+    ("人", False), ("3 apples", False),
+])
+def test_the_figures_of_a_totals_row(cell: str, figure: bool) -> None:
+    assert is_figure(cell) is figure
+
+
+def test_no_word_is_listed_as_two_kinds() -> None:
     tables = read_summary_words()
-    totals = {w.casefold() for kinds in tables.values() for w in kinds.get("totals", [])}
-    footers = {w.casefold() for kinds in tables.values() for w in kinds.get("footers", [])}
-    assert not totals & footers
-    assert all(set(kinds) <= {"totals", "footers"} for kinds in tables.values())
+    kinds = ("totals", "footers", "units")
+    listed = {kind: {w.casefold() for words in tables.values() for w in words.get(kind, [])} for kind in kinds}
+    assert not listed["totals"] & listed["footers"] and not listed["units"] & (listed["totals"] | listed["footers"])
+    assert all(set(words) <= set(kinds) for words in tables.values())
     assert all(w.strip() == w and w for kinds in tables.values() for words in kinds.values() for w in words)
 
 
@@ -169,3 +178,25 @@ def test_staff_validate_tells_the_same_one_line_per_row(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert sum(line.startswith("Row ") for line in result.output.splitlines()) == 4
     assert "Rows read: 7 = 3 valid + 4 invalid" in result.output
+
+
+def test_a_wps_rosters_count_of_people_under_its_table_is_a_totals_row(tmp_path: Path) -> None:
+    """A Chinese roster saved by WPS as a GB18030 CSV ends with '合计' and the count of people, '22人'."""
+    names = ["王芳", "李娜", "张伟", "刘洋", "陈静", "杨磊", "赵敏", "黄强", "周杰", "吴婷", "徐明", "孙丽", "马超",
+             "朱琳", "胡军", "郭燕", "何平", "高峰", "林晓", "罗刚", "梁爽", "宋佳"]
+    lines = ["工号,姓名,邮箱,国家,职位,入职日期,员工类型"]
+    lines += [f"{n:05d},{name},u{n}@acme.example,中国,会计,2015年{n % 12 + 1}月5日,Payroll"
+              for n, name in enumerate(names, start=1)]
+    lines.append("合计,22人,,,,,")
+    source = tmp_path / "员工花名册.csv"
+    source.write_bytes("\r\n".join(lines).encode("gb18030") + b"\r\n")
+    config = tmp_path / "staff.toml"
+    config.write_text(
+        '[service]\ncustomer_id = 99\n\n[staff]\ncustomer_system_id_type = "WPS"\n\n[staff.columns]\n'
+        '"工号" = "customer_system_id"\n"姓名" = "name"\n"邮箱" = "system_email"\n"国家" = "country"\n'
+        '"职位" = "job_title"\n"入职日期" = "job_start_date"\n"员工类型" = "staff_type"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["staff", "validate", str(config), str(source)])
+    assert [line for line in result.output.splitlines() if line.startswith("Row ")] == [
+        ("Row 24 looks like a totals row, not a record: it holds only '合计' (工号) and '22人' (姓名), and 5 of the 7 "
+        f"required columns are empty. {NEVER_SENT}")]
+    assert "Rows read: 23 = 22 valid + 1 invalid" in result.output

@@ -54,6 +54,7 @@ class SummaryWords:
     totals: frozenset[str]
     footers: tuple[str, ...]
     longest_total: int  # characters of the longest totals word: a cell is looked at so far, not along its length
+    units: tuple[str, ...]  # what a count is of ("人", "employees"), longest first
 
 
 def read_summary_words() -> dict[str, dict[str, list[str]]]:
@@ -67,7 +68,9 @@ def summary_words() -> SummaryWords:
     tables = read_summary_words().values()
     totals = frozenset(fold(word) for kinds in tables for word in kinds.get("totals", ()))
     footers = {fold(word) for kinds in tables for word in kinds.get("footers", ())}
-    return SummaryWords(totals, tuple(sorted(footers, key=len, reverse=True)), max(map(len, totals), default=0))
+    units = {fold(word) for kinds in tables for word in kinds.get("units", ())}
+    return SummaryWords(totals, tuple(sorted(footers, key=len, reverse=True)), max(map(len, totals), default=0),
+                        tuple(sorted(units, key=len, reverse=True)))
 
 
 def marker_kind(cell: str) -> str | None:
@@ -92,8 +95,11 @@ def marker_kind(cell: str) -> str | None:
 
 
 def is_figure(cell: str) -> bool:
-    """Whether the cell is a count or a sum, as a totals row holds them ("3", "454,000.50", "1 234,50")."""
-    return bool(_NUMBER.fullmatch(_SPACES.sub("", cell)))
+    """Whether the cell is a count or a sum, as a totals row holds them ("3", "454,000.50", "1 234,50"), a count
+    with what it counts ("22人", "3 employees")."""
+    text = fold(cell)
+    unit = next((unit for unit in summary_words().units if text.endswith(unit)), "")
+    return bool(_NUMBER.fullmatch(_SPACES.sub("", text[: len(text) - len(unit)])))
 
 
 def summary_rows(
