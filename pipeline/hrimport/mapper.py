@@ -31,6 +31,7 @@ from hrimport.normalize.dates import (
     DateOrderConflict,
 )
 from hrimport.normalize.formulas import guard_formula_text
+from hrimport.normalize.long_numbers import flag_scientific_numbers
 from hrimport.normalize.trail import ValueTrail
 from hrimport.normalize.values import ValueMemo
 from hrimport.normalize.words import H_AND_M, gender_letters
@@ -379,6 +380,7 @@ def map_records(
     # values normalisation could not make certain (row problems), and values a spreadsheet would run as a
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
+    flag_scientific_numbers(mapped)
     guard_formula_text(mapped, formula_text, trail)
     keep_alone(mapped.problems, mapped.warnings)
     if whole:

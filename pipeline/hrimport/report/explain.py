@@ -320,6 +320,15 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "Nothing, if the row is what the message shows: it is never sent (delete it from the export if you "
         "prefer). If it is a person, fill in their cells and import the file again.",
     ),
+    "scientific-notation": Explanation(
+        "Long number in scientific notation",
+        "The cell holds a number written in scientific notation (4.40301E+17): a spreadsheet keeps only 15 "
+        "digits of a number, and shows a longer one so. An id, a bank account or a phone number stored as a "
+        "number has lost its last digits, and two people's numbers may now read alike. The value was kept as "
+        "written; this is a warning.",
+        "In the HR system (or the spreadsheet), store the column as text and export it again, or type the "
+        "number in full in a cell formatted as text.",
+    ),
     "date-order-mismatch": Explanation(
         "Date in the wrong order",
         "The column's dates are read in one order (day-first or month-first, shown in the message); this "
