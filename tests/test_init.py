@@ -366,3 +366,17 @@ def test_a_gender_the_platform_has_no_choice_for_may_be_left_unsent(tmp_path: Pa
     assert result.exit_code == 0, result.output
     sent = {e["customer_system_id"]: e.get("gender") for b in sandbox.bodies for e in json.loads(b)["bulk_staff_data"]}
     assert sent == {"1001": "Male", "1003": None}
+
+
+def test_a_personio_absence_export_maps_both_half_day_columns(tmp_path: Path) -> None:
+    """Personio heads its half-day columns 'Halber Tag Start' and 'Halber Tag Ende': the end was read and the
+    start left out ('no time-off field has this meaning'), so a leave starting at noon was counted whole."""
+    source = tmp_path / "abwesenheiten.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([
+            ["Personalnummer", "Abwesenheitsart", "Startdatum", "Enddatum", "Halber Tag Start", "Halber Tag Ende"],
+            ["1003", "Urlaub", "2026-10-20", "2026-10-21", "ja", "nein"],
+            ["1002", "Krankheit", "2026-10-12", "2026-10-13", "nein", "ja"]])
+    preview = json.loads(hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"), "--json").output)
+    settings = {c["column"]: c["field"] for c in preview["columns"] if c["role"] == "setting"}
+    assert settings == {"Halber Tag Start": "half_start", "Halber Tag Ende": "half_end"}
