@@ -380,3 +380,20 @@ def test_a_personio_absence_export_maps_both_half_day_columns(tmp_path: Path) ->
     preview = json.loads(hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"), "--json").output)
     settings = {c["column"]: c["field"] for c in preview["columns"] if c["role"] == "setting"}
     assert settings == {"Halber Tag Start": "half_start", "Halber Tag Ende": "half_end"}
+
+
+def test_a_country_column_no_pack_names_is_named_beside_the_country_to_fill_in(tmp_path: Path) -> None:
+    """HiBob heads the work country 'Site country': no pack names it, so init asks for the one country every row
+    is sent with; its comment names the column of countries, so that people of three countries are not all sent
+    as the one written there."""
+    source = tmp_path / "bob.csv"
+    source.write_bytes(b"\xef\xbb\xbfEmail,Employee ID,Display name,Start date,Job title,Site country\r\n"
+                       b"ann@acme.example,E1,Ann Lee,2021-01-05T00:00:00,Analyst,Singapore\r\n"
+                       b"bob@acme.example,E2,Bob Tan,2022-03-07T00:00:00,Clerk,Malaysia\r\n"
+                       b"chen@acme.example,E3,Chen Li,2023-05-09T00:00:00,Engineer,China\r\n")
+    config = tmp_path / "bob.toml"
+    assert hrimport("init", str(source), "-o", str(config)).exit_code == 0
+    line = next(line for line in config.read_text(encoding="utf-8").splitlines() if line.startswith("country = "))
+    assert line.endswith("# no column is headed as country, but 'Site country' holds countries (Singapore, "
+                         "Malaysia, China): if it gives each person's country, map it under [staff.columns] and "
+                         "delete this line; else the one value every row is sent with"), line

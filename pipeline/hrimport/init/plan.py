@@ -168,7 +168,7 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
 
     _dates(plan, decided, evidence)
     _value_maps(plan, decided, evidence, specs)
-    _required(plan, decided, specs)
+    _required(plan, decided, specs, frame)
     plan.columns = [_with_examples(decided[h], frame[h], specs, plan, table.info.date_system) for h in headers]
     return plan
 
@@ -250,7 +250,23 @@ def _todo_for(spec: Field, value: str) -> str:
     return f"TODO: {choices}"
 
 
-def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str, Field]) -> None:
+def _country_constant_note(spec: Field, decided: dict[str, ColumnPlan], frame: pd.DataFrame) -> str:
+    """The comment of a country constant to fill in: the value every row is sent with, and, when a column no
+    header names as the country holds countries ('Site country': Singapore, Malaysia), that column, so that
+    people of several countries are not all sent as the one country written there."""
+    for h, c in decided.items():
+        if c.role not in ("custom field", "left out") or h not in frame:
+            continue
+        found = check_column(frame[h], spec, kind="staff")
+        if not found.contradicts and found.confirms and len(set(distinct_values(frame[h]))) > 1:
+            return (f"no column is headed as {spec.name}, but '{h}' holds countries ("
+                    f"{', '.join(distinct_values(frame[h])[:3])}): if it gives each person's {spec.name}, map it "
+                    f"under [staff.columns] and delete this line; else the one value every row is sent with")
+    return f"no column gives {spec.name}: the value every row is sent with"
+
+
+def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str, Field],
+              frame: pd.DataFrame) -> None:
     given = {c.target for c in decided.values() if c.role == "field"} | set(plan.joins)
     if plan.kind == "staff":
         plan.constants["customer_system_id_type"] = (
@@ -268,7 +284,7 @@ def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str,
                                          f"no column gives {spec.name}: the value every row is sent with")
         elif spec.kind == "country":
             plan.constants[spec.name] = ("TODO: a two-letter country code, such as SG",
-                                         f"no column gives {spec.name}: the value every row is sent with")
+                                         _country_constant_note(spec, decided, frame))
         else:
             plan.missing.append(spec.name)
 
