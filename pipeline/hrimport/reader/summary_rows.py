@@ -11,8 +11,9 @@ The decision is made from what the report shows of the row, never on a guess abo
 half of its required cells (the required fields the config maps from columns) are empty, and either
 
 - one of its identifying cells (the external id, the name) holds a word of ``schemas/summary_rows.toml``, the
-  id's cells are empty or such words, and the name's empty, such words or a number (a count beside "Total":
-  no name is a number, but an id may be, and a person may be called Sum); or
+  name's cells are empty, such words or a number (a count beside "Total": no name is a number), and the id's
+  empty or such words, or numbers too when every cell of the row is a word or a number (an id may be a
+  number, and a person may be called Sum: such a row holds an e-mail or a date); or
 - its identifying cells are all empty, and every cell it holds is such a word or a number (a sum alone).
 
 A person's row whose id and name are missing but which holds an e-mail or a date is no totals row: its
@@ -43,6 +44,10 @@ WORDS_FILE = "summary_rows.toml"
 # "€ 454,000.50", "12%"); after the spaces are taken out.
 _NUMBER = re.compile(r"[-+−(]?[$€£¥₹]?\d[\d.,'’]*%?[$€£¥₹]?\)?")
 _SPACES = re.compile(r"[\s\u00a0\u202f]+")
+# What may follow a totals word: a count, a colon, a bracket, a dash ("Total: 3", "Summe (12)", "合计：3");
+# not an @ ("sum@acme.example") nor a dot ("count.basie@...").
+_AFTER_TOTAL = frozenset("0123456789:：(（-–—=")
+_AFTER_FOOTER = frozenset(":：-–—(（,，")
 _LONGEST_SHOWN = 60  # characters of a cell quoted in the line: a footer may be a paragraph
 _CELLS_SHOWN = 4
 
@@ -83,13 +88,14 @@ def marker_kind(cell: str) -> str | None:
     for size in range(min(len(text), words.longest_total), 0, -1):  # the longest word the cell begins with: "grand total" before "grand"
         head = text[:size]
         if head in words.totals:
-            rest = text[size:].lstrip()
-            if not rest or not rest[0].isalpha():
+            rest = text[size:]
+            after = rest.lstrip()
+            if not rest or ((rest[0].isspace() or rest[0] in _AFTER_TOTAL) and not (after and after[0].isalpha())):
                 return "totals"
     for footer in words.footers:
         if text.startswith(footer):
             rest = text[len(footer):]
-            if not rest or not rest[0].isalnum() or not footer[-1].isalnum():  # "©2026 Acme"
+            if not rest or rest[0].isspace() or rest[0] in _AFTER_FOOTER or not footer[-1].isalnum():  # "©2026"
                 return "footer"
     return None
 
@@ -138,12 +144,14 @@ def summary_rows(
         id_cells = [cell for column, cell in held if column in ids]
         name_cells = [cell for column, cell in held if column in names]
         marks = [kind_of(cell) for _, cell in held]
+        only_figures = all(mark or is_figure(cell) for mark, (_, cell) in zip(marks, held))
         if id_cells or name_cells:
             if (not any(kind_of(cell) for cell in (*id_cells, *name_cells))
-                    or not all(kind_of(cell) for cell in id_cells)
-                    or not all(kind_of(cell) or is_figure(cell) for cell in name_cells)):
+                    or not all(kind_of(cell) or is_figure(cell) for cell in (*id_cells, *name_cells))
+                    # a count under the id ('Total' as the name, 3 ids counted): when the row holds nothing else
+                    or not (all(kind_of(cell) for cell in id_cells) or only_figures)):
                 continue
-        elif not held or not all(mark or is_figure(cell) for mark, (_, cell) in zip(marks, held)):
+        elif not held or not only_figures:
             continue
         looks = "a footer line" if "footer" in marks and "totals" not in marks else "a totals row"
         row = row_numbers[pos]
