@@ -130,35 +130,44 @@ def summary_rows(
     if not len(candidates):
         return {}
     looked_at = [column for column in frame.columns if column not in skip]
-    kinds: dict[str, str | None] = {}  # each distinct cell's marker kind, found once
-
-    def kind_of(cell: str) -> str | None:
-        if cell not in kinds:
-            kinds[cell] = marker_kind(cell)
-        return kinds[cell]
-
+    rows = frame.iloc[candidates]
+    # per column, for each candidate row: its cell's kind (each distinct cell looked at once: a column repeats)
+    marked: dict[str, np.ndarray] = {}  # 0 no word, 1 a totals word, 2 a footer
+    filled: dict[str, np.ndarray] = {}
+    fitting: dict[str, np.ndarray] = {}  # empty, a word or a figure
+    for column in looked_at:
+        codes, uniques = pd.factorize(rows[column].fillna("").astype("str").str.strip())
+        texts = [str(u) for u in uniques]
+        kinds = np.array([_KINDS[marker_kind(t)] for t in texts] + [0], dtype=np.int8)
+        figures = np.array([not t or is_figure(t) for t in texts] + [True], dtype=bool)
+        blank = np.array([not t for t in texts] + [True], dtype=bool)
+        marked[column], filled[column] = kinds[codes], ~blank[codes]
+        fitting[column] = (kinds[codes] > 0) | figures[codes]
+    count = len(candidates)
+    every = np.ones(count, dtype=bool)
+    only_figures = np.logical_and.reduce([fitting[c] for c in looked_at], initial=True) & every
+    holds = np.logical_or.reduce([filled[c] for c in looked_at], initial=False) | ~every
+    identifying = [*ids, *names]
+    has_ident = np.logical_or.reduce([filled[c] for c in identifying], initial=False) | ~every
+    ident_marked = np.logical_or.reduce([marked[c] > 0 for c in identifying], initial=False) | ~every
+    ident_fit = np.logical_and.reduce([fitting[c] for c in identifying], initial=True) & every
+    # a count under the id ('Total' as the name, 3 ids counted) only when the row holds nothing else
+    ids_words = np.logical_and.reduce([(marked[c] > 0) | ~filled[c] for c in ids], initial=True) & every
+    by_ident = has_ident & ident_marked & ident_fit & (ids_words | only_figures)
     found: dict[int, Problem] = {}
-    for pos in candidates.tolist():
-        cells = [(column, _text(frame[column].iat[pos])) for column in looked_at]
-        held = [(column, cell) for column, cell in cells if cell]
-        id_cells = [cell for column, cell in held if column in ids]
-        name_cells = [cell for column, cell in held if column in names]
-        marks = [kind_of(cell) for _, cell in held]
-        only_figures = all(mark or is_figure(cell) for mark, (_, cell) in zip(marks, held))
-        if id_cells or name_cells:
-            if (not any(kind_of(cell) for cell in (*id_cells, *name_cells))
-                    or not all(kind_of(cell) or is_figure(cell) for cell in (*id_cells, *name_cells))
-                    # a count under the id ('Total' as the name, 3 ids counted): when the row holds nothing else
-                    or not (all(kind_of(cell) for cell in id_cells) or only_figures)):
-                continue
-        elif not held or not only_figures:
-            continue
-        looks = "a footer line" if "footer" in marks and "totals" not in marks else "a totals row"
+    for k in np.flatnonzero(by_ident | (~has_ident & holds & only_figures)).tolist():
+        pos = int(candidates[k])
+        held = [(c, str(rows[c].iat[k]).strip()) for c in looked_at if filled[c][k]]
+        kinds_held = {int(marked[c][k]) for c in looked_at}
+        looks = "a footer line" if 2 in kinds_held and 1 not in kinds_held else "a totals row"
         row = row_numbers[pos]
         found[pos] = Problem(TOTALS_OR_FOOTER_ROW,
                              summary_row_message(row, looks, held, int(empty[pos]), len(required), shown),
                              row)
     return found
+
+
+_KINDS = {None: 0, "totals": 1, "footer": 2}
 
 
 def summary_row_message(row: int, looks: str, held: list[tuple[str, str]], empty: int, required: int,
@@ -176,10 +185,6 @@ def summary_row_message(row: int, looks: str, held: list[tuple[str, str]], empty
 def _blank(cells: pd.Series) -> np.ndarray:
     text = cells.fillna("").astype("str").str.strip()
     return np.asarray((text == "").to_numpy(dtype=np.int32), dtype=np.int32)
-
-
-def _text(value: object) -> str:
-    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value).strip()
 
 
 def _cut(text: str) -> str:
