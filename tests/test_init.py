@@ -397,3 +397,26 @@ def test_a_country_column_no_pack_names_is_named_beside_the_country_to_fill_in(t
     assert line.endswith("# no column is headed as country, but 'Site country' holds countries (Singapore, "
                          "Malaysia, China): if it gives each person's country, map it under [staff.columns] and "
                          "delete this line; else the one value every row is sent with"), line
+
+
+def test_totals_rows_are_no_evidence_nor_examples_of_a_column(tmp_path: Path) -> None:
+    """A report with a 'Total' row under each department: init said the ids were '1 repeated' ('Total' twice)
+    and showed 'Total' and '2' as an id and a name as sent; it now names the rows, which the import holds back."""
+    source = tmp_path / "staff.csv"
+    source.write_bytes(b"Employee ID,Name,Email,Country,Job Title,Hire Date,Staff Type,Department\r\n"
+                       b"001,Ann Lee,ann@acme.example,SG,Analyst,2020-01-05,Payroll,Finance\r\n"
+                       b"002,Bob Tan,bob@acme.example,SG,Clerk,2020-01-06,Payroll,Finance\r\n"
+                       b"Total,2,,,,,,Finance\r\n"
+                       b"003,Cai Lin,cai@acme.example,MY,Engineer,2021-01-05,Payroll,IT\r\n"
+                       b"Total,1,,,,,,IT\r\n"
+                       b"Grand Total,3,,,,,,\r\n")
+    config = tmp_path / "staff.toml"
+    result = hrimport("init", str(source), "-o", str(config))
+    assert result.output.splitlines()[0] == ("Read staff.csv, header row 1: a staff export of 6 rows (3 of them "
+                                             "totals rows or footer lines, never sent: rows 4, 6 and 7).")
+    assert '"Employee ID" = "customer_system_id"        # exact synonym, unique, leading zeros kept' in (
+        config.read_text(encoding="utf-8"))
+    preview = json.loads(hrimport("init", str(source), "-o", str(config), "--json", "--force").output)
+    assert preview["totals_or_footer_rows"] == [4, 6, 7]
+    examples = {c["column"]: c["examples"] for c in preview["columns"]}
+    assert examples["Employee ID"] == ["001", "002", "003"] and examples["Name"] == ["Ann Lee", "Bob Tan", "Cai Lin"]
