@@ -327,3 +327,96 @@ def test_a_date_column_showing_both_orders_gets_a_date_order_to_fill_in_saying_s
                          "month-first): write the order your HR system writes; a date that order cannot read is held "
                          "back on its row")
     assert "[source] date_order" in result.output  # among the TODOs to fill in
+
+
+def test_the_preview_of_an_address_column_with_line_breaks_keeps_each_column_on_its_line(tmp_path: Path) -> None:
+    """A BambooHR CSV quotes an address written on several lines: the preview shows its line breaks as \\n, so
+    the table keeps one line per column (the address's second line was printed at the start of the next)."""
+    source = tmp_path / "staff.csv"
+    source.write_bytes("\ufeffEmployee #,Full Name,Home Address,Country\r\n"
+                       '101,Aisha Rahman,"12 Jalan Ampang\nKuala Lumpur",MY\r\n'
+                       '102,Tan Wei Ming,"1 Raffles Place\r\n#20-01",SG\r\n'.encode())
+    result = hrimport("init", str(source), "-o", str(tmp_path / "staff.toml"))
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n\n")[1].splitlines()
+    assert len(table) == 5, table
+    assert table[3].split("  ")[0] == "Home Address"
+    assert table[3].endswith("12 Jalan Ampang\\nKuala Lumpur | 1 Raffles Place\\r\\n#20-01"), table[3]
+
+
+def test_a_gender_the_platform_has_no_choice_for_may_be_left_unsent(tmp_path: Path, sandbox) -> None:
+    """Personio writes 'divers'; the platform takes Female or Male. The value map's TODO offers leaving it empty,
+    so that no one is sent as a gender they are not; filled so, the row is sent without a gender."""
+    import openpyxl
+
+    source = tmp_path / "personio.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Personalnummer", "Vorname", "Nachname", "E-Mail-Adresse", "Position", "Land", "Eintrittsdatum",
+                  "Beschäftigungsart", "Geschlecht"])
+    sheet.append([1001, "Jürgen", "Müller", "jm@firma.example", "Leiter", "DE", "2019-04-01", "Payroll", "männlich"])
+    sheet.append([1003, "Luca", "Rossi", "lr@firma.example", "Entwickler", "AT", "2023-01-02", "Payroll", "divers"])
+    book.save(source)
+    config = tmp_path / "personio.toml"
+    assert hrimport("init", str(source), "-o", str(config)).exit_code == 0
+    text = config.read_text(encoding="utf-8")
+    assert '"divers" = "TODO: Female | Male | empty to send none"' in text
+    config.write_text(fill_todos(text, {"customer_system_id_type": "Personio", "divers": ""}), encoding="utf-8")
+    result = hrimport("staff", "import", str(config), str(source), base_url=sandbox.base_url)
+    assert result.exit_code == 0, result.output
+    sent = {e["customer_system_id"]: e.get("gender") for b in sandbox.bodies for e in json.loads(b)["bulk_staff_data"]}
+    assert sent == {"1001": "Male", "1003": None}
+
+
+def test_a_personio_absence_export_maps_both_half_day_columns(tmp_path: Path) -> None:
+    """Personio heads its half-day columns 'Halber Tag Start' and 'Halber Tag Ende': the end was read and the
+    start left out ('no time-off field has this meaning'), so a leave starting at noon was counted whole."""
+    source = tmp_path / "abwesenheiten.csv"
+    with open(source, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([
+            ["Personalnummer", "Abwesenheitsart", "Startdatum", "Enddatum", "Halber Tag Start", "Halber Tag Ende"],
+            ["1003", "Urlaub", "2026-10-20", "2026-10-21", "ja", "nein"],
+            ["1002", "Krankheit", "2026-10-12", "2026-10-13", "nein", "ja"]])
+    preview = json.loads(hrimport("init", str(source), "-o", str(tmp_path / "leave.toml"), "--json").output)
+    settings = {c["column"]: c["field"] for c in preview["columns"] if c["role"] == "setting"}
+    assert settings == {"Halber Tag Start": "half_start", "Halber Tag Ende": "half_end"}
+
+
+def test_a_country_column_no_pack_names_is_named_beside_the_country_to_fill_in(tmp_path: Path) -> None:
+    """HiBob heads the work country 'Site country': no pack names it, so init asks for the one country every row
+    is sent with; its comment names the column of countries, so that people of three countries are not all sent
+    as the one written there."""
+    source = tmp_path / "bob.csv"
+    source.write_bytes(b"\xef\xbb\xbfEmail,Employee ID,Display name,Start date,Job title,Site country\r\n"
+                       b"ann@acme.example,E1,Ann Lee,2021-01-05T00:00:00,Analyst,Singapore\r\n"
+                       b"bob@acme.example,E2,Bob Tan,2022-03-07T00:00:00,Clerk,Malaysia\r\n"
+                       b"chen@acme.example,E3,Chen Li,2023-05-09T00:00:00,Engineer,China\r\n")
+    config = tmp_path / "bob.toml"
+    assert hrimport("init", str(source), "-o", str(config)).exit_code == 0
+    line = next(line for line in config.read_text(encoding="utf-8").splitlines() if line.startswith("country = "))
+    assert line.endswith("# no column is headed as country, but 'Site country' holds countries (Singapore, "
+                         "Malaysia, China): if it gives each person's country, map it under [staff.columns] and "
+                         "delete this line; else the one value every row is sent with"), line
+
+
+def test_totals_rows_are_no_evidence_nor_examples_of_a_column(tmp_path: Path) -> None:
+    """A report with a 'Total' row under each department: init said the ids were '1 repeated' ('Total' twice)
+    and showed 'Total' and '2' as an id and a name as sent; it now names the rows, which the import holds back."""
+    source = tmp_path / "staff.csv"
+    source.write_bytes(b"Employee ID,Name,Email,Country,Job Title,Hire Date,Staff Type,Department\r\n"
+                       b"001,Ann Lee,ann@acme.example,SG,Analyst,2020-01-05,Payroll,Finance\r\n"
+                       b"002,Bob Tan,bob@acme.example,SG,Clerk,2020-01-06,Payroll,Finance\r\n"
+                       b"Total,2,,,,,,Finance\r\n"
+                       b"003,Cai Lin,cai@acme.example,MY,Engineer,2021-01-05,Payroll,IT\r\n"
+                       b"Total,1,,,,,,IT\r\n"
+                       b"Grand Total,3,,,,,,\r\n")
+    config = tmp_path / "staff.toml"
+    result = hrimport("init", str(source), "-o", str(config))
+    assert result.output.splitlines()[0] == ("Read staff.csv, header row 1: a staff export of 6 rows (3 of them "
+                                             "totals rows or footer lines, never sent: rows 4, 6 and 7).")
+    assert '"Employee ID" = "customer_system_id"        # exact synonym, unique, leading zeros kept' in (
+        config.read_text(encoding="utf-8"))
+    preview = json.loads(hrimport("init", str(source), "-o", str(config), "--json", "--force").output)
+    assert preview["totals_or_footer_rows"] == [4, 6, 7]
+    examples = {c["column"]: c["examples"] for c in preview["columns"]}
+    assert examples["Employee ID"] == ["001", "002", "003"] and examples["Name"] == ["Ann Lee", "Bob Tan", "Cai Lin"]

@@ -83,6 +83,21 @@ def test_a_file_with_forty_percent_fewer_people_is_held_until_accepted(tmp_path:
     assert {s["job_title"] for s in sandbox.staff(99) if s["customer_system_id"] <= "000012"} == {"Lead"}
 
 
+def test_a_reports_subtotal_rows_are_no_people_whose_columns_were_emptied(tmp_path: Path, sandbox: Any) -> None:
+    """A report with a subtotal and a total under each team of one: 24 of its 36 rows hold no person. The
+    column-emptied guard counted them as people with every column empty ('Email' empty on 67% of the rows)
+    and held the month; it looks at the rows holding a record."""
+    october = [person(n) for n in range(1, 13)]
+    assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0
+    report = []
+    for someone in october:
+        report += [someone, {"Employee ID": "Subtotal", "Name": "1"}, {"Employee ID": "Total", "Name": "1"}]
+    november = month(tmp_path, sandbox, report, "november.csv", "import")
+    assert november.exit_code == 1, november.output
+    assert "Held for review" not in november.output
+    assert "Rows read: 36 = 12 updated + 24 invalid" in november.output
+
+
 def test_a_held_import_leads_its_verdict_with_the_hold(tmp_path: Path, sandbox: Any) -> None:
     october = [person(n) for n in range(1, 21)]
     assert month(tmp_path, sandbox, october, "october.csv", "import").exit_code == 0

@@ -1135,3 +1135,23 @@ def test_days_with_a_decimal_comma_from_a_german_excel_csv_are_sent_as_decimals_
     assert (comma.field, comma.column, comma.rows) == ("total_days", "Days", 2)
     assert comma.rule == "a comma before one or two digits is a decimal comma (a thousands group has three)"
     assert [(e.row, e.read, e.sent) for e in comma.examples] == [(2, "5,0", "5"), (3, "1,5", "1.5")]
+
+
+def test_half_day_cells_of_a_german_export_say_ja_and_nein(tmp_path: Path, staffed: Any) -> None:
+    """Personio writes its half-day columns as ja/nein, the yes/no words the staff import reads
+    (schemas/value_words.toml): a leave starting at noon is counted so, where 'ja' was not-a-half-day-marker and
+    the row, without its own figure, was held back."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000106", "Annual Leave", D(2024, 9, 9), D(2024, 9, 13), "ja", "", "SG", "", "Approved"],  # from noon: 4.5
+        ["000110", "Annual Leave", D(2024, 9, 9), D(2024, 9, 13), "nein", "", "SG", "", "Approved"],  # whole: 5
+        ["000101", "Annual Leave", D(2024, 9, 10), D(2024, 9, 10), "Ja", "", "MY", "", "Approved"],  # one day: 0.5
+    ])
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('half_day = "Half Day"', 'half_start = "Half Day"'), encoding="utf-8")
+    result, run = run_import(tmp_path, staffed, source, config)
+    assert result.exit_code == 0, result.output
+    assert {o.row: (o.outcome.value, o.details["half_days"]) for o in run.rows} == {
+        2: ("added", "start"), 3: ("added", ""), 4: ("added", "half day")}
+    assert stored(staffed) == [("000101", 1, "2024-09-10", "2024-09-10", 0.5),
+                               ("000106", 1, "2024-09-09", "2024-09-13", 4.5),
+                               ("000110", 1, "2024-09-09", "2024-09-13", 5)]

@@ -31,6 +31,7 @@ from hrimport.normalize.dates import (
     DateOrderConflict,
 )
 from hrimport.normalize.formulas import guard_formula_text
+from hrimport.normalize.long_numbers import flag_scientific_numbers
 from hrimport.normalize.trail import ValueTrail
 from hrimport.normalize.values import ValueMemo
 from hrimport.normalize.words import H_AND_M, gender_letters
@@ -39,7 +40,8 @@ from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
-from hrimport.reader.repeated_header import keep_alone, repeats_header
+from hrimport.reader.repeated_header import holds_no_record, keep_alone
+from hrimport.reader.summary_rows import summary_rows
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
 
@@ -214,8 +216,11 @@ def map_records(
         carried_sources[key] = actual
 
     trail = state.trail
-    # a row repeating the header: nothing is said of its cells but that (``keep_alone``)
-    trail.skip(table.row_numbers, [row for row, found in table.row_problems.items() if repeats_header(found)])
+    # a totals row or a footer line under the table, a row repeating the header: nothing is said of its cells
+    # but that (``keep_alone``)
+    totals = _summary_rows(table, mapping, mask)
+    no_record = [row for row, found in table.row_problems.items() if holds_no_record(found)]
+    trail.skip(table.row_numbers, [*no_record, *(table.row_numbers[pos] for pos in totals)])
 
     # the cells of a column sent that hold no value to send: an error value, a formula saved without its result
     # or with a stand-in for it, a date cell showing a day that never was
@@ -370,14 +375,44 @@ def map_records(
                     # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
+    for pos, problem in totals.items():
+        if not holds_no_record(mapped.problems.get(pos, ())):  # a header row again is told as such
+            mapped.add_problem(pos, problem)
     # values normalisation could not make certain (row problems), and values a spreadsheet would run as a
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
+    flag_scientific_numbers(mapped)
     guard_formula_text(mapped, formula_text, trail)
     keep_alone(mapped.problems, mapped.warnings)
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
+
+
+def _summary_rows(table: SourceTable, mapping: FieldMapping, mask: Iterable[str]) -> dict[int, Problem]:
+    """``hrimport.reader.summary_rows`` of the table: the totals rows and footer lines under it, by position,
+    judged by the columns of the external id and of the name (time off: the name column carried for the report)
+    and those of the required fields the config maps from columns."""
+    fields = by_name(mapping.fields)
+    key = next((f.name for f in mapping.fields if f.key), None)
+    sources = [(column, name) for column, name in mapping.columns.items()]
+    sources += [(column, name) for name, (join_cols, _) in mapping.joins.items() for column in join_cols]
+    ids = [column for column, name in sources if name == key]
+    names = [column for column, name in sources if name == "name"] + [
+        mapping.carried[k] for k in ("name",) if k in mapping.carried]
+    required = [column for column, name in sources
+                if name in fields and fields[name].is_required and name not in mapping.constants]
+    ids, names, required = ([c for c in map(table.column, columns) if c] for columns in (ids, names, required))
+    mask = tuple(mask)
+    # a cell is quoted as the report shows it: masked when its column, or the field it is sent as, is masked
+    sent_as = {table.column(column): name for column, name in [*sources, *mapping.custom_fields.items()]}
+
+    def shown(value: str, column: str) -> str:
+        return _as_reported(value, mask, column, *([sent_as[column]] if column in sent_as else []))
+
+    fix_key = normalize_header(FIX_COLUMN)  # a to_fix file's Problem column: what we wrote, not the export
+    return summary_rows(table.frame, table.row_numbers, ids, names, required, shown,
+                        skip=[c for c in table.frame.columns if normalize_header(c) == fix_key])
 
 
 def columns_disagree(

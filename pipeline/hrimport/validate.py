@@ -38,7 +38,7 @@ from hrimport.mapper import MappedTable
 from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.values import RE2_SPACES
 from hrimport.outcomes import Problem
-from hrimport.reader.repeated_header import keep_alone, repeats_header
+from hrimport.reader.repeated_header import holds_no_record, keep_alone
 from hrimport.regions import looks_like_region_code, region_codes, unknown_region_advice
 
 # Deliberately plain: one @, no spaces, a dot in the domain. It catches the typos HR exports actually contain
@@ -177,7 +177,7 @@ def validate_records(
                     mapped.add_problem(pos, problem)
                 else:
                     problems.setdefault(pos, []).append(problem)
-    keep_alone(problems, mapped.warnings)  # a row repeating the header: its fields are no values to check
+    keep_alone(problems, mapped.warnings)  # a row holding no record: its fields are no values to check
     if duplicates:
         keys = KeyIds(mapped.fields)
         keys.add(mapped, problems)
@@ -314,9 +314,10 @@ class KeyIds:
         valid = np.ones(len(ids), dtype=bool)
         for pos, found in problems.items():
             valid[pos] = False
-            if any(p.field == self.key for p in found) or repeats_header(found):
+            if any(p.field == self.key for p in found) or holds_no_record(found):
                 # a cell already flagged is not reported again (as in validate_records); a row repeating the
-                # header holds no id ('Employee ID' twice in a file of three exports is no duplicate)
+                # header, a totals row, hold no id ('Employee ID' twice in a file of three exports, 'Total' under
+                # each department of a report, are no duplicates)
                 keep[pos] = False
         # from Python, into malloc's pool: kept to the end, these must neither hold on to the chunk's own
         # Arrow buffers nor pin the pages of pyarrow's pool that the next chunks reuse

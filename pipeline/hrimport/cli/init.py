@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hrimport.listing import columns_taken, padded
+from hrimport.listing import columns_taken, one_line, padded, some
 
 if TYPE_CHECKING:
     from hrimport.init import InitResult
@@ -67,14 +67,20 @@ def preview(result: InitResult) -> str:
         else:
             target = "-"
         how = c.how or ("" if c.role == "custom field" else c.note)
-        rows.append((c.column, target, how, " | ".join(c.examples)))
+        # a cell's line break (an address, a header wrapped in Excel) shown as \n: one column's line stays one line
+        rows.append((one_line(c.column, None), target, how, " | ".join(one_line(e, None) for e in c.examples)))
     # widths in terminal columns: a Chinese header (员工编号) takes two a character
     widths = [min(max(columns_taken(r[i]) for r in rows), 32) for i in range(3)]
     lines = ["  ".join(padded(cell, widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
              for row in rows]
     info = result.source
     read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", header row {info.header_row}"
-    out = [read + f": a {result.plan.kind} export of {info.rows_read} rows.", "", *lines, ""]
+    totals = result.plan.summary_rows
+    numbers = some([str(row) for row in totals[:5]], len(totals))
+    numbers = f"row {numbers}" if len(totals) == 1 else f"rows {numbers}" if len(totals) > 5 else (
+        f"rows {', '.join(map(str, totals[:-1]))} and {totals[-1]}" if totals else "")
+    held = f" ({len(totals)} of them totals rows or footer lines, never sent: {numbers})" if totals else ""
+    out = [read + f": a {result.plan.kind} export of {info.rows_read} rows{held}.", "", *lines, ""]
     if result.plan.todos:
         out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
     if result.plan.missing:

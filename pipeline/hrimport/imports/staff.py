@@ -46,6 +46,7 @@ from hrimport.outcomes import (
     as_list,
 )
 from hrimport.reader import SourceTable, StreamBroken
+from hrimport.reader.repeated_header import holds_no_record
 from hrimport.service.connection import Target
 from hrimport.service.readback import ReadBack
 from hrimport.service.staff import (
@@ -143,8 +144,9 @@ def import_staff(
             # H and M in different chunks of the gender column: again, from the start, neither read as a
             # word, as a whole read would leave them; nothing has been sent
             h_and_m.add(restart.field)
-    checked, kept, settled, records, people, filled = (
-        gathered.checked, gathered.kept, gathered.settled, gathered.records, gathered.people, gathered.filled)
+    checked, kept, settled, records, people, filled, no_record = (
+        gathered.checked, gathered.kept, gathered.settled, gathered.records, gathered.people, gathered.filled,
+        gathered.no_record)
     del gathered  # each row's outcome is let go once its chunk's report rows have it (``_by_chunk``)
     facts = staged.finish()
     timings = staged.timings
@@ -193,7 +195,9 @@ def import_staff(
                 (lambda ids: state.before(customer_id, ids)) if state is not None else lambda _: {},
                 state.job_people(customer_id, job) if state is not None else (), masked=config.report.mask,
                 partial=FIX_COLUMN in facts.info.headers)
-        filled_now = {name: count / facts.rows for name, count in filled.items()}
+        # of the rows holding a record: a report's totals rows are no people whose cells were emptied
+        records_read = max(facts.rows - no_record, 1)
+        filled_now = {name: count / records_read for name, count in filled.items()}
         filled_before = state.filled_shares(customer_id, job) if state is not None else {}
         tripped = check_drift(plan, filled_now, filled_before, config.guards, facts.field_sources)
         if tripped and accept_drift:
@@ -278,6 +282,8 @@ class _Gathered:
     records: PendingRecords = field(default_factory=PendingRecords)  # the valid rows' request bodies
     people: RowHeads = field(default_factory=RowHeads)  # every row: number, external id, name (the plan)
     filled: Counter[str] = field(default_factory=Counter)  # field -> rows holding a value (the drift guard)
+    # the rows holding no record (a header row again, a totals row, a footer line): no row whose cells are empty
+    no_record: int = 0
 
 
 def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tuple[StagedFile, _Gathered]:
@@ -317,8 +323,11 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
             else:
                 got.records.extend(*heads, build_payloads(mapped, part), keys)
         got.people.extend(mapped.row_numbers, ids, names)
-        for name in mapped.frame.columns:
-            got.filled[name] += int((mapped.frame[name] != "").sum())
+        no_record = [pos for pos, found in problems.items() if holds_no_record(found)]
+        got.no_record += len(no_record)
+        frame = mapped.frame.drop(index=mapped.frame.index[no_record]) if no_record else mapped.frame
+        for name in frame.columns:
+            got.filled[name] += int((frame[name] != "").sum())
         got.kept.append(keep)
     return staged, got
 

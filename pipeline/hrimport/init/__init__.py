@@ -62,6 +62,7 @@ class InitResult:
             "joins": {k: list(cols) for k, (cols, _) in self.plan.joins.items()},
             "todo": self.plan.todos,
             "missing": self.plan.missing,
+            "totals_or_footer_rows": self.plan.summary_rows,
         }
 
 

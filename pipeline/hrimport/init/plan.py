@@ -27,6 +27,7 @@ from hrimport.init.synonyms import FIRST_PART, LAST_PART, SETTING, Kind, header_
 from hrimport.normalize import normalize_for_field
 from hrimport.normalize.dates import DateOrder, either_way
 from hrimport.reader import SourceTable
+from hrimport.reader.summary_rows import summary_rows
 from hrimport.timeoff.leave_types import closest_names
 from hrimport.to_fix_format import FIX_COLUMN
 
@@ -67,6 +68,7 @@ class ConfigPlan:
     date_order: DateOrder | None = None
     date_unknown: bool = False  # dates read either way and no order proven: date_order is a TODO
     date_note: str = ""
+    summary_rows: list[int] = field(default_factory=list)  # the totals rows and footer lines, never sent
 
     @property
     def mapped(self) -> dict[str, str]:
@@ -99,9 +101,10 @@ def guess_kind(headers: list[str]) -> Kind:
 def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
     """Decide every column of ``table`` for an import of ``kind``."""
     specs = fields_of(kind)
-    frame = table.frame
     headers = [h for h in table.info.headers if header_key(h) != header_key(FIX_COLUMN)]
     matches = {h: match_header(h, kind) for h in headers}
+    totals = _summary_rows(table, headers, matches, specs, kind)
+    frame = table.frame.drop(index=table.frame.index[totals]) if totals else table.frame
     decided: dict[str, ColumnPlan] = {}
     evidence: dict[str, Evidence] = {}
 
@@ -144,7 +147,7 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
                 evidence[h] = Evidence(confirms="e-mail addresses")
                 decided[h] = ColumnPlan(h, "field", free, "values only")
 
-    plan = ConfigPlan(kind=kind, columns=[])
+    plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals])
     _name_parts(decided, plan, headers)
     for h, c in list(decided.items()):
         if c.role == "field" and c.target and c.target.startswith(SETTING):
@@ -168,7 +171,7 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
 
     _dates(plan, decided, evidence)
     _value_maps(plan, decided, evidence, specs)
-    _required(plan, decided, specs)
+    _required(plan, decided, specs, frame)
     plan.columns = [_with_examples(decided[h], frame[h], specs, plan, table.info.date_system) for h in headers]
     return plan
 
@@ -243,10 +246,48 @@ def _todo_for(spec: Field, value: str) -> str:
     choices = " | ".join(spec.choices)
     if spec.name == "decision":
         choices += " | empty for undecided"
+    elif not spec.is_required:
+        # a value the platform has no choice for ('divers' where it takes Female or Male) is not to be forced
+        # into one: left empty, the field is not sent for that row
+        choices += " | empty to send none"
     return f"TODO: {choices}"
 
 
-def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str, Field]) -> None:
+def _summary_rows(table: SourceTable, headers: list[str], matches: dict[str, HeaderMatch], specs: dict[str, Field],
+                  kind: Kind) -> list[int]:
+    """The positions of the table's totals rows and footer lines (``hrimport.reader.summary_rows``), judged by
+    the columns the headers name as the id, the name and the required fields, as the import will judge them:
+    such a row is held back, so its cells are no evidence of what a column holds ('Total' under each
+    department is no repeated id) and no example of it."""
+    targets = {h: m.target for h, m in matches.items() if m.target}
+    key = next((f.name for f in specs.values() if f.key), None)
+    ids = [h for h, target in targets.items() if target == key]
+    if kind == "timeoff":  # its name column is read for the report
+        names = [h for h in headers if match_header(h, "staff").target == "name"][:1]
+    else:
+        names = [h for h, target in targets.items() if target in ("name", FIRST_PART, LAST_PART)]
+    required = [h for h, target in targets.items() if target in specs and specs[target].is_required]
+    required += [h for h in names if h not in required and kind == "staff"]
+    return sorted(summary_rows(table.frame, table.row_numbers, ids, names, required))
+
+
+def _country_constant_note(spec: Field, decided: dict[str, ColumnPlan], frame: pd.DataFrame) -> str:
+    """The comment of a country constant to fill in: the value every row is sent with, and, when a column no
+    header names as the country holds countries ('Site country': Singapore, Malaysia), that column, so that
+    people of several countries are not all sent as the one country written there."""
+    for h, c in decided.items():
+        if c.role not in ("custom field", "left out") or h not in frame:
+            continue
+        found = check_column(frame[h], spec, kind="staff")
+        if not found.contradicts and found.confirms and len(set(distinct_values(frame[h]))) > 1:
+            return (f"no column is headed as {spec.name}, but '{h}' holds countries ("
+                    f"{', '.join(distinct_values(frame[h])[:3])}): if it gives each person's {spec.name}, map it "
+                    f"under [staff.columns] and delete this line; else the one value every row is sent with")
+    return f"no column gives {spec.name}: the value every row is sent with"
+
+
+def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str, Field],
+              frame: pd.DataFrame) -> None:
     given = {c.target for c in decided.values() if c.role == "field"} | set(plan.joins)
     if plan.kind == "staff":
         plan.constants["customer_system_id_type"] = (
@@ -264,7 +305,7 @@ def _required(plan: ConfigPlan, decided: dict[str, ColumnPlan], specs: dict[str,
                                          f"no column gives {spec.name}: the value every row is sent with")
         elif spec.kind == "country":
             plan.constants[spec.name] = ("TODO: a two-letter country code, such as SG",
-                                         f"no column gives {spec.name}: the value every row is sent with")
+                                         _country_constant_note(spec, decided, frame))
         else:
             plan.missing.append(spec.name)
 

@@ -26,9 +26,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hrimport.outcomes import Problem
+from hrimport.reader.summary_rows import TOTALS_OR_FOOTER_ROW
 
 #: The problem of a data row that repeats the header row (README, "Layout and refusals").
 HEADER_ROW_REPEATED = "header-row-repeated"
+#: The problems of a row that holds no record (a header row again, a totals row, a footer line): told alone.
+NO_RECORD = (HEADER_ROW_REPEATED, TOTALS_OR_FOOTER_ROW)
 
 
 class HeaderRepeats:
@@ -91,17 +94,18 @@ def repeated_header_message(row: int, header_row: int | None) -> str:
             "this row, and check that the rows below it are the export you meant to import.")
 
 
-def repeats_header(found: Iterable[Problem]) -> bool:
-    """Whether a row with the problems ``found`` repeats the header row (so holds no record, nor an id)."""
-    return any(problem.code == HEADER_ROW_REPEATED for problem in found)
+def holds_no_record(found: Iterable[Problem]) -> bool:
+    """Whether a row with the problems ``found`` holds no record, nor an id: it repeats the header row, or is a
+    totals row or a footer line (``hrimport.reader.summary_rows``)."""
+    return any(problem.code in NO_RECORD for problem in found)
 
 
 def keep_alone(problems: dict[int, list[Problem]], warnings: dict[int, list[Problem]]) -> None:
-    """Leave each row of ``problems`` (by position) that repeats the header row with that problem alone: it
-    holds no record, so what its cells would be told as values (not a date, not a country...) is not told,
-    nor any warning of it in ``warnings`` (formula-like text...)."""
+    """Leave each row of ``problems`` (by position) that holds no record (``holds_no_record``) with the problem
+    saying so alone: what its cells would be told as values (not a date, not a country, a value required...)
+    is not told, nor any warning of it in ``warnings`` (formula-like text...)."""
     for pos, found in problems.items():
-        repeated = next((problem for problem in found if problem.code == HEADER_ROW_REPEATED), None)
-        if repeated is not None:
-            problems[pos] = [repeated]
+        alone = next((problem for problem in found if problem.code in NO_RECORD), None)
+        if alone is not None:
+            problems[pos] = [alone]
             warnings.pop(pos, None)

@@ -9,7 +9,7 @@ The config names up to three columns (``[timeoff]`` keys, each a source column n
   starts at noon (half start) and ``AM``/``First Half``/``上午`` that it ends at noon (half end); a bare
   "yes" cannot say which end is meant and is a problem (``ambiguous-half-day``).
 
-A cell may hold a yes/no value (``yes``, ``true``, ``1``, ``Y``, ``是``; ``no``, ``false``, ``0``, empty,
+A cell may hold a yes/no value (``yes``, ``true``, ``1``, ``Y``, ``是``, ``ja``; ``no``, ``false``, ``0``, ``nein``, empty,
 ``Full Day``, ``全天``) or a marker (``AM``, ``PM``, ``First Half``, ``Second Half``, ``Morning``,
 ``Afternoon``, ``上午``, ``下午``, ``上半天``, ``下半天``). In ``half_start``/``half_end`` any marker
 means "that day is a half day". Anything else is a problem (``not-a-half-day-marker``).
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import unicodedata
 from enum import StrEnum
+
+from hrimport.normalize.words import value_words
 
 
 class Half(StrEnum):
@@ -60,9 +62,15 @@ class HalfDayError(ValueError):
 
 
 def parse_half(value: str) -> Half | None:
-    """What a cell says, or None when it is not a half-day value at all."""
+    """What a cell says, or None when it is not a half-day value at all. A yes/no word of any language of
+    ``schemas/value_words.toml`` (``ja``/``nein``, ``oui``/``non``, ``ya``/``tidak``) says yes or no, as the
+    staff import reads it."""
     text = " ".join(unicodedata.normalize("NFKC", value).split()).casefold()
-    return _VALUES.get(text)
+    found = _VALUES.get(text)
+    if found is None:
+        said = value_words().boolean.get(text)
+        found = None if said is None else Half.HALF if said == "true" else Half.NONE
+    return found
 
 
 def halves_for(*, start_cell: str, end_cell: str, day_cell: str, one_day: bool) -> tuple[bool, bool]:

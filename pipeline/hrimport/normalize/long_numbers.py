@@ -1,0 +1,63 @@
+"""Long ids and phone numbers a spreadsheet stored as numbers: shown in scientific notation, digits lost.
+
+A spreadsheet keeps 15 digits of a number. A Chinese ID card number (18 digits) or a bank account typed into
+a cell formatted as a number keeps its first 15 digits and zeros; Excel shows it as ``4.40301E+17``, saves a
+CSV with that text, and a workbook's cell reads as ``4.40301198501011e+17`` (two people's numbers can then read
+alike). A 13-digit phone number in a narrow column is saved to CSV as ``8.6138E+12``. Nothing in the file
+holds the digits any more, so no reading can give them back; sent without a word, they would reach the
+platform as a number no one wrote.
+
+``flag_scientific_numbers`` gives each such value of a text field (an id, a name, a phone or passport number)
+or of custom data a ``scientific-notation`` warning on its row, naming the column and the value: the value is
+kept as written (the platform takes any text there, principle 2), and the person knows to export the column
+as text. A date, a country, an e-mail or a number field has its own check.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hrimport.fields import by_name
+from hrimport.outcomes import Problem
+
+if TYPE_CHECKING:
+    from hrimport.mapper import MappedTable
+
+SCIENTIFIC_NOTATION = "scientific-notation"
+
+# A number as a spreadsheet shows or reads one too long for its cell: one digit, decimals, an exponent of
+# at least 5 (a shorter number is shown in full: 12345 is no 1.2345E+04); a decimal comma in some languages.
+_SCIENTIFIC = r"^[-+]?[0-9]([.,][0-9]+)?[eE]\+?0*([5-9]|[1-9][0-9]+)$"
+
+
+def flag_scientific_numbers(mapped: MappedTable) -> None:
+    """A ``scientific-notation`` warning on each row whose text field or custom data holds a number in
+    scientific notation (module docstring)."""
+    specs = by_name(mapped.fields)
+    for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
+                                     (mapped.custom, mapped.custom_sources, False)):
+        for name in frame.columns:
+            if is_field and (name not in specs or specs[name].kind != "text"):
+                continue
+            cells = pa.array(frame[name].array, type=pa.large_string())
+            hits = pc.match_substring_regex(cells, _SCIENTIFIC).fill_null(False)
+            if not pc.any(hits).as_py():
+                continue
+            column = sources.get(name, name)
+            for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
+                value = frame[name].iat[position]
+                row = mapped.row_numbers[position]
+                mapped.add_problem(position, Problem(
+                    SCIENTIFIC_NOTATION,
+                    f"Row {row}, column '{column}': '{value}' is a number in scientific notation, as a spreadsheet "
+                    "shows a number longer than it keeps (15 digits): an id or a phone number written so has "
+                    "lost its last digits; kept as written. Export the column as text, or type the number in full.",
+                    row, column, name if is_field else None, value, severity="warning"))
+
+
+__all__ = ["SCIENTIFIC_NOTATION", "flag_scientific_numbers"]
+
