@@ -65,3 +65,18 @@ def test_a_phone_number_excel_saved_to_csv_in_scientific_notation_is_told(tmp_pa
     assert {o.row: [(p.code, p.column, p.value) for p in o.problems] for o in run.rows if o.problems} == {
         2: [("scientific-notation", "Shoe Size", "8.6138E+12")],
         4: [("scientific-notation", "Employee ID", "1.23457E+11")]}
+
+
+def test_strict_checks_hold_back_a_row_whose_number_lost_its_digits(tmp_path: Path) -> None:
+    """A company whose ids must be whole lists scientific-notation in [staff] strict_checks: such a row is held
+    back, its line saying so; the others are valid."""
+    config = write_config(tmp_path / "staff.toml")
+    config.write_text(config.read_text().replace("[staff]\n", '[staff]\nstrict_checks = ["scientific-notation"]\n', 1))
+    rows = [person(1), person(2, **{"Employee ID": "1.23457E+11"})]
+    run = import_file(load_config(config), write_csv(tmp_path / "staff.csv", rows), validate_only=True).result
+    assert [(o.row, o.outcome.value, o.problem_codes) for o in run.rows] == [
+        (2, "valid", []), (3, "invalid", ["scientific-notation"])]
+    assert run.rows[1].message == (
+        "Row 3, column 'Employee ID': '1.23457E+11' is a number in scientific notation, as a spreadsheet shows a "
+        "number longer than it keeps (15 digits): an id or a phone number written so has lost its last digits; not "
+        "sent (strict_checks lists scientific-notation). Export the column as text, or type the number in full.")

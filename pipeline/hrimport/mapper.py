@@ -381,7 +381,7 @@ def map_records(
     # values normalisation could not make certain (row problems), and values a spreadsheet would run as a
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
-    flag_scientific_numbers(mapped)
+    flag_scientific_numbers(mapped, strict="scientific-notation" in mapping.strict_checks)
     guard_formula_text(mapped, formula_text, trail)
     keep_alone(mapped.problems, mapped.warnings)
     if whole:

@@ -10,7 +10,8 @@ platform as a number no one wrote.
 ``flag_scientific_numbers`` gives each such value of a text field (an id, a name, a phone or passport number)
 or of custom data a ``scientific-notation`` warning on its row, naming the column and the value: the value is
 kept as written (the platform takes any text there, principle 2), and the person knows to export the column
-as text. A date, a country, an e-mail or a number field has its own check.
+as text; ``strict_checks = ["scientific-notation"]`` holds such a row back instead. A date, a country, an e-mail
+or a number field has its own check.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ SCIENTIFIC_NOTATION = "scientific-notation"
 _SCIENTIFIC = r"^[-+]?[0-9]([.,][0-9]+)?[eE]\+?0*([5-9]|[1-9][0-9]+)$"
 
 
-def flag_scientific_numbers(mapped: MappedTable) -> None:
+def flag_scientific_numbers(mapped: MappedTable, *, strict: bool = False) -> None:
     """A ``scientific-notation`` warning on each row whose text field or custom data holds a number in
-    scientific notation (module docstring)."""
+    scientific notation (module docstring); an error (the row held back) with ``strict``."""
     specs = by_name(mapped.fields)
     for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
                                      (mapped.custom, mapped.custom_sources, False)):
@@ -51,12 +52,15 @@ def flag_scientific_numbers(mapped: MappedTable) -> None:
             for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
                 value = frame[name].iat[position]
                 row = mapped.row_numbers[position]
-                mapped.add_problem(position, Problem(
-                    SCIENTIFIC_NOTATION,
-                    f"Row {row}, column '{column}': '{value}' is a number in scientific notation, as a spreadsheet "
-                    "shows a number longer than it keeps (15 digits): an id or a phone number written so has "
-                    "lost its last digits; kept as written. Export the column as text, or type the number in full.",
-                    row, column, name if is_field else None, value, severity="warning"))
+                said = (f"Row {row}, column '{column}': '{value}' is a number in scientific notation, as a "
+                        "spreadsheet shows a number longer than it keeps (15 digits): an id or a phone number "
+                        "written so has lost its last digits")
+                done = ("; not sent (strict_checks lists scientific-notation). Export the column as text, or type "
+                        "the number in full." if strict else
+                        "; kept as written. Export the column as text, or type the number in full.")
+                mapped.add_problem(position, Problem(SCIENTIFIC_NOTATION, said + done, row, column,
+                                                     name if is_field else None, value,
+                                                     severity="error" if strict else "warning"))
 
 
 __all__ = ["SCIENTIFIC_NOTATION", "flag_scientific_numbers"]

@@ -341,7 +341,8 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "The cell holds a number written in scientific notation (4.40301E+17): a spreadsheet keeps only 15 "
         "digits of a number, and shows a longer one so. An id, a bank account or a phone number stored as a "
         "number has lost its last digits, and two people's numbers may now read alike. The value was kept as "
-        "written; this is a warning.",
+        "written; this is a warning, unless scientific-notation is in the config's strict_checks, which holds the "
+        "row back.",
         "In the HR system (or the spreadsheet), store the column as text and export it again, or type the "
         "number in full in a cell formatted as text.",
     ),

@@ -45,9 +45,10 @@ HALF_KEYS = ("half_start", "half_end", "half_day")
 #: the setting names their code: a leave type the list of leave types lacks (hrimport.timeoff.leave_types), a
 #: region's ISO 3166-2 code as the country, which the spec's tables do not name, a half-day cell not read on a row
 #: sent with its own figure, and a period overlapping a leave imported before (hrimport.timeoff.rows); two columns
-#: mapped to one field holding different values, the first sent (hrimport.mapper.columns_disagree).
+#: mapped to one field holding different values, the first sent (hrimport.mapper.columns_disagree); a long number
+#: shown in scientific notation (hrimport.normalize.long_numbers).
 STRICT_CHECKS = ("unknown-leave-type", "region-code", "not-a-half-day-marker", "ambiguous-half-day",
-                 "overlaps-imported", "columns-disagree")
+                 "overlaps-imported", "columns-disagree", "scientific-notation")
 
 #: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
 FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
