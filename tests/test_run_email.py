@@ -410,6 +410,29 @@ def test_a_run_whose_run_json_was_never_written_and_was_killed_mailing_says_its_
     assert "unknown" not in body_of(box.messages[-1])
 
 
+def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_as_its_log_says(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # run.json cannot be written (a folder took its name as the run went: a real failure), and the relay is down
+    # that morning: run.log says the e-mail was not sent, and why; the next run says just that
+    box, port = relay
+    smtp_down = free_port()
+    job, folder, run, err = run_with_run_json_blocked(tmp_path, sandbox, smtp_down)
+    assert run.returncode == 6, err
+    refused = f"cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; check host and port"
+    assert f"Error: e-mail not sent: {refused}" in err.splitlines()
+    job.job.write_text(job.job.read_text().replace(f"port = {smtp_down}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 1, result.stderr  # the row in Atlantis still needs attention
+    said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not "
+            f"send its e-mail (its run.log says: e-mail not sent: {refused}), and its run.json could not be written")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "unknown" not in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+
 # ------------------------------------------------------------------------------------- what cron logs
 
 

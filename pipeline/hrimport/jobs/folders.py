@@ -93,11 +93,12 @@ class PendingEmail:
     """A run whose e-mail was due and not known to be sent: its steps finished (with this verdict and exit code),
     but it was killed while sending the e-mail, or its run.json could not be written again once it had
     (``summary_written``: the run.json written before the e-mail says so), or not at all (False: its run.log
-    says its steps were done)."""
+    says its steps were done); or its run.log says the e-mail could not be sent (``email_error``, why)."""
 
     verdict: str
     exit_code: int | None
     summary_written: bool = True
+    email_error: str | None = None
 
 
 def email_pending(folder: Path) -> PendingEmail | None:
@@ -109,7 +110,7 @@ def email_pending(folder: Path) -> PendingEmail | None:
         end = logged_end(folder / RUN_LOG)
         if end is None or end.verdict is None or end.emailed:
             return None
-        return PendingEmail(end.verdict, end.exit_code, summary_written=False)
+        return PendingEmail(end.verdict, end.exit_code, summary_written=False, email_error=end.email_error)
     try:
         data = json.loads((folder / RUN_SUMMARY).read_bytes())
         if data.get("email_pending") is not True:

@@ -42,7 +42,16 @@ from hrimport.jobs.folders import (
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
-from hrimport.jobs.runlog import EMAILED, RUN_LOG, SAID, STEPS_DONE, logged_end, run_log
+from hrimport.jobs.runlog import (
+    EMAILED,
+    NOT_EMAILED,
+    NOT_EMAILED_TO_ALL,
+    RUN_LOG,
+    SAID,
+    STEPS_DONE,
+    logged_end,
+    run_log,
+)
 from hrimport.listing import sentences
 from hrimport.notify import (
     Attachment,
@@ -324,12 +333,12 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         send_mail(notify, subject, "\n".join(lines) + "\n", attachments)
     except SomeRecipientsRefused as exc:  # sent all the same: the others have it
         result.notified, result.notify_error = True, str(exc)
-        log.error("e-mail not sent to every recipient: %s", exc, extra=SAID)
+        log.error(NOT_EMAILED_TO_ALL, exc, extra=SAID)
         say(f"Error: e-mail not sent to every recipient: {exc}")
         return
     except (NotifyError, ConfigError) as exc:
         result.notify_error = str(exc)
-        log.error("e-mail not sent: %s", exc, extra=SAID)
+        log.error(NOT_EMAILED, exc, extra=SAID)
         say(f"Error: e-mail not sent: {exc}")
         return
     result.notified = True
@@ -367,6 +376,9 @@ def _not_finished(folder: Path) -> str:
         return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
     verdict = ", ".join(part for part in (pending.verdict, None if pending.exit_code is None
                                           else f"exit {pending.exit_code}") if part)
+    if pending.email_error is not None:  # its run.log says the e-mail failed, and why: no doubt about it
+        return (f"the run started {started} finished its steps ({verdict}) but did not send its e-mail (its run.log "
+                f"says: e-mail not sent: {pending.email_error}), and its run.json could not be written")
     if not pending.summary_written:
         # its run.json written neither before the e-mail nor after: its run.log says the steps were done, not
         # whether the e-mail went (it would say so if it had, unless the log stopped there too)

@@ -4,7 +4,8 @@ The log is the whole story of an unattended run (stderr gets one line per step);
 password are replaced by ``<hidden>`` in every line, and the CLI's stderr still gets only what it got before.
 
 It is also what the next run reads of a run that left no ``run.json`` (``logged_end``): whether its steps were
-done (``STEPS_DONE``) and its e-mail went (``EMAILED``), or its last line was cut (a power cut, a full disk).
+done (``STEPS_DONE``) and its e-mail went (``EMAILED``) or failed (``NOT_EMAILED``), or its last line was cut (a
+power cut, a full disk).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from hrimport.jobs.jobfile import Job
 from hrimport.listing import one_line
 from hrimport.private_files import open_private
 
-__all__ = ["EMAILED", "RUN_LOG", "SAID", "STEPS_DONE", "LoggedEnd", "logged_end", "run_log"]
+__all__ = ["EMAILED", "NOT_EMAILED", "NOT_EMAILED_TO_ALL", "RUN_LOG", "SAID", "STEPS_DONE", "LoggedEnd",
+           "logged_end", "run_log"]
 
 # the name run.log lines have always carried (%(name)s), kept through the split into modules
 log = logging.getLogger("hrimport.jobs")
@@ -33,6 +35,10 @@ RUN_LOG = "run.log"
 STEPS_DONE = "job %s finished: %s (exit %d: %s)"
 #: ``log.info(EMAILED, recipients, seconds)``: the run's e-mail went
 EMAILED = "e-mailed the verdict to %s in %.1f s"
+#: ``log.error(NOT_EMAILED, why)``: the run's e-mail could not be sent (the server down, a refused login...)
+NOT_EMAILED = "e-mail not sent: %s"
+#: ``log.error(NOT_EMAILED_TO_ALL, why)``: the server refused some recipients and took the e-mail for the others
+NOT_EMAILED_TO_ALL = "e-mail not sent to every recipient: %s"
 
 
 class _Redact(logging.Filter):
@@ -128,8 +134,9 @@ class LoggedEnd:
 
     verdict: str | None  # the verdict its steps ended with (``STEPS_DONE``); None: the log does not say they ended
     exit_code: int | None
-    emailed: bool  # its e-mail went (``EMAILED``)
+    emailed: bool  # its e-mail went (``EMAILED``), to every recipient or to some (``NOT_EMAILED_TO_ALL``)
     cut: bool  # its last line has no line break: the log stopped mid-write (the machine stopped, a full disk)
+    email_error: str | None = None  # why its e-mail could not be sent (``NOT_EMAILED``), as the log says
 
 
 def logged_end(path: Path) -> LoggedEnd | None:
@@ -137,8 +144,10 @@ def logged_end(path: Path) -> LoggedEnd | None:
     was written says nothing (as if the log had stopped before it), but that it was cut."""
     # each line is "TIME LEVEL hrimport.jobs: MESSAGE" (run_log's format); the messages as the run writes them
     done, emailed = f" {log.name}: job ", f" {log.name}: {EMAILED.split('%s', 1)[0]}"
+    not_emailed, to_some = (f" {log.name}: {said.split('%s', 1)[0]}" for said in (NOT_EMAILED, NOT_EMAILED_TO_ALL))
     verdict: str | None = None
     exit_code: int | None = None
+    email_error: str | None = None
     sent = cut = False
     try:
         with open(path, "rb") as fh:
@@ -153,8 +162,10 @@ def logged_end(path: Path) -> LoggedEnd | None:
                     verdict = head if found else said
                     code = rest.split(":", 1)[0] if found else ""
                     exit_code = int(code) if code.isdigit() else None
-                elif emailed in line:
+                elif emailed in line or to_some in line:  # those the server took have it
                     sent = True
+                elif not_emailed in line:
+                    email_error = line.split(not_emailed, 1)[1]
     except OSError:
         return None
-    return LoggedEnd(verdict, exit_code, sent, cut)
+    return LoggedEnd(verdict, exit_code, sent, cut, email_error)
