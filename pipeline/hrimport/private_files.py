@@ -26,13 +26,14 @@ import os
 import re
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, AnyStr, Literal, Self, overload
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "make_folder_durably", "make_private_file",
+__all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "anonymous_file", "make_folder_durably", "make_private_file",
            "make_private_folder", "open_private", "partial_path", "remove_partial", "replace_durably", "safe_segment",
            "sync_file", "sync_folder", "written_whole"]
 
@@ -120,6 +121,22 @@ def open_private(
     if mode == "wb":
         return open(fd, "wb")
     return open(fd, "w", encoding=encoding, newline=newline)
+
+
+def anonymous_file(owner: object) -> IO[bytes]:
+    """A ``tempfile.TemporaryFile`` (no name from the start) closed, and so gone, when ``owner`` is dropped.
+    Closing flushes what its buffer still holds, which a full disk refuses: that error is dropped with the file,
+    where a finalizer's would print "Exception ignored" and a traceback on stderr (cron's log) as the run ends."""
+    file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
+    weakref.finalize(owner, _close_quietly, file)
+    return file
+
+
+def _close_quietly(file: IO[bytes]) -> None:
+    try:
+        file.close()
+    except OSError:
+        pass  # the bytes the disk did not take were to be thrown away with the file
 
 
 def partial_path(path: Path) -> Path:
