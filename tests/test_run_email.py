@@ -10,6 +10,7 @@ is real, over HTTP, or the embedded one.
 from __future__ import annotations
 
 import json
+import resource
 import select
 import signal
 import socket
@@ -431,6 +432,42 @@ def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_a
     assert "unknown" not in result.stderr
     [msg] = box.messages
     assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+
+@pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs Linux's prlimit")
+def test_a_run_whose_log_stopped_exactly_at_a_line_end_is_not_told_as_having_sent_no_email(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # the run's files stop taking bytes exactly where its run.log's last line ends: the kernel's limit on the size
+    # a process may write a file to (RLIMIT_FSIZE, set on the stopped run to run.log's size) fails the next write
+    # whole, as a disk that fills up exactly there would; run.json cannot be written (a folder took its name). The
+    # run goes on without its log and mails its verdict: its log must not read as a kill's ("sent no e-mail")
+    box, port = relay
+    job = JobFolder(tmp_path / "limit", sandbox, batch_size=2, notify=notify_table(port))
+    job.export("2024-05", job.people(6))
+    sandbox.set_faults(latency=0.2)
+    run = hrimport_process("run", str(job.job))
+    with reaped(run):
+        wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
+        run.send_signal(signal.SIGSTOP)
+        [folder] = job.runs()
+        (folder / "run.json").mkdir()
+        log = folder / "run.log"
+        assert log.read_bytes().endswith(b"\n")
+        resource.prlimit(run.pid, resource.RLIMIT_FSIZE, (log.stat().st_size, log.stat().st_size))
+        run.send_signal(signal.SIGCONT)
+        _, err = run.communicate(timeout=60)
+    sandbox.clear_faults()
+    assert run.returncode == 6, err
+    assert "Traceback" not in err and "Logging error" not in err
+    assert len(box.messages) == 1  # it mailed its verdict after its log had stopped
+
+    result = run_cli("run", str(job.job))
+
+    said = (f"the run started {started_at(folder)} did not finish, or could not write its folder (its run.log is "
+            "cut: the machine stopped, or its disk was full), so whether it sent its e-mail is unknown")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "sent no e-mail" not in result.stderr
+    assert f"\n\nNote: {said}; the lines above say what this run did" in body_of(box.messages[-1])
 
 
 # ------------------------------------------------------------------------------------- what cron logs

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
@@ -66,10 +68,46 @@ SAID = {"said": True}
 class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
     """``run.log``'s handler: a disk that fills up ends the log quietly. logging's default prints
     "--- Logging error ---" and a traceback on stderr for every line after (cron's log); the lines still go
-    to stderr as ever, and the run's own error says what could not be written."""
+    to stderr as ever, and the run's own error says what could not be written.
+
+    A log that stops for a write error is left with its last line cut (``logged_end``'s ``cut``), never whole:
+    a whole log that stops mid-run is what a kill leaves (the next run says it "sent no e-mail"), where this run
+    goes on without its log, and may send its e-mail. A disk that fills up mid-line cuts it itself; one that
+    fills up exactly at a line's end leaves it whole, so its line break is taken off (shortening a file needs
+    no room on the disk)."""
+
+    def __init__(self, stream: IO[str], path: Path) -> None:
+        super().__init__(stream)
+        self.path = path
 
     def handleError(self, record: logging.LogRecord) -> None:
         self.setLevel(logging.CRITICAL + 1)  # nothing more is tried
+        if not isinstance(sys.exc_info()[1], OSError):
+            return
+        try:
+            self.stream.close()  # the bytes the disk did not take are dropped: none may land after the cut
+        except OSError:
+            pass
+        self.stream = None  # type: ignore[assignment]  # flush() skips a handler with no stream
+        _cut_last_line(self.path)
+
+
+def _cut_last_line(path: Path) -> None:
+    """Take the line break off the end of ``path``, if it ends with one."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            if os.read(fd, 1) == b"\n":
+                os.ftruncate(fd, size - 1)
+    except OSError:
+        pass  # the log stays as the disk left it
+    finally:
+        os.close(fd)
 
 
 class _HandOn(logging.Handler):
@@ -92,7 +130,7 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
     if job.notify and job.notify.password_env:
         secrets.append(os.environ.get(job.notify.password_env, ""))
     stream = open_private(path, "w")  # 0600: the log names files and people's rows
-    handler = _LogFile(stream)
+    handler = _LogFile(stream, path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
     handler.setLevel(logging.INFO)
     redact = _Redact(secrets)
