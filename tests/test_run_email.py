@@ -434,6 +434,35 @@ def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_a
     assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
 
 
+def test_a_month_whose_email_failed_is_told_by_the_next_run_even_when_that_one_is_clean(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # September's run has a row to fix and the relay is down that morning: only cron's log knows. October's export
+    # is clean: under when = "attention" nobody would ever hear of September's row
+    box, port = relay
+    smtp_down = free_port()
+    job = JobFolder(tmp_path / "relay-down", sandbox, notify=notify_table(smtp_down))
+    job.export("2024-09", job.people(4, **{"2": {"Country": "Atlantis"}}))
+    first = run_cli("run", str(job.job))
+    assert first.exit_code == 1, first.stderr
+    [september] = job.runs()
+    refused = f"cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; check host and port"
+    assert json.loads((september / "run.json").read_text())["notify_error"] == refused
+    job.job.write_text(job.job.read_text().replace(f"port = {smtp_down}", f"port = {port}"))
+    job.export("2024-10", job.people(4))  # the row fixed in the HR system
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    said = (f"the run started {started_at(september)} finished its steps (1 row needs attention, exit 1) but did not "
+            f"send its e-mail (e-mail not sent: {refused})")
+    assert f"hrimport: {said}: {september}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {september}\n" in body_of(msg)
+
+    assert run_cli("run", str(job.job)).exit_code == 0  # told once: November's run mails nobody
+    assert len(box.messages) == 1
+
+
 @pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs Linux's prlimit")
 def test_a_run_whose_log_stopped_exactly_at_a_line_end_is_not_told_as_having_sent_no_email(
         tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
