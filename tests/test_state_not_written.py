@@ -237,3 +237,27 @@ def test_a_run_json_not_written_after_the_email_went_keeps_the_verdict_and_the_n
     [mail] = box.messages
     body = str(mail.get_body(("plain",)).get_content()).replace("\r\n", "\n")  # type: ignore[union-attr]
     assert f"\n\nNote: {said}. Its folder: {run_folder}\n" in body
+
+
+def test_a_month_with_no_new_export_whose_run_json_meets_a_full_disk_does_not_say_rows_were_sent(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    folder = JobFolder(tmp_path / "job", sandbox)
+    folder.export("2024-05", folder.people(3))
+    disk = SmallDisk(folder.root / "reports")
+    try:
+        first = disk.run("run", str(folder.job))
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == 0, err
+        disk.fill()  # June: the same export, and the report folder's disk full
+
+        again = disk.run("run", str(folder.job))
+        _, err = again.communicate(timeout=120)
+    finally:
+        disk.close()
+
+    assert again.returncode == 6, err  # run.json not written
+    last = err.splitlines()[-1]
+    assert last.startswith("monthly: no new export: ") and "nothing sent;" in last
+    assert f"(exit 6: {EXIT_MEANINGS[6]})" in last
+    assert "the rows were sent" not in last  # nothing was
