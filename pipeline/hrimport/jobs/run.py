@@ -9,6 +9,7 @@ and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -44,6 +45,7 @@ from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_noti
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import (
     EMAILED,
+    RunLogNotMade,
     NOT_EMAILED,
     NOT_EMAILED_TO_ALL,
     RUN_LOG,
@@ -128,6 +130,10 @@ def run_job(
         result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
         _notify(job.notify, job.name, job.path, result, say)
         raise
+    except ConfigError as exc:  # the lock, the run's folder or its log cannot be made (a full disk): mailed too
+        result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
+        _notify(job.notify, job.name, job.path, result, say)
+        raise
     return result
 
 
@@ -151,6 +157,22 @@ def _run_locked(
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
     result.unfinished = unfinished_runs(job)
     result.folder = new_run_folder(job, started)
+    try:
+        _run_logged(job, result, full=full, accept_drift=accept_drift, base_url=base_url, say=say,
+                    progress_bar=progress_bar)
+    except RunLogNotMade:
+        with contextlib.suppress(OSError):
+            result.folder.rmdir()  # empty: no run folder without its log (it would read as a run killed at once)
+        result.folder = None
+        raise
+
+
+def _run_logged(
+    job: Job, result: JobResult, *, full: bool, accept_drift: bool, base_url: str | None,
+    say: Callable[[str], None], progress_bar: ProgressBar | None,
+) -> None:
+    """The run in its folder, logged to its run.log: the steps, run.json, retention, the e-mail."""
+    assert result.folder is not None
     with run_log(result.folder / RUN_LOG, job) as secrets:
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
         for folder in result.unfinished:

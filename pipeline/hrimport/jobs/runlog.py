@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from hrimport.errors import ConfigError, HrimportError
 from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
 from hrimport.listing import one_line
 from hrimport.private_files import open_private
 
 __all__ = ["EMAILED", "NOT_EMAILED", "NOT_EMAILED_TO_ALL", "RUN_LOG", "SAID", "STEPS_DONE", "LoggedEnd",
-           "logged_end", "run_log"]
+           "RunLogNotMade", "logged_end", "run_log"]
 
 # the name run.log lines have always carried (%(name)s), kept through the split into modules
 log = logging.getLogger("hrimport.jobs")
@@ -123,13 +124,21 @@ class _HandOn(logging.Handler):
             self.parent.handle(record)
 
 
+class RunLogNotMade(ConfigError):
+    """The run's run.log cannot be created (a full disk, a folder hrimport may not write): the run does not start."""
+
+
 @contextmanager
 def run_log(path: Path, job: Job) -> Iterator[list[str]]:
     """Log the ``pipeline`` package to the run's ``run.log``; yields the list of secrets to keep out of it."""
     secrets: list[str] = []
     if job.notify and job.notify.password_env:
         secrets.append(os.environ.get(job.notify.password_env, ""))
-    stream = open_private(path, "w")  # 0600: the log names files and people's rows
+    try:
+        stream = open_private(path, "w")  # 0600: the log names files and people's rows
+    except OSError as exc:
+        raise RunLogNotMade(f"cannot create the run's log {path}: {exc.strerror or exc}; free space there, or set "
+                            f"report_dir in {job.path.name} to a folder hrimport may write") from None
     handler = _LogFile(stream, path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
     handler.setLevel(logging.INFO)
@@ -150,6 +159,9 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
         raise
     except Terminated:  # SIGTERM there (systemctl stop): the same
         log.info("the run was stopped by SIGTERM")
+        raise
+    except HrimportError as exc:  # said in one line, as on stderr (the state database cannot be opened...)
+        log.error("the run stopped: %s", exc)
         raise
     except BaseException:
         log.exception("the run stopped on an unexpected error")
