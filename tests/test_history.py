@@ -468,7 +468,7 @@ def test_the_page_heads_with_every_step_of_the_newest_run_not_only_its_first(tmp
 
     assert again.exit_code == 1, again.stderr
     text = (job.root / "reports" / "monthly" / "index.html").read_text(encoding="utf-8")
-    latest = [" ".join(p.split()) for p in re.findall(r'<p class="latest[^"]*">(.*?)</p>', text, re.S)]
+    latest = [" ".join(p.split()) for p in re.findall(r'<p class="latest[^"]*">(.*?)</p>', text, re.DOTALL)]
     assert len(latest) == 2
     assert latest[0].startswith("staff: no new export: ")
     assert latest[1].startswith("timeoff: 2 of 3 rows imported; 1 needs attention")

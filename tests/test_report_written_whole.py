@@ -19,7 +19,6 @@ import pytest
 import xlsxwriter
 
 import hrimport.jobs.run as job_runs
-
 from hrimport.config import load_config
 from hrimport.imports import import_file
 from hrimport.init import init_config

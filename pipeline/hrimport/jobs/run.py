@@ -45,12 +45,12 @@ from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_noti
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import (
     EMAILED,
-    RunLogNotMade,
     NOT_EMAILED,
     NOT_EMAILED_TO_ALL,
     RUN_LOG,
     SAID,
     STEPS_DONE,
+    RunLogNotMade,
     logged_end,
     run_log,
 )

@@ -89,7 +89,7 @@ class _LogFile(logging.StreamHandler):  # type: ignore[type-arg]
             self.stream.close()  # the bytes the disk did not take are dropped: none may land after the cut
         except OSError:
             pass
-        self.stream = None  # type: ignore[assignment]  # flush() skips a handler with no stream
+        self.stream = None  # flush() skips a handler with no stream
         _cut_last_line(self.path)
 
 
