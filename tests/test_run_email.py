@@ -434,6 +434,53 @@ def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_a
     assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
 
 
+class FolderMovedInbox(Inbox):
+    """A relay that refuses every recipient, as the run's folder is moved away and a file put in its place (real
+    failures: run.json cannot be written there again, and run.log, open, goes on in the folder moved): the
+    folder's run.json still says the e-mail was due, and its run.log says it was not sent."""
+
+    def __init__(self, runs: Any) -> None:
+        super().__init__()
+        self.runs = runs
+        self.folder: Path | None = None
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        [self.folder] = self.runs()
+        self.folder.rename(self.folder.with_name("moved"))
+        self.folder.write_text("not a folder")
+        return "550 5.1.1 no such mailbox"
+
+
+def test_a_run_json_left_saying_the_email_was_due_is_told_as_its_log_says_when_the_email_failed(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    job = JobFolder(tmp_path / "refused", sandbox)
+    job.export("2024-05", job.people(2, **{"2": {"Country": "Atlantis"}}))
+    refusing_box = FolderMovedInbox(job.runs)
+    with running_relay(refusing_box) as (_, refusing):
+        job.job.write_text(job.job.read_text() + notify_table(refusing) + "\n")
+        first = run_cli("run", str(job.job))
+    assert first.exit_code == 6, first.stderr  # run.json not written after the e-mail
+    folder = refusing_box.folder
+    assert folder is not None
+    folder.unlink()
+    folder.with_name("moved").rename(folder)  # put back as it was
+    assert json.loads((folder / "run.json").read_text())["email_pending"] is True
+    refused = (f"the SMTP server 127.0.0.1:{refusing} refused every recipient: payroll@acme.example (550 5.1.1 no "
+               "such mailbox)")
+    assert f"Error: e-mail not sent: {refused}" in first.stderr.splitlines()
+    job.job.write_text(job.job.read_text().replace(f"port = {refusing}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not send "
+            f"its e-mail (e-mail not sent: {refused})")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "may not have sent" not in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+
 def test_a_month_whose_email_failed_is_told_by_the_next_run_even_when_that_one_is_clean(
         tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
     # September's run has a row to fix and the relay is down that morning: only cron's log knows. October's export

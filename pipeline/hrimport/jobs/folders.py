@@ -103,7 +103,8 @@ class PendingEmail:
 
 
 def email_pending(folder: Path) -> PendingEmail | None:
-    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due, or could not be sent;
+    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due (with why it failed when
+    its run.log says so), or could not be sent;
     with no run.json, as its run.log left it when that says its steps were done but not that its e-mail went;
     else None."""
     if not (folder / RUN_SUMMARY).is_file():
@@ -120,7 +121,11 @@ def email_pending(folder: Path) -> PendingEmail | None:
                                 email_error=str(data["notify_error"]))
         if data.get("email_pending") is not True:
             return None
-        return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0))
+        # run.json could not be written again after the e-mail: its run.log may say the e-mail failed, and why (a
+        # log line saying it went is not taken as sure: the disk that stopped run.json may have kept that line)
+        end = logged_end(folder / RUN_LOG)
+        return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0),
+                            email_error=end.email_error if end is not None else None)
     except (OSError, ValueError, TypeError, AttributeError):
         return None  # a run.json this version did not write, or cannot read: as it was, a finished run
 

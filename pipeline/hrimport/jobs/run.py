@@ -398,7 +398,7 @@ def _not_finished(folder: Path) -> str:
         return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
     verdict = ", ".join(part for part in (pending.verdict, None if pending.exit_code is None
                                           else f"exit {pending.exit_code}") if part)
-    if pending.email_error is not None and pending.summary_written:  # its run.json says why: nobody was told
+    if pending.email_error is not None and pending.summary_written:  # its run.json or run.log says why
         return (f"the run started {started} finished its steps ({verdict}) but did not send its e-mail (e-mail not "
                 f"sent: {pending.email_error})")
     if pending.email_error is not None:  # its run.log says the e-mail failed, and why: no doubt about it
