@@ -15,6 +15,7 @@ import select
 import signal
 import socket
 import sys
+from collections import Counter
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -572,3 +573,31 @@ def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_
     log = (folder / "run.log").read_text()
     assert f"ERROR   hrimport.jobs: step staff: {missing}\n" in log  # run.log keeps every error, the step named once
     assert "ERROR   hrimport.jobs: e-mail not sent: cannot connect" in log
+
+
+def test_a_state_database_that_cannot_be_opened_ends_the_run_mailed_and_is_not_told_as_killed(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # the state folder's database cannot be opened (here a folder has its name, as a restore gone wrong would
+    # leave it; a full disk fails the same way): no step can run, and the run ends as any run does
+    box, port = relay
+    job = JobFolder(tmp_path / "nostate", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    (job.root / "state" / "state.db").mkdir(parents=True)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [folder] = job.runs()
+    cannot = f"cannot open the state database {job.root / 'state' / 'state.db'}: Is a directory; check the state folder"
+    assert result.stderr.splitlines()[0] == f"Error: {cannot}"
+    [msg] = box.messages
+    assert " ".join(msg["Subject"].split()) == f"[hrimport] monthly: not started: {cannot} (exit 2)"  # unfolded
+    assert json.loads((folder / "run.json").read_text())["verdict"] == f"not started: {cannot}"
+    assert job.stored() == Counter()
+
+    (job.root / "state" / "state.db").rmdir()
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 0, again.stderr
+    assert "did not finish" not in again.stderr  # that run finished, and said why it did nothing

@@ -177,26 +177,17 @@ def _run_logged(
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
         for folder in result.unfinished:
             log.warning("%s: %s", _not_finished(folder), folder)
-        with StateStore.open(job.state_dir) as state:
-            for step in job.steps:
-                if any(s.exit_code == EXIT_SERVICE for s in result.steps):
-                    # the service is down or refuses the token: later steps would only wait out retries
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the service could not be used in an earlier step")
-                elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
-                elif any(s.status == "state_not_written" for s in result.steps):
-                    # the run stopped sending there: a later step would only meet the same full disk
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the state folder could not be written in an earlier step")
-                else:
-                    outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, base_url=base_url,
-                                        secrets=secrets,
-                                        folder=result.folder, progress_bar=progress_bar)
-                result.steps.append(outcome)
-                log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
-                say(f"{step.name}: {outcome.message}")
+        try:
+            state = StateStore.open(job.state_dir)
+        except ConfigError as exc:  # its database cannot be opened (a full disk): no step can run; the run ends
+            # as any run does (run.json, the e-mail), so that the next one does not take it for a run killed
+            result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
+            log.error("%s", exc, extra=SAID)
+            say(f"Error: {exc}")
+        else:
+            with state:
+                _run_steps(job, result, state, full=full, accept_drift=accept_drift, base_url=base_url, say=say,
+                           progress_bar=progress_bar, secrets=secrets)
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
         log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
@@ -210,6 +201,33 @@ def _run_logged(
         if email_was_due or not written:  # again: now with whether the e-mail went (or once more: pruned, the
             # disk may have room); a run.json written with no e-mail due is the run's whole already
             _write_run_summary(result, say, after_email=email_was_due)
+
+
+def _run_steps(
+    job: Job, result: JobResult, state: StateStore, *, full: bool, accept_drift: bool, base_url: str | None,
+    say: Callable[[str], None], progress_bar: ProgressBar | None, secrets: list[str],
+) -> None:
+    """Each step in order, its line said and logged; a step after a failure that would meet it again is not run."""
+    assert result.folder is not None
+    for step in job.steps:
+        if any(s.exit_code == EXIT_SERVICE for s in result.steps):
+            # the service is down or refuses the token: later steps would only wait out retries
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the service could not be used in an earlier step")
+        elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
+        elif any(s.status == "state_not_written" for s in result.steps):
+            # the run stopped sending there: a later step would only meet the same full disk
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the state folder could not be written in an earlier step")
+        else:
+            outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, base_url=base_url,
+                                secrets=secrets,
+                                folder=result.folder, progress_bar=progress_bar)
+        result.steps.append(outcome)
+        log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
+        say(f"{step.name}: {outcome.message}")
 
 
 def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_email: bool = False) -> bool:
