@@ -453,3 +453,22 @@ def test_a_terminal_sees_a_line_per_stage_before_the_bar_of_rows_done_and_a_pipe
     assert "Reading staff.csv...\r\nValidating 40 rows...\r\n" in checking and "Sending" not in checking
     assert piped.exit_code == 0
     assert not re.search(r"Reading|Validating|Sending|40/40", piped.stderr + piped.stdout)
+
+
+def test_the_page_heads_with_every_step_of_the_newest_run_not_only_its_first(tmp_path: Path, sandbox: Any) -> None:
+    # July: the staff export is June's again ("no new export"), and a leave row still needs attention: the page
+    # HR opens on a phone must not head with "no new export ... nothing sent" alone
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    job.export("2024-06", job.people(3))
+    leave = job.leave("2024-06", 3)
+    leave.write_text(leave.read_text().replace(f"{job.ext(3)},", "999999,"))  # nobody on the platform
+    assert run_cli("run", str(job.job)).exit_code == 1
+
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 1, again.stderr
+    text = (job.root / "reports" / "monthly" / "index.html").read_text(encoding="utf-8")
+    latest = [" ".join(p.split()) for p in re.findall(r'<p class="latest[^"]*">(.*?)</p>', text, re.DOTALL)]
+    assert len(latest) == 2
+    assert latest[0].startswith("staff: no new export: ")
+    assert latest[1].startswith("timeoff: 2 of 3 rows imported; 1 needs attention")

@@ -125,3 +125,29 @@ def test_scratch_files_are_anonymous_here_and_a_private_folder_where_the_system_
         assert folder.parent == tmp_path and folder.name.startswith("hrimport-")
         assert folder.stat().st_mode & 0o777 == 0o700
     assert list(tmp_path.iterdir()) == []
+
+
+#: A spool holding a few rows in its buffer when the disk stops taking bytes, dropped as a run ends.
+SPOOL_DROPPED_ON_A_FULL_DISK = """
+from hrimport.stores import Spool
+spool = Spool()
+spool.put([{"Employee ID": f"{n:06d}", "Name": "Aisha Rahman"} for n in range(10)])
+del spool
+print("dropped")
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE as Linux has it")
+def test_a_temporary_file_the_full_disk_refuses_is_dropped_without_a_traceback_on_stderr(tmp_path: Path) -> None:
+    # the kernel's limit on how big a process may write a file (64 bytes here: the temporary folder's probe
+    # passes) refuses the buffered bytes as a full disk would when the file is closed; cron's log must not get "Exception ignored in: <finalize object>" and a
+    # traceback for a file that was to be thrown away
+    import resource
+
+    def no_room() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    done = subprocess.run([sys.executable, "-c", SPOOL_DROPPED_ON_A_FULL_DISK], capture_output=True, text=True,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, preexec_fn=no_room, timeout=60, check=False)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "dropped\n", "")

@@ -256,3 +256,29 @@ def test_the_size_limit_counts_the_email_as_sent_not_the_files_on_disk(
     assert (f"Not attached, too big for this e-mail (hrimport keeps an e-mail under 0.2 MB, which most mailboxes "
             f"take); the files are on {socket.gethostname()}, the machine that runs hrimport:\n  {workbook} (0.2 MB)"
             in msg.get_body(("plain",)).get_content().replace("\r\n", "\n"))
+
+
+def test_a_login_set_for_a_relay_that_offers_none_without_tls_says_what_to_set() -> None:
+    # aiosmtpd, as most relays, offers AUTH only once the connection is encrypted
+    port = free_port()
+    controller = Controller(Inbox(), hostname="127.0.0.1", port=port, authenticator=_authenticator)
+    controller.start()
+    try:
+        with pytest.raises(NotifyError) as caught:
+            send_mail(settings(port, user="robot", password_env="TEST_SMTP_PW"), "s", "b",
+                      environ={"TEST_SMTP_PW": PASSWORD})
+    finally:
+        controller.stop()
+    assert str(caught.value) == (f"the SMTP server 127.0.0.1:{port} offers no login on this connection: set "
+                                 "starttls = true (or ssl = true) in [notify] if it takes logins over TLS only, or "
+                                 "remove user if it takes the e-mail without one")
+
+
+def test_starttls_set_for_a_relay_that_offers_none_says_what_to_set(smtp_server: tuple[Inbox, int]) -> None:
+    inbox, port = smtp_server  # plain, no certificate: it offers no STARTTLS
+    with pytest.raises(NotifyError) as caught:
+        send_mail(settings(port, starttls=True), "s", "b")
+    assert str(caught.value) == (f"the SMTP server 127.0.0.1:{port} does not offer STARTTLS: use its port that does "
+                                 "(usually 587), or set ssl = true in [notify] if it speaks implicit TLS (usually "
+                                 "port 465)")
+    assert inbox.messages == []

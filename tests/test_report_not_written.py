@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hrimport.outcomes import read_outcomes
+from tests.staff_files import person as staff_person
+from tests.staff_files import write_config as staff_config
+from tests.staff_files import write_csv as staff_csv
 from tests.test_timeoff_import import add_staff, hrimport, write_config, write_xlsx
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -50,3 +55,39 @@ def test_a_full_disk_after_sending_is_one_line_exit_6_and_the_next_run_sends_not
     rendered = hrimport(["report", str(kept), "--output", str(tmp_path / "late")])
     assert rendered.exit_code == 0, rendered.output
     assert (tmp_path / "late" / "report.html").exists()
+
+
+#: A dry run's report written again as report.xlsx once no file may grow past 4 KB (RLIMIT_FSIZE: the kernel
+#: refuses the bytes past it, as a full disk does); argv: config, export, folder.
+XLSX_ON_A_FULL_DISK = """
+import gc, resource, sys
+from pathlib import Path
+from hrimport.config import load_config
+from hrimport.imports import import_file
+from hrimport.report.excel import write_report_xlsx
+
+config, source, folder = map(Path, sys.argv[1:4])
+run = import_file(load_config(config), source, dry_run=True, report_folder=folder / "first")
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+try:
+    write_report_xlsx(run.result, folder / "report.xlsx")
+except OSError as exc:
+    print(f"OSError: {exc.strerror}")
+gc.collect()
+print("done")
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE as Linux has it")
+def test_a_workbook_the_full_disk_refuses_is_an_os_error_and_nothing_on_stderr(tmp_path: Path) -> None:
+    # xlsxwriter raises its own FileCreateError when the zip cannot be written: the import's one line for a report
+    # not written (exit 6) catches OSError, so a run met a traceback and exit 1 ("rows need attention"), and the
+    # half-written zip printed another traceback on stderr when it was collected
+    source = staff_csv(tmp_path / "staff.csv", [staff_person(n) for n in range(1, 201)])
+    config = staff_config(tmp_path / "staff.toml")
+
+    done = subprocess.run([sys.executable, "-c", XLSX_ON_A_FULL_DISK, str(config), str(source), str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "OSError: File too large\ndone\n", "")
+    assert not (tmp_path / "report.xlsx").exists() and not (tmp_path / "report.xlsx.partial").exists()

@@ -13,10 +13,12 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xlsxwriter
 
+import hrimport.jobs.run as job_runs
 from hrimport.config import load_config
 from hrimport.imports import import_file
 from hrimport.init import init_config
@@ -26,6 +28,7 @@ from hrimport.report.scratch import partial_workbook
 from tests.staff_files import person, write_config, write_csv
 from tests.test_no_copy_left import killed_in
 from tests.test_report_no_copy_left import rendered_in_a_shared_folder
+from tests.test_run_job import JobFolder, run_cli
 from tests.test_staff_import import hrimport
 
 #: ``hrimport report OUTCOMES --output FOLDER`` (argv 1, 2), killed while writing report.html: once the page's
@@ -197,3 +200,34 @@ def test_each_way_of_renaming_a_file_into_place_syncs_its_folder(
     assert (tmp_path / "bytes" / "answer.pickle").read_bytes() == b"\x80\x05N."
     assert "report.xlsx" in syncs.synced(tmp_path / "workbook")
     assert "staff.toml" in syncs.synced(tmp_path / "config")
+
+
+def test_every_folder_a_run_writes_in_is_synced_into_its_parent_before_a_row_is_answered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: Any) -> None:
+    # a power cut after the first batch must not take away the folder holding the run's journal (outcomes.jsonl,
+    # what the service did with each row sent) or the state folder: each folder is named in its parent at a sync
+    # of that parent by the time the service answers the first row, as a file renamed into place is
+    syncs = FolderSyncs(monkeypatch)
+    job = JobFolder(tmp_path / "job", sandbox)
+    job.export("2024-05", job.people(3))
+    reports = job.root / "reports"
+    on_disk_at_first_answer: list[set[str]] = []
+
+    def step_import(*args: Any, progress: Any, **options: Any) -> Any:
+        def answered(done: int, total: int) -> None:
+            if not on_disk_at_first_answer:
+                [run] = job.runs()
+                on_disk_at_first_answer.append({f"{where.name}/{name}" for where in (job.root, reports,
+                                                                                     reports / "monthly", run)
+                                                for name in syncs.synced(where)})
+            progress(done, total)
+        return import_file(*args, progress=answered, **options)
+
+    monkeypatch.setattr(job_runs, "import_file", step_import)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    [run] = job.runs()
+    [synced] = on_disk_at_first_answer
+    assert {"job/reports", "job/state", "reports/monthly", f"monthly/{run.name}", f"{run.name}/staff"} <= synced

@@ -10,10 +10,12 @@ is real, over HTTP, or the embedded one.
 from __future__ import annotations
 
 import json
+import resource
 import select
 import signal
 import socket
 import sys
+from collections import Counter
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -410,6 +412,141 @@ def test_a_run_whose_run_json_was_never_written_and_was_killed_mailing_says_its_
     assert "unknown" not in body_of(box.messages[-1])
 
 
+def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_as_its_log_says(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # run.json cannot be written (a folder took its name as the run went: a real failure), and the relay is down
+    # that morning: run.log says the e-mail was not sent, and why; the next run says just that
+    box, port = relay
+    smtp_down = free_port()
+    job, folder, run, err = run_with_run_json_blocked(tmp_path, sandbox, smtp_down)
+    assert run.returncode == 6, err
+    refused = f"cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; check host and port"
+    assert f"Error: e-mail not sent: {refused}" in err.splitlines()
+    job.job.write_text(job.job.read_text().replace(f"port = {smtp_down}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 1, result.stderr  # the row in Atlantis still needs attention
+    said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not "
+            f"send its e-mail (its run.log says: e-mail not sent: {refused}), and its run.json could not be written")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "unknown" not in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+
+class FolderMovedInbox(Inbox):
+    """A relay that refuses every recipient, as the run's folder is moved away and a file put in its place (real
+    failures: run.json cannot be written there again, and run.log, open, goes on in the folder moved): the
+    folder's run.json still says the e-mail was due, and its run.log says it was not sent."""
+
+    def __init__(self, runs: Any) -> None:
+        super().__init__()
+        self.runs = runs
+        self.folder: Path | None = None
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        [self.folder] = self.runs()
+        self.folder.rename(self.folder.with_name("moved"))
+        self.folder.write_text("not a folder")
+        return "550 5.1.1 no such mailbox"
+
+
+def test_a_run_json_left_saying_the_email_was_due_is_told_as_its_log_says_when_the_email_failed(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    box, port = relay
+    job = JobFolder(tmp_path / "refused", sandbox)
+    job.export("2024-05", job.people(2, **{"2": {"Country": "Atlantis"}}))
+    refusing_box = FolderMovedInbox(job.runs)
+    with running_relay(refusing_box) as (_, refusing):
+        job.job.write_text(job.job.read_text() + notify_table(refusing) + "\n")
+        first = run_cli("run", str(job.job))
+    assert first.exit_code == 6, first.stderr  # run.json not written after the e-mail
+    folder = refusing_box.folder
+    assert folder is not None
+    folder.unlink()
+    folder.with_name("moved").rename(folder)  # put back as it was
+    assert json.loads((folder / "run.json").read_text())["email_pending"] is True
+    refused = (f"the SMTP server 127.0.0.1:{refusing} refused every recipient: payroll@acme.example (550 5.1.1 no "
+               "such mailbox)")
+    assert f"Error: e-mail not sent: {refused}" in first.stderr.splitlines()
+    job.job.write_text(job.job.read_text().replace(f"port = {refusing}", f"port = {port}"))
+
+    result = run_cli("run", str(job.job))
+
+    said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not send "
+            f"its e-mail (e-mail not sent: {refused})")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "may not have sent" not in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+
+
+def test_a_month_whose_email_failed_is_told_by_the_next_run_even_when_that_one_is_clean(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # September's run has a row to fix and the relay is down that morning: only cron's log knows. October's export
+    # is clean: under when = "attention" nobody would ever hear of September's row
+    box, port = relay
+    smtp_down = free_port()
+    job = JobFolder(tmp_path / "relay-down", sandbox, notify=notify_table(smtp_down))
+    job.export("2024-09", job.people(4, **{"2": {"Country": "Atlantis"}}))
+    first = run_cli("run", str(job.job))
+    assert first.exit_code == 1, first.stderr
+    [september] = job.runs()
+    refused = f"cannot connect to the SMTP server 127.0.0.1:{smtp_down}: Connection refused; check host and port"
+    assert json.loads((september / "run.json").read_text())["notify_error"] == refused
+    job.job.write_text(job.job.read_text().replace(f"port = {smtp_down}", f"port = {port}"))
+    job.export("2024-10", job.people(4))  # the row fixed in the HR system
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 0, result.stderr
+    said = (f"the run started {started_at(september)} finished its steps (1 row needs attention, exit 1) but did not "
+            f"send its e-mail (e-mail not sent: {refused})")
+    assert f"hrimport: {said}: {september}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {september}\n" in body_of(msg)
+
+    assert run_cli("run", str(job.job)).exit_code == 0  # told once: November's run mails nobody
+    assert len(box.messages) == 1
+
+
+@pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs Linux's prlimit")
+def test_a_run_whose_log_stopped_exactly_at_a_line_end_is_not_told_as_having_sent_no_email(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # the run's files stop taking bytes exactly where its run.log's last line ends: the kernel's limit on the size
+    # a process may write a file to (RLIMIT_FSIZE, set on the stopped run to run.log's size) fails the next write
+    # whole, as a disk that fills up exactly there would; run.json cannot be written (a folder took its name). The
+    # run goes on without its log and mails its verdict: its log must not read as a kill's ("sent no e-mail")
+    box, port = relay
+    job = JobFolder(tmp_path / "limit", sandbox, batch_size=2, notify=notify_table(port))
+    job.export("2024-05", job.people(6))
+    sandbox.set_faults(latency=0.2)
+    run = hrimport_process("run", str(job.job))
+    with reaped(run):
+        wait_for(lambda: any(r["path"].endswith(BULK) for r in sandbox.requests()), what="the first batch")
+        run.send_signal(signal.SIGSTOP)
+        [folder] = job.runs()
+        (folder / "run.json").mkdir()
+        log = folder / "run.log"
+        assert log.read_bytes().endswith(b"\n")
+        resource.prlimit(run.pid, resource.RLIMIT_FSIZE, (log.stat().st_size, log.stat().st_size))
+        run.send_signal(signal.SIGCONT)
+        _, err = run.communicate(timeout=60)
+    sandbox.clear_faults()
+    assert run.returncode == 6, err
+    assert "Traceback" not in err and "Logging error" not in err
+    assert len(box.messages) == 1  # it mailed its verdict after its log had stopped
+
+    result = run_cli("run", str(job.job))
+
+    said = (f"the run started {started_at(folder)} did not finish, or could not write its folder (its run.log is "
+            "cut: the machine stopped, or its disk was full), so whether it sent its e-mail is unknown")
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    assert "sent no e-mail" not in result.stderr
+    assert f"\n\nNote: {said}; the lines above say what this run did" in body_of(box.messages[-1])
+
+
 # ------------------------------------------------------------------------------------- what cron logs
 
 
@@ -436,3 +573,31 @@ def test_a_failed_step_and_an_email_not_sent_are_each_one_line_in_crons_log(tmp_
     log = (folder / "run.log").read_text()
     assert f"ERROR   hrimport.jobs: step staff: {missing}\n" in log  # run.log keeps every error, the step named once
     assert "ERROR   hrimport.jobs: e-mail not sent: cannot connect" in log
+
+
+def test_a_state_database_that_cannot_be_opened_ends_the_run_mailed_and_is_not_told_as_killed(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    # the state folder's database cannot be opened (here a folder has its name, as a restore gone wrong would
+    # leave it; a full disk fails the same way): no step can run, and the run ends as any run does
+    box, port = relay
+    job = JobFolder(tmp_path / "nostate", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    (job.root / "state" / "state.db").mkdir(parents=True)
+
+    result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [folder] = job.runs()
+    cannot = f"cannot open the state database {job.root / 'state' / 'state.db'}: Is a directory; check the state folder"
+    assert result.stderr.splitlines()[0] == f"Error: {cannot}"
+    [msg] = box.messages
+    assert " ".join(msg["Subject"].split()) == f"[hrimport] monthly: not started: {cannot} (exit 2)"  # unfolded
+    assert json.loads((folder / "run.json").read_text())["verdict"] == f"not started: {cannot}"
+    assert job.stored() == Counter()
+
+    (job.root / "state" / "state.db").rmdir()
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 0, again.stderr
+    assert "did not finish" not in again.stderr  # that run finished, and said why it did nothing

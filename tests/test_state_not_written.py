@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -42,14 +43,14 @@ pytestmark = pytest.mark.skipif(not _namespaces_allowed(), reason="needs unshare
 
 
 class SmallDisk:
-    """A 4 MB tmpfs on ``folder``, seen only by the processes started with ``run``."""
+    """A 4 MB tmpfs on ``folder`` (or as ``options`` say), seen only by the processes started with ``run``."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, options: str = "size=4m") -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.holder = subprocess.Popen(
             ["unshare", "-m", "--propagation", "private", "sh", "-c",
-             f"mount -t tmpfs -o size=4m,mode=0700 tmpfs '{folder}' && echo mounted && exec sleep 600"],
+             f"mount -t tmpfs -o {options},mode=0700 tmpfs '{folder}' && echo mounted && exec sleep 600"],
             stdout=subprocess.PIPE, text=True)
         assert self.holder.stdout is not None and self.holder.stdout.readline() == "mounted\n"
 
@@ -237,3 +238,56 @@ def test_a_run_json_not_written_after_the_email_went_keeps_the_verdict_and_the_n
     [mail] = box.messages
     body = str(mail.get_body(("plain",)).get_content()).replace("\r\n", "\n")  # type: ignore[union-attr]
     assert f"\n\nNote: {said}. Its folder: {run_folder}\n" in body
+
+
+def test_a_month_with_no_new_export_whose_run_json_meets_a_full_disk_does_not_say_rows_were_sent(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    folder = JobFolder(tmp_path / "job", sandbox)
+    folder.export("2024-05", folder.people(3))
+    disk = SmallDisk(folder.root / "reports")
+    try:
+        first = disk.run("run", str(folder.job))
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == 0, err
+        disk.fill()  # June: the same export, and the report folder's disk full
+
+        again = disk.run("run", str(folder.job))
+        _, err = again.communicate(timeout=120)
+    finally:
+        disk.close()
+
+    assert again.returncode == 6, err  # run.json not written
+    last = err.splitlines()[-1]
+    assert last.startswith("monthly: no new export: ") and "nothing sent;" in last
+    assert f"(exit 6: {EXIT_MEANINGS[6]})" in last
+    assert "the rows were sent" not in last  # nothing was
+
+
+def test_a_run_whose_log_cannot_be_created_is_one_line_mailed_and_leaves_no_empty_run_folder(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    # the report folder's disk has room for the run's folder and no more (a file system out of inodes: the
+    # tmpfs's root, the job's folder and the run's folder are its three)
+    folder = JobFolder(tmp_path / "job", sandbox)
+    folder.export("2024-05", folder.people(3))
+    disk = SmallDisk(folder.root / "reports", "size=4m,nr_inodes=3")
+    try:
+        with running_relay() as (box, port):
+            folder.job.write_text(folder.job.read_text() + notify_table(port) + "\n")
+            run = disk.run("run", str(folder.job))
+            _, err = run.communicate(timeout=120)
+        assert [p.name for p in disk.path("monthly").iterdir()] == []  # no run folder without a log
+    finally:
+        disk.close()
+
+    assert "Traceback" not in err
+    assert run.returncode == 2, err
+    log = folder.root / "reports" / "monthly"
+    not_made = (f"cannot create the run's log {log}/{{}}/run.log: No space left on device; free space there, or set "
+                "report_dir in monthly.toml to a folder hrimport may write")
+    [line] = [line for line in err.splitlines() if line.startswith("Error: ")]
+    assert re.fullmatch(re.escape(f"Error: {not_made}").replace(re.escape("{}"), r"[\d_-]+"), line), line
+    [mail] = box.messages
+    assert mail["Subject"].startswith("[hrimport] monthly: not started: cannot create the run's log ")
+    assert folder.stored() == Counter()  # nothing was sent

@@ -55,6 +55,11 @@ def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_p
     # every record whose answer arrived is in the ledger as stored; the requests in flight as sending
     assert stored_after_kill - 3 <= remembered <= stored_after_kill
     assert remembered + sum(1 for e in entries if not e.stored) >= stored_after_kill
+    # and the killed run's folder tells it too: its journal lists each record answered as it was answered (all
+    # but those whose answer came as the kill did), not only once every record is done
+    [journal] = (tmp_path / "reports").rglob("outcomes.jsonl")
+    journaled = len(journal.read_text(encoding="utf-8").splitlines()) - 1  # its first line heads the journal
+    assert remembered - 3 <= journaled <= remembered
 
     sandbox.clear_faults()
     finished = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=120)

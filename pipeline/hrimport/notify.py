@@ -233,10 +233,20 @@ def send_mail(
         greeted = True
         with smtp:
             if settings.starttls and not settings.ssl:
-                smtp.starttls(context=context)
+                try:
+                    smtp.starttls(context=context)
+                except smtplib.SMTPNotSupportedError:
+                    raise NotifyError(
+                        f"the SMTP server {where} does not offer STARTTLS: use its port that does (usually 587), or "
+                        "set ssl = true in [notify] if it speaks implicit TLS (usually port 465)") from None
             if settings.user:
                 try:
                     smtp.login(settings.user, password or "")
+                except smtplib.SMTPNotSupportedError:  # smtplib: "SMTP AUTH extension not supported by server."
+                    raise NotifyError(
+                        f"the SMTP server {where} offers no login on this connection: set starttls = true (or ssl = "
+                        "true) in [notify] if it takes logins over TLS only, or remove user if it takes the e-mail "
+                        "without one") from None
                 except UnicodeEncodeError:  # smtplib encodes the login as ASCII; its error names a character
                     raise NotifyError(
                         f"cannot log in to the SMTP server {where}: an SMTP login is ASCII only, and the user in "

@@ -26,15 +26,16 @@ import os
 import re
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, AnyStr, Literal, Self, overload
 
-__all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "make_private_file", "make_private_folder",
-           "open_private", "partial_path", "remove_partial", "replace_durably", "safe_segment", "sync_file",
-           "written_whole"]
+__all__ = ["FILE_MODE", "FOLDER_MODE", "PARTIAL", "ScratchFiles", "anonymous_file", "make_folder_durably", "make_private_file",
+           "make_private_folder", "open_private", "partial_path", "remove_partial", "replace_durably", "safe_segment",
+           "sync_file", "sync_folder", "written_whole"]
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
@@ -59,7 +60,8 @@ def safe_segment(name: str, fallback: str, *, joiner: str = "-") -> str:
 
 
 def make_private_folder(folder: Path) -> Path:
-    """Create ``folder`` (and missing parents) with mode 0700; an existing folder is set to 0700 too."""
+    """Create ``folder`` (and missing parents) with mode 0700, each synced into its parent (``make_folder_durably``);
+    an existing folder is set to 0700 too."""
     missing = []
     current = folder
     while not current.exists():
@@ -67,11 +69,19 @@ def make_private_folder(folder: Path) -> Path:
         current = current.parent
     for path in reversed(missing):
         try:
-            path.mkdir(mode=FOLDER_MODE)
+            make_folder_durably(path)
         except FileExistsError:  # another process made it meanwhile: fine, it is chmod-ed below if ours
             pass
     os.chmod(folder, FOLDER_MODE)
     return folder
+
+
+def make_folder_durably(folder: Path) -> None:
+    """``folder.mkdir(mode=0o700)`` (its parent must exist), then the parent synced to the disk, as
+    ``replace_durably`` does for a rename: a run's folder holds its journal and run.json, which a power cut must
+    not take away with a folder name the disk never got. Raises ``FileExistsError`` when it exists."""
+    folder.mkdir(mode=FOLDER_MODE)
+    sync_folder(folder.parent)
 
 
 def make_private_file(path: Path, *, keep_existing_mode: bool = False) -> Path:
@@ -111,6 +121,22 @@ def open_private(
     if mode == "wb":
         return open(fd, "wb")
     return open(fd, "w", encoding=encoding, newline=newline)
+
+
+def anonymous_file(owner: object) -> IO[bytes]:
+    """A ``tempfile.TemporaryFile`` (no name from the start) closed, and so gone, when ``owner`` is dropped.
+    Closing flushes what its buffer still holds, which a full disk refuses: that error is dropped with the file,
+    where a finalizer's would print "Exception ignored" and a traceback on stderr (cron's log) as the run ends."""
+    file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
+    weakref.finalize(owner, _close_quietly, file)
+    return file
+
+
+def _close_quietly(file: IO[bytes]) -> None:
+    try:
+        file.close()
+    except OSError:
+        pass  # the bytes the disk did not take were to be thrown away with the file
 
 
 def partial_path(path: Path) -> Path:
@@ -166,8 +192,14 @@ def replace_durably(source: Path, path: Path) -> None:
     folder cannot be opened (Windows) or its file system does not sync folders, the rename is left to it.
     ``source``'s bytes must be on the disk already (``written_whole``'s fsync, ``sync_file``)."""
     os.replace(source, path)
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s names (a file renamed or a folder made in it) to the disk. Where a folder cannot be
+    opened (Windows) or its file system does not sync folders, they are left to it."""
     try:
-        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return  # a folder cannot be opened as a file here: nothing more can be asked of the system
     try:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import bisect
 import os
 import pickle
-import tempfile
-import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Generic, TypeVar, overload
+
+from hrimport.private_files import anonymous_file
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -130,8 +130,7 @@ class Spool(Generic[T]):
     end that would otherwise take memory in proportion to its rows."""
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
-        weakref.finalize(self, self._file.close)
+        self._file = anonymous_file(self)
 
     def put(self, items: list[T]) -> Spooled:
         data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import bisect
 import json
 import os
-import tempfile
-import weakref
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
@@ -24,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from hrimport.outcomes import Outcome, OutcomesByRow, PlainRows, RowOutcome
+from hrimport.private_files import anonymous_file
 from hrimport.service.staff import ELEMENT_KNOWN_KEYS, Element, StaffRecord, StoredPayload, element_json
 from hrimport.stores import Positional, TextColumn
 
@@ -36,8 +35,7 @@ class _Spill:
     closed (and so gone) when the last of them is dropped."""
 
     def __init__(self) -> None:
-        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the finalizer)
-        weakref.finalize(self, self.file.close)
+        self.file = anonymous_file(self)
 
 
 class RowHeads:

@@ -5,9 +5,7 @@ has exactly one outcome."""
 from __future__ import annotations
 
 import gc
-import tempfile
 import time
-import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +19,7 @@ from hrimport.gc_pause import paused_gc
 from hrimport.mapper import MappedTable, MappingState, map_records
 from hrimport.normalize.trail import changed_cells
 from hrimport.outcomes import Outcome, OutcomeRows, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.private_files import anonymous_file
 from hrimport.provenance import ValueChange, is_masked, without_masked
 from hrimport.reader import SourceTable, read_spreadsheet, read_spreadsheet_chunks
 from hrimport.service.connection import Target
@@ -298,8 +297,7 @@ class SpilledCells:
 
         self.headers = [str(h) for h in table.frame.columns]
         self.row_numbers = table.row_numbers
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed with this object)
-        weakref.finalize(self, self._file.close)
+        self._file = anonymous_file(self)  # closed with this object
         cells = pa.table({h: pa.array(table.frame[h].tolist(), type=pa.string()) for h in self.headers})
         with pa.ipc.new_file(self._file, cells.schema) as writer:
             writer.write_table(cells)

@@ -69,8 +69,8 @@ def write_run_summary(result: JobResult) -> None:
 
 def unfinished_runs(job: Job) -> list[Path]:
     """The job's runs since its last finished one that did not finish (a ``run.log``, no ``run.json``): killed,
-    or stopped with the machine, they sent no e-mail; and those whose e-mail was due and is not known to have gone
-    (``email_pending``). Oldest first; none once a later run has finished, so each is told once. A run whose
+    or stopped with the machine, they sent no e-mail; and those whose e-mail was due and is not known to have gone,
+    or could not be sent (``email_pending``): the next e-mail is the first to tell anyone of them. Oldest first; none once a later run has finished, so each is told once. A run whose
     run.json could not be written but whose run.log says its steps were done and its e-mail went has finished."""
     parent = default_report_folder(job.report_dir, job.name, datetime.now()).parent
     if not parent.is_dir():
@@ -93,28 +93,39 @@ class PendingEmail:
     """A run whose e-mail was due and not known to be sent: its steps finished (with this verdict and exit code),
     but it was killed while sending the e-mail, or its run.json could not be written again once it had
     (``summary_written``: the run.json written before the e-mail says so), or not at all (False: its run.log
-    says its steps were done)."""
+    says its steps were done); or its run.json or run.log says the e-mail could not be sent (``email_error``,
+    why): nobody was told of that run."""
 
     verdict: str
     exit_code: int | None
     summary_written: bool = True
+    email_error: str | None = None
 
 
 def email_pending(folder: Path) -> PendingEmail | None:
-    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due; with no run.json,
-    as its run.log left it when that says its steps were done but not that its e-mail went; else None."""
+    """The run of ``folder`` as its ``run.json`` left it when that says its e-mail was due (with why it failed when
+    its run.log says so), or could not be sent;
+    with no run.json, as its run.log left it when that says its steps were done but not that its e-mail went;
+    else None."""
     if not (folder / RUN_SUMMARY).is_file():
         # not written (a run killed before it, or both writes failed: the folder's disk full, a folder where
         # the file should be): only the log can tell a run that got to its e-mail from one killed before
         end = logged_end(folder / RUN_LOG)
         if end is None or end.verdict is None or end.emailed:
             return None
-        return PendingEmail(end.verdict, end.exit_code, summary_written=False)
+        return PendingEmail(end.verdict, end.exit_code, summary_written=False, email_error=end.email_error)
     try:
         data = json.loads((folder / RUN_SUMMARY).read_bytes())
+        if data.get("notified") is False and data.get("notify_error"):  # due, tried, and not sent: nobody knows
+            return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0),
+                                email_error=str(data["notify_error"]))
         if data.get("email_pending") is not True:
             return None
-        return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0))
+        # run.json could not be written again after the e-mail: its run.log may say the e-mail failed, and why (a
+        # log line saying it went is not taken as sure: the disk that stopped run.json may have kept that line)
+        end = logged_end(folder / RUN_LOG)
+        return PendingEmail(str(data.get("verdict") or ""), int(data.get("exit_code") or 0),
+                            email_error=end.email_error if end is not None else None)
     except (OSError, ValueError, TypeError, AttributeError):
         return None  # a run.json this version did not write, or cannot read: as it was, a finished run
 

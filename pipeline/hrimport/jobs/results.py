@@ -44,10 +44,10 @@ EXIT_MEANINGS = {
     EXIT_HELD: "held for review: the drift guard found the file too different from last time (headcount, "
     "missing people, a field changing for many, an emptied column) and sent nothing; check the report, then run "
     "again with --accept-drift if the file is right",
-    EXIT_REPORT: "the rows were sent but the report could not be written (a full disk, an unwritable report "
-    "folder): free space or fix the folder; the outcomes are kept in the state folder's unreported/ and the next "
-    "run does not send those rows again (or the state folder could not be written mid-run, which stopped the "
-    "sending: free space there and run again)",
+    EXIT_REPORT: "a file of the run could not be written (a full disk, an unwritable folder): a step's report (its "
+    "rows were sent; their outcomes are kept in the state folder's unreported/ and the next run does not send "
+    "them again), the run's summary run.json, or the state folder mid-run, which stopped the sending; free space "
+    "or fix the folder the line above names, then run again (nothing is imported twice)",
     EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
     "to send them (nothing is imported twice)",
     EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "

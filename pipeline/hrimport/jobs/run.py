@@ -9,6 +9,7 @@ and e-mails the verdict as ``[notify]`` says. A failed step is a ``StepResult``,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -42,7 +43,17 @@ from hrimport.jobs.folders import (
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
-from hrimport.jobs.runlog import EMAILED, RUN_LOG, SAID, STEPS_DONE, logged_end, run_log
+from hrimport.jobs.runlog import (
+    EMAILED,
+    NOT_EMAILED,
+    NOT_EMAILED_TO_ALL,
+    RUN_LOG,
+    SAID,
+    STEPS_DONE,
+    RunLogNotMade,
+    logged_end,
+    run_log,
+)
 from hrimport.listing import sentences
 from hrimport.notify import (
     Attachment,
@@ -121,6 +132,10 @@ def run_job(
         result.error, result.error_code = f"not started: {exc}", EXIT_LOCKED
         _notify(job.notify, job.name, job.path, result, say)
         raise
+    except ConfigError as exc:  # the lock, the run's folder or its log cannot be made (a full disk): mailed too
+        result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
+        _notify(job.notify, job.name, job.path, result, say)
+        raise
     return result
 
 
@@ -144,30 +159,37 @@ def _run_locked(
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
     result.unfinished = unfinished_runs(job)
     result.folder = new_run_folder(job, started)
+    try:
+        _run_logged(job, result, full=full, accept_drift=accept_drift, new_ledger=new_ledger, base_url=base_url,
+                    say=say, progress_bar=progress_bar)
+    except RunLogNotMade:
+        with contextlib.suppress(OSError):
+            result.folder.rmdir()  # empty: no run folder without its log (it would read as a run killed at once)
+        result.folder = None
+        raise
+
+
+def _run_logged(
+    job: Job, result: JobResult, *, full: bool, accept_drift: bool, new_ledger: bool, base_url: str | None,
+    say: Callable[[str], None], progress_bar: ProgressBar | None,
+) -> None:
+    """The run in its folder, logged to its run.log: the steps, run.json, retention, the e-mail."""
+    assert result.folder is not None
     with run_log(result.folder / RUN_LOG, job) as secrets:
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
         for folder in result.unfinished:
             log.warning("%s: %s", _not_finished(folder), folder)
-        with StateStore.open(job.state_dir) as state:
-            for step in job.steps:
-                if any(s.exit_code == EXIT_SERVICE for s in result.steps):
-                    # the service is down or refuses the token: later steps would only wait out retries
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the service could not be used in an earlier step")
-                elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
-                elif any(s.status == "state_not_written" for s in result.steps):
-                    # the run stopped sending there: a later step would only meet the same full disk
-                    outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
-                                         "not run: the state folder could not be written in an earlier step")
-                else:
-                    outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift,
-                                        new_ledger=new_ledger, base_url=base_url, secrets=secrets,
-                                        folder=result.folder, progress_bar=progress_bar)
-                result.steps.append(outcome)
-                log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
-                say(f"{step.name}: {outcome.message}")
+        try:
+            state = StateStore.open(job.state_dir)
+        except ConfigError as exc:  # its database cannot be opened (a full disk): no step can run; the run ends
+            # as any run does (run.json, the e-mail), so that the next one does not take it for a run killed
+            result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
+            log.error("%s", exc, extra=SAID)
+            say(f"Error: {exc}")
+        else:
+            with state:
+                _run_steps(job, result, state, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
+                           base_url=base_url, say=say, progress_bar=progress_bar, secrets=secrets)
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
         log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
@@ -181,6 +203,32 @@ def _run_locked(
         if email_was_due or not written:  # again: now with whether the e-mail went (or once more: pruned, the
             # disk may have room); a run.json written with no e-mail due is the run's whole already
             _write_run_summary(result, say, after_email=email_was_due)
+
+
+def _run_steps(
+    job: Job, result: JobResult, state: StateStore, *, full: bool, accept_drift: bool, new_ledger: bool,
+    base_url: str | None, say: Callable[[str], None], progress_bar: ProgressBar | None, secrets: list[str],
+) -> None:
+    """Each step in order, its line said and logged; a step after a failure that would meet it again is not run."""
+    assert result.folder is not None
+    for step in job.steps:
+        if any(s.exit_code == EXIT_SERVICE for s in result.steps):
+            # the service is down or refuses the token: later steps would only wait out retries
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the service could not be used in an earlier step")
+        elif any(s.exit_code in (EXIT_INTERRUPTED, EXIT_TERMINATED) for s in result.steps):
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the run was stopped (Ctrl-C or SIGTERM) in an earlier step")
+        elif any(s.status == "state_not_written" for s in result.steps):
+            # the run stopped sending there: a later step would only meet the same full disk
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: the state folder could not be written in an earlier step")
+        else:
+            outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
+                                base_url=base_url, secrets=secrets, folder=result.folder, progress_bar=progress_bar)
+        result.steps.append(outcome)
+        log.info("step %s: %s (exit %d)", step.name, outcome.message, outcome.exit_code)
+        say(f"{step.name}: {outcome.message}")
 
 
 def _write_run_summary(result: JobResult, say: Callable[[str], None], *, after_email: bool = False) -> bool:
@@ -326,12 +374,12 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
         send_mail(notify, subject, "\n".join(lines) + "\n", attachments)
     except SomeRecipientsRefused as exc:  # sent all the same: the others have it
         result.notified, result.notify_error = True, str(exc)
-        log.error("e-mail not sent to every recipient: %s", exc, extra=SAID)
+        log.error(NOT_EMAILED_TO_ALL, exc, extra=SAID)
         say(f"Error: e-mail not sent to every recipient: {exc}")
         return
     except (NotifyError, ConfigError) as exc:
         result.notify_error = str(exc)
-        log.error("e-mail not sent: %s", exc, extra=SAID)
+        log.error(NOT_EMAILED, exc, extra=SAID)
         say(f"Error: e-mail not sent: {exc}")
         return
     result.notified = True
@@ -369,6 +417,12 @@ def _not_finished(folder: Path) -> str:
         return f"the run started {started} did not finish (killed, or the machine stopped), so it sent no e-mail"
     verdict = ", ".join(part for part in (pending.verdict, None if pending.exit_code is None
                                           else f"exit {pending.exit_code}") if part)
+    if pending.email_error is not None and pending.summary_written:  # its run.json or run.log says why
+        return (f"the run started {started} finished its steps ({verdict}) but did not send its e-mail (e-mail not "
+                f"sent: {pending.email_error})")
+    if pending.email_error is not None:  # its run.log says the e-mail failed, and why: no doubt about it
+        return (f"the run started {started} finished its steps ({verdict}) but did not send its e-mail (its run.log "
+                f"says: e-mail not sent: {pending.email_error}), and its run.json could not be written")
     if not pending.summary_written:
         # its run.json written neither before the e-mail nor after: its run.log says the steps were done, not
         # whether the e-mail went (it would say so if it had, unless the log stopped there too)

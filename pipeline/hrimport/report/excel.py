@@ -17,12 +17,11 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from hrimport.outcomes import Outcome, RowOutcome, RunResult
-from hrimport.private_files import open_private
 from hrimport.report.cells import mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import explain
 from hrimport.report.provenance import change_lines
-from hrimport.report.scratch import partial_workbook, xlsxwriter_options
+from hrimport.report.scratch import partial_workbook, xlsxwriter_file, xlsxwriter_options
 from hrimport.report.streamed_sheet import Cell, StreamedSheet
 from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_label, run_facts
 from hrimport.to_fix_format import FORMULA_TRIGGERS
@@ -264,7 +263,7 @@ def write_report_xlsx(
     the Problems sheets (each sheet streams to its own file)."""
     digest = digest or digest_rows(result)
     masking = masking or RowMasking(result, digest)
-    with partial_workbook(path) as writing, open_private(writing, "wb") as fh:
+    with partial_workbook(path) as writing, xlsxwriter_file(writing) as fh:
         options = xlsxwriter_options(writing, constant_memory=True, strings_to_numbers=False,
                                      strings_to_formulas=False)
         wb = xlsxwriter.Workbook(fh, options)

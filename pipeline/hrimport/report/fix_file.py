@@ -42,7 +42,7 @@ import xlsxwriter
 from xlsxwriter.format import Format
 
 from hrimport.outcomes import RowOutcome, SourceInfo
-from hrimport.private_files import open_private, written_whole
+from hrimport.private_files import written_whole
 from hrimport.report.fix_marks import (
     BAD_CELL_FILL,
     PROBLEM_FILL,
@@ -52,7 +52,7 @@ from hrimport.report.fix_marks import (
     problem_text,
 )
 from hrimport.report.fix_values import no_value_cells
-from hrimport.report.scratch import partial_workbook, xlsxwriter_options
+from hrimport.report.scratch import partial_workbook, xlsxwriter_file, xlsxwriter_options
 from hrimport.report.streamed_sheet import Cell, ErrorText, FormulaText, StreamedSheet
 from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe, text_cell_as_read
 
@@ -124,7 +124,7 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
     headers, preamble = _layout(source, rows)
     # a text file's cells as the import reads them: in a workbook, ="000123" is text, sent as written
     as_read = text_cell_as_read if source.format.lower() in CSV_FORMATS else None
-    with partial_workbook(path) as writing, open_private(writing, "wb") as fh:
+    with partial_workbook(path) as writing, xlsxwriter_file(writing) as fh:
         wb = xlsxwriter.Workbook(fh, xlsxwriter_options(writing, constant_memory=True, strings_to_numbers=False,
                                                         date_1904=source.date_system == 1904))
         # a cell is marked bad or not, and quoted (formula-like text) or not: one format per pair, and none

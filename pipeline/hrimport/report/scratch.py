@@ -26,13 +26,14 @@ from typing import Any
 from hrimport.private_files import (
     PARTIAL,
     make_private_folder,
+    open_private,
     partial_path,
     remove_partial,
     replace_durably,
     sync_file,
 )
 
-__all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_options"]
+__all__ = ["PARTIAL", "partial_workbook", "temporary_files_in", "xlsxwriter_file", "xlsxwriter_options"]
 
 @contextmanager
 def partial_workbook(path: Path) -> Iterator[Path]:
@@ -50,6 +51,51 @@ def partial_workbook(path: Path) -> Iterator[Path]:
         replace_durably(writing, path)
     finally:
         remove_partial(scratch)
+
+
+@contextmanager
+def xlsxwriter_file(writing: Path) -> Iterator[Any]:
+    """The file (0600) an ``xlsxwriter.Workbook`` writes ``writing`` through. A workbook whose zip cannot be
+    written (a full disk) is raised as the ``OSError`` it is, where xlsxwriter raises ``FileCreateError``, no
+    ``OSError``, which the run's one line for a report not written would miss (a traceback, and exit 1); and
+    the half-made zip is let go without another write: collected once the file is closed, it would write its
+    end there and print "Exception ignored" and a traceback on stderr (cron's log)."""
+    from xlsxwriter.exceptions import FileCreateError
+
+    with open_private(writing, "wb") as fh:
+        target = _LetGoFile(fh)
+        try:
+            yield target
+        except FileCreateError as exc:
+            target.let_go()
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else None
+            if cause is None:
+                raise
+            raise OSError(cause.errno, cause.strerror, cause.filename) from None
+
+
+class _LetGoFile:
+    """``fh`` for a zip writer, until ``let_go``: then every write and seek does nothing."""
+
+    def __init__(self, fh: Any) -> None:
+        self._fh = fh
+        self._let_go = False
+
+    def let_go(self) -> None:
+        self._let_go = True
+
+    def write(self, data: bytes) -> int:
+        return len(data) if self._let_go else int(self._fh.write(data))
+
+    def tell(self) -> int:
+        return 0 if self._let_go else int(self._fh.tell())
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return 0 if self._let_go else int(self._fh.seek(offset, whence))
+
+    def flush(self) -> None:
+        if not self._let_go:
+            self._fh.flush()
 
 
 def xlsxwriter_options(path: Path, **options: Any) -> dict[str, Any]:

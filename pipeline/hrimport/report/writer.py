@@ -30,6 +30,7 @@ from typing import cast
 
 from hrimport.outcomes import RowOutcome, RunResult, SourceInfo, write_outcomes
 from hrimport.private_files import (
+    make_folder_durably,
     make_private_folder,
     open_private,
     partial_path,
@@ -98,7 +99,7 @@ def new_report_folder(base: Path, job: str, started_at: datetime) -> Path:
     while True:
         candidate = folder if n == 0 else folder.with_name(f"{folder.name}-{n + 1}")
         try:
-            candidate.mkdir(mode=0o700)
+            make_folder_durably(candidate)  # the run's journal and run.json go in it: a power cut must not lose it
             return candidate
         except FileExistsError:
             n += 1

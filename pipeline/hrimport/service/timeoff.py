@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
 
@@ -150,9 +150,12 @@ def post_time_off(
     if not rows:
         return outcomes
 
+    told: set[Future[RowOutcome]] = set()
+
     def finished(done: Iterable[Future[RowOutcome]]) -> None:
         for future in done:
-            if not future.cancelled() and future.exception() is None:
+            if future not in told and not future.cancelled() and future.exception() is None:
+                told.add(future)
                 outcomes.append(future.result())
                 if on_outcomes:
                     on_outcomes(outcomes[-1:])
@@ -161,17 +164,19 @@ def post_time_off(
 
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-timeoff") as pool:
         futures: set[Future[RowOutcome]] = {pool.submit(send, r) for r in rows}
-        while futures:
-            done, futures = wait(futures, return_when=FIRST_EXCEPTION)
-            stop = next((exc for future in done if (exc := future.exception()) is not None), None)
+        # each record as it is answered: the journal and the progress follow the sending (a wait for the first
+        # exception returns only once every record is done when none fails, so a run killed half way left an
+        # empty journal beside hundreds of records stored)
+        for future in as_completed(futures):
+            stop = future.exception()
             if stop is not None:
                 # 401, a wrong base URL, a state folder that cannot be written: nothing more can succeed. The
                 # workers in flight finish, and every record answered, before or after, reaches the run's
                 # journal before the stop is raised: the stopped run's journal lists each row sent
                 pool.shutdown(wait=True, cancel_futures=True)
-                finished(done | futures)
+                finished(futures)
                 raise stop
-            finished(done)
+            finished([future])
     return outcomes
 
 
