@@ -25,6 +25,7 @@ from hrimport.cli import main
 from hrimport.errors import ConfigError
 from hrimport.imports import timeoff as timeoff_import
 from hrimport.jobs import EXIT_MEANINGS
+from hrimport.state.store import StateStore
 from tests.mail_relay import Inbox
 from tests.staff_files import person, write_config, write_csv
 from tests.test_run_email import body_of
@@ -102,7 +103,10 @@ def test_a_bug_in_a_timeoff_validate_is_one_line_and_exit_70(tmp_path: Path, mon
                                                  "From": "04/03/2024", "To": "05/03/2024", "Status": "Approved"}],
                        LEAVE_HEADER)
     # the bug: gathering the rows read (validate sends nothing; the line says the exception's text as it is)
-    monkeypatch.setattr(timeoff_import, "_gather", lambda *a, **k: [][0])
+    def gather(*_args: Any, **_kwargs: Any) -> NoReturn:
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(timeoff_import, "_gather", gather)
     args = ["timeoff", "validate", str(write_leave_config(tmp_path)), str(source)]
 
     result = hrimport(*args)
@@ -124,8 +128,8 @@ def test_a_bug_in_a_timeoff_validate_is_one_line_and_exit_70(tmp_path: Path, mon
 
 @pytest.mark.parametrize(("raised", "code", "line"), [
     (ConfigError("staff.toml: no such column"), 2, "Error: staff.toml: no such column"),
-    (KeyboardInterrupt(), 130, "Error: stopped by Ctrl-C (SIGINT) before the command finished; run it again when "
-                               "ready (nothing is imported twice)"),
+    (KeyboardInterrupt(), 130, ("Error: stopped by Ctrl-C (SIGINT) before the command finished; run it again when "
+                                "ready (nothing is imported twice)")),
 ])
 def test_known_errors_and_ctrl_c_keep_their_own_exit_codes(
         staff_import: tuple[list[str], Any], monkeypatch: pytest.MonkeyPatch, raised: BaseException, code: int,
@@ -189,3 +193,31 @@ def test_a_bug_in_a_monthly_run_is_mailed_in_run_json_exit_70_and_not_told_as_ki
     assert "did not finish" not in again.stderr and "did not send" not in again.stderr
     assert job.stored() == Counter({job.ext(1): 1, job.ext(2): 1})  # nobody added twice
     assert job.time_off() == Counter({(job.ext(1), "2024-03-04"): 1, (job.ext(2), "2024-03-04"): 1})
+
+
+def test_a_bug_before_any_step_ends_the_run_mailed_with_exit_70(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    box, port = relay
+    job = JobFolder(tmp_path / "bug-first", sandbox, notify=notify_table(port))
+    job.export("2024-05", job.people(2))
+    with monkeypatch.context() as patched:
+        patched.setattr(StateStore, "open", a_bug)  # the bug: opening the state folder, before any step
+
+        result = run_cli("run", str(job.job))
+
+    assert result.exit_code == 70, result.stderr
+    [folder] = job.runs()
+    line = f"{SAID}: this is a bug in hrimport; its traceback is in run.log, report it"
+    assert result.stderr.splitlines() == [f"Error: {line}", f"Report folder: {folder}",
+                                          f"monthly: {line} (exit 70: {EXIT_MEANINGS[70]})"]
+    assert job.stored() == Counter()  # nothing sent
+    assert json.loads((folder / "run.json").read_text())["verdict"] == line
+    [msg] = box.messages
+    assert " ".join(msg["Subject"].split()) == f"[hrimport] monthly: {line} (exit 70)"
+    assert "Traceback (most recent call last):" in (folder / "run.log").read_text()
+
+    again = run_cli("run", str(job.job))
+
+    assert again.exit_code == 0, again.stderr
+    assert "did not finish" not in again.stderr
+    assert job.stored() == Counter({job.ext(1): 1, job.ext(2): 1})
