@@ -25,6 +25,7 @@ from hrimport.cli import main
 from hrimport.errors import ConfigError
 from hrimport.imports import timeoff as timeoff_import
 from hrimport.jobs import EXIT_MEANINGS
+from hrimport.outcomes import read_outcomes
 from hrimport.state.store import StateStore
 from tests.mail_relay import Inbox
 from tests.staff_files import person, write_config, write_csv
@@ -165,8 +166,8 @@ def test_a_bug_in_a_monthly_run_is_mailed_in_run_json_exit_70_and_not_told_as_ki
     assert "Traceback" not in result.stderr
     [folder] = job.runs()
     journal = folder / "staff" / "outcomes.jsonl"
-    line = (f"{SAID} in the staff step: this is a bug in hrimport; its traceback is in run.log; the rows the service "
-            f"answered before it are in the step's journal {journal}, and what it accepted is remembered in the state "
+    line = (f"{SAID} in the staff step: this is a bug in hrimport; its traceback is in run.log; each row's outcome "
+            f"before it is in the step's journal {journal}, and what the service accepted is remembered in the state "
             "folder, so the next run does not send it again; report it with run.log")
     assert result.stderr.splitlines() == [
         f"staff: Error: {line}",
@@ -186,6 +187,8 @@ def test_a_bug_in_a_monthly_run_is_mailed_in_run_json_exit_70_and_not_told_as_ki
     log = (folder / "run.log").read_text()
     assert "Traceback (most recent call last):" in log and f"TypeError: {BUG.replace(TOKEN, '<hidden>')}" in log
     assert TOKEN not in log + result.output + body_of(msg)
+    with pytest.raises(ValueError, match="2 rows sent were recorded as the service answered"):
+        read_outcomes(journal)  # as `hrimport report` reads it
 
     again = run_cli("run", str(job.job))  # the bug fixed
 
@@ -193,6 +196,22 @@ def test_a_bug_in_a_monthly_run_is_mailed_in_run_json_exit_70_and_not_told_as_ki
     assert "did not finish" not in again.stderr and "did not send" not in again.stderr
     assert job.stored() == Counter({job.ext(1): 1, job.ext(2): 1})  # nobody added twice
     assert job.time_off() == Counter({(job.ext(1), "2024-03-04"): 1, (job.ext(2), "2024-03-04"): 1})
+
+
+def test_under_debug_a_bug_in_a_step_of_hrimport_run_shows_its_traceback_too(
+        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = JobFolder(tmp_path / "debug", sandbox)
+    job.export("2024-05", job.people(1))
+    monkeypatch.setattr(report_package, "write_report", a_bug)
+
+    result = run_cli("--debug", "run", str(job.job))
+
+    assert result.exit_code == 70, result.stderr
+    lines = result.stderr.splitlines()
+    step_line = next(n for n, line in enumerate(lines) if line.startswith(f"staff: Error: {SAID} in the staff step"))
+    traceback_ends = lines.index(f"TypeError: {BUG.replace(TOKEN, '<hidden>')}")
+    assert lines.index("Traceback (most recent call last):") < traceback_ends < step_line  # above the line
+    assert TOKEN not in result.stderr
 
 
 def test_a_bug_before_any_step_ends_the_run_mailed_with_exit_70(

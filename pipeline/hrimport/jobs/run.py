@@ -352,8 +352,8 @@ def _run_step(
         # and no run.json, which the next run told as a run killed
         line = f"{unexpected_error(exc)} in the {step.name} step: this is a bug in hrimport; its traceback is in run.log"
         journal = folder / safe_name(step.name) / OUTCOMES_FILE
-        if journal.is_file():  # rows were answered before it (hrimport.imports keeps a journal that holds some)
-            line += (f"; the rows the service answered before it are in the step's journal {journal}, and what it "
+        if journal.is_file():  # rows were done before it (hrimport.imports keeps a journal only when it holds some)
+            line += (f"; each row's outcome before it is in the step's journal {journal}, and what the service "
                      "accepted is remembered in the state folder, so the next run does not send it again")
         log.error("step %s: %s", step.name, line, exc_info=exc, extra=SAID)
         return StepResult(step.name, step.kind, "unexpected_error", EXIT_UNEXPECTED,

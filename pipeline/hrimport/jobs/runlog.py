@@ -112,14 +112,17 @@ def _cut_last_line(path: Path) -> None:
 
 class _HandOn(logging.Handler):
     """Give the parent loggers (the CLI's stderr line) only what they got before the run log lowered the
-    level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself."""
+    level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself
+    (but under ``--debug`` the traceback of an unexpected error, which its line does not hold)."""
 
     def __init__(self, logger: logging.Logger, level: int) -> None:
         super().__init__(level)
         self.parent = logger.parent
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.parent is not None and not getattr(record, "said", False):
+        # under --debug (this handler at DEBUG) an unexpected error's traceback goes to stderr too, above its line
+        debug_traceback = record.exc_info is not None and self.level <= logging.DEBUG
+        if self.parent is not None and (debug_traceback or not getattr(record, "said", False)):
             self.parent.handle(record)
 
 
