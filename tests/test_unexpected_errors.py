@@ -24,6 +24,7 @@ from hrimport import report as report_package
 from hrimport.cli import main
 from hrimport.errors import ConfigError
 from hrimport.imports import timeoff as timeoff_import
+from hrimport.interrupts import Terminated
 from hrimport.jobs import EXIT_MEANINGS
 from hrimport.outcomes import read_outcomes
 from hrimport.state.store import StateStore
@@ -131,8 +132,10 @@ def test_a_bug_in_a_timeoff_validate_is_one_line_and_exit_70(tmp_path: Path, mon
     (ConfigError("staff.toml: no such column"), 2, "Error: staff.toml: no such column"),
     (KeyboardInterrupt(), 130, ("Error: stopped by Ctrl-C (SIGINT) before the command finished; run it again when "
                                 "ready (nothing is imported twice)")),
+    (Terminated(), 143, ("Error: stopped by SIGTERM before the command finished; run it again when ready (nothing is "
+                         "imported twice)")),
 ])
-def test_known_errors_and_ctrl_c_keep_their_own_exit_codes(
+def test_known_errors_ctrl_c_and_sigterm_keep_their_own_exit_codes(
         staff_import: tuple[list[str], Any], monkeypatch: pytest.MonkeyPatch, raised: BaseException, code: int,
         line: str) -> None:
     args, _ = staff_import
