@@ -22,6 +22,10 @@ and make it the rows' outcome::
         │   └── RetriesExhausted         ... after the retries (``code``: http-503, timeout...)
         └── UnexpectedAnswer             an answer the spec does not describe (a wrong base URL?)
 
+Any other exception is one nobody foresaw (a bug of ours, a library's error never met): the CLI and
+``hrimport run`` end it as ``unexpected_error`` says, exit 70 (``EXIT_UNEXPECTED``), never exit 1, which is
+"some rows need attention" and counts as a finished run.
+
 ``hrimport.service.client`` is the one place where httpx's exceptions and the service's error answers
 become these.
 """
@@ -29,6 +33,9 @@ become these.
 from __future__ import annotations
 
 from typing import Any, TypeVar
+
+from hrimport.hidden import hide_secrets
+from hrimport.listing import one_line
 
 
 class HrimportError(Exception):
@@ -197,9 +204,20 @@ EXIT_LOCKED = 3
 EXIT_SERVICE = 4
 EXIT_HELD = 5  # the drift guard held the run: nothing sent (hrimport.changes.guards)
 EXIT_REPORT = 6
+#: hrimport stopped on an exception nobody foresaw: a bug (sysexits' EX_SOFTWARE, "internal software error").
+#: Not 1, which Python exits with on a traceback: 1 is "some rows need attention", a finished run (systemd's
+#: SuccessExitStatus=1 in the README)
+EXIT_UNEXPECTED = 70
 #: Stopped by a signal: the shell's convention, 128 + the signal's number (SIGINT 2, SIGTERM 15).
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+
+
+def unexpected_error(exc: BaseException) -> str:
+    """``hrimport stopped on an unexpected error (TypeError: ...)``: an exception nobody foresaw, in one line,
+    any secret this process read (the token) hidden from its text, which a library may have filled with anything."""
+    said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"hrimport stopped on an unexpected error ({one_line(hide_secrets(said))})"
 
 
 E = TypeVar("E", bound=BaseException)

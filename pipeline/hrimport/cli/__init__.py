@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hrimport.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, HrimportError
+from hrimport.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_UNEXPECTED,
+    HrimportError,
+    unexpected_error,
+)
+from hrimport.hidden import hide_secrets
 from hrimport.listing import one_line
 
 if TYPE_CHECKING:
@@ -57,8 +64,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 
 class _ErrorBoundaryGroup(click.Group):
-    """Turn every ``HrimportError`` into one line on stderr and its exit code, Ctrl-C into exit 130 and SIGTERM
-    into exit 143."""
+    """Turn every ``HrimportError`` into one line on stderr and its exit code, Ctrl-C into exit 130, SIGTERM
+    into exit 143, and any other exception (a bug) into one line and exit 70."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from hrimport.interrupts import Terminated, raise_on_sigterm
@@ -74,12 +81,22 @@ class _ErrorBoundaryGroup(click.Group):
             self._fail(ctx, f"stopped by Ctrl-C (SIGINT) before the command finished; {_RUN_AGAIN}", EXIT_INTERRUPTED)
         except Terminated:  # SIGTERM there (systemctl stop, a container stopped): the same, exit 143
             self._fail(ctx, f"stopped by SIGTERM before the command finished; {_RUN_AGAIN}", EXIT_TERMINATED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: a bad option, --help, ctx.exit()
+        except Exception as exc:  # noqa: BLE001 (the one place every unforeseen exception ends)
+            # a bug of ours or a library's error never met: Python's traceback would exit 1, "some rows need
+            # attention", which cron and systemd (SuccessExitStatus=1) take for a finished run
+            debugging = ctx.find_root().params.get("debug")
+            what_now = ("report it with the traceback above" if debugging else
+                        "run the command again with --debug for the traceback, and report it")
+            self._fail(ctx, f"{unexpected_error(exc)}: this is a bug in hrimport; {what_now}", EXIT_UNEXPECTED)
 
     @staticmethod
     def _fail(ctx: click.Context, message: str, exit_code: int) -> None:
         if ctx.find_root().params.get("debug"):
-            # the traceback, and still the documented exit code: --debug must not turn 4 into 1
-            traceback.print_exc(file=sys.stderr)
+            # the traceback, and still the documented exit code: --debug must not turn 4 into 1; no secret in it,
+            # whatever a library put in an exception's text
+            sys.stderr.write(hide_secrets(traceback.format_exc()))
         click.echo(f"Error: {one_line(message, None)}", err=True)  # one line, whatever a name in it holds
         ctx.exit(exit_code)
 
@@ -98,7 +115,8 @@ def main(debug: bool) -> None:
     error; 3 another run of the same job (or time-off import of the same state folder) is in progress;
     4 the service was unreachable or refused the token; 5 held for review by the drift guard, nothing
     sent; 6 the rows were sent but the report could not be written (or the state folder, which
-    stops the sending); 130 / 143 stopped by Ctrl-C / SIGTERM.
+    stops the sending); 70 hrimport stopped on an unexpected error (a bug: run again with --debug
+    for the traceback, and report it); 130 / 143 stopped by Ctrl-C / SIGTERM.
     """
     # log lines (retries, warnings) go to stderr, one line each, friendly to cron mail and log files
     root = logging.getLogger()

@@ -21,6 +21,7 @@ from hrimport.errors import (
     EXIT_ROWS_NEED_ATTENTION,
     EXIT_SERVICE,
     EXIT_TERMINATED,
+    EXIT_UNEXPECTED,
 )
 from hrimport.jobs.jobfile import StepKind
 from hrimport.outcomes import Outcome, RunResult
@@ -48,6 +49,9 @@ EXIT_MEANINGS = {
     "rows were sent; their outcomes are kept in the state folder's unreported/ and the next run does not send "
     "them again), the run's summary run.json, or the state folder mid-run, which stopped the sending; free space "
     "or fix the folder the line above names, then run again (nothing is imported twice)",
+    EXIT_UNEXPECTED: "hrimport stopped on an unexpected error, a bug in hrimport (its traceback is in run.log): "
+    "report it with run.log; what was sent before it is in the step's journal and the state folder, and the next "
+    "run does not send it again",
     EXIT_INTERRUPTED: "stopped by Ctrl-C (SIGINT): the rows sent are reported, the rest are not_sent; run again "
     "to send them (nothing is imported twice)",
     EXIT_TERMINATED: "stopped by SIGTERM (e.g. systemd stopping the unit): the rows sent are reported, the rest "
@@ -55,9 +59,10 @@ EXIT_MEANINGS = {
 }
 
 # older_export: the step refused its file as an export it imported before its last import (exit 2);
-# too_old: the step refused its newest file as older than its max_source_age_days (exit 2)
+# too_old: the step refused its newest file as older than its max_source_age_days (exit 2);
+# unexpected_error: the step stopped on an exception nobody foresaw, a bug (exit 70)
 StepStatus = Literal["imported", "already_imported", "older_export", "too_old", "error", "state_not_written",
-                     "not_run"]
+                     "unexpected_error", "not_run"]
 
 
 @dataclass
@@ -170,6 +175,8 @@ class JobResult:
         if code == EXIT_REPORT and failed.status == "state_not_written":
             # "; " first: a sandbox's place goes after "stopped sending", never after "disk is full"
             return f"the {failed.name} step stopped sending; {failed.message.removeprefix('Error: ')}"
+        if code == EXIT_UNEXPECTED:  # the line names the step, and says what was kept
+            return failed.message.removeprefix("Error: ")
         if code == EXIT_REPORT:
             why = failed.message.removeprefix("Error: ")
             return f"sent, but the {failed.name} step's report was not written: {why}"

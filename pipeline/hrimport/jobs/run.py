@@ -26,12 +26,15 @@ from hrimport.errors import (
     EXIT_REPORT,
     EXIT_SERVICE,
     EXIT_TERMINATED,
+    EXIT_UNEXPECTED,
     ConfigError,
     HrimportError,
     JobLockedError,
     StateNotWritten,
+    unexpected_error,
 )
 from hrimport.imports import import_file
+from hrimport.imports.ledger_recovery import OUTCOMES_FILE
 from hrimport.jobs.folders import (
     email_pending,
     new_run_folder,
@@ -186,10 +189,15 @@ def _run_logged(
             result.error, result.error_code = f"not started: {exc}", EXIT_INPUT
             log.error("%s", exc, extra=SAID)
             say(f"Error: {exc}")
+        except Exception as exc:  # noqa: BLE001 -- a bug opening it: the same, exit 70 (a step's own is its StepResult)
+            _stopped_on_a_bug(result, exc, say)
         else:
-            with state:
-                _run_steps(job, result, state, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
-                           base_url=base_url, say=say, progress_bar=progress_bar, secrets=secrets)
+            try:
+                with state:
+                    _run_steps(job, result, state, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
+                               base_url=base_url, say=say, progress_bar=progress_bar, secrets=secrets)
+            except Exception as exc:  # noqa: BLE001 -- a bug between the steps (a step's own is its StepResult)
+                _stopped_on_a_bug(result, exc, say)
         result.finished_at = datetime.now().astimezone().isoformat(timespec="seconds")
         log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
@@ -203,6 +211,15 @@ def _run_logged(
         if email_was_due or not written:  # again: now with whether the e-mail went (or once more: pruned, the
             # disk may have room); a run.json written with no e-mail due is the run's whole already
             _write_run_summary(result, say, after_email=email_was_due)
+
+
+def _stopped_on_a_bug(result: JobResult, exc: Exception, say: Callable[[str], None]) -> None:
+    """A run stopped outside its steps by an exception nobody foresaw: said in one line (the traceback in run.log),
+    exit 70, and the run ends as any run does (run.json, the e-mail), not as a run killed."""
+    line = f"{unexpected_error(exc)}: this is a bug in hrimport; its traceback is in run.log, report it"
+    log.error("%s", line, exc_info=exc, extra=SAID)
+    result.error, result.error_code = line, EXIT_UNEXPECTED
+    say(f"Error: {line}")
 
 
 def _run_steps(
@@ -223,6 +240,10 @@ def _run_steps(
             # the run stopped sending there: a later step would only meet the same full disk
             outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
                                  "not run: the state folder could not be written in an earlier step")
+        elif any(s.status == "unexpected_error" for s in result.steps):
+            # a bug: a later step (time off after staff) may rely on what that step did not finish
+            outcome = StepResult(step.name, step.kind, "not_run", EXIT_OK,
+                                 "not run: hrimport stopped on an unexpected error in an earlier step")
         else:
             outcome = _run_step(job, step, state, full=full, accept_drift=accept_drift, new_ledger=new_ledger,
                                 base_url=base_url, secrets=secrets, folder=result.folder, progress_bar=progress_bar)
@@ -326,6 +347,17 @@ def _run_step(
         return StepResult(step.name, step.kind, "error", EXIT_INPUT,
                           f"Error: cannot read {exc.filename or source}: {exc.strerror}", source, digest,
                           started_at=started_at)
+    except Exception as exc:  # a bug of ours or a library's error never met: the run ends as any run does
+        # (run.json, the e-mail, exit 70), where a traceback ended it with exit 1 ("rows need attention")
+        # and no run.json, which the next run told as a run killed
+        line = f"{unexpected_error(exc)} in the {step.name} step: this is a bug in hrimport; its traceback is in run.log"
+        journal = folder / safe_name(step.name) / OUTCOMES_FILE
+        if journal.is_file():  # rows were done before it (hrimport.imports keeps a journal only when it holds some)
+            line += (f"; each row's outcome before it is in the step's journal {journal}, and what the service "
+                     "accepted is remembered in the state folder, so the next run does not send it again")
+        log.error("step %s: %s", step.name, line, exc_info=exc, extra=SAID)
+        return StepResult(step.name, step.kind, "unexpected_error", EXIT_UNEXPECTED,
+                          f"Error: {line}; report it with run.log", source, digest, started_at=started_at)
 
 
 def _took_effect(result: RunResult) -> bool:

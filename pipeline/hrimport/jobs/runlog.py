@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from hrimport.errors import ConfigError, HrimportError
+from hrimport.hidden import hide_secrets, remember_secret
 from hrimport.interrupts import Terminated
 from hrimport.jobs.jobfile import Job
 from hrimport.listing import one_line
@@ -53,11 +54,9 @@ class _Redact(logging.Filter):
         self.secrets = secrets
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        for secret in self.secrets:
-            if secret and len(secret) >= 4 and secret in message:
-                message = message.replace(secret, "<hidden>")
-        record.msg, record.args = one_line(message, None), None
+        record.msg, record.args = one_line(hide_secrets(record.getMessage(), self.secrets), None), None
+        if record.exc_info and not record.exc_text:  # a traceback (an unexpected error): its lines kept, no secret
+            record.exc_text = hide_secrets(logging.Formatter().formatException(record.exc_info), self.secrets)
         return True
 
 
@@ -113,14 +112,17 @@ def _cut_last_line(path: Path) -> None:
 
 class _HandOn(logging.Handler):
     """Give the parent loggers (the CLI's stderr line) only what they got before the run log lowered the
-    level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself."""
+    level to INFO: the run's INFO lines belong in run.log, not on stderr; nor do the lines the run says itself
+    (but under ``--debug`` the traceback of an unexpected error, which its line does not hold)."""
 
     def __init__(self, logger: logging.Logger, level: int) -> None:
         super().__init__(level)
         self.parent = logger.parent
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self.parent is not None and not getattr(record, "said", False):
+        # under --debug (this handler at DEBUG) an unexpected error's traceback goes to stderr too, above its line
+        debug_traceback = record.exc_info is not None and self.level <= logging.DEBUG
+        if self.parent is not None and (debug_traceback or not getattr(record, "said", False)):
             self.parent.handle(record)
 
 
@@ -134,6 +136,7 @@ def run_log(path: Path, job: Job) -> Iterator[list[str]]:
     secrets: list[str] = []
     if job.notify and job.notify.password_env:
         secrets.append(os.environ.get(job.notify.password_env, ""))
+        remember_secret(secrets[-1])  # and out of the one line of an error nobody foresaw
     try:
         stream = open_private(path, "w")  # 0600: the log names files and people's rows
     except OSError as exc:

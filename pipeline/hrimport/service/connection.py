@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from hrimport.config import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TOKEN_ENV, ServiceSettings
 from hrimport.errors import ConfigError
+from hrimport.hidden import remember_secret
 from hrimport.service.urls import EMBEDDED_SANDBOX, check_base_url, service_host, shown_url
 
 if TYPE_CHECKING:
@@ -123,6 +124,8 @@ def resolve_connection(
         customer_id = customer_id or SANDBOX_CUSTOMER_ID
     elif not token:
         raise ConfigError(f"no token: set the environment variable {token_env} to the service's auth token")
+    else:
+        remember_secret(token)  # never in the line of an error nobody foresaw (hrimport.hidden)
     if url is not None:
         url = url.rstrip("/")
     return Connection(url, token, customer_id, token_env, service.timeout)
