@@ -85,6 +85,10 @@ def preview(result: InitResult) -> str:
         out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
     if result.plan.missing:
         out.append("No column found for: " + ", ".join(result.plan.missing) + " (name them under [columns])")
+    if totals:
+        out.append(f'Totals rows and footer lines: [source] totals_or_footer_rows = "skip" is written, so that {numbers} '
+                   "and their like each month are skipped (named in the report) rather than needing attention; "
+                   "check that none of them is a person.")
     command = "staff" if result.plan.kind == "staff" else "timeoff"
     out.append(f"Wrote {result.output}. Next: hrimport {command} validate {result.output} {info.path}")
     return "\n".join(out)

@@ -69,6 +69,7 @@ class ConfigPlan:
     date_unknown: bool = False  # dates read either way and no order proven: date_order is a TODO
     date_note: str = ""
     summary_rows: list[int] = field(default_factory=list)  # the totals rows and footer lines, never sent
+    summary_cells: list[str] = field(default_factory=list)  # the first cell each of them holds ('Grand Total')
 
     @property
     def mapped(self) -> dict[str, str]:
@@ -147,7 +148,8 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
                 evidence[h] = Evidence(confirms="e-mail addresses")
                 decided[h] = ColumnPlan(h, "field", free, "values only")
 
-    plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals])
+    plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals],
+                      summary_cells=[_first_cell(table.frame.iloc[pos]) for pos in totals])
     _name_parts(decided, plan, headers)
     for h, c in list(decided.items()):
         if c.role == "field" and c.target and c.target.startswith(SETTING):
@@ -251,6 +253,12 @@ def _todo_for(spec: Field, value: str) -> str:
         # into one: left empty, the field is not sent for that row
         choices += " | empty to send none"
     return f"TODO: {choices}"
+
+
+def _first_cell(row: pd.Series) -> str:
+    """The first cell a row holds, trimmed: what names a totals row or a footer line to a person ('Grand Total')."""
+    return next((text for text in (str(v).strip() for v in row.tolist() if v is not None and not pd.isna(v)) if text),
+                "")
 
 
 def _summary_rows(table: SourceTable, headers: list[str], matches: dict[str, HeaderMatch], specs: dict[str, Field],
