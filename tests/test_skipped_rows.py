@@ -213,3 +213,34 @@ def test_init_writes_no_such_setting_for_an_export_without_such_rows(tmp_path: P
     assert result.exit_code == 0, result.output
     assert "totals_or_footer_rows" not in config.read_text(encoding="utf-8")
     assert "Totals rows" not in result.output
+
+
+def test_init_says_which_columns_the_workbook_hides(tmp_path: Path) -> None:
+    """Workday hides its ID columns: init proposes them as custom fields like any other, and says they are hidden,
+    so that nobody sends a column they never saw."""
+    import xlsxwriter
+
+    source = tmp_path / "workday_staff.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Worker Roster")
+    header = ["Employee ID", "Name", "Email", "Country", "Title", "Hire Date", "Staff Type", "Worker WID", "Team"]
+    sheet.write_row(0, 0, header)
+    sheet.write_row(1, 0, ["000001", "Ann Lee", "ann@acme.example", "SG", "Analyst", "2020-01-05", "Payroll",
+                           "3aa5550b7fe348b98d7b5741afc65534", "Finance"])
+    sheet.set_column(7, 7, None, None, {"hidden": True})
+    book.close()
+    config = tmp_path / "staff.toml"
+    result = hrimport("init", str(source), "-o", str(config))
+    assert result.exit_code == 0, result.output
+    assert ("Hidden columns of the workbook: 'Worker WID': columns you may never have seen in Excel; unhide them "
+            "and look at them before sending any (a custom field stays commented out until you uncomment it).") in (
+        result.output.splitlines())
+    line = next(line for line in result.output.splitlines() if line.startswith("Worker WID"))
+    assert "hidden column" in line
+    text = config.read_text(encoding="utf-8")
+    assert ('# "Worker WID" = "Worker WID"               # a hidden column of the workbook: unhide it in Excel and '
+            "look at it before sending it") in text.splitlines()
+    assert '# "Team" = "Team"' in text.splitlines()
+    preview = json.loads(hrimport("init", str(source), "-o", str(config), "--json", "--force").output)
+    assert {c["column"]: c["hidden"] for c in preview["columns"]}["Worker WID"] is True
+    assert [c["column"] for c in preview["columns"] if c["hidden"]] == ["Worker WID"]

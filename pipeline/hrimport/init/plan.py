@@ -15,7 +15,8 @@ in the order they apply (issue 14):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import pandas as pd
@@ -52,6 +53,7 @@ class ColumnPlan:
     how: How | None = None
     note: str = ""  # what the values showed, or why the column is left out
     examples: tuple[str, ...] = ()  # up to three values as they would be sent
+    hidden: bool = False  # a column the workbook hides (Workday's ID columns): one a person may never have seen
 
 
 @dataclass
@@ -99,8 +101,9 @@ def guess_kind(headers: list[str]) -> Kind:
     return "timeoff" if "leave_type" in targets and targets & {"start_date", "end_date"} else "staff"
 
 
-def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
-    """Decide every column of ``table`` for an import of ``kind``."""
+def plan_config(table: SourceTable, kind: Kind, hidden: Collection[str] = ()) -> ConfigPlan:
+    """Decide every column of ``table`` for an import of ``kind``; ``hidden``: the headers of the columns the
+    workbook hides (``hrimport.init.hidden``), marked so."""
     specs = fields_of(kind)
     headers = [h for h in table.info.headers if header_key(h) != header_key(FIX_COLUMN)]
     matches = {h: match_header(h, kind) for h in headers}
@@ -174,7 +177,8 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
     _dates(plan, decided, evidence)
     _value_maps(plan, decided, evidence, specs)
     _required(plan, decided, specs, frame)
-    plan.columns = [_with_examples(decided[h], frame[h], specs, plan, table.info.date_system) for h in headers]
+    plan.columns = [_with_examples(replace(decided[h], hidden=h in hidden), frame[h], specs, plan,
+                                   table.info.date_system) for h in headers]
     return plan
 
 
@@ -328,4 +332,4 @@ def _with_examples(c: ColumnPlan, values: pd.Series, specs: dict[str, Field], pl
         series = pd.Series(shown, dtype="str")
         day_first = plan.date_order != "month-first"
         shown = normalize_for_field(series, spec, day_first=day_first, date_system=date_system).tolist()
-    return ColumnPlan(c.column, c.role, c.target, c.how, c.note, tuple(shown))
+    return ColumnPlan(c.column, c.role, c.target, c.how, c.note, tuple(shown), c.hidden)

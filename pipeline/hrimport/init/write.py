@@ -15,6 +15,8 @@ from hrimport.init.plan import ColumnPlan, ConfigPlan
 from hrimport.listing import SHOWN, one_line, quoted, shorten, some
 from hrimport.outcomes import SourceInfo
 
+#: What a column the workbook hides says in the config and the preview: sent, it is data nobody looked at.
+HIDDEN_NOTE = "a hidden column of the workbook: unhide it in Excel and look at it before sending it"
 _COMMENT_AT = 44  # column where end-of-line comments start, so the file reads as a table
 
 
@@ -137,7 +139,7 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out.append(_line(f"{key} = {toml_string(value)}", comment))
     out += ["", f"[{kind}.columns]"]
     for c in by_role.get("field", []):
-        comment = ", ".join(x for x in (c.how, c.note) if x)
+        comment = ", ".join(x for x in (c.how, c.note, HIDDEN_NOTE if c.hidden else "") if x)
         out.append(_line(f"{toml_string(c.column)} = {toml_string(c.target or '')}", comment))
     for name in plan.missing:
         out.append(_line(f'# "?" = {toml_string(name)}', f"TODO: no column was recognised as {name}; name the "
@@ -163,7 +165,8 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out += ["", f"[{kind}.custom_fields]",
                 "# Columns no field means. Uncomment those to send as company data (customer_data_type); the",
                 "# name on the right must be a data type configured for your company on the platform."]
-        out += [f"# {toml_string(c.column)} = {toml_string(c.target or c.column)}" for c in custom]
+        out += [_line(f"# {toml_string(c.column)} = {toml_string(c.target or c.column)}",
+                      HIDDEN_NOTE if c.hidden else "") for c in custom]
     left = by_role.get("left out", [])
     if left:
         out += ["", "# Columns left out:"]
