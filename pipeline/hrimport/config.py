@@ -10,6 +10,7 @@ Example (``samples/bamboohr_staff.toml`` has a complete one)::
     date_order = "month-first"            # how to read 01/02/2020; ISO dates are never ambiguous
     formula_text = "warn"                 # =Manager is sent as written, with a warning; "reject" holds
                                           # such a row back; "strip" sends it as Manager, with a warning
+    totals_or_footer_rows = "flag"        # a totals row or footer line needs attention; "skip": skipped
 
     [staff]
     customer_system_id_type = "BambooHR"
@@ -62,6 +63,12 @@ DEFAULT_HTML_PROBLEM_LIMIT = 500
 # spreadsheets we write); "reject" holds the row back; "strip" sends it without its leading =, +, -, @.
 FORMULA_TEXT_MODES = ("warn", "reject", "strip")
 DEFAULT_FORMULA_TEXT = "warn"
+# What becomes of a row found to be a totals row or a footer line (hrimport.reader.summary_rows): the finding is a
+# rule of ours, so by default the row is held back and needs attention (a person's row taken for one is seen);
+# "skip" gives it the outcome skipped, named in the report, which needs no one's attention (an HR system that
+# writes a footer under every export).
+TOTALS_OR_FOOTER_MODES = ("flag", "skip")
+DEFAULT_TOTALS_OR_FOOTER_ROWS = "flag"
 # What becomes of an e-mail field's value that does not look like name@example.com (hrimport.validate): the
 # platform's interface types these fields as plain strings, so the pattern is ours, and by default the row is
 # sent with a warning; "strict" holds the row back.
@@ -109,6 +116,8 @@ class SourceSettings:
     encoding: str | None = None
     delimiter: str | None = None
     formula_text: str = DEFAULT_FORMULA_TEXT  # "warn" | "reject" | "strip": what becomes of text like =A1
+    # "flag" | "skip": whether a totals row or a footer line is held back (needs attention) or skipped
+    totals_or_footer_rows: str = DEFAULT_TOTALS_OR_FOOTER_ROWS
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB  # a workbook unpacking to more is refused
     expected_columns: tuple[str, ...] = ()  # the headers `hrimport init` wrote the config for
 
@@ -245,7 +254,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
 
     source = _table(data, "source", where)
     source_keys = {"sheet", "header_row", "date_order", "encoding", "delimiter", "formula_text", "max_unpacked_mb",
-                   "expected_columns"}
+                   "expected_columns", "totals_or_footer_rows"}
     reject_unknown_keys(source, source_keys, f"{where} [source]")
     date_order = source.get("date_order")
     if isinstance(date_order, str) and date_order.strip().upper().startswith("TODO"):
@@ -265,6 +274,10 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         *others, last = (f'"{m}"' for m in FORMULA_TEXT_MODES)
         allowed = f"{', '.join(others)} or {last}"
         raise ConfigError(f"{where} [source] formula_text must be {allowed}, not {formula_text!r}")
+    totals_or_footer_rows = source.get("totals_or_footer_rows", DEFAULT_TOTALS_OR_FOOTER_ROWS)
+    if totals_or_footer_rows not in TOTALS_OR_FOOTER_MODES:
+        raise ConfigError(f'{where} [source] totals_or_footer_rows must be "flag" (such a row needs attention) or '
+                          f'"skip" (it is skipped, named in the report), not {totals_or_footer_rows!r}')
     delimiter = _opt_str(source, "delimiter", where)
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
         # the CSV reader splits on one character; a quote or a line end cannot separate cells
@@ -282,6 +295,7 @@ def parse_config(data: dict[str, Any], path: Path) -> ImportConfig:
         encoding=_opt_str(source, "encoding", where),
         delimiter=delimiter,
         formula_text=formula_text,
+        totals_or_footer_rows=totals_or_footer_rows,
         max_unpacked_mb=max_unpacked_mb,
         expected_columns=_str_list(source, "expected_columns", f"{where} [source]"),
     )

@@ -52,10 +52,17 @@ class Outcome(StrEnum):
     OVERLAPS_EXISTING = "overlaps_existing"  # time off: the service already holds an overlapping record
     FAILED = "failed"  # transport failure after retries
     NOT_SENT = "not_sent"  # valid, but the run stopped sending first (service lost, Ctrl-C, SIGTERM)
+    # no record (a totals row, a footer line) the config says to skip: not sent, and nothing to do
+    SKIPPED = "skipped"
 
     @property
     def is_success(self) -> bool:
         return self in SUCCESS_OUTCOMES
+
+    @property
+    def needs_attention(self) -> bool:
+        """Whether a person must look at the row: neither a success nor a row the config says to skip."""
+        return self not in SETTLED_OUTCOMES
 
     @property
     def label(self) -> str:
@@ -65,6 +72,8 @@ class Outcome(StrEnum):
 SUCCESS_OUTCOMES = frozenset(
     {Outcome.ADDED, Outcome.UPDATED, Outcome.UNCHANGED, Outcome.ALREADY_IMPORTED, Outcome.VALID}
 )
+#: The outcomes that need no one's attention: the successes, and a row skipped as the config says (no record).
+SETTLED_OUTCOMES = SUCCESS_OUTCOMES | {Outcome.SKIPPED}
 
 
 @dataclass(frozen=True, slots=True)  # slots: a million-row run keeps tens of thousands of these
@@ -349,9 +358,9 @@ class OutcomeRows(Iterated[RowOutcome]):
         return counter
 
     def attention(self) -> int:
-        """How many rows are not a success (every such row is listed)."""
+        """How many rows need attention: neither a success nor skipped (every such row is listed)."""
         counts = self.outcome_counts()
-        return sum(n for outcome, n in counts.items() if not outcome.is_success)
+        return sum(n for outcome, n in counts.items() if outcome.needs_attention)
 
     def warned(self) -> int:
         """How many rows are a success with a warning (every such row is listed)."""
@@ -429,7 +438,7 @@ class OutcomesByRow(SpooledList[RowOutcome]):
 
 
 class AttentionRows(Iterated[RowOutcome]):
-    """The rows of a run that are not a success, in source order (``RunResult.need_attention``): read from
+    """The rows of a run that need attention, in source order (``RunResult.need_attention``): read from
     its ``OutcomeRows`` each time they are iterated, never all held at once."""
 
     def __init__(self, rows: OutcomeRows) -> None:
@@ -442,7 +451,7 @@ class AttentionRows(Iterated[RowOutcome]):
         return self._count
 
     def __iter__(self) -> Iterator[RowOutcome]:
-        return (o for o in self._rows.listed() if not o.outcome.is_success)
+        return (o for o in self._rows.listed() if o.outcome.needs_attention)
 
 
 @dataclass
@@ -472,13 +481,19 @@ class RunResult:
         return sum(counts[o.value] for o in SUCCESS_OUTCOMES)
 
     @property
+    def skipped(self) -> int:
+        """Rows skipped as no record (a totals row, a footer line), as the config says: nothing to do."""
+        return self.rows.outcome_counts()[Outcome.SKIPPED]
+
+    @property
     def with_warnings(self) -> int:
         """Rows imported (or found valid) with a warning: sent, but with something doubtful to look at."""
         return self.rows.warned()
 
     @property
     def need_attention(self) -> AttentionRows:
-        """The rows not imported (invalid, rejected, failed...), in source order, each read when iterated."""
+        """The rows not imported (invalid, rejected, failed...) and not skipped, in source order, each read when
+        iterated."""
         return AttentionRows(self.rows)
 
     @property
@@ -489,22 +504,26 @@ class RunResult:
             return EXIT_HELD  # nothing was sent: a person must look at the drift first
         if self.info.service_lost:
             return EXIT_SERVICE  # rows were left unsent: on-call must look at the service, not the rows
-        return EXIT_OK if self.imported == len(self.rows) else EXIT_ROWS_NEED_ATTENTION
+        return EXIT_OK if not self.rows.attention() else EXIT_ROWS_NEED_ATTENTION
 
     def verdict(self) -> str:
-        """One sentence: '1,204 of 1,230 rows imported (3 with warnings); 26 need attention'."""
+        """One sentence: '1,204 of 1,230 rows imported (3 with warnings); 2 skipped (no records); 24 need
+        attention'."""
         total = len(self.rows)
-        attention = total - self.imported
+        skipped = self.skipped
+        attention = total - self.imported - skipped
         verb = "checked" if self.info.dry_run else "imported"
         if total == 0:
             return "No data rows were found in the file."
         if self.info.held:
-            return self._held_verdict(total, attention)
+            return self._held_verdict(total, attention, skipped)
         text = f"{self.imported:,} of {total:,} rows {verb}"
         warned = self.with_warnings
         if warned:
             # sent, but with something doubtful HR should look at (the report groups the warnings)
             text += f" ({warned:,} with warnings)"
+        if skipped:
+            text += f"; {skipped:,} skipped (no record{'s' if skipped != 1 else ''})"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
         if self.info.interrupted:
@@ -517,13 +536,15 @@ class RunResult:
             text += "; the service became unreachable, so the run stopped sending"
         return text
 
-    def _held_verdict(self, total: int, attention: int) -> str:
+    def _held_verdict(self, total: int, attention: int, skipped: int) -> str:
         """A held run leads with the hold: its rows counted as a success are only those unchanged since last
         time (nothing was sent), which "12 of 12 rows imported" beside exit 5 would misstate."""
         lead = "Would be held for review" if self.info.dry_run else "Held for review, nothing sent"
         text = f"{lead}: the file differs from last time more than the drift guard allows"
         if self.imported:
             text += f"; {self.imported:,} of {total:,} rows unchanged since last time"
+        if skipped:
+            text += f"; {skipped:,} skipped (no record{'s' if skipped != 1 else ''})"
         if attention:
             text += f"; {attention:,} need{'s' if attention == 1 else ''} attention"
         return text

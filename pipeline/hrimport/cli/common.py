@@ -172,7 +172,7 @@ def echo_problems(result: RunResult, limit: int = 200, *, err: bool = False) -> 
     problems, warnings = SameProblemLines(limit), SameProblemLines(limit)
     # one walk of the rows (past a few thousand, they are read back from a file)
     for row in result.rows.listed():  # the rows with problems (the others are only counted)
-        if not row.outcome.is_success:
+        if row.outcome.needs_attention:
             for problem in row.problems or ():
                 if not (problem.is_warning or problem.code in _SAID_ONCE):
                     problems.add(row.row, problem.message, partial(masked, row))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hrimport.listing import columns_taken, one_line, padded, some
+from hrimport.listing import columns_taken, one_line, padded, quoted, some
 
 if TYPE_CHECKING:
     from hrimport.init import InitResult
@@ -67,6 +67,8 @@ def preview(result: InitResult) -> str:
         else:
             target = "-"
         how = c.how or ("" if c.role == "custom field" else c.note)
+        if c.hidden:
+            how = f"{how}, hidden column" if how else "hidden column"
         # a cell's line break (an address, a header wrapped in Excel) shown as \n: one column's line stays one line
         rows.append((one_line(c.column, None), target, how, " | ".join(one_line(e, None) for e in c.examples)))
     # widths in terminal columns: a Chinese header (员工编号) takes two a character
@@ -85,6 +87,15 @@ def preview(result: InitResult) -> str:
         out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
     if result.plan.missing:
         out.append("No column found for: " + ", ".join(result.plan.missing) + " (name them under [columns])")
+    hidden = [c.column for c in result.plan.columns if c.hidden]
+    if hidden:
+        out.append(f"Hidden columns of the workbook: {quoted(hidden)}: columns you may never have seen in Excel; "
+                   "unhide them and look at them before sending any (a custom field stays commented out until you "
+                   "uncomment it).")
+    if totals:
+        out.append(f'Totals rows and footer lines: [source] totals_or_footer_rows = "skip" is written, so that {numbers} '
+                   "and their like each month are skipped (named in the report) rather than needing attention; "
+                   "check that none of them is a person.")
     command = "staff" if result.plan.kind == "staff" else "timeoff"
     out.append(f"Wrote {result.output}. Next: hrimport {command} validate {result.output} {info.path}")
     return "\n".join(out)

@@ -22,6 +22,7 @@ from hrimport.outcomes import Outcome, OutcomeRows, Problem, RowOutcome, RunInfo
 from hrimport.private_files import anonymous_file
 from hrimport.provenance import ValueChange, is_masked, without_masked
 from hrimport.reader import SourceTable, read_spreadsheet, read_spreadsheet_chunks
+from hrimport.reader.summary_rows import TOTALS_OR_FOOTER_ROW, as_skipped
 from hrimport.service.connection import Target
 from hrimport.stages import announce
 from hrimport.validate import KeyIds, RepeatedRow, config_value_problem, validate_records
@@ -62,6 +63,19 @@ def read_map_validate(
         refuse_config_values(config, mapping, mapped, problems)
         timings["validate"] = time.perf_counter() - t
     return table, mapped, problems, timings
+
+
+def held_back(config: ImportConfig, row: int, external_id: str, name: str, found: list[Problem],
+              details: dict[str, str] | None = None) -> RowOutcome:
+    """The outcome of a row our checks hold back for the problems ``found``: invalid, needing attention; or,
+    when it is a totals row or a footer line (its problem alone, ``keep_alone``) and the config's [source]
+    totals_or_footer_rows says "skip", skipped, its problem a warning saying so (the report still names it)."""
+    if (config.source.totals_or_footer_rows == "skip" and len(found) == 1
+            and found[0].code == TOTALS_OR_FOOTER_ROW):
+        skipped = as_skipped(found[0])
+        return RowOutcome(row, external_id, name, Outcome.SKIPPED, (skipped,), skipped.message, details or {})
+    return RowOutcome(row, external_id, name, Outcome.INVALID, tuple(found), " ".join(p.message for p in found),
+                      details or {})
 
 
 def refuse_config_values(config: ImportConfig, mapping: FieldMapping, mapped: MappedTable,
@@ -260,7 +274,7 @@ class ChunkKeep:
     def attach(self, rows: list[RowOutcome], *, cells: bool = True) -> None:
         """Give each of ``rows`` (this chunk's, in source order) its warnings, its changed values and, when
         it needs attention and ``cells``, its original cells."""
-        needing = [o for o in rows if not o.outcome.is_success] if cells else []
+        needing = [o for o in rows if o.outcome.needs_attention] if cells else []
         if needing:
             position = {row: pos for pos, row in enumerate(self.table.row_numbers)}
             headers, values = _cells_at(self.table, [position[o.row] for o in needing])

@@ -29,6 +29,7 @@ from hrimport.imports.runs import (
     StagedFile,
     attach_chunk,
     close_run,
+    held_back,
     read_map_validate,
 )
 from hrimport.listing import sentences
@@ -295,8 +296,8 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
         mapped, problems = chunk.mapped, chunk.problems
         ids = mapped.frame["customer_system_id"].tolist() if "customer_system_id" in mapped.frame else [""] * len(mapped)
         names = mapped.frame["name"].tolist() if "name" in mapped.frame else [""] * len(mapped)
-        invalid = [RowOutcome(mapped.row_numbers[pos], ids[pos], names[pos], Outcome.INVALID, tuple(found),
-                              " ".join(p.message for p in found)) for pos, found in sorted(problems.items())]
+        invalid = [held_back(config, mapped.row_numbers[pos], ids[pos], names[pos], found)
+                   for pos, found in sorted(problems.items())]
         valid = [pos for pos in range(len(mapped)) if pos not in problems]
         if validate_only:
             # the valid rows with a warning are listed with it; the others are only counted
@@ -322,7 +323,13 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
                 got.records.extend_elements(*heads, elements)
             else:
                 got.records.extend(*heads, build_payloads(mapped, part), keys)
-        got.people.extend(mapped.row_numbers, ids, names)
+        skipped = {o.row for o in invalid if o.outcome is Outcome.SKIPPED}  # no people: not in the plan either
+        if skipped:
+            kept_at = [pos for pos, row in enumerate(mapped.row_numbers) if row not in skipped]
+            got.people.extend([mapped.row_numbers[pos] for pos in kept_at], [ids[pos] for pos in kept_at],
+                              [names[pos] for pos in kept_at])
+        else:
+            got.people.extend(mapped.row_numbers, ids, names)
         no_record = [pos for pos, found in problems.items() if holds_no_record(found)]
         got.no_record += len(no_record)
         frame = mapped.frame.drop(index=mapped.frame.index[no_record]) if no_record else mapped.frame

@@ -52,6 +52,7 @@ from hrimport.imports.runs import (
     ChunkKeep,
     StagedFile,
     close_run,
+    held_back,
     read_map_validate,
     repeats_note,
 )
@@ -557,8 +558,8 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                            "end_date": cells["end_date"][pos], "half_days": _halves_written(
                                mapped.carried, pos, one_day=cells["start_date"][pos] == cells["end_date"][pos]),
                            "total_days": cells["total_days"][pos]}
-                part.listed.append(RowOutcome(row, cells["customer_system_id"][pos], who[pos], Outcome.INVALID,
-                                              tuple(found), " ".join(p.message for p in found), written))
+                part.listed.append(held_back(config, row, cells["customer_system_id"][pos], who[pos], found,
+                                             written))
                 continue
             valid.rows.append(row)
             valid.ids.append(cells["customer_system_id"][pos])

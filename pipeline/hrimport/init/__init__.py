@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.errors import InputFileError, UsageError
+from hrimport.init.hidden import hidden_headers
 from hrimport.init.plan import ConfigPlan, guess_kind, plan_config
 from hrimport.init.synonyms import Kind
 from hrimport.init.write import write_config_text
@@ -56,7 +57,7 @@ class InitResult:
             "date_order": self.plan.date_order,
             "columns": [
                 {"column": c.column, "role": c.role, "field": c.target, "how": c.how, "note": c.note,
-                 "examples": list(c.examples)}
+                 "examples": list(c.examples), "hidden": c.hidden}
                 for c in self.plan.columns
             ],
             "joins": {k: list(cols) for k, (cols, _) in self.plan.joins.items()},
@@ -98,7 +99,7 @@ def init_config(
         raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)
                              .replace(SHEET_HINT, INIT_SHEET_HINT)) from None
     chosen: Kind = kind or guess_kind(table.info.headers)
-    plan = plan_config(table, chosen)
+    plan = plan_config(table, chosen, hidden_headers(path, table.info))
     text = write_config_text(plan, table.info, sheet=sheet, encoding=encoding, job=output.stem)
     _write(output, text)
     return InitResult(table.info, plan, text, output)

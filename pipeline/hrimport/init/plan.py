@@ -15,7 +15,8 @@ in the order they apply (issue 14):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import pandas as pd
@@ -52,6 +53,7 @@ class ColumnPlan:
     how: How | None = None
     note: str = ""  # what the values showed, or why the column is left out
     examples: tuple[str, ...] = ()  # up to three values as they would be sent
+    hidden: bool = False  # a column the workbook hides (Workday's ID columns): one a person may never have seen
 
 
 @dataclass
@@ -69,6 +71,7 @@ class ConfigPlan:
     date_unknown: bool = False  # dates read either way and no order proven: date_order is a TODO
     date_note: str = ""
     summary_rows: list[int] = field(default_factory=list)  # the totals rows and footer lines, never sent
+    summary_cells: list[str] = field(default_factory=list)  # the first cell each of them holds ('Grand Total')
 
     @property
     def mapped(self) -> dict[str, str]:
@@ -98,8 +101,9 @@ def guess_kind(headers: list[str]) -> Kind:
     return "timeoff" if "leave_type" in targets and targets & {"start_date", "end_date"} else "staff"
 
 
-def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
-    """Decide every column of ``table`` for an import of ``kind``."""
+def plan_config(table: SourceTable, kind: Kind, hidden: Collection[str] = ()) -> ConfigPlan:
+    """Decide every column of ``table`` for an import of ``kind``; ``hidden``: the headers of the columns the
+    workbook hides (``hrimport.init.hidden``), marked so."""
     specs = fields_of(kind)
     headers = [h for h in table.info.headers if header_key(h) != header_key(FIX_COLUMN)]
     matches = {h: match_header(h, kind) for h in headers}
@@ -147,7 +151,8 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
                 evidence[h] = Evidence(confirms="e-mail addresses")
                 decided[h] = ColumnPlan(h, "field", free, "values only")
 
-    plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals])
+    plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals],
+                      summary_cells=[_first_cell(table.frame.iloc[pos]) for pos in totals])
     _name_parts(decided, plan, headers)
     for h, c in list(decided.items()):
         if c.role == "field" and c.target and c.target.startswith(SETTING):
@@ -172,7 +177,8 @@ def plan_config(table: SourceTable, kind: Kind) -> ConfigPlan:
     _dates(plan, decided, evidence)
     _value_maps(plan, decided, evidence, specs)
     _required(plan, decided, specs, frame)
-    plan.columns = [_with_examples(decided[h], frame[h], specs, plan, table.info.date_system) for h in headers]
+    plan.columns = [_with_examples(replace(decided[h], hidden=h in hidden), frame[h], specs, plan,
+                                   table.info.date_system) for h in headers]
     return plan
 
 
@@ -253,6 +259,12 @@ def _todo_for(spec: Field, value: str) -> str:
     return f"TODO: {choices}"
 
 
+def _first_cell(row: pd.Series) -> str:
+    """The first cell a row holds, trimmed: what names a totals row or a footer line to a person ('Grand Total')."""
+    return next((text for text in (str(v).strip() for v in row.tolist() if v is not None and not pd.isna(v)) if text),
+                "")
+
+
 def _summary_rows(table: SourceTable, headers: list[str], matches: dict[str, HeaderMatch], specs: dict[str, Field],
                   kind: Kind) -> list[int]:
     """The positions of the table's totals rows and footer lines (``hrimport.reader.summary_rows``), judged by
@@ -320,4 +332,4 @@ def _with_examples(c: ColumnPlan, values: pd.Series, specs: dict[str, Field], pl
         series = pd.Series(shown, dtype="str")
         day_first = plan.date_order != "month-first"
         shown = normalize_for_field(series, spec, day_first=day_first, date_system=date_system).tolist()
-    return ColumnPlan(c.column, c.role, c.target, c.how, c.note, tuple(shown))
+    return ColumnPlan(c.column, c.role, c.target, c.how, c.note, tuple(shown), c.hidden)

@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hrimport.init.plan import ColumnPlan, ConfigPlan
+from hrimport.listing import SHOWN, one_line, quoted, shorten, some
 from hrimport.outcomes import SourceInfo
 
+#: What a column the workbook hides says in the config and the preview: sent, it is data nobody looked at.
+HIDDEN_NOTE = "a hidden column of the workbook: unhide it in Excel and look at it before sending it"
 _COMMENT_AT = 44  # column where end-of-line comments start, so the file reads as a table
 
 
@@ -38,6 +41,36 @@ def _line(text: str, comment: str = "") -> str:
 
 def _array(items: Iterable[str]) -> str:
     return "[" + ", ".join(toml_string(i) for i in items) + "]"
+
+
+def rows_named(rows: list[int]) -> str:
+    """'row 9', 'rows 9 and 10', 'rows 9, 10, 12 and 13', 'rows 4, 6, 7, 9, 12 and 20 more'."""
+    if len(rows) == 1:
+        return f"row {rows[0]}"
+    if len(rows) <= SHOWN:
+        return f"rows {', '.join(map(str, rows[:-1]))} and {rows[-1]}"
+    return f"rows {some([str(row) for row in rows[:SHOWN]], len(rows))}"
+
+
+def _quoted_cell(cell: str) -> str:
+    return f"'{shorten(cell, 40)}'"  # a footer may be a paragraph
+
+
+def summary_rows_setting(plan: ConfigPlan, file_name: str) -> list[str]:
+    """``totals_or_footer_rows = "skip"``, under comment lines naming the totals rows and footer lines init saw.
+
+    Written as a setting, not commented out: the export init read has such rows, and an HR system that writes
+    them writes them every month, where each would need attention and make every run exit 1 for a row that is
+    no person. The rows are named here, for the person finishing the config to check they are none of their
+    people; every report names each row skipped."""
+    cells = list(dict.fromkeys(one_line(" ".join(c.split()), None) for c in plan.summary_cells if c.strip()))
+    lines = [f"# {file_name} has totals rows or footer lines under its people ({rows_named(plan.summary_rows)}):"]
+    if cells:
+        lines.append(f"#   {quoted(cells, shown=4, quote=_quoted_cell)}")
+    lines += ["# no people: they are skipped, each named in the report. \"flag\" (the default) holds such a row",
+              "# back instead (it needs attention: exit 1). Check that none of them is a person.",
+              'totals_or_footer_rows = "skip"']
+    return lines
 
 
 def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, job: str,
@@ -82,6 +115,8 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
     # the strict setting, where a company wants it (principle 2: by default such a value is sent, with a warning)
     out.append(_line('# formula_text = "reject"', "hold back a row with text like =Manager (default: sent as "
                                                   "written, with a warning)"))
+    if plan.summary_rows:
+        out += summary_rows_setting(plan, info.name)
     out.append("expected_columns = [                    # the headers this config was written for")
     out += [f"    {toml_string(h)}," for h in info.headers]
     out.append("]")
@@ -104,7 +139,7 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out.append(_line(f"{key} = {toml_string(value)}", comment))
     out += ["", f"[{kind}.columns]"]
     for c in by_role.get("field", []):
-        comment = ", ".join(x for x in (c.how, c.note) if x)
+        comment = ", ".join(x for x in (c.how, c.note, HIDDEN_NOTE if c.hidden else "") if x)
         out.append(_line(f"{toml_string(c.column)} = {toml_string(c.target or '')}", comment))
     for name in plan.missing:
         out.append(_line(f'# "?" = {toml_string(name)}', f"TODO: no column was recognised as {name}; name the "
@@ -130,7 +165,8 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out += ["", f"[{kind}.custom_fields]",
                 "# Columns no field means. Uncomment those to send as company data (customer_data_type); the",
                 "# name on the right must be a data type configured for your company on the platform."]
-        out += [f"# {toml_string(c.column)} = {toml_string(c.target or c.column)}" for c in custom]
+        out += [_line(f"# {toml_string(c.column)} = {toml_string(c.target or c.column)}",
+                      HIDDEN_NOTE if c.hidden else "") for c in custom]
     left = by_role.get("left out", [])
     if left:
         out += ["", "# Columns left out:"]

@@ -161,6 +161,9 @@ class JobResult:
             done = "everything imported"
             if warned:
                 done += f" ({warned:,} row{'s' if warned != 1 else ''} with warnings to look at)"
+            skipped = sum(s.result.skipped for s in self.steps if s.result is not None)
+            if skipped:  # said, so that a row skipped as no record is never unseen (the report names each)
+                done += f"; {skipped:,} row{'s' if skipped != 1 else ''} skipped (no record{'s' if skipped != 1 else ''})"
             if not idle:
                 return done
             imported = ", ".join(s.name for s in self.steps if s.status == "imported")

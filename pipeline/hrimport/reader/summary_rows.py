@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -179,7 +179,18 @@ def summary_row_message(row: int, looks: str, held: list[tuple[str, str]], empty
     holds = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
     blanks = f"all {required}" if empty == required else f"{empty} of the {required}"
     return (f"Row {row} looks like {looks}, not a record: it holds only {holds}, and {blanks} required columns "
-            "are empty. It is never sent: delete it from the export, or leave it (nothing else to do).")
+            f"are empty. {_NEVER_SENT}")
+
+
+_NEVER_SENT = "It is never sent: delete it from the export, or leave it (nothing else to do)."
+_SKIPPED = ('Skipped, as the config\'s [source] totals_or_footer_rows = "skip" says: nothing to do (if it is a '
+            "person's row, fill in their cells).")
+
+
+def as_skipped(problem: Problem) -> Problem:
+    """A ``totals-or-footer-row`` problem as a row skipped for it carries it: a warning (the row needs no one's
+    attention, yet the report names it and why), saying it was skipped as the config says."""
+    return replace(problem, severity="warning", message=f"{problem.message.removesuffix(_NEVER_SENT)}{_SKIPPED}")
 
 
 def _blank(cells: pd.Series) -> np.ndarray:
@@ -192,5 +203,5 @@ def _cut(text: str) -> str:
     return text if len(text) <= _LONGEST_SHOWN else text[: _LONGEST_SHOWN - 1] + "…"
 
 
-__all__ = ["TOTALS_OR_FOOTER_ROW", "is_figure", "marker_kind", "summary_row_message", "summary_rows",
+__all__ = ["TOTALS_OR_FOOTER_ROW", "as_skipped", "is_figure", "marker_kind", "summary_row_message", "summary_rows",
            "summary_words"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hrimport.outcomes import SUCCESS_OUTCOMES, Outcome, RunResult
+from hrimport.outcomes import SETTLED_OUTCOMES, SUCCESS_OUTCOMES, Outcome, RunResult
 
 
 @dataclass
@@ -23,6 +23,7 @@ class RowsDigest:
     total: int  # rows read
     counts: dict[str, int]  # rows per outcome, every outcome listed, in ``Outcome`` order (``RunResult.counts``)
     imported: int  # rows imported, or found valid by a dry run
+    skipped: int  # rows skipped as no record, as the config says (a totals row, a footer line): nothing to do
     verdict: str  # ``RunResult.verdict()``
     detail_keys: list[str]  # every detail key any row uses, in first-seen order
     # the row numbers of the rows needing attention, in their order: the rows ``to_fix`` holds
@@ -35,6 +36,11 @@ class RowsDigest:
     # code, each code in first-seen order (summary.json)
     problem_counts: Counter[str] = field(default_factory=Counter)
     warning_counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def attention(self) -> int:
+        """Rows needing attention: neither imported (or found valid) nor skipped as the config says."""
+        return self.total - self.imported - self.skipped
 
 
 def digest_rows(result: RunResult) -> RowsDigest:
@@ -55,7 +61,7 @@ def digest_rows(result: RunResult) -> RowsDigest:
         details = row.details
         if details and not details.keys() <= keys.keys():
             keys.update(dict.fromkeys(details))
-        success = outcome in SUCCESS_OUTCOMES
+        success = outcome in SETTLED_OUTCOMES  # nothing to do: imported, or skipped as the config says
         if not success:
             attention_rows.append(row.row)
         if row.problems:
@@ -73,6 +79,7 @@ def digest_rows(result: RunResult) -> RowsDigest:
         total=total,
         counts={o.value: counts.get(o, 0) for o in Outcome},
         imported=sum(n for o, n in counts.items() if o in SUCCESS_OUTCOMES),
+        skipped=counts.get(Outcome.SKIPPED, 0),
         verdict=result.verdict(),
         detail_keys=list(keys),
         attention_rows=attention_rows,

@@ -99,7 +99,8 @@ def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, di
             continue  # zero counts of rare outcomes are noise for the reader
         r += 1
         ws.write_string(r, 0, outcome.label, fmt.outcome[outcome])
-        ws.write_string(r, 1, "imported" if outcome.is_success else "needs attention", fmt.text)
+        ws.write_string(r, 1, "imported" if outcome.is_success else "needs attention" if outcome.needs_attention
+                        else "no record, skipped as the config says", fmt.text)
         ws.write_number(r, 2, count, fmt.number)
     r += 1
     ws.write_string(r, 0, "Rows read", fmt.label)

@@ -334,7 +334,9 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "HR system wrote under the table: its id and name cells hold such words or nothing, and most of its "
         "required cells are empty. It was not sent, and nothing else is said about its cells.",
         "Nothing, if the row is what the message shows: it is never sent (delete it from the export if you "
-        "prefer). If it is a person, fill in their cells and import the file again.",
+        "prefer). If it is a person, fill in their cells and import the file again. If the HR system writes such "
+        "rows under every export, totals_or_footer_rows = \"skip\" in the config's [source] table has them "
+        "skipped: each is still named here, as a warning, but needs no attention and the run does not exit 1.",
     ),
     "scientific-notation": Explanation(
         "Long number in scientific notation",

@@ -204,7 +204,7 @@ def page_parts(
     for row in result.rows:
         if len(shown) < limit:
             shown.append(row)
-        if row.problems or not row.outcome.is_success:
+        if row.problems or row.outcome.needs_attention:
             grouping.add(row)
     groups, warnings = grouping.problems, grouping.warnings
     keys = digest.detail_keys
@@ -226,7 +226,8 @@ def page_parts(
             verdict=digest.verdict,
             total=digest.total,
             imported=digest.imported,
-            attention=digest.total - digest.imported,
+            attention=digest.attention,
+            skipped=digest.skipped,
             bars=bars,
             chart_width=_CHART_WIDTH,
             facts=facts,

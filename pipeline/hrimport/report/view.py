@@ -32,6 +32,7 @@ OUTCOME_COLOURS: dict[Outcome, tuple[str, str]] = {
     Outcome.OVERLAPS_EXISTING: ("#FDEBD7", "#8F4A0C"),
     Outcome.FAILED: ("#F9D7D9", "#8E1420"),
     Outcome.NOT_SENT: ("#EEF0F2", "#8E1420"),
+    Outcome.SKIPPED: ("#F3F4F6", "#5B6470"),
 }
 
 # Rows needing attention that carry no Problem still belong to a group: the code their outcome implies.
@@ -310,7 +311,7 @@ class ProblemGrouping:
 
     def add(self, row: RowOutcome) -> None:
         """Group the problems and warnings of ``row``, after those of the rows given before it."""
-        if not row.outcome.is_success:
+        if row.outcome.needs_attention:
             found = tuple(p for p in row.problems if not p.is_warning) or (
                 Problem(_OUTCOME_CODES.get(row.outcome, row.outcome.value), row.message or row.outcome.label),
             )
