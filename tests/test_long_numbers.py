@@ -80,3 +80,13 @@ def test_strict_checks_hold_back_a_row_whose_number_lost_its_digits(tmp_path: Pa
         "Row 3, column 'Employee ID': '1.23457E+11' is a number in scientific notation, as a spreadsheet shows a "
         "number longer than it keeps (15 digits): an id or a phone number written so has lost its last digits; not "
         "sent (strict_checks lists scientific-notation). Export the column as text, or type the number in full.")
+
+
+def test_an_id_of_letters_and_digits_that_looks_like_an_exponent_is_no_scientific_notation(tmp_path: Path) -> None:
+    """'3E4700001' and '1e50' are ids a company writes (a spreadsheet writes its exponent with a plus sign:
+    3E+47): no warning."""
+    config = write_config(tmp_path / "staff.toml")
+    rows = [person(1, **{"Employee ID": "3E4700001"}), person(2, **{"Employee ID": "1e50"}),
+            person(3, **{"Employee ID": "3E+47"})]
+    run = import_file(load_config(config), write_csv(tmp_path / "staff.csv", rows), validate_only=True).result
+    assert [(o.row, o.problem_codes) for o in run.rows] == [(2, []), (3, []), (4, ["scientific-notation"])]

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 SCIENTIFIC_NOTATION = "scientific-notation"
 
 # A number as a spreadsheet shows or reads one too long for its cell: one digit, decimals, an exponent of
-# at least 5 (a shorter number is shown in full: 12345 is no 1.2345E+04); a decimal comma in some languages.
-_SCIENTIFIC = r"^[-+]?[0-9]([.,][0-9]+)?[eE]\+?0*([5-9]|[1-9][0-9]+)$"
+# at least 5 (a shorter number is shown in full: 12345 is no 1.2345E+04) written with its plus sign, as Excel
+# and LibreOffice write it and as a number cell reads (4.40301198501011e+17); a decimal comma in some
+# languages. Without the sign it is an id of letters and digits ('3E4700001'), never a spreadsheet's number.
+_SCIENTIFIC = r"^[-+]?[0-9]([.,][0-9]+)?[eE]\+0*([5-9]|[1-9][0-9]+)$"
 
 
 def flag_scientific_numbers(mapped: MappedTable, *, strict: bool = False) -> None:
