@@ -128,6 +128,26 @@ def test_a_bug_in_a_timeoff_validate_is_one_line_and_exit_70(tmp_path: Path, mon
                                     "it with the traceback above\n")
 
 
+def test_running_out_of_memory_says_the_machine_may_be_too_small_before_calling_it_a_bug(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = write_csv(tmp_path / "leave.csv", [{"Employee ID": "000101", "Leave Type": "Annual Leave",
+                                                 "From": "04/03/2024", "To": "05/03/2024", "Status": "Approved"}],
+                       LEAVE_HEADER)
+    # a machine too small cannot be made here for real: the stage raises what it would
+    def gather(*_args: Any, **_kwargs: Any) -> NoReturn:
+        raise MemoryError
+
+    monkeypatch.setattr(timeoff_import, "_gather", gather)
+
+    result = hrimport("timeoff", "validate", str(write_leave_config(tmp_path)), str(source))
+
+    assert result.exit_code == 70
+    assert result.stderr == ("Error: hrimport stopped on an unexpected error (MemoryError): the machine or the "
+                             "process's memory limit may be smaller than the README's figures (Bounded memory); if "
+                             "not, this is a bug in hrimport; run the command again with --debug for the traceback, "
+                             "and report it\n")
+
+
 @pytest.mark.parametrize(("raised", "code", "line"), [
     (ConfigError("staff.toml: no such column"), 2, "Error: staff.toml: no such column"),
     (KeyboardInterrupt(), 130, ("Error: stopped by Ctrl-C (SIGINT) before the command finished; run it again when "

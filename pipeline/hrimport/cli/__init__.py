@@ -89,7 +89,12 @@ class _ErrorBoundaryGroup(click.Group):
             debugging = ctx.find_root().params.get("debug")
             what_now = ("report it with the traceback above" if debugging else
                         "run the command again with --debug for the traceback, and report it")
-            self._fail(ctx, f"{unexpected_error(exc)}: this is a bug in hrimport; {what_now}", EXIT_UNEXPECTED)
+            # memory bounded whatever the file is the design: running out is a bug too, unless the machine (or a
+            # limit set on the process) has less than the README's figures, which the line lets a person check
+            what = ("the machine or the process's memory limit may be smaller than the README's figures (Bounded "
+                    "memory); if not, this is a bug in hrimport" if isinstance(exc, MemoryError) else
+                    "this is a bug in hrimport")
+            self._fail(ctx, f"{unexpected_error(exc)}: {what}; {what_now}", EXIT_UNEXPECTED)
 
     @staticmethod
     def _fail(ctx: click.Context, message: str, exit_code: int) -> None:
