@@ -307,14 +307,19 @@ def test_a_run_killed_while_it_sends_its_email_is_told_by_the_next_run(tmp_path:
     # the relay may have taken the e-mail before the kill: whether it went is not known, what the steps did is
     said = (f"the run started {started} finished its steps (everything imported, exit 0) but may not have sent its "
             "e-mail (killed while sending it, or its run.json could not be written after it)")
-    assert f"hrimport: {said}: {folder}\n" in result.stderr
-    [msg] = box.messages
-    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+    told_by_next_run(result, box, said, folder)
     assert json.loads((folder / "run.json").read_text())["email_pending"] is True  # what marked it
     assert job.last_run()["email_pending"] is False
 
     assert run_cli("run", str(job.job)).exit_code == 0  # told once
     assert "may not have sent" not in body_of(box.messages[-1])
+
+
+def told_by_next_run(result: Any, box: Inbox, said: str, folder: Path) -> None:
+    """The next run tells of the earlier run in ``folder`` as ``said``: on stderr, and in its one e-mail's note."""
+    assert f"hrimport: {said}: {folder}\n" in result.stderr
+    [msg] = box.messages
+    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
 
 
 def run_with_run_json_blocked(tmp_path: Path, sandbox: Any, port: int) -> tuple[JobFolder, Path, Any, str]:
@@ -404,9 +409,7 @@ def test_a_run_whose_run_json_was_never_written_and_was_killed_mailing_says_its_
     # its run.log says the steps were done, and not that the e-mail went: whether it did is not known
     said = (f"the run started {started} finished its steps (everything imported, exit 0) but its run.json could "
             "not be written, so whether it sent its e-mail is unknown")
-    assert f"hrimport: {said}: {folder}\n" in result.stderr
-    [msg] = box.messages
-    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+    told_by_next_run(result, box, said, folder)
 
     assert run_cli("run", str(job.job)).exit_code == 0  # told once
     assert "unknown" not in body_of(box.messages[-1])
@@ -429,10 +432,8 @@ def test_a_run_whose_run_json_was_never_written_and_whose_email_failed_is_told_a
     assert result.exit_code == 1, result.stderr  # the row in Atlantis still needs attention
     said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not "
             f"send its e-mail (its run.log says: e-mail not sent: {refused}), and its run.json could not be written")
-    assert f"hrimport: {said}: {folder}\n" in result.stderr
     assert "unknown" not in result.stderr
-    [msg] = box.messages
-    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+    told_by_next_run(result, box, said, folder)
 
 
 class FolderMovedInbox(Inbox):
@@ -476,10 +477,8 @@ def test_a_run_json_left_saying_the_email_was_due_is_told_as_its_log_says_when_t
 
     said = (f"the run started {started_at(folder)} finished its steps (1 row needs attention, exit 1) but did not send "
             f"its e-mail (e-mail not sent: {refused})")
-    assert f"hrimport: {said}: {folder}\n" in result.stderr
     assert "may not have sent" not in result.stderr
-    [msg] = box.messages
-    assert f"\n\nNote: {said}. Its folder: {folder}\n" in body_of(msg)
+    told_by_next_run(result, box, said, folder)
 
 
 def test_a_month_whose_email_failed_is_told_by_the_next_run_even_when_that_one_is_clean(
@@ -503,9 +502,7 @@ def test_a_month_whose_email_failed_is_told_by_the_next_run_even_when_that_one_i
     assert result.exit_code == 0, result.stderr
     said = (f"the run started {started_at(september)} finished its steps (1 row needs attention, exit 1) but did not "
             f"send its e-mail (e-mail not sent: {refused})")
-    assert f"hrimport: {said}: {september}\n" in result.stderr
-    [msg] = box.messages
-    assert f"\n\nNote: {said}. Its folder: {september}\n" in body_of(msg)
+    told_by_next_run(result, box, said, september)
 
     assert run_cli("run", str(job.job)).exit_code == 0  # told once: November's run mails nobody
     assert len(box.messages) == 1
