@@ -10,7 +10,6 @@ Real files: workbooks by xlsxwriter, CSV by the csv module; imports into the san
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from tests.staff_files import person, write_config, write_csv
 from tests.test_joined_exports import row_records
 from tests.test_run_job import JobFolder, run_cli
 from tests.test_staff_import import hrimport, latest_run
-from tests.test_summary_rows import workday_report
+from tests.test_summary_rows import leave_history_with_a_summe_row, workday_report
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -155,14 +154,7 @@ def test_any_other_value_is_refused_in_one_line(tmp_path: Path, value: str) -> N
 
 
 def test_a_leave_historys_summe_row_is_skipped_when_the_config_says_so(tmp_path: Path, sandbox: Any) -> None:
-    leave.add_staff(sandbox, [("000101", "MY"), ("000106", "SG")])
-    source = tmp_path / "leave.csv"
-    with open(source, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(leave.HEADER)
-        writer.writerow(["000101", "Annual Leave", "11/06/2024", "12/06/2024", "", "2", "MY", "", "Approved"])
-        writer.writerow(["000106", "Sick Leave", "06/05/2024", "06/05/2024", "", "1", "SG", "", "Approved"])
-        writer.writerow(["Summe", "", "", "", "", "3", "", "", ""])
+    source = leave_history_with_a_summe_row(tmp_path, sandbox)
     result, run = leave.run_import(tmp_path, sandbox, source, skipping(leave.write_config(tmp_path)))
     assert result.exit_code == 0, result.output
     assert {o.row: (o.outcome.value, [p.code for p in o.problems]) for o in run.rows} == {

@@ -124,7 +124,8 @@ def test_a_person_missing_most_of_their_cells_is_told_cell_by_cell(tmp_path: Pat
     assert codes == {3: {"missing-value"}, 4: {"missing-value"}, 5: {"missing-value"}}
 
 
-def test_a_leave_historys_summe_row_is_told_once_and_the_leaves_are_sent(tmp_path: Path, sandbox: Any) -> None:
+def leave_history_with_a_summe_row(tmp_path: Path, sandbox: Any) -> Path:
+    """Two leaves of two people the sandbox knows, under a German totals row ('Summe' and the days' sum)."""
     leave.add_staff(sandbox, [("000101", "MY"), ("000106", "SG")])
     source = tmp_path / "leave.csv"
     with open(source, "w", newline="", encoding="utf-8") as fh:
@@ -133,6 +134,11 @@ def test_a_leave_historys_summe_row_is_told_once_and_the_leaves_are_sent(tmp_pat
         writer.writerow(["000101", "Annual Leave", "11/06/2024", "12/06/2024", "", "2", "MY", "", "Approved"])
         writer.writerow(["000106", "Sick Leave", "06/05/2024", "06/05/2024", "", "1", "SG", "", "Approved"])
         writer.writerow(["Summe", "", "", "", "", "3", "", "", ""])
+    return source
+
+
+def test_a_leave_historys_summe_row_is_told_once_and_the_leaves_are_sent(tmp_path: Path, sandbox: Any) -> None:
+    source = leave_history_with_a_summe_row(tmp_path, sandbox)
     result, run = leave.run_import(tmp_path, sandbox, source)
     assert result.exit_code == 1, result.output
     assert {o.row: (o.outcome.value, [p.code for p in o.problems]) for o in run.rows} == {
