@@ -398,8 +398,8 @@ def _summary_rows(table: SourceTable, mapping: FieldMapping, mask: Iterable[str]
     sources = [(column, name) for column, name in mapping.columns.items()]
     sources += [(column, name) for name, (join_cols, _) in mapping.joins.items() for column in join_cols]
     ids = [column for column, name in sources if name == key]
-    names = [column for column, name in sources if name == "name"] + [
-        mapping.carried[k] for k in ("name",) if k in mapping.carried]
+    names = [column for column, name in sources if name == "name"]
+    names += [mapping.carried["name"]] if "name" in mapping.carried else []
     required = [column for column, name in sources
                 if name in fields and fields[name].is_required and name not in mapping.constants]
     ids, names, required = ([c for c in map(table.column, columns) if c] for columns in (ids, names, required))

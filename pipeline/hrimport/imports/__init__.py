@@ -212,12 +212,9 @@ def _state_folder_lost(config: ImportConfig, history: Path, service_url: str, cu
     the state folder was lost or moved (a job copied without its dot folder). Nothing is sent twice for it (the
     platform updates people by external id), but the plan and the drift guard compared the file with nothing.
     None for the embedded sandbox, whose people live in the state folder too."""
-    from hrimport.report.history import earlier_imports
-    from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target
+    from hrimport.imports.ledger_recovery import earlier_imports_to
 
-    if service_url == EMBEDDED_SANDBOX:
-        return []
-    earlier = earlier_imports(history, "staff", describe_target(service_url), customer_id)
+    earlier = earlier_imports_to(history, "staff", service_url, customer_id)
     if earlier is None:
         return []
     note = (f"The state folder {config.state_dir} remembers no staff import to this service, but {earlier.runs:,} "

@@ -8,6 +8,8 @@ those reports are the only other record of what the platform holds:
 
 - ``missing_ledger``: why an import stops (exit 2) when the ledger knows no time off sent to the service for
   the customer, but the job's reports show imports that sent some;
+- ``earlier_imports_to``: the job's earlier imports to a service, which a staff import whose state folder knows
+  none of them also tells in a note (``hrimport.imports``);
 - ``rebuild_ledger`` (``hrimport timeoff rebuild-ledger``): every record those reports list as added or
   already imported, written back into the ledger as stored, so the next import sends only what is new.
 
@@ -24,24 +26,30 @@ from pathlib import Path
 
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Outcome, read_outcomes
-from hrimport.private_files import safe_segment
-from hrimport.report.history import earlier_imports, report_folders
+from hrimport.report.history import EarlierImports, earlier_imports, job_folder, report_folders
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_host
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
 
-__all__ = ["Rebuilt", "missing_ledger", "rebuild_ledger", "rebuild_ledgers"]
+__all__ = ["Rebuilt", "earlier_imports_to", "missing_ledger", "rebuild_ledger", "rebuild_ledgers"]
 
 OUTCOMES_FILE = "outcomes.jsonl"  # hrimport.report.writer.OUTCOMES_FILE, named here so the reporter is not loaded
 _RECORD_ID = re.compile(r"time-off record (\d+)")
 
 
+def earlier_imports_to(history: Path, kind: str, service_url: str, customer_id: str) -> EarlierImports | None:
+    """What the job's earlier ``kind`` imports (``history``: its report folder) sent to the service at
+    ``service_url`` for ``customer_id``, or None; always None for the embedded sandbox, whose records live in the
+    state folder too (a lost folder took them with it)."""
+    if service_url == EMBEDDED_SANDBOX:
+        return None
+    return earlier_imports(history, kind, describe_target(service_url), customer_id)
+
+
 def missing_ledger(ledger: Ledger, state_dir: Path, history: Path, service_url: str, customer_id: str) -> str:
     """Why the import stops, when ``ledger`` knows nothing of this service and customer (checked by the caller)
     but the job's earlier imports (``history``: its report folder) sent them time off; "" otherwise."""
-    if service_url == EMBEDDED_SANDBOX:
-        return ""
-    earlier = earlier_imports(history, "timeoff", describe_target(service_url), customer_id)
+    earlier = earlier_imports_to(history, "timeoff", service_url, customer_id)
     if earlier is None:
         return ""
     return (f"the time-off ledger {ledger.path} knows no time off sent to this service for customer {customer_id}, "
@@ -129,7 +137,7 @@ def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path
 
     if "step" in read_toml(path, "job file or import config"):
         job = load_job(path)
-        imports = [(step.config, job.state_dir, job.report_dir / safe_segment(job.name, "job"))
+        imports = [(step.config, job.state_dir, job_folder(job.report_dir, job.name))
                    for step in job.steps if step.kind == "timeoff"]
         if not imports:
             raise ConfigError(f"{path.name} has no time-off step: there is no time-off ledger to rebuild")
@@ -137,8 +145,7 @@ def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path
         config = load_config(path)
         if config.timeoff is None:
             raise ConfigError(f"{path.name} has no [timeoff] section: there is no time-off ledger to rebuild")
-        imports = [(config, config.state_dir, (report_dir or config.report.folder)
-                    / safe_segment(config.report.job, "job"))]
+        imports = [(config, config.state_dir, job_folder(report_dir or config.report.folder, config.report.job))]
     done = []
     for config, state_dir, history in imports:
         conn = resolve_connection(config.service, base_url=base_url)

@@ -17,7 +17,7 @@ from hrimport.jobs.jobfile import Job
 from hrimport.jobs.results import EXIT_MEANINGS, JobResult
 from hrimport.jobs.runlog import RUN_LOG, logged_end
 from hrimport.private_files import safe_segment, written_whole
-from hrimport.report.history import RUN_JSON, is_run_folder, run_order
+from hrimport.report.history import RUN_JSON, is_run_folder, job_folder, run_order
 from hrimport.report.writer import default_report_folder, new_report_folder
 
 __all__ = ["RUN_SUMMARY", "PendingEmail", "email_pending", "new_run_folder", "prune_runs", "safe_name",
@@ -72,7 +72,7 @@ def unfinished_runs(job: Job) -> list[Path]:
     or stopped with the machine, they sent no e-mail; and those whose e-mail was due and is not known to have gone,
     or could not be sent (``email_pending``): the next e-mail is the first to tell anyone of them. Oldest first; none once a later run has finished, so each is told once. A run whose
     run.json could not be written but whose run.log says its steps were done and its e-mail went has finished."""
-    parent = default_report_folder(job.report_dir, job.name, datetime.now()).parent
+    parent = job_folder(job.report_dir, job.name)
     if not parent.is_dir():
         return []
     unfinished: list[Path] = []
@@ -138,7 +138,7 @@ def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None 
     else under the report folder is ever deleted. A killed run's folder counts as a run: it holds its journal
     and report files, and would otherwise stay for ever.
     """
-    parent = default_report_folder(report_dir, job, datetime.now()).parent
+    parent = job_folder(report_dir, job)
     if not parent.is_dir():
         return []
     runs = sorted((p for p in parent.iterdir()

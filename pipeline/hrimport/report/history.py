@@ -34,6 +34,7 @@ __all__ = [
     "earlier_imports",
     "import_reports",
     "is_run_folder",
+    "job_folder",
     "job_folder_of",
     "list_runs",
     "read_runs",
@@ -64,6 +65,12 @@ def run_order(folder: Path) -> tuple[str, int]:
     ``("2024-05-01_090000", 2)``, after ``2024-05-01_090000`` and before ``2024-05-01_090000-10``."""
     stamp, suffix = folder.name[:17], folder.name[18:]
     return stamp, int(suffix) if suffix.isdigit() else 1
+
+
+def job_folder(report_dir: Path, job: str) -> Path:
+    """The folder of ``job``'s runs under ``report_dir``: ``report_dir/<job>`` (the job's name made a safe folder
+    name)."""
+    return report_dir / safe_segment(job, "job")
 
 
 def job_folder_of(report_folder: Path) -> Path | None:
@@ -116,10 +123,10 @@ def list_runs(job_or_folder: Path) -> tuple[Path, list[RunLine]]:
 
         if {"staff", "timeoff"} & set(read_toml(job_or_folder, "job file or import config")):
             report = load_config(job_or_folder).report
-            folder = report.folder / safe_segment(report.job, "job")
+            folder = job_folder(report.folder, report.job)
         else:
             job = load_job(job_or_folder)
-            folder = job.report_dir / safe_segment(job.name, "job")
+            folder = job_folder(job.report_dir, job.name)
     elif job_or_folder.is_dir():
         folder = job_or_folder
     else:

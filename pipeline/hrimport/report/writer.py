@@ -41,7 +41,7 @@ from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
 from hrimport.report.fix_process import FixJob, answer_of
-from hrimport.report.history import is_run_folder, run_order
+from hrimport.report.history import is_run_folder, job_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
@@ -85,7 +85,7 @@ def default_report_folder(base: Path, job: str, started_at: datetime | str) -> P
     'reports/staff/2024-05-01_090000'
     """
     moment = datetime.fromisoformat(started_at) if isinstance(started_at, str) else started_at
-    return base / safe_segment(job, "job") / moment.strftime("%Y-%m-%d_%H%M%S")
+    return job_folder(base, job) / moment.strftime("%Y-%m-%d_%H%M%S")
 
 
 def new_report_folder(base: Path, job: str, started_at: datetime) -> Path:
