@@ -111,7 +111,7 @@ def import_file(
     if not validate_only:
         # before anything is sent: a report folder that cannot be made is a config problem, said in one line;
         # the run's outcomes go into it as rows finish (its journal), so a run killed half way leaves a record
-        from hrimport.report.writer import OUTCOMES_FILE
+        from hrimport.report.history import OUTCOMES_FILE
 
         made, report_folder = _make_report_folder(report_dir, report_folder, config)
         journal = OutcomeJournal(report_folder / OUTCOMES_FILE, kind=kind, job=config.report.job, source=source,

@@ -26,14 +26,13 @@ from pathlib import Path
 
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Outcome, read_outcomes
-from hrimport.report.history import EarlierImports, earlier_imports, job_folder, report_folders
+from hrimport.report.history import OUTCOMES_FILE, EarlierImports, earlier_imports, job_folder, report_folders
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_host
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
 
 __all__ = ["Rebuilt", "earlier_imports_to", "missing_ledger", "rebuild_ledger", "rebuild_ledgers"]
 
-OUTCOMES_FILE = "outcomes.jsonl"  # hrimport.report.writer.OUTCOMES_FILE, named here so the reporter is not loaded
 _RECORD_ID = re.compile(r"time-off record (\d+)")
 
 

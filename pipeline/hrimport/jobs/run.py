@@ -34,7 +34,6 @@ from hrimport.errors import (
     unexpected_error,
 )
 from hrimport.imports import import_file
-from hrimport.imports.ledger_recovery import OUTCOMES_FILE
 from hrimport.jobs.folders import (
     email_pending,
     new_run_folder,
@@ -67,6 +66,7 @@ from hrimport.notify import (
     should_notify,
 )
 from hrimport.outcomes import Progress, RunResult
+from hrimport.report.history import OUTCOMES_FILE
 from hrimport.report.history_page import update_history
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target

@@ -25,9 +25,10 @@ from hrimport.report.explain import Explanation, explain
 from hrimport.report.view import reading_summary
 
 if TYPE_CHECKING:
-    from hrimport.report.writer import OUTCOMES_FILE, ReportFiles, default_report_folder, write_report
+    from hrimport.report.history import OUTCOMES_FILE
+    from hrimport.report.writer import ReportFiles, default_report_folder, write_report
 
-#: The names loaded on first use, all from the writer.
+#: The names loaded on first use: the writer's, and the outcomes file's name, which the history names.
 _LAZY = frozenset({"OUTCOMES_FILE", "ReportFiles", "default_report_folder", "write_report"})
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'hrimport.report' has no attribute {name!r}")
-    value = getattr(importlib.import_module("hrimport.report.writer"), name)
+    module = "hrimport.report.history" if name == "OUTCOMES_FILE" else "hrimport.report.writer"
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # once loaded, a plain attribute
     return value

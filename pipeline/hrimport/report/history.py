@@ -28,6 +28,7 @@ from hrimport.errors import ConfigError
 from hrimport.private_files import safe_segment
 
 __all__ = [
+    "OUTCOMES_FILE",
     "RUN_JSON",
     "EarlierImports",
     "RunLine",
@@ -47,7 +48,9 @@ SUMMARY_JSON = "summary.json"
 REPORT_HTML = "report.html"
 _RUN_FOLDER = re.compile(r"\d{4}-\d{2}-\d{2}_\d{6}(-\d+)?")
 _RUN_LOG = "run.log"
-_OUTCOMES = "outcomes.jsonl"  # ``hrimport.report.writer.OUTCOMES_FILE``: the run's journal while it sends
+#: A run's outcomes file in its report folder (its journal while it sends); named here, where the light readers
+#: of a report folder find it, and used by the writer (``hrimport.report.writer``).
+OUTCOMES_FILE = "outcomes.jsonl"
 # how the journal's lines begin (``hrimport.outcomes.JOURNAL_START``, ``row_line``), read here without loading them
 _JOURNAL_START = b'{"record": "journal"'
 _RECORD = b'{"record": '
@@ -177,7 +180,7 @@ def report_folders(job_folder: Path) -> list[Path]:
         return []
     runs = sorted((p for p in job_folder.iterdir() if is_run_folder(p)), key=run_order)
     return [folder for run in runs for folder in [run, *sorted(p for p in run.iterdir() if p.is_dir())]
-            if (folder / _OUTCOMES).is_file()]
+            if (folder / OUTCOMES_FILE).is_file()]
 
 
 def earlier_imports(job_folder: Path, kind: str, target: str, customer_id: str) -> EarlierImports | None:
@@ -268,7 +271,7 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     that file says nothing (absent, unreadable). The rows answered are the journal's whole lines, as
     ``hrimport report`` counts them: a last line without its line break was cut as it was appended (a kill, a
     power cut), and is not an answer; a line that is not a row's with lines after it is damage, said so."""
-    outcomes = folder / _OUTCOMES
+    outcomes = folder / OUTCOMES_FILE
     try:
         with outcomes.open("rb") as fh:
             head = fh.readline()
@@ -297,11 +300,11 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     journal = {"kind": first.get("kind"), "started_at": first.get("started_at"),
                "source": {"name": Path(source).name} if isinstance(source, str) else None}
     if damaged:
-        return journal, (f"no report: the run was stopped before it finished, and its journal, {_OUTCOMES}, is "
+        return journal, (f"no report: the run was stopped before it finished, and its journal, {OUTCOMES_FILE}, is "
                          f"damaged (its line {damaged} is not a whole record); run the import again: nothing is "
                          "sent twice")
     return journal, (f"no report: the run was stopped before it finished (or is still sending); the "
-                     f"{answered:,} rows the service answered are in its journal, {_OUTCOMES}; run the import "
+                     f"{answered:,} rows the service answered are in its journal, {OUTCOMES_FILE}; run the import "
                      "again: nothing is sent twice")
 
 

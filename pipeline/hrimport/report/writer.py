@@ -41,13 +41,12 @@ from hrimport.report.digest import digest_rows
 from hrimport.report.excel import write_report_xlsx
 from hrimport.report.fix_file import FIX_XLSX, FixFiles, fix_csv_name, write_fix_files
 from hrimport.report.fix_process import FixJob, answer_of
-from hrimport.report.history import is_run_folder, job_folder, run_order
+from hrimport.report.history import OUTCOMES_FILE, is_run_folder, job_folder, run_order
 from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
 from hrimport.stores import PickledRows
 
-OUTCOMES_FILE = "outcomes.jsonl"
 PAYLOADS_FILE = "payloads.jsonl"
 # From this many cells, to_fix is written by a second process while this one writes the other files, so a run
 # with many bad rows stays within the 15 s budget (issue 4) on this 2-core machine: to_fix costs ~4.5 us of CPU
