@@ -43,6 +43,7 @@ from hrimport.reader.grid import (
     rows_per_chunk,
 )
 from hrimport.reader.repeated_header import HeaderRepeats
+from hrimport.reader.stray_quotes import first_swallowing_cell, line_breaks, refuse_swallowed_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -182,6 +183,9 @@ def _build_from_text(
     del grid.text, grid.raw, text
     body = _without_blank_tail(body, grid.delimiter)
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
+    if len(frame) < line_breaks(body) + (not body.endswith((b"\n", b"\r"))):
+        # fewer records than lines: a cell holds a line break, maybe a stray quote's swallowed rows
+        refuse_swallowed_rows(path, frame, top[index], index + 1, grid.delimiter)
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
                                scan_replacements=not_text)
@@ -256,20 +260,24 @@ def _parse_csv(
     empty cells, and a row with values beyond the header is flagged ``extra-cells`` (usually a value
     holding the delimiter without quotes, which shifts the row's values) while the other rows go on.
     """
-    options = {
-        "sep": delimiter,
-        "header": None,
-        "dtype": str,
-        "keep_default_na": False,
-        "skip_blank_lines": False,
-        "quoting": csv.QUOTE_MINIMAL,
-    }
+    import pyarrow as pa
+    import pyarrow.csv as pv
+
+    # Every cell as text, as the stream reads it (``_streamed_chunks``). ``newlines_in_values``: a quoted value
+    # holding line breaks is read whole, where without it pyarrow cut such a value where its blocks of a
+    # megabyte end (a stray quote made the next ~3,300 rows one cell, silently, not the rest of the file)
+    read = pv.ReadOptions(autogenerate_column_names=True)
+    parse = pv.ParseOptions(delimiter=delimiter, ignore_empty_lines=False, newlines_in_values=True)
+    convert = pv.ConvertOptions(column_types={f"f{j}": pa.string() for j in range(header_width)},
+                                strings_can_be_null=False, quoted_strings_can_be_null=False)
     try:
-        frame = pd.read_csv(io.BytesIO(body), engine="pyarrow", **options)
-        if len(frame.columns) == header_width:
-            return frame.fillna(""), {}
-    except (pd.errors.ParserError, ValueError):
-        pass  # pyarrow refuses rows whose field count differs from the header's
+        table = pv.read_csv(io.BytesIO(body), read_options=read, parse_options=parse, convert_options=convert)
+        if table.num_columns == header_width:
+            frame = table.to_pandas()
+            frame.columns = pd.RangeIndex(header_width)
+            return frame, {}
+    except pa.ArrowInvalid:
+        pass  # pyarrow refuses rows whose field count differs from the header's, and a value longer than a block
     return _parse_with_csv_module(path, body.decode("utf-8"), delimiter, header_row, header_width)
 
 
@@ -381,19 +389,22 @@ def stream_text(
 
 
 _NOT_TEXT_BYTES = (REPLACEMENT_CHARACTER.encode("utf-8"), NUL.encode("utf-8"))
+_LINE_BREAK_BYTES = (b"\n", b"\r")
 
 
-def _may_hold_bytes(arrays: Sequence[pa.Array], needles: Sequence[bytes]) -> bool:
-    """Whether the character bytes of ``arrays`` (Arrow text) hold any of ``needles``: one memchr-fast search of
-    each array's data buffer, which may take in the bytes of rows on either side of a slice, so a yes is
-    to be checked cell by cell."""
+def _bytes_held(arrays: Sequence[pa.Array], needles: Sequence[bytes]) -> set[bytes]:
+    """Which of ``needles`` the character bytes of ``arrays`` (Arrow text) may hold: one memchr-fast search of
+    each array's data buffer, which may take in the bytes of rows on either side of a slice, so a needle found
+    is to be checked cell by cell."""
+    found: set[bytes] = set()
     for array in arrays:
         data = array.buffers()[2]
         if data is not None and data.size:
             raw = data.to_pybytes()
-            if any(needle in raw for needle in needles):
-                return True
-    return False
+            found.update(needle for needle in needles if needle not in found and needle in raw)
+            if len(found) == len(needles):
+                break
+    return found
 
 
 def _streamed_chunks(
@@ -432,10 +443,14 @@ def _streamed_chunks(
                     cut = table.slice(0, take)
                     # bytes that are not text: only a chunk holding U+FFFD or a NUL has cells to flag
                     pieces = [piece for column in cut.columns for piece in column.chunks]
-                    not_text = _may_hold_bytes(pieces, _NOT_TEXT_BYTES) and any(
+                    bytes_in = _bytes_held(pieces, _NOT_TEXT_BYTES + _LINE_BREAK_BYTES)
+                    not_text = not bytes_in.isdisjoint(_NOT_TEXT_BYTES) and any(
                         pc.any(pc.match_substring(pa.chunked_array(pieces, type=pa.string()), char)).as_py()
                         for char in (REPLACEMENT_CHARACTER, NUL))
                     grid = cut.to_pandas()
+                    if not bytes_in.isdisjoint(_LINE_BREAK_BYTES) and first_swallowing_cell(grid, width, delimiter):
+                        # a stray quote: the whole read (parsed as it reads every file) says where, in one line
+                        raise StreamBroken(f"{path}: a cell holds whole rows")
                     rest = table.slice(take)
                     pending = rest.to_batches() if rest.num_rows else []
                     held -= take
