@@ -243,39 +243,40 @@ class Ledger:
         with self._lock, writing("the time-off ledger", self.path):
             self._conn.execute(f"DELETE FROM accepted WHERE {_KEY_MATCH} AND status = 'sending'", _key_values(key))
 
-    def cancel(self, service: str, customer_id: str, record_ids: Iterable[int]) -> Cancelled:
+    def cancel(self, service: str, customer_id: str, record_ids: Iterable[int], *, dry_run: bool = False) -> Cancelled:
         """Mark the records ``record_ids`` sent to ``service`` for ``customer_id`` as cancelled on the platform
         (``hrimport timeoff mark-cancelled``): each moves to the ``cancelled`` table with when, in one
-        transaction, unless one of them is unknown, when none is marked."""
-        wanted = list(dict.fromkeys(record_ids))
+        transaction, unless one of them is unknown, when none is marked. ``dry_run``: only say which are known."""
         done = Cancelled()
         with self._lock, writing("the time-off ledger", self.path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                for record_id in wanted:
-                    where = ("service = ? AND customer_id = ? AND record_id = ?", (service, customer_id, record_id))
-                    row = self._conn.execute(f"SELECT {_COLUMNS} FROM accepted WHERE {where[0]} AND status = 'stored'",
-                                             where[1]).fetchone()
+                for record_id in dict.fromkeys(record_ids):
+                    values = (service, customer_id, record_id)
+                    row = self._conn.execute(f"SELECT {_COLUMNS} FROM accepted WHERE service = ? AND customer_id = ? "
+                                             "AND record_id = ? AND status = 'stored'", values).fetchone()
                     if row is not None:
                         done.marked.append(_entry(row))
                         continue
-                    before = self._conn.execute(f"SELECT cancelled_at FROM cancelled WHERE {where[0]} "
-                                                "ORDER BY cancelled_at DESC LIMIT 1", where[1]).fetchone()
+                    before = self._conn.execute("SELECT cancelled_at FROM cancelled WHERE service = ? AND "
+                                                "customer_id = ? AND record_id = ? ORDER BY cancelled_at DESC LIMIT 1",
+                                                values).fetchone()
                     if before is not None:
                         done.before[record_id] = before[0]
                     else:
                         done.unknown.append(record_id)
-                if not done.unknown:
-                    now = _now()
-                    for entry in done.marked:
-                        self._conn.execute(
-                            "INSERT INTO cancelled SELECT service, customer_id, external_id, leave_type, start_date, "
-                            f"end_date, record_id, total_days, source_file, source_row, accepted_at, ? FROM accepted "
-                            f"WHERE {_KEY_MATCH}", (now, *_key_values(entry.key)))
-                        self._conn.execute(f"DELETE FROM accepted WHERE {_KEY_MATCH}", _key_values(entry.key))
-                    done.at = now
-                else:
-                    done.marked = []
+                if done.unknown or dry_run:
+                    self._conn.execute("ROLLBACK")
+                    if not dry_run:
+                        done.marked = []
+                    return done
+                done.at = _now()
+                for entry in done.marked:
+                    self._conn.execute(
+                        "INSERT INTO cancelled SELECT service, customer_id, external_id, leave_type, start_date, "
+                        "end_date, record_id, total_days, source_file, source_row, accepted_at, ? FROM accepted "
+                        f"WHERE {_KEY_MATCH}", (done.at, *_key_values(entry.key)))
+                    self._conn.execute(f"DELETE FROM accepted WHERE {_KEY_MATCH}", _key_values(entry.key))
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -302,6 +303,11 @@ class Cancelled:
     at: str = ""
     before: dict[int, str] = field(default_factory=dict)
     unknown: list[int] = field(default_factory=list)
+
+    @property
+    def known(self) -> list[int]:
+        """The record ids held, marked now or before."""
+        return [*(e.record_id for e in self.marked if e.record_id is not None), *self.before]
 
 
 @dataclass(frozen=True)
