@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,9 @@ from openpyxl import load_workbook
 
 from hrimport.outcomes import RunResult
 from hrimport.state.ledger import LedgerEntry, LedgerKey, open_ledger
+from tests.mail_relay import Inbox
+from tests.staff_files import write_csv
+from tests.test_run_job import LEAVE_HEADER, JobFolder, notify_table, run_cli
 from tests.test_timeoff_import import (
     HEADER,
     add_staff,
@@ -254,3 +258,39 @@ def test_the_look_up_over_20000_ledger_records_is_one_query_and_bounded(tmp_path
     # ledger's records are read by one query
     assert len([s for s in statements if "accepted" in s]) == 1
     assert took < 5, took
+
+
+def test_a_monthly_run_tells_the_leave_no_longer_in_the_export_in_its_line_and_an_email(
+        tmp_path: Path, sandbox: Any, relay: tuple[Inbox, int]) -> None:
+    """`hrimport run`, e-mailing when something needs attention: month 2's leave export no longer lists one leave
+    of the second person, though every row is fine (exit 0). The step's line in cron's log, the verdict and an
+    e-mail say so, since the record stays on the platform and is paid as leave until HR cancels it."""
+    box, port = relay
+    job = JobFolder(tmp_path / "job", sandbox, notify=notify_table(port), timeoff=True)
+    job.export("2024-03", job.people(2))
+
+    def leave(month: str, rows: list[tuple[int, str, str]]) -> None:
+        path = write_csv(job.root / "exports" / f"leave_{month}.csv",
+                         [{"Employee ID": job.ext(n), "Leave Type": "Annual Leave", "From": start, "To": end,
+                           "Country": "MY", "Status": "Approved"} for n, start, end in rows], LEAVE_HEADER)
+        later = time.time() + len(list((job.root / "exports").iterdir()))
+        os.utime(path, (later, later))
+
+    leave("2024-03", [(1, "04/03/2024", "05/03/2024"), (2, "04/03/2024", "05/03/2024")])
+    first = run_cli("run", str(job.job))
+    assert first.exit_code == 0, first.output
+    assert box.messages == []
+    leave("2024-04", [(1, "04/03/2024", "05/03/2024"), (2, "07/03/2024", "07/03/2024")])
+
+    second = run_cli("run", str(job.job))
+
+    assert second.exit_code == 0, second.output
+    line = next(line for line in second.stderr.splitlines() if line.startswith("timeoff: "))
+    assert line.endswith(". No longer in the export: 1 leave imported before (the report lists each: cancel it on "
+                         "the platform if it was cancelled or moved, then mark it with hrimport timeoff "
+                         "mark-cancelled)")
+    [msg] = box.messages
+    assert msg["Subject"].startswith(f"[hrimport] monthly: timeoff: everything imported{job.on_sandbox}; 1 leave "
+                                     "imported before no longer in the export (cancel it on the platform if "
+                                     "cancelled or moved: see the report); staff: no new export: ")
+    assert "No longer in the export: 1 leave imported before" in str(msg)
