@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
+from click.testing import CliRunner, Result
 from openpyxl import load_workbook
 
+from hrimport.cli import main
 from hrimport.outcomes import RunResult
 from hrimport.state.ledger import LedgerEntry, LedgerKey, open_ledger
 from tests.mail_relay import Inbox
@@ -34,6 +35,7 @@ from tests.test_timeoff_import import (
 )
 
 D = dt.date
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 NAMED = [*HEADER, "Employee Name"]
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -294,3 +296,15 @@ def test_a_monthly_run_tells_the_leave_no_longer_in_the_export_in_its_line_and_a
                                      "imported before no longer in the export (cancel it on the platform if "
                                      "cancelled or moved: see the report); staff: no new export: ")
     assert "No longer in the export: 1 leave imported before" in str(msg)
+
+
+def test_init_writes_the_setting_commented_out_with_what_it_is(tmp_path: Path) -> None:
+    """`hrimport init` on a leave export writes export_holds commented out, with one line saying what it is."""
+    config = tmp_path / "leave.toml"
+    result = CliRunner().invoke(main, ["init", str(SAMPLES / "leave_history.xlsx"), "-o", str(config)],
+                                env={"HRIMPORT_TOKEN": "", "HRIMPORT_BASE_URL": ""}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in config.read_text(encoding="utf-8").splitlines() if "export_holds" in line]
+    assert line.startswith('# export_holds = "all"')
+    assert line.endswith('# what each export lists: "all" (default), every leave of the period it covers, so leave '
+                         'imported before and missing is told; "changes", only leave changed since the last one')
