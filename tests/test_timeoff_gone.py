@@ -105,7 +105,7 @@ def test_a_leave_dropped_from_the_cumulative_export_is_named_so_hr_cancels_it_on
         assert gone(outcomes) == expected
         assert outcomes.info.no_longer_in_export == 1
         assert summary(told)["no_longer_in_export"] == 1
-        assert ("Note: 1 leave imported before is no longer in this export, which covers their people and dates: "
+        assert ("Note: 1 leave imported before is no longer in this export, which covers its person and dates: "
                 "cancel it on the platform if it was cancelled or moved in the HR system; it stays there otherwise, "
                 "and payroll counts it. The report lists each (No longer in the export); once cancelled on the "
                 "platform, run hrimport timeoff mark-cancelled leave.toml RECORD_ID... so that it is no longer "
