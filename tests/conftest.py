@@ -53,7 +53,8 @@ class SandboxServer:
       ``clear_faults()``.
     - ``set_alterations(**settings)`` (the fields of ``Alterations``, e.g. ``truncate_text=40,
       drop_fields=["highest_education"]``): store staff values otherwise than sent; ``clear_alterations()``.
-    - ``staff(customer_id=None)`` and ``time_off(customer_id=None)``: the stored records.
+    - ``staff(customer_id=None)`` and ``time_off(customer_id=None)``: the stored records;
+      ``cancel_time_off(record_id)``: cancel one, as HR does in the platform's own pages.
     - ``http``: an ``httpx.Client`` whose base URL is ``base_url`` (``sandbox.http.post("/api/...")``);
       one client for the server's life, because building a client costs ~50 ms (its SSL context).
     - ``restart()``: stop and start again on the same file and port (empty request log, faults and
@@ -166,6 +167,10 @@ class SandboxServer:
     def time_off(self, customer_id: int | None = None) -> list[dict[str, Any]]:
         params = {} if customer_id is None else {"customer_id": customer_id}
         return self._admin("GET", "/time_off", params=params)
+
+    def cancel_time_off(self, record_id: int) -> dict[str, Any]:
+        """Cancel a record as HR does in the platform's own pages (``deleted_at`` set; it overlaps nothing)."""
+        return self._admin("DELETE", f"/time_off/{record_id}")
 
 
 class _BodyRecorder:

@@ -212,7 +212,7 @@ _STAFF_KEYS = {"custom_fields", "pack_unmapped", "customer_system_id_type", "bat
                "email_check", "strict_checks"}
 # time-off-only keys, interpreted by the time-off stage (hrimport.timeoff)
 _TIMEOFF_KEYS = {"lang", "default_country", "half_start", "half_end", "half_day", "total_days", "name",
-                 "strict_checks"}
+                 "strict_checks", "export_holds"}
 
 
 def load_config(path: str | Path) -> ImportConfig:

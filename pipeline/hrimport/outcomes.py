@@ -19,7 +19,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, NamedTuple, Self
 
 from hrimport.errors import (
     EXIT_HELD,
@@ -131,6 +131,23 @@ class RowOutcome:
                             self.details, self.source, self.changed_values)
 
 
+class GoneLeave(NamedTuple):
+    """A leave imported before that a time-off export no longer lists although it covers it (its person has rows
+    in the export, its dates lie within the period the export's leave spans): cancelled or moved in the HR
+    system, while its record stays on the platform (``hrimport.timeoff.gone``). Not a row of the file."""
+
+    external_id: str
+    name: str  # as the export gives it; "" when it gives none but the id
+    leave_type: str
+    start_date: str
+    end_date: str
+    total_days: str
+    record_id: int | None  # the platform's id of the record
+    imported_at: str  # when the platform accepted it
+    source_file: str  # the export it was sent from, and its row there
+    source_row: int
+
+
 @dataclass
 class SourceInfo:
     """The file a run read."""
@@ -187,6 +204,8 @@ class RunInfo:
     # how the values were read and changed on their way, per column (``hrimport.provenance``); the examples
     # of masked fields left out
     values_read: list[ValueChange] = field(default_factory=list)
+    # time off: the leave imported before that this export no longer lists (``RunResult.gone``), counted
+    no_longer_in_export: int = 0
 
 
 @dataclass
@@ -464,6 +483,9 @@ class RunResult:
     # (the report's payloads.jsonl), made as they are iterated (once: the report writes them); not saved in
     # outcomes.jsonl
     payloads: Iterable[str] | None = None
+    # time off: each leave imported before that this export no longer lists (``GoneLeave``), by person and date;
+    # past the first few thousand they wait in a file. Not rows: every row keeps its one outcome
+    gone: SpooledList[GoneLeave] = field(default_factory=lambda: SpooledList(HELD_LISTED))
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "rows" and not isinstance(value, OutcomeRows):
@@ -600,6 +622,7 @@ def write_outcomes(path: Path, result: RunResult) -> None:
     with written_whole(path) as fh:
         fh.write(encode_json({"record": "run", **asdict(result.info)}) + "\n")
         fh.writelines(map(row_line, result.rows))
+        fh.writelines(encode_json({"record": "gone", **leave._asdict()}) + "\n" for leave in result.gone)
 
 
 #: ``on_outcomes(rows)``: an import hands on the rows it sent as the service answers them (a staff batch, a
@@ -732,6 +755,7 @@ def read_outcomes(path: Path) -> RunResult:
     """
     info: RunInfo | None = None
     rows: list[RowOutcome] = []
+    gone: SpooledList[GoneLeave] = SpooledList(HELD_LISTED)
     journal = False
     cut = ""
     with open(path, "rb") as fh:  # bytes: a line cut in the middle of a character is still a line
@@ -760,6 +784,8 @@ def read_outcomes(path: Path) -> RunResult:
                 data["outcome"] = Outcome(data["outcome"])
                 data["problems"] = tuple(Problem(**p) for p in data["problems"])
                 rows.append(RowOutcome(**data))
+            elif record == "gone":
+                gone.append(GoneLeave(**data))
             elif record == "journal":
                 journal = True
     if info is None:
@@ -768,7 +794,7 @@ def read_outcomes(path: Path) -> RunResult:
                              "were recorded as the service answered, and no report can be made of it; run the import "
                              "again: nothing is sent twice")
         raise ValueError(f"{path} holds no run record")
-    return RunResult(info, OutcomeRows(rows))
+    return RunResult(info, OutcomeRows(rows), gone=gone)
 
 
 def _damaged(line: int | None, *, journal: bool) -> ValueError:

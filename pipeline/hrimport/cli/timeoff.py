@@ -120,3 +120,36 @@ def rebuild_ledger_command(config: Path, base_url: str | None, report_dir: Path 
                    f"{rebuilt.history}: {rebuilt.records:,} record(s) added, each taken as on the platform.")
         for unread in rebuilt.unread:
             click.echo(f"Not read (its rows are not taken as on the platform): {unread}", err=True)
+
+
+@timeoff.command("mark-cancelled")
+@click.argument("config", metavar="CONFIG|JOB.toml", type=_file)
+@click.argument("record_ids", metavar="RECORD_ID...", nargs=-1, required=True, type=click.IntRange(min=1))
+@base_url_option
+def mark_cancelled_command(config: Path, record_ids: tuple[int, ...], base_url: str | None) -> None:
+    """Mark time-off records HR cancelled on the platform as cancelled in the ledger of CONFIG's state folder
+    (or a job file's, for its time-off steps), by the platform's record id.
+
+    An import tells each leave imported before that its export no longer lists (the report's 'No longer in the
+    export', with each record id): cancelled or moved in the HR system, while the record stays on the platform,
+    whose interface cannot remove it. Once HR has cancelled it there, this marks it so: it is kept in the ledger
+    with when, no longer told, and the same leave in a later export is sent again. Nothing is sent. Exits 0 when
+    every record was marked (now or before), 2 when one is not in the ledger (nothing is marked) or for a config
+    error.
+
+    Example:
+
+    \b
+        hrimport timeoff mark-cancelled samples/leave_history.toml 1042 1043
+    """
+    from hrimport.imports.cancellations import mark_cancelled
+
+    for marked in mark_cancelled(config, list(record_ids), base_url=base_url):
+        done = marked.done
+        if done.marked:
+            leave = ", ".join(f"{e.record_id} ({e.key.external_id} {e.key.leave_type} {e.key.start_date}.."
+                              f"{e.key.end_date})" for e in done.marked)
+            click.echo(f"Marked as cancelled on the platform in {marked.ledger}: record(s) {leave}; no longer told, "
+                       "and sent again if a later export lists the leave again.")
+        for record_id, when in done.before.items():
+            click.echo(f"Record {record_id} was marked as cancelled on {when} already.")

@@ -23,6 +23,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hrimport.errors import ConfigError
 from hrimport.outcomes import Outcome, read_outcomes
@@ -31,7 +32,10 @@ from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_hos
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
 
-__all__ = ["Rebuilt", "earlier_imports_to", "missing_ledger", "rebuild_ledger", "rebuild_ledgers"]
+if TYPE_CHECKING:
+    from hrimport.config import ImportConfig
+
+__all__ = ["Rebuilt", "earlier_imports_to", "missing_ledger", "rebuild_ledger", "rebuild_ledgers", "timeoff_imports"]
 
 _RECORD_ID = re.compile(r"time-off record (\d+)")
 
@@ -122,16 +126,15 @@ def _journal_kind(path: Path) -> str:
     return kind if isinstance(kind, str) else ""
 
 
-def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path | None = None) -> list[Rebuilt]:
-    """``hrimport timeoff rebuild-ledger``: rebuild the ledger of an import config's state folder from the
-    reports in its ``[report]`` folder (``report_dir`` instead), or, for a job file, the ledger of the job's state
-    folder from the job's reports, for each of its time-off steps. Raises ``ConfigError`` for a config with no
-    time-off import, a step bound for the embedded sandbox (whose records went with the state folder) and for
-    reports none of which sent time off to that service and customer."""
-    # here: the job's and the config's loaders are needed by this command only
+def timeoff_imports(path: Path, *, report_dir: Path | None = None,
+                    what: str = "there is no time-off ledger to rebuild") -> list[tuple[ImportConfig, Path, Path]]:
+    """The time-off imports of an import config (its state folder, its ``[report]`` folder's job folder, or
+    ``report_dir``'s) or of a job file (each time-off step, with the job's state folder and report folder):
+    (config, state folder, job's report folder) each. ``ConfigError`` (``what`` says what follows) for a file
+    with no time-off import."""
+    # here: the job's and the config's loaders are needed by these commands only
     from hrimport.config import load_config
     from hrimport.jobs import load_job
-    from hrimport.service.connection import resolve_connection, service_key
     from hrimport.tomlfile import read_toml
 
     if "step" in read_toml(path, "job file or import config"):
@@ -139,14 +142,24 @@ def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path
         imports = [(step.config, job.state_dir, job_folder(job.report_dir, job.name))
                    for step in job.steps if step.kind == "timeoff"]
         if not imports:
-            raise ConfigError(f"{path.name} has no time-off step: there is no time-off ledger to rebuild")
-    else:
-        config = load_config(path)
-        if config.timeoff is None:
-            raise ConfigError(f"{path.name} has no [timeoff] section: there is no time-off ledger to rebuild")
-        imports = [(config, config.state_dir, job_folder(report_dir or config.report.folder, config.report.job))]
+            raise ConfigError(f"{path.name} has no time-off step: {what}")
+        return imports
+    config = load_config(path)
+    if config.timeoff is None:
+        raise ConfigError(f"{path.name} has no [timeoff] section: {what}")
+    return [(config, config.state_dir, job_folder(report_dir or config.report.folder, config.report.job))]
+
+
+def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path | None = None) -> list[Rebuilt]:
+    """``hrimport timeoff rebuild-ledger``: rebuild the ledger of an import config's state folder from the
+    reports in its ``[report]`` folder (``report_dir`` instead), or, for a job file, the ledger of the job's state
+    folder from the job's reports, for each of its time-off steps. Raises ``ConfigError`` for a config with no
+    time-off import, a step bound for the embedded sandbox (whose records went with the state folder) and for
+    reports none of which sent time off to that service and customer."""
+    from hrimport.service.connection import resolve_connection, service_key
+
     done = []
-    for config, state_dir, history in imports:
+    for config, state_dir, history in timeoff_imports(path, report_dir=report_dir):
         conn = resolve_connection(config.service, base_url=base_url)
         if conn.base_url is None:
             raise ConfigError(f"{config.path.name} sends to the embedded sandbox, which keeps its time off in the state "

@@ -77,6 +77,7 @@ from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
 from hrimport.state.store import STATE_FILE, StateStore
 from hrimport.stores import TextColumn
 from hrimport.timeoff.days import TotalsSettler
+from hrimport.timeoff.gone import gone_leave, gone_note
 from hrimport.timeoff.halves import HalfDayError, halves_for
 from hrimport.timeoff.rows import (
     HALVES_NOT_READ,
@@ -91,6 +92,7 @@ from hrimport.timeoff.rows import (
 )
 from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
 from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
+from hrimport.to_fix_format import FIX_COLUMN
 from hrimport.validate import RepeatedRow, sent_digests
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
@@ -168,7 +170,8 @@ def import_timeoff(
         while True:  # at most three times, as a staff import: each retry knows what the first read did not
             try:
                 staged = StagedFile(config, path, mapping, chunk_rows, stream=stream, h_and_m=h_and_m)
-                parts, table, checked = _gather(staged, config, settings, names, keep_notes=not offline and not dry_run)
+                parts, table, checked, held_people = _gather(staged, config, settings, names,
+                                                        keep_notes=not offline and not dry_run)
                 break
             except StreamBroken:
                 stream = False  # a text file that needs the whole read after all: again, read whole
@@ -211,10 +214,19 @@ def import_timeoff(
                              "leave already on the platform is refused as overlapping (overlaps_existing) or, by a "
                              "platform that does not check, booked twice.")
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
+        # the leave this export lists, to tell the records imported before that it no longer lists (not of a
+        # to_fix file, which lists only the rows that needed fixing)
+        listing = (stack.enter_context(ledger.listing(service, customer_id))
+                   if ledger is not None and settings.tells_missing_leave and FIX_COLUMN not in facts.info.headers
+                   else None)
+        if listing is not None:
+            listing.unread(held_people)
         if ledger is not None:
             for part in parts:
                 at = part.positions(unrepeated)
                 keys = table.ledger_keys(at, service, customer_id)
+                if listing is not None:
+                    listing.add(keys, table.names.as_arrow().take(at).to_pylist())
                 known = ledger.find(keys)
                 again: list[int] = []
                 messages: list[str] = []
@@ -253,11 +265,20 @@ def import_timeoff(
             for part in parts:
                 at = part.positions(pending)
                 keys = table.ledger_keys(at, service, customer_id)
-                for back in _overlapping_imports(part.keep, table, ledger.overlapping(keys), at.tolist(), keys,
+                overlapped = ledger.overlapping(keys)
+                if listing is not None:  # named by the row's warning: not told again as no longer in the export
+                    listing.told(e.key for found in overlapped.values() for e in found)
+                for back in _overlapping_imports(part.keep, table, overlapped, at.tolist(), keys,
                                                  facts.field_sources.get("start_date"),
                                                  strict="overlaps-imported" in settings.strict_checks):
                     pending[back.pos] = False
                     part.listed.append(back.outcome)
+        # -- leave imported before that this export no longer lists (cancelled or moved in the HR system) -------
+        gone = gone_leave(listing) if listing is not None else None
+        if listing is not None:
+            listing.close()  # its tables are not needed while sending
+        if gone:
+            notes.append(gone_note(len(gone), config.path.name))
         timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
@@ -330,10 +351,14 @@ def import_timeoff(
         outcomes.add(mine, *part.plain)
     # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"
     name_column = None if settings.name_column else _name_header(facts.info.headers)
-    return close_run("timeoff", config, target, facts.info, outcomes, notes=[*facts.notes, *notes],
-                     ignored_columns=[c for c in facts.ignored_columns if c != name_column],
-                     values_read=facts.values_read, started=started, t0=t0,
-                     timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+    result = close_run("timeoff", config, target, facts.info, outcomes, notes=[*facts.notes, *notes],
+                       ignored_columns=[c for c in facts.ignored_columns if c != name_column],
+                       values_read=facts.values_read, started=started, t0=t0,
+                       timings=timings, dry_run=dry_run or target.client is None, rows_read=facts.rows)
+    if gone:
+        result.gone = gone
+        result.info.no_longer_in_export = len(gone)
+    return result
 
 
 def _changed_since_imported(keep: ChunkKeep, rows: list[TimeOffRow], entries: list[LedgerEntry],
@@ -494,10 +519,12 @@ _CODED_MESSAGES = 256
 
 
 def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings, names: _Names, *,
-            keep_notes: bool) -> tuple[list[_Part], LeaveTable, float]:
+            keep_notes: bool) -> tuple[list[_Part], LeaveTable, float, TextColumn]:
     """Read, map, validate and check ``staged`` chunk by chunk: the invalid rows' outcomes, the valid rows
-    in a ``LeaveTable``, and the seconds the time-off checks took."""
+    in a ``LeaveTable``, the seconds the time-off checks took, and the external ids of the rows held back (their
+    leave not known: ``hrimport.timeoff.gone`` compares none of their person's records)."""
     table = LeaveTable(keep_notes=keep_notes)
+    held_people = TextColumn()
     parts: list[_Part] = []
     listed = OutcomesByRow()  # every chunk's rows with something of their own
     offset = 0  # rows of the file before the chunk
@@ -518,6 +545,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                                   spill=True), len(table), len(table), listed)
         offset += len(mapped)
         valid = ValidRows()
+        held_ids: list[str] = []
         kept: list[int] = []  # the positions of the chunk's valid rows
         unread: dict[int, str] = {}  # index in ``kept`` -> the half-day cells of a row whose halves were not read
         for pos, row in enumerate(mapped.row_numbers):
@@ -558,8 +586,10 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                            "end_date": cells["end_date"][pos], "half_days": _halves_written(
                                mapped.carried, pos, one_day=cells["start_date"][pos] == cells["end_date"][pos]),
                            "total_days": cells["total_days"][pos]}
-                part.listed.append(held_back(config, row, cells["customer_system_id"][pos], who[pos], found,
-                                             written))
+                outcome = held_back(config, row, cells["customer_system_id"][pos], who[pos], found, written)
+                part.listed.append(outcome)
+                if outcome.outcome is Outcome.INVALID:
+                    held_ids.append(cells["customer_system_id"][pos])
                 continue
             valid.rows.append(row)
             valid.ids.append(cells["customer_system_id"][pos])
@@ -579,10 +609,11 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
         # what each valid row sends, as a 16-byte digest: the leaves listed twice are found once every row is in
         valid.sent.append(_with_cells(sent_digests(mapped, np.array(kept, dtype=np.int64)), unread))
         table.extend(valid)
+        held_people.extend(dict.fromkeys(held_ids))
         part.hi = len(table)
         parts.append(part)
         checked += time.perf_counter() - t
-    return parts, table, checked
+    return parts, table, checked, held_people
 
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:

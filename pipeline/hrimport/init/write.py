@@ -137,6 +137,10 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         if key in by_setting:
             comment = by_setting[key].how or ""
         out.append(_line(f"{key} = {toml_string(value)}", comment))
+    if kind == "timeoff":
+        out.append(_line('# export_holds = "all"', 'what each export lists: "all" (default), every leave of the period '
+                                                   'it covers, so leave imported before and missing is told; '
+                                                   '"changes", only leave changed since the last one'))
     out += ["", f"[{kind}.columns]"]
     for c in by_role.get("field", []):
         comment = ", ".join(x for x in (c.how, c.note, HIDDEN_NOTE if c.hidden else "") if x)

@@ -147,6 +147,20 @@ class JobResult:
         said = self._steps_verdict()
         return f"{said}; {self.summary_error}" if self.summary_error else said
 
+    @property
+    def no_longer_in_export(self) -> int:
+        """The leave imported before that the time-off steps' exports no longer list (``hrimport.timeoff.gone``)."""
+        return sum(s.result.info.no_longer_in_export for s in self.steps if s.result is not None)
+
+    def _gone(self) -> str:
+        """``; 1 leave imported before no longer in the export (...)``, or "": said in the verdict though no row
+        needs attention, so that a leave cancelled in the HR system but still on the platform is never unseen."""
+        gone = self.no_longer_in_export
+        if not gone:
+            return ""
+        return (f"; {gone:,} leave{'s' if gone != 1 else ''} imported before no longer in the export (cancel "
+                f"{'it' if gone == 1 else 'them'} on the platform if cancelled or moved: see the report)")
+
     def _steps_verdict(self) -> str:
         """What the steps did, by the highest of their exit codes."""
         # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as
@@ -164,13 +178,14 @@ class JobResult:
             skipped = sum(s.result.skipped for s in self.steps if s.result is not None)
             if skipped:  # said, so that a row skipped as no record is never unseen (the report names each)
                 done += f"; {skipped:,} row{'s' if skipped != 1 else ''} skipped (no record{'s' if skipped != 1 else ''})"
+            done += self._gone()
             if not idle:
                 return done
             imported = ", ".join(s.name for s in self.steps if s.status == "imported")
             return "; ".join([f"{imported}: {done}", *(f"{s.name}: no new export: {s.found}" for s in idle)])
         if code == EXIT_ROWS_NEED_ATTENTION:
             rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
-            return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention"
+            return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention{self._gone()}"
         failed = next(s for s in self.steps if s.exit_code == code)
         if failed.status in ("older_export", "too_old"):
             return f"{failed.name}: {failed.found}"

@@ -335,6 +335,11 @@ def _run_step(
         message = f"{run.result.verdict()} ({source.name}{where}); report {run.report.html}"
         if run.result.info.held:  # why, with its examples: in the step's line (cron's log, the e-mail's body)
             message += ". Why: " + sentences(run.result.info.held)
+        gone = run.result.info.no_longer_in_export
+        if gone:  # the run's note, shortened: cron's log and the e-mail's body name it beside the rows
+            message += (f". No longer in the export: {gone:,} leave{'s' if gone != 1 else ''} imported before (the "
+                        "report lists each: cancel it on the platform if it was cancelled or moved, then mark it "
+                        "with hrimport timeoff mark-cancelled)")
         return StepResult(step.name, step.kind, "imported", run.exit_code, message, source, digest, run.result,
                           run.report, started_at=started_at)
     except HrimportError as exc:
@@ -422,8 +427,10 @@ def _email_due(notify: NotifySettings | None, result: JobResult) -> bool:
     """Whether ``[notify]`` wants this run's verdict e-mailed."""
     # a run that did not finish sent no e-mail: under "attention", the next one is due, clean or not (a run killed
     # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
+    # and leave imported before that an export no longer lists is news though every row is fine (exit 0): still on
+    # the platform, it is paid as leave until HR cancels it
     return should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
-                                                        and bool(result.unfinished))
+                                                        and (bool(result.unfinished) or result.no_longer_in_export > 0))
 
 
 def _shown_time(iso: str) -> str:

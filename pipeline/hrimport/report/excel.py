@@ -23,7 +23,14 @@ from hrimport.report.explain import explain
 from hrimport.report.provenance import change_lines
 from hrimport.report.scratch import partial_workbook, xlsxwriter_file, xlsxwriter_options
 from hrimport.report.streamed_sheet import Cell, StreamedSheet
-from hrimport.report.view import OUTCOME_COLOURS, RowMasking, detail_label, run_facts
+from hrimport.report.view import (
+    GONE_HEADERS,
+    GONE_SHEET,
+    OUTCOME_COLOURS,
+    RowMasking,
+    detail_label,
+    run_facts,
+)
 from hrimport.to_fix_format import FORMULA_TRIGGERS
 
 _MAX_WIDTH = 80  # characters: longer messages wrap in Excel's formula bar rather than widen the sheet
@@ -127,6 +134,32 @@ def _summary_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult, di
         r += 1
         ws.write_string(r, 0, "Note", fmt.label)
         _put(ws, fmt, r, 1, note)
+    if result.gone:
+        r += 1
+        ws.write_string(r, 0, "No longer in the export", fmt.label)
+        _put(ws, fmt, r, 1, f"{len(result.gone):,} leave imported before, listed in the sheet '{GONE_SHEET}'")
+
+
+def _gone_sheet(wb: xlsxwriter.Workbook, fmt: _Formats, result: RunResult) -> None:
+    """Every leave imported before that the export no longer lists (``RunResult.gone``), one line each, streamed
+    (a ledger may hold 100,000 records): report.html lists the first few hundred."""
+    ws = _printable(wb.add_worksheet(GONE_SHEET), repeat_header=True)
+    widths = _Widths(list(GONE_HEADERS))
+    for col, h in enumerate(GONE_HEADERS):
+        ws.write_string(0, col, h, fmt.header)
+    r = 0
+    for r, leave in enumerate(result.gone, start=1):
+        for col, text in enumerate((leave.external_id, leave.name, leave.leave_type, leave.start_date,
+                                    leave.end_date, leave.total_days)):
+            _put(ws, fmt, r, col, text, widths)
+        if leave.record_id is not None:
+            ws.write_number(r, 6, leave.record_id)
+        _put(ws, fmt, r, 7, leave.imported_at, widths)
+        _put(ws, fmt, r, 8, leave.source_file, widths)
+        ws.write_number(r, 9, leave.source_row)
+    widths.apply(ws)
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(r, 1), len(GONE_HEADERS) - 1)
 
 
 class _RowsSheet:
@@ -270,6 +303,8 @@ def write_report_xlsx(
         wb = xlsxwriter.Workbook(fh, options)
         fmt = _Formats(wb)
         _summary_sheet(wb, fmt, result, digest)
+        if result.gone:
+            _gone_sheet(wb, fmt, result)
         rows_sheet = _RowsSheet(wb, fmt, digest.detail_keys, masking)
         problems_sheet = _ProblemsSheet(wb, fmt, masking)
         for row in result.rows:

@@ -32,6 +32,8 @@ from hrimport.report.view import (
     RowMasking,
     detail_label,
     fix_file_rows,
+    format_time,
+    gone_view,
     plan_view,
     run_facts,
     sandbox_notice,
@@ -244,6 +246,8 @@ def page_parts(
             fix_csv_name=fix_csv_name,
             problem_lines=partial(_problem_lines, row_cells=row_cells),
             plan=plan_view(info.plan, dry_run=info.dry_run),
+            gone=gone_view(result),
+            format_time=format_time,
             script=Markup(script),  # our own file, not data: must not be escaped inside <script>
             script_hash=script_hash,
             colours={o.value: c for o, c in OUTCOME_COLOURS.items()},

@@ -60,6 +60,8 @@ def summary_data(
         "tool_version": info.tool_version,
         "ignored_columns": info.ignored_columns,
         "notes": info.notes,
+        # time off: leave imported before that this export no longer lists (each in report.html and report.xlsx)
+        "no_longer_in_export": info.no_longer_in_export,
         "plan": _plan_figures(info.plan),
         # how the values were read: per column, each kind of change with its rule, rows and examples
         "values_read": [asdict(c) for c in without_masked(info.values_read, info.mask_fields)],

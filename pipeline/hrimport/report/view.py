@@ -12,7 +12,16 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from hrimport.outcomes import HELD_LISTED, Outcome, Problem, RowOutcome, RunInfo, RunResult, SourceInfo
+from hrimport.outcomes import (
+    HELD_LISTED,
+    GoneLeave,
+    Outcome,
+    Problem,
+    RowOutcome,
+    RunInfo,
+    RunResult,
+    SourceInfo,
+)
 from hrimport.report.cells import Masker, mask_value
 from hrimport.report.digest import RowsDigest, digest_rows
 from hrimport.report.explain import Explanation, explain
@@ -439,3 +448,38 @@ def plan_view(plan: Mapping[str, Any] | None, *, dry_run: bool = False) -> PlanV
         highlights=highlights,
         fields=[(detail_label(name), name, people) for name, people in plan.get("fields", {}).items()],
     )
+
+
+# --- time off: the leave imported before that the export no longer lists (hrimport.timeoff.gone) ------------
+
+#: The columns the report lists each such leave under (report.html's table, report.xlsx's sheet).
+GONE_HEADERS = ("External id", "Name", "Leave type", "Start date", "End date", "Days", "Record id", "Imported",
+                "From file", "Row")
+#: report.xlsx's sheet listing every one of them.
+GONE_SHEET = "No longer in the export"
+
+
+@dataclass
+class GoneView:
+    """The leave imported before that the export no longer lists, as report.html shows it: how many, and the
+    first ``html_problem_limit`` of them (report.xlsx lists every one)."""
+
+    count: int
+    listed: list[GoneLeave]
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.listed)
+
+
+def gone_view(result: RunResult) -> GoneView | None:
+    """``result.gone`` shaped for report.html; None when the export lists every leave it covers."""
+    if not result.gone:
+        return None
+    limit = max(result.info.html_problem_limit, 0)
+    listed: list[GoneLeave] = []
+    for leave in result.gone:
+        if len(listed) == limit:
+            break
+        listed.append(leave)
+    return GoneView(len(result.gone), listed)

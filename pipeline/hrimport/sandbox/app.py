@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.routing import APIRoute
@@ -270,6 +270,13 @@ def _add_admin_routes(app: FastAPI, store: Store, injector: FaultInjector) -> No
     @admin.get("/time_off", summary="Stored time-off records")
     def time_off(customer_id: int | None = None) -> list[dict[str, Any]]:
         return store.time_off(customer_id)
+
+    @admin.delete("/time_off/{record_id}", summary="Cancel a time-off record, as HR does in the platform's own pages")
+    def cancel_time_off(record_id: int) -> dict[str, Any]:
+        record = store.cancel_time_off(record_id)
+        if record is None:
+            raise HTTPException(status_code=404, detail=f"no time-off record {record_id}")
+        return record
 
     @admin.get("/leave_types", summary="The leave-type dictionary")
     def leave_types() -> list[dict[str, Any]]:

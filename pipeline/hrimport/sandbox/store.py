@@ -348,6 +348,15 @@ class Store:
             ).fetchall()
         return [time_off_row(r) for r in rows]
 
+    def cancel_time_off(self, record_id: int) -> dict[str, Any] | None:
+        """Cancel a time-off record as HR does in the platform's own pages (the API has no such call): it is kept,
+        with ``deleted_at`` set, and no longer overlaps anything. The record, or None when there is none."""
+        with self.write() as conn:
+            conn.execute("UPDATE time_off SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at = 0",
+                         (now(), now(), record_id))
+            row = conn.execute("SELECT * FROM time_off WHERE id = ?", (record_id,)).fetchone()
+        return time_off_row(row) if row is not None else None
+
 
 def staff_row(row: sqlite3.Row) -> dict[str, Any]:
     """A stored staff row as a dict: the record's input fields plus ``id`` and timestamps."""

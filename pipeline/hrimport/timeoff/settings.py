@@ -16,6 +16,10 @@
                                # otherwise; service: send the service's count, with the warning; strict:
                                # do not send a row whose figure differs, nor one without a figure
                                # counted 0 days (see hrimport.timeoff.days)
+    export_holds = "all"       # all (default): the export lists every leave of the period it covers (a
+                               # cumulative history, or a month's leave), so a leave imported before that it no
+                               # longer lists is told (hrimport.timeoff.gone); changes: only leave added or
+                               # changed since the last export, so none is
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ HALF_KEYS = ("half_start", "half_end", "half_day")
 STRICT_CHECKS = ("unknown-leave-type", "region-code", "not-a-half-day-marker", "ambiguous-half-day",
                  "overlaps-imported", "columns-disagree", "scientific-notation")
 
+#: ``[timeoff] export_holds``: what an export lists: every leave of the period it covers (a leave imported before
+#: that it no longer lists is told), or only the leave changed since the last export (nothing is told).
+EXPORT_HOLDS = ("all", "changes")
+
 #: Fields the sheet may leave empty: the import fills them (the service's count, the leave type's script).
 FILLED_BY_THE_IMPORT = frozenset({"total_days", "lang"})
 
@@ -64,6 +72,12 @@ class TimeOffSettings:
     name_column: str | None = None  # the person's name, for the report
     total_days: TotalsPolicy = "file"
     strict_checks: frozenset[str] = frozenset()  # [timeoff] strict_checks: codes of STRICT_CHECKS held back
+    export_holds: str = "all"  # one of EXPORT_HOLDS
+
+    @property
+    def tells_missing_leave(self) -> bool:
+        """Whether a leave imported before that the export no longer lists is told (``hrimport.timeoff.gone``)."""
+        return self.export_holds == "all"
 
     def import_mapping(self, mapping: FieldMapping) -> FieldMapping:
         """``mapping`` as the time-off import maps a file with it: the half-day and name columns carried
@@ -116,8 +130,13 @@ class TimeOffSettings:
             raise ConfigError(f'{here} total_days must be "file", "service" or "strict", not {policy!r} '
                               '(the column holding the days is mapped under [timeoff.columns])')
         strict = strict_checks(extra.get("strict_checks", []), here, STRICT_CHECKS)
+        holds = extra.get("export_holds", "all")
+        if holds not in EXPORT_HOLDS:
+            raise ConfigError(f'{here} export_holds must be "all" (the export lists every leave of the period it '
+                              'covers: a cumulative history, or a month\'s leave) or "changes" (only the leave '
+                              f'changed since the last export), not {holds!r}')
         return cls(lang=lang, default_country=country, half_columns=halves, name_column=name, total_days=chosen,
-                   strict_checks=strict)
+                   strict_checks=strict, export_holds=holds)
 
 
 @cache
