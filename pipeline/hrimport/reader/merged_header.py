@@ -177,10 +177,7 @@ def two_row_header(path: Path, sheet: str | None, rows: dict[int, list[str]], in
     for row in (header, header - 1):
         if row >= 1 and any(m.across for m in starting[row]) and _holds_two(rows, row - 1):
             return _shaped(path, sheet, rows, row, merges, first_column, sure=False)
-    covering = next((m for m in merges.top if m.first_row < header <= m.last_row), None)
-    if covering is not None:
-        raise _unsure(path, sheet, f"{covering.first_row}-{header}", f"{covering.ref} is merged down into the header row")
-    return None
+    return None  # merges above the header (a title, even saved as covering the sheet) shape no header
 
 
 def _holds_two(rows: dict[int, list[str]], at: int) -> bool:
