@@ -190,7 +190,7 @@ def map_records(
         headers = quoted(table.info.headers)
         raise InputFileError(
             f"{table.info.name}: column(s) {quoted(missing)} named in the config are "
-            f"not in the file ({_where(table.info)}header row {table.info.header_row} has {headers})"
+            f"not in the file ({_where(table.info)}{table.info.header_place} has {headers})"
             f"{_changed_export(table, mapping, missing) or _other_sheets(table.info, mapping, missing)}"
         )
     used: set[str] = set()
@@ -210,7 +210,7 @@ def map_records(
         if actual is None:
             headers = quoted(table.info.headers)
             raise InputFileError(f"{table.info.name}: the config's {key} names column {column!r}, which is not "
-                                 f"in the file (its header row {table.info.header_row} has {headers})")
+                                 f"in the file (its {table.info.header_place} has {headers})")
         used.add(actual)
         carried[key] = _clean(source[actual], text_file=text_file).tolist()
         carried_sources[key] = actual

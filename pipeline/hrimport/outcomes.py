@@ -29,6 +29,7 @@ from hrimport.errors import (
     EXIT_SERVICE,
     EXIT_TERMINATED,
 )
+from hrimport.listing import quoted
 from hrimport.private_files import written_whole
 from hrimport.provenance import ValueChange
 from hrimport.stores import Iterated, Spool, Spooled, SpooledList
@@ -158,7 +159,8 @@ class SourceInfo:
     size: int
     sha256: str
     sheet: str | None = None
-    header_row: int = 1  # Excel row number of the header
+    header_row: int = 1  # Excel row number of the header (of its upper row, for a header over two rows)
+    header_rows: int = 1  # 2 for a header written over two rows with merged cells (``reader.merged_header``)
     headers: list[str] = field(default_factory=list)
     # rows above the header (report titles), kept so ``to_fix`` has the source's own layout
     preamble: list[list[str]] = field(default_factory=list)
@@ -171,6 +173,26 @@ class SourceInfo:
     date_system: int = 1900
     # a workbook's sheets, in order (the one read among them), to name when the sheet read is not the table
     sheets: list[str] = field(default_factory=list)
+
+    @property
+    def header_place(self) -> str:
+        """Where the header is, in a person's words: ``header row 4``, ``header over rows 1-2 (merged cells)``."""
+        return header_place(self.header_row, self.header_rows)
+
+    @property
+    def header_told(self) -> str:
+        """``header_place``, and for a header over two rows the names it was read as: ``header over rows 1-2
+        (merged cells): read as 'Employee ID', 'First Name', ...`` (what the report and init say)."""
+        if self.header_rows == 1:
+            return self.header_place
+        return f"{self.header_place}: read as {quoted(self.headers, shown=len(self.headers))}"
+
+
+def header_place(header_row: int, header_rows: int = 1) -> str:
+    """``header row 4``, or ``header over rows 1-2 (merged cells)`` for a header written over two rows."""
+    if header_rows > 1:
+        return f"header over rows {header_row}-{header_row + header_rows - 1} (merged cells)"
+    return f"header row {header_row}"
 
 
 @dataclass

@@ -76,7 +76,7 @@ def preview(result: InitResult) -> str:
     lines = ["  ".join(padded(cell, widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
              for row in rows]
     info = result.source
-    read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", header row {info.header_row}"
+    read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", {info.header_told}"
     totals = result.plan.summary_rows
     numbers = some([str(row) for row in totals[:5]], len(totals))
     numbers = f"row {numbers}" if len(totals) == 1 else f"rows {numbers}" if len(totals) > 5 else (

@@ -54,6 +54,7 @@ class InitResult:
             "config": str(self.output) if self.output else None,
             "sheet": self.source.sheet,
             "header_row": self.source.header_row,
+            "header_rows": self.source.header_rows,
             "date_order": self.plan.date_order,
             "columns": [
                 {"column": c.column, "role": c.role, "field": c.target, "how": c.how, "note": c.note,

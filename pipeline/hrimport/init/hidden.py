@@ -8,6 +8,7 @@ range of columns ``hidden="1"``; the header row's cells name them. Any other for
 
 from __future__ import annotations
 
+import itertools
 import re
 import zipfile
 from pathlib import Path
@@ -67,12 +68,21 @@ def _headers_of(path: Path, info: SourceInfo, columns: set[int]) -> set[str]:
     book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     try:
         sheet = book[info.sheet] if info.sheet in book.sheetnames else book.worksheets[0]
-        row = next(sheet.iter_rows(min_row=info.header_row, max_row=info.header_row, values_only=True), ())
-        named = {str(value).strip() for number, value in enumerate(row, start=1)
-                 if number in columns and value is not None and str(value).strip()}
+        rows = list(sheet.iter_rows(min_row=info.header_row, max_row=info.header_row + info.header_rows - 1,
+                                    values_only=True))
     finally:
         book.close()
-    return {h for h in info.headers if h.strip() in named}
+    named: set[str] = set()
+    group = ""  # over two rows (``reader.merged_header``): the last label of the upper row, a group's
+    for number, cells in enumerate(itertools.zip_longest(*rows), start=1):
+        texts = ["" if value is None else " ".join(str(value).split()) for value in cells]
+        group = texts[0] or group
+        if number in columns:
+            named.update(texts)
+            if len(texts) > 1 and texts[1]:
+                named.add(f"{group} {texts[1]}")  # a label joined to its group's (``merged_header._joined``)
+    named.discard("")
+    return {h for h in info.headers if " ".join(h.split()) in named}
 
 
 __all__ = ["hidden_headers"]

@@ -98,7 +98,10 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         out.append(_line(f"sheet = {toml_string(sheet)}", "the sheet init read"))
     elif info.sheet:
         out.append(_line(f"# sheet = {toml_string(info.sheet)}", "the first visible sheet, read by default"))
-    if info.header_row > 1:
+    if info.header_rows > 1:
+        out.append(f"# the {info.header_place} is read as one header, its columns named as below: found on "
+                   "its own every time")
+    elif info.header_row > 1:
         out.append(f"# the header is row {info.header_row}, below titles: found on its own every time")
     if encoding is not None:  # init --encoding: the file could not say it, so every month's import is told
         out.append(_line(f"encoding = {toml_string(encoding)}", "the export's encoding, as given to init"))

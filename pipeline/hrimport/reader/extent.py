@@ -33,7 +33,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
-from hrimport.reader.grid import _column_letter
+from hrimport.reader.grid import HEADER_SCAN_ROWS, _column_letter
+from hrimport.reader.merged_header import MergeCollector, MergedRange, SheetMerges, add_xlsx_merges
 from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
 
 #: A grid of more cells than this that is mostly empty is refused. A real 100,000 x 40 export is 4,000,000
@@ -72,6 +73,8 @@ class SheetExtent:
     errors: list[tuple[int, int, str]] = field(default_factory=list)
     # ODS: (row, column, formula), 0-based, of the formula cells saved without a result
     uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
+    # the merged cells that may shape the header (``merged_header``): XLSX's ``<mergeCells>``, ODS's spans
+    merges: SheetMerges = field(default_factory=lambda: SheetMerges([]))
 
     @property
     def cells(self) -> int:
@@ -123,8 +126,13 @@ def check_blank_tail(path: Path, sheet: str, extent: SheetExtent) -> None:
 # -------------------------------------------------------------------------------------------------- XLSX
 
 
-def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None) -> SheetExtent:
+def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
+                      merge_rows: int = HEADER_SCAN_ROWS + 1) -> SheetExtent:
     """The extent of the sheet in archive member ``part``, streamed in pieces that each end with a row.
+
+    The sheet's merged cells (``<mergeCells>``, after ``</sheetData>``: in the last piece) are collected on
+    the way, those starting in rows up to ``merge_rows`` and the first covering several rows below
+    (``merged_header.MergeCollector``): a header over two rows is read from them at no other pass.
 
     Per piece, the last cell showing something is found from the end back (at once, unless the piece is
     a blank tail); per row of the table, its last value's column letters, with a few ``bytes`` calls;
@@ -138,6 +146,7 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
     tail: dict[bytes, bytes] = {}  # the same for the rows below
     values = rows = 0  # value cells and rows before the piece
     out_of_order: list[bytes] = []
+    merges = MergeCollector(merge_rows)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for offset, piece in _row_pieces(stream):
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
@@ -166,9 +175,13 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None)
             out_of_order += _cells_out_of_order(piece, [*table, *tail])
             if rows or _without_references(piece):  # rows are counted only where cells have no reference
                 rows += piece.count(b"<row")
-            rows_end = piece.find(_ROWS_END)
+            rows_end = piece.find(_ROWS_END) if extent.rows_end is None else 0
             if rows_end >= 0:
-                extent.rows_end = offset + rows_end
+                if extent.rows_end is None:
+                    extent.rows_end = offset + rows_end
+                if b"mergeCell" in piece:
+                    add_xlsx_merges(piece[rows_end:], merges)
+    extent.merges = merges.merges
     _add_cells(extent, table, out_of_order)
     extent.last_column, extent.far_cell = _farthest(table)
     extent.grid_columns = max(extent.last_column, _farthest(tail)[0])
@@ -449,7 +462,7 @@ MAX_SPACES = 10_000_000
 _REPEATS_LISTED = 1024
 
 
-def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
+def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1) -> dict[str, SheetExtent]:
     """The extent of every sheet of an ODS (the library reads them all when it opens the file), and its
     cells showing an error value.
 
@@ -460,23 +473,30 @@ def ods_sheet_extents(archive_path: Path) -> dict[str, SheetExtent]:
     ``calcext:value-type="error"``, the error (``#N/A``, ``Err:502``) as its text: python-calamine reads
     the empty value. A program that does not calculate (odfpy) saves a formula without a value type: there
     is no result, and python-calamine reads an empty cell.
+
+    A merged cell is a cell spanning others (``number-columns-spanned``, ``number-rows-spanned``): those
+    starting in rows up to ``merge_rows`` are kept, and the first covering several rows below
+    (``merged_header.MergeCollector``), which python-calamine does not give for an ODS.
     """
     extents: dict[str, SheetExtent] = {}
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
     rows_repeated, columns_repeated = _t("number-rows-repeated"), _t("number-columns-repeated")
+    rows_spanned, columns_spanned = _t("number-rows-spanned"), _t("number-columns-spanned")
     value_type = f"{{{_OFFICE}}}value-type"
     spaces = 0
     with zipfile.ZipFile(archive_path) as archive, archive.open("content.xml") as stream:
-        sheet = _OdsSheet()
+        sheet = _OdsSheet(merge_rows)
         for event, element in ElementTree.iterparse(stream, events=("start", "end")):
             tag = element.tag
             if event == "start":
                 if tag == table:
-                    sheet = _OdsSheet()
+                    sheet = _OdsSheet(merge_rows)
                 elif tag == row:
                     sheet.start_row()
             elif tag in cells:
                 kind = element.get(value_type)
+                if element.get(rows_spanned) is not None or element.get(columns_spanned) is not None:
+                    sheet.add_merge(int(element.get(rows_spanned, "1")), int(element.get(columns_spanned, "1")))
                 if kind is None and (formula := element.get(_t("formula"))) is not None:
                     sheet.add_uncalculated(int(element.get(columns_repeated, "1")), formula)
                 if kind is not None or len(element):
@@ -512,8 +532,10 @@ def _t(name: str) -> str:
 class _OdsSheet:
     """The extent of one ODS sheet, row by row."""
 
-    def __init__(self) -> None:
+    def __init__(self, merge_rows: int) -> None:
         self.extent = SheetExtent()
+        self.merges = MergeCollector(merge_rows)
+        self.extent.merges = self.merges.merges
         self.rows = 0  # rows before the current one
         self.column = 0  # columns before the current cell
         self.row_values = self.row_last_value = self.row_last_shown = 0
@@ -537,6 +559,11 @@ class _OdsSheet:
         from the current column on."""
         shown = formula.split(":", 1)[1] if formula[:1] != "=" and ":" in formula else formula
         self.row_formulas.extend((self.column + k, shown) for k in range(min(repeat, _REPEATS_LISTED)))
+
+    def add_merge(self, rows: int, columns: int) -> None:
+        """The cell at the current column spans ``rows`` rows and ``columns`` columns (a merged cell)."""
+        row, column = self.rows + 1, self.column + 1
+        self.merges.add(MergedRange(row, column, row + max(rows, 1) - 1, column + max(columns, 1) - 1))
 
     def add_value(self, repeat: int, shown: bool) -> None:
         self.extent.written += 1

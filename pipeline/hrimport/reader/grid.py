@@ -7,8 +7,9 @@ is read the same way.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, quoted, shorten, some
-from hrimport.outcomes import Problem, SourceInfo
+from hrimport.outcomes import Problem, SourceInfo, header_place
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
 
@@ -103,12 +104,16 @@ def _is_blank(row: Sequence[str]) -> bool:
     return not any(c.strip() for c in row)
 
 
-def _find_header(rows: list[list[str]], expected: set[str]) -> int | None:
+def _find_header(rows: list[list[str]], expected: set[str], merged_down: Collection[int] = ()) -> int | None:
     """0-based index of the header among ``rows`` (the top of the sheet), or None if all are blank.
 
     A title and a run date above the header are common, so the header is the row holding most of the
-    expected headers; failing that, the widest row of mostly distinct labels.
+    expected headers; failing that, the widest row of mostly distinct labels. A row in ``merged_down``
+    has cells merged down over the row under it (a header over two rows, ``merged_header``): it is looked
+    at with that row, as one row of both rows' cells.
     """
+    if merged_down:
+        rows = [_with_row_under(rows, i) if i in merged_down else row for i, row in enumerate(rows)]
     candidates = [i for i, row in enumerate(rows) if not _is_blank(row)]
     if not candidates:
         return None
@@ -137,6 +142,12 @@ def _find_header(rows: list[list[str]], expected: set[str]) -> int | None:
     return next(i for i, width in label_rows if 5 * width >= 4 * most)
 
 
+def _with_row_under(rows: list[list[str]], i: int) -> list[str]:
+    """Row ``i``'s cells and the row under it's, as one row: each column's non-empty cells."""
+    under = rows[i + 1] if i + 1 < len(rows) else []
+    return [cell for pair in itertools.zip_longest(rows[i], under, fillvalue="") for cell in pair if str(cell).strip()]
+
+
 def _looks_like_a_label(cell: str) -> bool:
     """A header-like cell: has letters and is neither a number, a date nor an e-mail address."""
     return bool(_HAS_LETTER.search(cell)) and not _LOOKS_NUMERIC_OR_DATE.match(cell) and "@" not in cell
@@ -153,11 +164,13 @@ def _column_letter(index: int) -> str:
 
 
 def _header_names(
-    path: Path, cells: Sequence[str], header_row: int, has_data: Sequence[bool], first_column: int = 0
+    path: Path, cells: Sequence[str], header_row: int, has_data: Sequence[bool], first_column: int = 0,
+    header_rows: int = 1,
 ) -> list[str | None]:
     """Display names of the header cells; None for a column with neither a header nor data (dropped).
 
     A column with data but no header is kept as "Column D" so it is listed (never silently dropped).
+    ``header_rows``: 2 when ``cells`` are the names of a header over two rows (``merged_header``).
     """
     names: list[str | None] = []
     for j, cell in enumerate(cells):
@@ -175,10 +188,8 @@ def _header_names(
             f"'{shorten(str(names[cols[0]]))}' (columns {_letters(cols, first_column)})"
             for cols in duplicates[:SHOWN]
         ], len(duplicates), separator="; ")
-        raise InputFileError(
-            f"{path}: the header row (row {header_row}) has duplicate column names: {listed}; "
-            "rename them so each is unique"
-        )
+        where = f"the header row (row {header_row})" if header_rows == 1 else f"the {header_place(header_row, header_rows)}"
+        raise InputFileError(f"{path}: {where} has duplicate column names: {listed}; rename them so each is unique")
     return names
 
 
@@ -199,6 +210,12 @@ def _no_data(path: Path, header_row: int, info: SourceInfo | None = None) -> NoD
     names the sheet read and what its header row holds, and the workbook's other sheets: a cover page in front
     of the table (one title cell) is read, never guessed past, and the line says which sheet to name."""
     others = [name for name in info.sheets if name != info.sheet] if info is not None else []
+    if info is not None and info.header_rows > 1:
+        where = f"a {info.header_place}"
+        if not others:
+            return NoDataRowsError(f"{path} has {where} but no data rows under it")
+        return NoDataRowsError(f"{path} has {where} (sheet '{shorten(str(info.sheet))}': {quoted(info.headers)}) but "
+                               f"no data rows under it; the workbook's other sheets are {quoted(others)}: {SHEET_HINT}")
     if info is None or not others:
         return NoDataRowsError(f"{path} has a header row (row {header_row}) but no data rows under it")
     holds = f": {quoted(info.headers)}" if info.headers else ""
@@ -234,21 +251,25 @@ def _table_below_header(
     row_problems: dict[int, list[Problem]] | None = None,
     scan_replacements: bool = True,
     cells_read: dict[int, list[CellsRead]] | None = None,
+    two_rows: Sequence[str] | None = None,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
     Fully blank rows are dropped, but their row numbers are still counted. ``row_problems`` (by Excel row
     number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
     ``cells_read`` (by grid column, at grid rows) become the table's, by header and table position.
+    ``two_rows``: the names of a header over grid rows ``index`` and ``index + 1`` (``merged_header``),
+    one per grid column; the data begin under both.
     """
-    header_cells = [str(c) for c in grid.iloc[0].tolist()]
-    body = grid.iloc[1:]
+    header_rows = 1 if two_rows is None else 2
+    header_cells = [str(c) for c in grid.iloc[0].tolist()] if two_rows is None else list(two_rows)
+    body = grid.iloc[header_rows:]
     filled, nonempty = _filled_rows(body)
-    numbers = np.flatnonzero(filled) + index + 2
+    numbers = np.flatnonzero(filled) + index + 1 + header_rows
     has_data = [bool((has_text & filled).any()) for has_text in nonempty]
-    names = _header_names(path, header_cells, index + 1, has_data, first_column)
+    names = _header_names(path, header_cells, index + 1, has_data, first_column, header_rows)
     headers = [n for n in names if n is not None]
-    info.header_row = index + 1
+    info.header_row, info.header_rows = index + 1, header_rows
     info.headers = headers
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
     info.rows_read = len(numbers)
@@ -295,7 +316,7 @@ def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], 
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
-    for row, repeated in header.problems(frame, row_numbers, info.header_row).items():
+    for row, repeated in header.problems(frame, row_numbers, info.header_row, info.header_rows).items():
         problems[row] = [repeated]
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
 

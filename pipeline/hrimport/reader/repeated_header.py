@@ -52,9 +52,10 @@ class HeaderRepeats:
         # header name ("Status" in a column of statuses) is a coincidence; a one-column header is its one cell
         self.needed = max(min(count, 2), (count + 1) // 2)
 
-    def problems(self, frame: pd.DataFrame, row_numbers: Sequence[int], header_row: int | None) -> dict[int, Problem]:
+    def problems(self, frame: pd.DataFrame, row_numbers: Sequence[int], header_row: int | None,
+                 header_rows: int = 1) -> dict[int, Problem]:
         """The ``header-row-repeated`` problem of each row of ``frame`` (one column per header name, at Excel
-        rows ``row_numbers``) that repeats the header (row ``header_row``)."""
+        rows ``row_numbers``) that repeats the header (row ``header_row``, over ``header_rows`` rows)."""
         if not self._named or not len(frame):
             return {}
         columns = [name for name in self._named if name in frame.columns]
@@ -68,7 +69,7 @@ class HeaderRepeats:
         found = {}
         for pos in np.flatnonzero(holding >= self.needed).tolist():
             row = row_numbers[pos]
-            found[row] = Problem(HEADER_ROW_REPEATED, repeated_header_message(row, header_row), row)
+            found[row] = Problem(HEADER_ROW_REPEATED, repeated_header_message(row, header_row, header_rows), row)
         return found
 
     def _holding(self, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
@@ -87,9 +88,11 @@ class HeaderRepeats:
         return np.asarray(hits.reshape(len(columns), len(frame)).sum(axis=0), dtype=np.int32)
 
 
-def repeated_header_message(row: int, header_row: int | None) -> str:
+def repeated_header_message(row: int, header_row: int | None, header_rows: int = 1) -> str:
     """The one line telling a row that repeats the header row."""
     header = f" (row {header_row})" if header_row else ""
+    if header_row and header_rows > 1:
+        header = f" (rows {header_row}-{header_row + header_rows - 1})"
     return (f"Row {row} repeats the header row{header}: two exports may have been joined into one file; delete "
             "this row, and check that the rows below it are the export you meant to import.")
 

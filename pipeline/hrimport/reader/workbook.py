@@ -60,6 +60,14 @@ from hrimport.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from hrimport.reader.merged_header import (
+    NO_MERGES,
+    SheetMerges,
+    merged_down,
+    merges_of_ranges,
+    rows_around,
+    two_row_header,
+)
 from hrimport.reader.no_such_dates import (
     DATE_CELL_RULE,
     clock,
@@ -143,6 +151,7 @@ class _Grid(NamedTuple):
     first_column: int
     sheet_names: list[str]
     cells_read: dict[int, list[CellsRead]]
+    merges: SheetMerges = NO_MERGES  # the merged cells that may shape the header (``merged_header``)
 
 
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
@@ -459,30 +468,32 @@ def _calamine_sheets(workbook: calamine.CalamineWorkbook) -> list[Sheet]:
 
 
 def _calamine_grid(path: Path, source: Path, info: SourceInfo, sheet: str | int | None,
-                   layout: _Layout | None) -> _Grid:
+                   layout: _Layout | None, merge_rows: int) -> _Grid:
     """The sheet's cells through python-calamine's Python objects: the path for XLS and ODS (exact
     numbers, ODS times and dates as they show), and for XLSX when fastexcel is not installed
     (``layout`` given; ``source`` may then be a copy without the sheet's blank tail)."""
     if info.format != "xls":
-        return _calamine_cells(path, source, info, sheet, layout, None)
+        return _calamine_cells(path, source, info, sheet, layout, None, merge_rows)
     # an .xls is also read by xlrd, for what calamine does not say (damage, formats, dates): one book for the
     # read, with its formatting, where each look opened the file again and two read the sheet again (a
     # 60,000-row .xls: four openings and two readings of its sheet, an eighth of its CPU time)
     book = open_xls(path, formatting_info=True, on_demand=True)
     try:
         info.date_system = 1904 if book.datemode else 1900
-        return _calamine_cells(path, source, info, sheet, layout, book)
+        return _calamine_cells(path, source, info, sheet, layout, book, merge_rows)
     finally:
         book.release_resources()
 
 
 def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int | None, layout: _Layout | None,
-                    book: xlrd.Book | None) -> _Grid:
-    """``_calamine_grid`` with the xlrd ``book`` of an .xls (None for the other formats)."""
+                    book: xlrd.Book | None, merge_rows: int) -> _Grid:
+    """``_calamine_grid`` with the xlrd ``book`` of an .xls (None for the other formats). The merges of an
+    .xls are python-calamine's, of an .ods the extent's (``merge_rows``: see ``xlsx_sheet_extent``); an
+    .xlsx's are found by ``_bounded_xlsx``."""
     found: list[SheetNumber] = []
     extents: dict[str, SheetExtent] = {}
     if info.format == "ods":
-        extents = ods_sheet_extents(path)
+        extents = ods_sheet_extents(path, merge_rows)
         for name, extent in extents.items():  # calamine lays out every sheet on opening
             check_extent(path, name, extent)
             check_blank_tail(path, name, extent)
@@ -506,6 +517,7 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
             # skip_empty_area=False keeps A1 as the first cell, so list positions are Excel row numbers.
             rows = cells.to_python(skip_empty_area=False,
                                    nrows=_xls_rows_to_read(path, chosen.name, cells) if info.format == "xls" else None)
+            merges = merges_of_ranges(cells.merged_cell_ranges, merge_rows) if info.format == "xls" else NO_MERGES
         except calamine.PasswordError:
             raise password_protected(path) from None
     formulas: list[tuple[int, int, str]] = []
@@ -552,7 +564,9 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
         no_such_dates, dates_and_times = xls_date_time_cells(book, chosen.name, data)
     show_dates_and_times(data, cells_read, dates_and_times)
     mark_no_such_dates(data, cells_read, no_such_dates)
-    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read)
+    if info.format == "ods":
+        merges = extents.get(chosen.name, SheetExtent()).merges
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read, merges)
 
 
 def _date_cells(cells: Sequence[object], text: pd.Series) -> np.ndarray:
@@ -594,23 +608,25 @@ def _readable_xlsx(path: Path, scratch: ExitStack) -> Path:
     return unprefixed_xlsx(path, prefixes, scratch.enter_context(ScratchFiles([path.name])).paths[0])
 
 
-def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack) -> Path:
+def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack, merge_rows: int
+                  ) -> tuple[Path, SheetMerges]:
     """The file to read for the XLSX ``source`` (``path`` or ``_readable_xlsx``'s copy of it): ``source``, or
     a copy whose sheet ends with its last row holding a value that is not blank. A sheet mostly empty is
-    refused (see ``extent``)."""
+    refused (see ``extent``). Also the sheet's merged cells, which the extent's pass collects."""
     chosen = layout.sheets[layout.choice.index]
     if not chosen.part:
-        return source
+        return source, NO_MERGES
     try:
         check_sheet_text(path, source, chosen.part, chosen.name)
-        extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings)
+        extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings, merge_rows)
     except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
-        return source
+        return source, NO_MERGES
     check_extent(path, chosen.name, extent)
     if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
-        return source
+        return source, extent.merges
     # the copy holds HR data: a file no one else can read, not left behind however the process ends
-    return trimmed_xlsx(source, chosen.part, extent, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+    copy = scratch.enter_context(ScratchFiles([path.name])).paths[0]
+    return trimmed_xlsx(source, chosen.part, extent, copy), extent.merges
 
 
 def _build_from_workbook(
@@ -618,24 +634,27 @@ def _build_from_workbook(
 ) -> SourceTable:
     # Millions of cell objects trigger the cyclic garbage collector over and over for nothing (none of
     # them form cycles): pausing it saves seconds on a 100k x 40 sheet.
+    merge_rows = max(HEADER_SCAN_ROWS, header_row or 0) + 1  # the merges that may shape a header found
     with paused_gc(), ExitStack() as scratch:
         if info.format in ("xlsx", "xlsm"):
             readable = _readable_xlsx(path, scratch)
             layout = _xlsx_layout(path, sheet, readable)
             chosen = layout.sheets[layout.choice.index]
             info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
-            source = _bounded_xlsx(path, readable, layout, scratch)
+            source, merges = _bounded_xlsx(path, readable, layout, scratch, merge_rows)
             if FAST_XLSX:
-                grid, first_column, names, cells_read = _fastexcel_grid(path, source, info, layout)
+                read = _fastexcel_grid(path, source, info, layout)
             else:
-                grid, first_column, names, cells_read = _calamine_grid(path, source, info, sheet, layout)
+                read = _calamine_grid(path, source, info, sheet, layout, merge_rows)
+            read = read._replace(merges=merges)
         else:
-            grid, first_column, names, cells_read = _calamine_grid(path, path, info, sheet, None)
+            read = _calamine_grid(path, path, info, sheet, None, merge_rows)
+    grid, first_column, names, cells_read = read.frame, read.first_column, read.sheet_names, read.cells_read
     info.sheets = names
     top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
     index = _checked_header_index(path, header_row, top, len(grid))
     if index is None:
-        index = _find_header(top, {normalize_header(h) for h in expected})
+        index = _find_header(top, {normalize_header(h) for h in expected}, merged_down(read.merges))
     if index is None and len(names) > 1:  # e.g. a chart LibreOffice saved as a sheet holding only the chart
         listed = quoted(names, quote=lambda n: f"'{n}'")
         raise InputFileError(
@@ -644,6 +663,10 @@ def _build_from_workbook(
         )
     if index is None:
         raise InputFileError(f"{path} is empty (sheet '{info.sheet}' has no cells); export the data again")
+    two_rows = two_row_header(path, info.sheet, rows_around(lambda a, b: grid.iloc[a:b].to_numpy().tolist(), index),
+                              index, read.merges, first_column)
+    if two_rows is not None:
+        index = two_rows.top
     preamble = grid.iloc[:index].to_numpy().tolist()
     return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
-                               cells_read=cells_read)
+                               cells_read=cells_read, two_rows=two_rows.names if two_rows else None)

@@ -97,11 +97,12 @@ class ChunkReader:
     piece before scanned, while fastexcel reads one (it releases the GIL): the reading thread is the one
     the import waits for."""
 
-    def __init__(self, path: Path, layout: _Layout, part: str, sheet: str) -> None:
+    def __init__(self, path: Path, layout: _Layout, part: str, sheet: str, merge_rows: int) -> None:
         self.path, self.part, self.sheet = path, part, sheet
         share_malloc_arenas()
         self.measuring = ThreadPoolExecutor(max_workers=1)
-        self.extent = self.measuring.submit(xlsx_sheet_extent, path, part, layout.shared_strings)
+        # the extent's pass also collects the merged cells (``merged_header``), which shape the header
+        self.extent = self.measuring.submit(xlsx_sheet_extent, path, part, layout.shared_strings, merge_rows)
         self.extent_checked = False
         # the pieces hold HR data: files no one else can read, none left behind however the process ends
         self.scratch = ScratchFiles([f"piece-{k}.xlsx" for k in range(2)])

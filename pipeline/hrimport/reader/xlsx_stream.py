@@ -56,6 +56,7 @@ from hrimport.reader.grid import (
     rows_per_chunk,
     table_chunks,
 )
+from hrimport.reader.merged_header import merged_down, rows_around, two_row_header
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.reader.text import StreamBroken
@@ -88,7 +89,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.sheets = [s.name for s in layout.sheets]
     scan_rows = max(HEADER_SCAN_ROWS, header_row or 0)
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
-    reader = ChunkReader(path, layout, chosen.part, chosen.name)
+    reader = ChunkReader(path, layout, chosen.part, chosen.name, scan_rows + 1)
     worker = ThreadPoolExecutor(max_workers=1)
     try:
         top_rows = max(piece_rows, scan_rows) + 1
@@ -99,16 +100,26 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
         if header_row is not None and header_row > len(grid):
             raise NotStreamable
         top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
+        # the merged cells are after the rows in the sheet's XML: the extent's pass has them at its end
+        merges = reader.extent.result().merges
         index = _checked_header_index(path, header_row, top, len(grid))
         if index is None:
-            index = _find_header(top, {normalize_header(h) for h in expected})
+            index = _find_header(top, {normalize_header(h) for h in expected}, merged_down(merges))
         if index is None:
             raise NotStreamable
-        header_cells = [str(c) for c in grid.iloc[index].tolist()]
-        body = grid.iloc[index + 1:]
+        two_rows = two_row_header(path, chosen.name,
+                                  rows_around(lambda a, b: grid.iloc[a:b].to_numpy().tolist(), index), index,
+                                  merges, first.first_column)
+        header_rows = 1 if two_rows is None else 2
+        if two_rows is not None:
+            index = two_rows.top
+            header_cells = list(two_rows.names)
+        else:
+            header_cells = [str(c) for c in grid.iloc[index].tolist()]
+        body = grid.iloc[index + header_rows:]
         filled, nonempty = _filled_rows(body)
         names = _header_names(path, header_cells, index + 1, [bool((n & filled).any()) for n in nonempty],
-                              first.first_column)
+                              first.first_column, header_rows)
     except NotStreamable:
         reader.close(worker)
         return None
@@ -119,7 +130,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
         log.debug("the sheet of %s is read whole", path, exc_info=True)
         reader.close(worker)
         return None
-    info.header_row = index + 1
+    info.header_row, info.header_rows = index + 1, header_rows
     info.headers = [n for n in names if n is not None]
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
@@ -130,7 +141,7 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     del first
     # the next grid ends where the first chunk does, so that chunks are rarely put together from two grids
     following = worker.submit(reader.next_grid, max(1, chunk_rows - int(filled.sum())), piece_rows)
-    pieces = table.pieces(first_read, body, filled, index + 2, following, reader, worker, read_next)
+    pieces = table.pieces(first_read, body, filled, index + 1 + header_rows, following, reader, worker, read_next)
     return _rechunked(pieces, chunk_rows)
 
 

@@ -43,6 +43,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from hrimport.outcomes import RowOutcome, SourceInfo
 from hrimport.private_files import open_private
+from hrimport.reader.merged_header import MergedRange, SheetMerges, two_row_header
 from hrimport.report.fix_marks import (
     BAD_CELL_FILL,
     PROBLEM_FILL,
@@ -114,6 +115,8 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
     ws = wb[source.sheet] if source.sheet in wb.sheetnames else wb.worksheets[0]
     header_row = source.header_row
+    if source.header_rows > 1:
+        _one_header_row(ws, source)
     columns = _header_columns(ws, header_row, source.headers)
     problem_column = columns.pop(FIX_COLUMN, None) or max(columns.values(), default=ws.max_column) + 1
     ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
@@ -145,6 +148,24 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     with partial_workbook(path) as writing, open_private(writing, "wb") as fh, temporary_files_in(writing.parent):
         wb.save(fh)
     return path
+
+
+def _one_header_row(ws: Worksheet, source: SourceInfo) -> None:
+    """A header over two rows with merged cells (``reader.merged_header``) made the one row of the names the
+    import read, on its upper row (the lower is then written over by the rows to fix, as ``_keep_rows`` moves
+    them up): the names the report and the config use, in every to_fix alike (``fix_file`` writes them so
+    too, and ``view.fix_file_rows`` counts one header row); the same config reads it again."""
+    upper = source.header_row
+    merged = [m for m in ws.merged_cells.ranges if m.min_row <= upper + 1 and m.max_row >= upper]
+    merges = SheetMerges([MergedRange(m.min_row, m.min_col, m.max_row, m.max_col) for m in merged])
+    rows = {at - 1: ["" if cell.value is None else str(cell.value) for cell in ws[at]] for at in (upper, upper + 1)}
+    header = two_row_header(Path(source.path), source.sheet, rows, upper - 1, merges)
+    if header is None:
+        return
+    for m in merged:
+        ws.unmerge_cells(m.coord)
+    for column, name in enumerate(header.names, start=1):
+        ws.cell(upper, column).value = name or None
 
 
 def _header_columns(ws: Worksheet, header_row: int, headers: Sequence[str]) -> dict[str, int]:

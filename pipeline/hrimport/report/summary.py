@@ -47,6 +47,7 @@ def summary_data(
             "encoding": src.encoding,
             "delimiter": src.delimiter,
             "header_row": src.header_row,
+            "header_rows": src.header_rows,
             "rows_read": src.rows_read,
         },
         # where the rows went: "embedded-sandbox", "sandbox at URL" or "service at URL" (issue 13)

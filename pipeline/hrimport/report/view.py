@@ -132,7 +132,7 @@ def reading_summary(src: SourceInfo) -> str:
         parts.append(f"encoding {src.encoding}")
     if src.delimiter:
         parts.append(f"{_DELIMITER_NAMES.get(src.delimiter, repr(src.delimiter))}-delimited")
-    parts.append(f"header on row {src.header_row}")
+    parts.append(f"header on row {src.header_row}" if src.header_rows == 1 else src.header_told)
     return f"{src.name}: {', '.join(parts)}"
 
 
@@ -151,7 +151,8 @@ def run_facts(info: RunInfo) -> list[tuple[str, str]]:
         ("Format", src.format.upper() + (f", {src.encoding}" if src.encoding else "")),
         ("Size", format_size(src.size)),
         ("SHA-256", src.sha256),
-        ("Header row", str(src.header_row)),
+        ("Header row", str(src.header_row) if src.header_rows == 1
+         else src.header_told.removeprefix("header over rows ")),
         ("Started", format_time(info.started_at)),
         ("Finished", format_time(info.finished_at)),
         ("Duration", format_duration(info.duration_s)),
@@ -362,7 +363,7 @@ def fix_file_rows(result: RunResult, digest: RowsDigest | None = None) -> dict[i
     changes, this must change with it (tests/test_report_browser.py opens both and compares).
     """
     source = result.info.source
-    header = max(len(source.preamble), source.header_row - 1) + 1
+    header = max(len(source.preamble), source.header_row - 1) + 1  # a header over two rows: one joined row
     attention = sorted((digest or digest_rows(result)).attention_rows)
     return {row: header + position for position, row in enumerate(attention, 1)}
 
