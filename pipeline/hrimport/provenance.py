@@ -29,6 +29,7 @@ KINDS: dict[str, str] = {
     "number-format": "Number format applied",
     "number-as-stored": "Number sent as stored, shown through a format",
     "formula-value": "Formula's last calculated value",
+    "merged-cell": "Merged cell's value, on each row it covers",
     # what the mapper did
     "apostrophe-removed": "Leading apostrophe removed",
     "excel-text-formula": "Excel's =\"...\": the text shown",

@@ -12,6 +12,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.outcomes import Problem, SourceInfo, header_place
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
+
+if TYPE_CHECKING:
+    from hrimport.reader.merged_header import MergedRange
 
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
@@ -252,6 +256,7 @@ def _table_below_header(
     scan_replacements: bool = True,
     cells_read: dict[int, list[CellsRead]] | None = None,
     two_rows: Sequence[str] | None = None,
+    merges: Sequence[MergedRange] = (),
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
@@ -259,7 +264,8 @@ def _table_below_header(
     number) are the format reader's own findings; cells holding U+FFFD are added here for every format.
     ``cells_read`` (by grid column, at grid rows) become the table's, by header and table position.
     ``two_rows``: the names of a header over grid rows ``index`` and ``index + 1`` (``merged_header``),
-    one per grid column; the data begin under both.
+    one per grid column; the data begin under both. ``merges``: the sheet's cells merged down, whose value
+    each row they cover is given (``merged_cells``).
     """
     header_rows = 1 if two_rows is None else 2
     header_cells = [str(c) for c in grid.iloc[0].tolist()] if two_rows is None else list(two_rows)
@@ -279,6 +285,10 @@ def _table_below_header(
                      HeaderRepeats(header_cells, names))
     if cells_read:
         table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
+    if merges:
+        from hrimport.reader.merged_cells import MergedDown  # it builds on this module
+
+        MergedDown(merges, index + header_rows, first_column, names).fill(table)
     return table
 
 

@@ -14,9 +14,9 @@ once (``Start`` under ``Contract`` and under ``Probation``), by both joined with
 Start``): the words a person would write in one header cell, which the synonym packs match word by word.
 
 Nothing is guessed: merges at the header that do not form this shape (a cell merged over three rows, a
-group whose lower cells are empty, a label merged across columns in the lower row, a cell merged over
-several rows in the data) refuse the file in one line naming the cells. Merges the header does not need are
-read as before: a title merged across the top, a footer line merged across a row, a header cell merged
+group whose lower cells are empty, a label merged across columns in the lower row) refuse the file in one
+line naming the cells. A cell merged over several rows of data is read as Excel shows it
+(``merged_cells``). Merges the header does not need are read as before: a title merged across the top, a footer line merged across a row, a header cell merged
 over a column of values (a one-row header: the row under it holds values where labels stand alone).
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,6 +37,9 @@ from hrimport.reader.grid import _column_letter, _looks_like_a_label, normalize_
 JOINER = " "
 #: The merged ranges kept from the top of a sheet: a real header has a few dozen; more is a hostile file.
 MAX_TOP_MERGES = 100_000
+#: The merges over rows of data kept (``merged_cells`` gives their value to each of their rows): a sheet
+#: merging more is refused, not read with values left out.
+MAX_DATA_MERGES = 100_000
 #: How the refusals say what to do.
 FIX = "unmerge the header cells and keep one header row (or name the columns in one row above the data)"
 
@@ -67,15 +70,21 @@ class MergedRange(NamedTuple):
 
 @dataclass
 class SheetMerges:
-    """The merges of a sheet that may shape its header: those starting in its top rows (``top``), and the
-    first one found below them that covers several rows (a value shown on several rows of data)."""
+    """The merges of a sheet: those starting in its top rows (``top``), which may shape its header, and those
+    below them that cover several rows (``data``: a value shown on several rows of data, ``merged_cells``)."""
 
     top: list[MergedRange]
-    below: MergedRange | None = None
+    data: list[MergedRange] = field(default_factory=list)
     cut: bool = False  # more than ``MAX_TOP_MERGES`` at the top: the header cannot be told
+    data_cut: bool = False  # more than ``MAX_DATA_MERGES`` below: not all kept
 
     def __bool__(self) -> bool:
-        return bool(self.top) or self.below is not None or self.cut
+        return bool(self.top) or bool(self.data) or self.cut or self.data_cut
+
+    @property
+    def down(self) -> list[MergedRange]:
+        """Every merge kept that covers several rows, top and data."""
+        return [m for m in self.top if m.down] + self.data
 
 
 #: A sheet without merged cells.
@@ -84,7 +93,7 @@ NO_MERGES = SheetMerges([])
 
 class MergeCollector:
     """Collects a sheet's merges as a streamed scan meets them, bounded: those starting at or above row
-    ``top_rows``, and the first covering several rows below it."""
+    ``top_rows``, and those covering several rows below it."""
 
     def __init__(self, top_rows: int) -> None:
         self.top_rows = top_rows
@@ -98,8 +107,11 @@ class MergeCollector:
                 self.merges.cut = True
                 return
             self.merges.top.append(merged)
-        elif merged.down and self.merges.below is None:
-            self.merges.below = merged
+        elif merged.down:
+            if len(self.merges.data) >= MAX_DATA_MERGES:
+                self.merges.data_cut = True
+                return
+            self.merges.data.append(merged)
 
 
 # an XLSX merge's range (any namespace prefix, absolute references too): <mergeCell ref="B1:D1"/>
@@ -120,6 +132,18 @@ def _column_number(letters: bytes) -> int:
     for letter in letters.upper():
         number = number * 26 + letter - 64
     return number
+
+
+def data_merges(path: Path, sheet: str | None, merges: SheetMerges) -> list[MergedRange]:
+    """The sheet's cells merged down (``merged_cells`` gives their value to each row of data they cover), or
+    ``InputFileError`` for a sheet merging more than ``MAX_DATA_MERGES`` over rows of data: never read with
+    the values of some left out."""
+    if merges.data_cut:
+        raise InputFileError(
+            f"{path}{_on(sheet)}: more than {MAX_DATA_MERGES:,} cells are merged over rows of data; unmerge them "
+            "(in Excel: select them, Home > Merge & Center) and write each value on its row"
+        )
+    return merges.down
 
 
 def merges_of_ranges(ranges: Sequence[tuple[tuple[int, int], tuple[int, int]]] | None, top_rows: int) -> SheetMerges:
@@ -242,13 +266,6 @@ def _shaped(path: Path, sheet: str | None, rows: dict[int, list[str]], upper: in
     odd += [f"{cells}, two labels in one column without a merge" for cells in values_below]
     if odd:
         raise _unsure(path, sheet, span, "; ".join(odd[:3]) + (f" (and {len(odd) - 3} more)" if len(odd) > 3 else ""))
-    in_data = next((m for m in merges.top if m.first_row > lower_row and m.down), merges.below)
-    if in_data is not None:
-        raise InputFileError(
-            f"{path}{_on(sheet)}: {in_data.ref} is merged over several rows of data under the header over "
-            f"rows {span}: its value shows on each of those rows but is stored on the first only; unmerge it and "
-            "write the value on each row"
-        )
     return TwoRowHeader(upper - 1, _joined(names, group, top, first_column))
 
 

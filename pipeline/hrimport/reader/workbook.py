@@ -63,6 +63,7 @@ from hrimport.reader.grid import (
 from hrimport.reader.merged_header import (
     NO_MERGES,
     SheetMerges,
+    data_merges,
     merged_down,
     merges_of_ranges,
     rows_around,
@@ -669,4 +670,6 @@ def _build_from_workbook(
         index = two_rows.top
     preamble = grid.iloc[:index].to_numpy().tolist()
     return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
-                               cells_read=cells_read, two_rows=two_rows.names if two_rows else None)
+                               cells_read=cells_read, two_rows=two_rows.names if two_rows else None,
+                               merges=data_merges(path, info.sheet, read.merges))
+

@@ -56,7 +56,8 @@ from hrimport.reader.grid import (
     rows_per_chunk,
     table_chunks,
 )
-from hrimport.reader.merged_header import merged_down, rows_around, two_row_header
+from hrimport.reader.merged_cells import MergedDown
+from hrimport.reader.merged_header import data_merges, merged_down, rows_around, two_row_header
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.reader.text import StreamBroken
@@ -134,7 +135,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.headers = [n for n in names if n is not None]
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
-    table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names))
+    table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names),
+                   MergedDown(data_merges(path, chosen.name, merges), index + header_rows, first.first_column, names))
     chunk_rows = rows_per_chunk(chunk_rows, len(info.headers))  # as the whole read's table is cut
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
@@ -197,9 +199,10 @@ class _Table:
     """The table's columns as the first chunk names them, and the pieces laid out under them."""
 
     def __init__(self, path: Path, info: SourceInfo, names: list[str | None], first_column: int,
-                 header_row: int, header: HeaderRepeats) -> None:
+                 header_row: int, header: HeaderRepeats, merged: MergedDown) -> None:
         self.path, self.info, self.names = path, info, names
         self.first_column, self.header_row, self.header = first_column, header_row, header
+        self.merged = merged  # the cells merged down over rows of data, given to each row (``merged_cells``)
         self.rows = 0
 
     def pieces(self, first_read: dict[int, list[CellsRead]], body: pd.DataFrame, filled: np.ndarray, body_row: int,
@@ -270,6 +273,7 @@ class _Table:
         table = _rows_of(self.info, held, self.names, numbers, None, True, self.header)
         if cells_read:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
+        self.merged.fill(table)
         return table
 
 
