@@ -3,6 +3,7 @@ config names it, never the first one silently, leaving the people on the others 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,36 @@ def test_a_hidden_sheet_holding_the_same_table_is_not_counted(tmp_path: Path) ->
     result = hrimport("staff", "validate", str(write_config(tmp_path / "staff.toml")), str(source))
     assert result.exit_code == 0, result.output
     assert "1 of 1 rows checked" in result.output
+
+
+def test_init_writes_the_sheet_it_read_and_names_the_others(tmp_path: Path) -> None:
+    source = country_workbook(tmp_path / "sheets.xlsx")
+    result = hrimport("init", "--kind", "staff", str(source), "-o", str(tmp_path / "staff.toml"))
+    assert result.exit_code == 0, result.output
+    first, second = result.output.splitlines()[:2]
+    assert first.startswith("Read sheets.xlsx, sheet 'Singapore', header row 1")
+    assert second == ("Sheet 'Malaysia' of sheets.xlsx holds the same table as 'Singapore': the config reads "
+                      "'Singapore' alone (sheet = \"Singapore\" in [source]); one config per sheet imports each: "
+                      "copy it and change sheet.")
+    text = (tmp_path / "staff.toml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = lines.index("[source]")
+    assert lines[at + 1:at + 4] == [
+        "# sheet 'Malaysia' of sheets.xlsx holds the same table as 'Singapore': this config imports",
+        "# 'Singapore' alone. One config per sheet: copy this one and change sheet.",
+        'sheet = "Singapore"                         # the sheet init read',
+    ]
+    # the TODOs a person fills in, then the config checks the file: Singapore's people alone
+    filled = text.replace('customer_id = "TODO"', "customer_id = 99")
+    filled = filled.replace('customer_system_id_type = "TODO"', 'customer_system_id_type = "HRIS"')
+    filled = "\n".join('staff_type = "Payroll"' if line.startswith('staff_type = "TODO') else line
+                       for line in filled.splitlines())
+    (tmp_path / "staff.toml").write_text(filled, encoding="utf-8")
+    result = hrimport("staff", "validate", str(tmp_path / "staff.toml"), str(source))
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 rows checked" in result.output
+    preview = hrimport("init", "--kind", "staff", "--json", str(source), "-o", str(tmp_path / "json.toml"))
+    assert json.loads(preview.output)["same_table_sheets"] == ["Malaysia"]
 
 
 def test_a_big_workbook_read_in_chunks_is_refused_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
