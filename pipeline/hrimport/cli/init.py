@@ -83,6 +83,8 @@ def preview(result: InitResult) -> str:
         f"rows {', '.join(map(str, totals[:-1]))} and {totals[-1]}" if totals else "")
     held = f" ({len(totals)} of them totals rows or footer lines, never sent: {numbers})" if totals else ""
     out = [read + f": a {result.plan.kind} export of {info.rows_read} rows{held}.", "", *lines, ""]
+    if info.same_table_sheets:  # the sheet is written into the config: say so before the columns
+        out[1:1] = [same_table_told(result)]
     if result.plan.todos:
         out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
     if result.plan.missing:
@@ -99,3 +101,15 @@ def preview(result: InitResult) -> str:
     command = "staff" if result.plan.kind == "staff" else "timeoff"
     out.append(f"Wrote {result.output}. Next: hrimport {command} validate {result.output} {info.path}")
     return "\n".join(out)
+
+
+def same_table_told(result: InitResult) -> str:
+    """The line saying that other sheets of the workbook hold the table init read, and what the config does."""
+    from hrimport.reader.other_sheets import sheet_names  # the reader and pandas
+
+    info = result.source
+    others = info.same_table_sheets
+    verb = "holds" if len(others) == 1 else "hold"
+    return (f"Sheet{'s' if len(others) > 1 else ''} {sheet_names(others)} of {info.name} {verb} the same table as "
+            f"'{info.sheet}': the config reads '{info.sheet}' alone (sheet = \"{info.sheet}\" in [source]); one "
+            "config per sheet imports each: copy it and change sheet.")

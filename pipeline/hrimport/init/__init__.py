@@ -65,6 +65,8 @@ class InitResult:
             "todo": self.plan.todos,
             "missing": self.plan.missing,
             "totals_or_footer_rows": self.plan.summary_rows,
+            # the other visible sheets holding the same table: the config names the sheet read (``sheet``)
+            "same_table_sheets": self.source.same_table_sheets,
         }
 
 
@@ -95,13 +97,16 @@ def init_config(
     if output.resolve() == path.resolve():
         raise UsageError(f"{output} is the export itself; give the config another name with -o")
     try:
-        table = read_spreadsheet(path, sheet=sheet, encoding=encoding)
+        table = read_spreadsheet(path, sheet=sheet, encoding=encoding, other_sheets="tell")
     except InputFileError as exc:  # no config yet to set the encoding in: the option that does
         raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)
                              .replace(SHEET_HINT, INIT_SHEET_HINT)) from None
     chosen: Kind = kind or guess_kind(table.info.headers)
     plan = plan_config(table, chosen, hidden_headers(path, table.info))
-    text = write_config_text(plan, table.info, sheet=sheet, encoding=encoding, job=output.stem)
+    # other sheets hold the same table: the sheet read is written, live, so that the config imports it and no
+    # other without the refusal, and the choice shows (``same_table_setting`` names the others)
+    written_sheet = table.info.sheet if table.info.same_table_sheets and sheet is None else sheet
+    text = write_config_text(plan, table.info, sheet=written_sheet, encoding=encoding, job=output.stem)
     _write(output, text)
     return InitResult(table.info, plan, text, output)
 

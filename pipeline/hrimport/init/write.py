@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from hrimport.init.plan import ColumnPlan, ConfigPlan
 from hrimport.listing import SHOWN, one_line, quoted, shorten, some
 from hrimport.outcomes import SourceInfo
+from hrimport.reader.other_sheets import sheet_names
 
 #: What a column the workbook hides says in the config and the preview: sent, it is data nobody looked at.
 HIDDEN_NOTE = "a hidden column of the workbook: unhide it in Excel and look at it before sending it"
@@ -73,6 +74,18 @@ def summary_rows_setting(plan: ConfigPlan, file_name: str) -> list[str]:
     return lines
 
 
+def same_table_setting(info: SourceInfo) -> list[str]:
+    """The comment above ``sheet`` when other visible sheets of the workbook hold the table of the sheet init
+    read: the config names its sheet (an import of the workbook without one is refused), one config a sheet."""
+    if not info.same_table_sheets:
+        return []
+    others = sheet_names(info.same_table_sheets)
+    verb = "holds" if len(info.same_table_sheets) == 1 else "hold"
+    sheets = "sheet" if len(info.same_table_sheets) == 1 else "sheets"
+    return [f"# {sheets} {others} of {info.name} {verb} the same table as '{info.sheet}': this config imports",
+            f"# '{info.sheet}' alone. One config per sheet: copy this one and change sheet."]
+
+
 def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, job: str,
                       encoding: str | None = None) -> str:
     """The config file's text."""
@@ -94,6 +107,7 @@ def write_config_text(plan: ConfigPlan, info: SourceInfo, *, sheet: str | None, 
         "",
         "[source]",
     ]
+    out += same_table_setting(info)
     if sheet is not None:
         out.append(_line(f"sheet = {toml_string(sheet)}", "the sheet init read"))
     elif info.sheet:

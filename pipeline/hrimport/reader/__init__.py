@@ -22,6 +22,7 @@ import logging
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Literal
 
 from hrimport.config import DEFAULT_MAX_UNPACKED_MB
 from hrimport.errors import HrimportError, InputFileError
@@ -30,6 +31,7 @@ from hrimport.memory import use_returning_arrow_pool
 from hrimport.outcomes import SourceInfo
 from hrimport.reader import workbook
 from hrimport.reader.grid import NoDataRowsError, SourceTable, normalize_header, rows_per_chunk, table_chunks
+from hrimport.reader.other_sheets import check_other_sheets
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
 from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
 from hrimport.reader.workbook import _build_from_workbook, _xlsx_layout
@@ -62,6 +64,7 @@ def read_spreadsheet(
     encoding: str | None = None,
     delimiter: str | None = None,
     max_unpacked_mb: int = DEFAULT_MAX_UNPACKED_MB,
+    other_sheets: Literal["refuse", "tell"] = "refuse",
 ) -> SourceTable:
     """Read one sheet of a spreadsheet, or a delimited text file, as text cells.
 
@@ -72,6 +75,8 @@ def read_spreadsheet(
     ``encoding`` and ``delimiter`` override detection for CSV/TSV.
     ``max_unpacked_mb``: a workbook (.xlsx, .xlsm, .ods: a ZIP) whose parts unpack to more is refused
     before any part is unpacked.
+    ``other_sheets``: with no ``sheet``, a workbook whose other visible sheets hold the same table is refused
+    (``other_sheets.SameTableError``); "tell" names them in ``SourceInfo.same_table_sheets`` instead.
     """
     path = Path(path)
     fmt = _format_of(path)
@@ -96,8 +101,15 @@ def read_spreadsheet(
             info.format = "tsv"
         return _build_from_text(path, info, grid, header_row, expected_headers)
     del data
+    expected_headers = list(expected_headers)
+    tell = other_sheets == "tell"
     try:
-        return _build_from_workbook(path, info, sheet, header_row, expected_headers)
+        if fmt in ("xlsx", "xlsm"):  # before the sheet is read: its other sheets' tops are read on their own
+            check_other_sheets(path, info, sheet, header_row, expected_headers, tell=tell)
+        table = _build_from_workbook(path, info, sheet, header_row, expected_headers)
+        if fmt in ("ods", "xls"):  # after: the read's checks have looked through every sheet
+            check_other_sheets(path, info, sheet, header_row, expected_headers, tell=tell)
+        return table
     except (HrimportError, MemoryError):
         raise
     except Exception as exc:  # the one place any workbook library's failure becomes one line
@@ -140,6 +152,7 @@ def read_spreadsheet_chunks(
         if chunks is not None:
             return chunks, True
     if stream and fmt in ("xlsx", "xlsm") and workbook.FAST_XLSX and path.stat().st_size > STREAM_BYTES:
+        expected_headers = list(expected_headers)
         chunks = _stream_workbook(path, fmt, chunk_rows, sheet, header_row, expected_headers, max_unpacked_mb)
         if chunks is not None:
             return chunks, True
@@ -158,6 +171,7 @@ def _stream_workbook(path: Path, fmt: str, chunk_rows: int, sheet: str | int | N
                       sha256=hashlib.sha256(data).hexdigest())
     _check_content(path, fmt, data, max_unpacked_mb)
     del data
+    check_other_sheets(path, info, sheet, header_row, expected_headers)
     try:
         if prefixed_parts(path):  # read whole, through a copy without the prefix (``xlsx_prefixes``)
             return None
