@@ -952,7 +952,7 @@ KINDS = [
     # person 3's line read as the end of person 2's name: a person without an outcome, so the file is refused
     refused("unclosed-quote", "staff.csv", write_unclosed_quote,
             "staff.csv: row 3, column 'Name': a value opening with a quote (\") runs over 2 lines of the file, to its "
-            "end, and one of them reads as a whole row ('000003,Person 3,person3@acme.example,MY,…'), which "
+            "end, and one of them reads as a row of the table ('000003,Person 3,person3@acme.example,MY,…'), which "
             "would be lost inside that one cell: a stray quote in the export; remove it, or write it as two quotes "
             "(\"\") if it belongs to the value, and export again"),
     # the columns a staff export needs, then 100,000 more: 0.9 MB that took 36 s and 1.6 GB to read

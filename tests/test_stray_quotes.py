@@ -59,13 +59,34 @@ def test_a_stray_quote_before_a_name_refuses_the_file_in_one_line_and_sends_nobo
     assert result.exit_code == 2, result.output
     assert result.output.splitlines() == [
         (f"Error: staff.csv: row 10, column 'Name': a value opening with a quote (\") runs over 12 lines of the file, "
-         f"to its end, and 11 of them read as whole rows (the first: '{first}…'), "
+         f"to its end, and 11 of them read as rows of the table (the first: '{first}…'), "
          "which would be lost inside that one cell: a stray quote in the export; remove it, or write it as two quotes "
          "(\"\") if it belongs to the value, and export again")]
     assert stored(sandbox, prefix) == {}
 
 
-def test_two_stray_quotes_far_down_a_big_export_swallowing_nine_people_refuse_it_too(tmp_path: Path) -> None:
+def test_a_quote_closed_by_the_next_persons_name_would_send_their_cells_under_the_first_id_so_it_is_refused(
+        tmp_path: Path, sandbox: Any) -> None:
+    """'"Person 9' opens a value that 'O"Brien' on the next line closes: person 10's cells after the name then fill
+    person 9's row (their e-mail, country, title under person 9's id), and person 10 has no row at all."""
+    prefix = uuid.uuid4().hex[:6]
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    data = export(tmp_path / "staff.csv", 20, prefix, p10={"Name": "Person O'Brien"})
+    text = data.read_text(encoding="utf-8").replace(",Person 9,", ',"Person 9,', 1)
+    data.write_text(text.replace("Person O'Brien", 'Person O"Brien', 1), encoding="utf-8")
+
+    result = hrimport("staff", "import", str(config), str(data), "--report-dir", str(tmp_path / "reports"))
+
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [
+        ("Error: staff.csv: row 10, column 'Name': a value opening with a quote (\") runs over 2 lines of the file "
+         f"and one of them reads as a row of the table ('{prefix}000010,Person OBrien'), which would be lost inside "
+         "that one cell: a stray quote in the export; remove it, or write it as two quotes (\"\") if it belongs "
+         "to the value, and export again")]
+    assert stored(sandbox, prefix) == {}
+
+
+def test_two_stray_quotes_far_down_a_big_export_swallowing_ten_people_refuse_it_too(tmp_path: Path) -> None:
     # a file this big is read in chunks (STREAM_BYTES); the quote opened on row 30,001 closes on row 30,011
     prefix = "E"
     data = export(tmp_path / "staff.csv", 90_000, prefix)
@@ -79,7 +100,7 @@ def test_two_stray_quotes_far_down_a_big_export_swallowing_nine_people_refuse_it
     assert result.exit_code == 2, result.output
     assert result.output.splitlines() == [
         ("Error: staff.csv: row 30,001, column 'Name': a value opening with a quote (\") runs over 11 lines of the "
-         "file and 9 of them read as whole rows (the first: 'E030001,Person 30001,person30001@acme.ex…'), which "
+         "file and 10 of them read as rows of the table (the first: 'E030001,Person 30001,person30001@acme.ex…'), which "
          "would be lost inside that one cell: a stray quote in the export; remove it, or write it as two quotes "
          "(\"\") if it belongs to the value, and export again")]
 
