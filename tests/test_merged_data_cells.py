@@ -17,12 +17,12 @@ import pytest
 import xlwt
 from click.testing import CliRunner, Result
 from odf.opendocument import OpenDocumentSpreadsheet
-from odf.table import CoveredTableCell, Table, TableCell, TableRow
-from odf.text import P
+from odf.table import CoveredTableCell, Table, TableRow
 
 from hrimport import reader
 from hrimport.cli import main
 from hrimport.reader import read_spreadsheet, read_spreadsheet_chunks, xlsx_stream
+from tests.test_two_row_header import text_cell
 
 TOKEN = "demo-customer-99"
 HEADER = ["Employee ID", "Name", "Email", "Country", "Title", "Start Date", "Staff Type", "Site"]
@@ -137,12 +137,7 @@ def xls_sites(path: Path) -> Path:
 def ods_sites(path: Path) -> Path:
     doc = OpenDocumentSpreadsheet()
     table = Table(name="Staff")
-
-    def cell(text: str, **spans: int) -> TableCell:
-        made = TableCell(valuetype="string", **spans)
-        made.addElement(P(text=text))
-        return made
-
+    cell = text_cell
     header = TableRow()
     for label in HEADER:
         header.addElement(cell(label))

@@ -86,15 +86,17 @@ def xls_export(path: Path) -> Path:
     return path
 
 
+def text_cell(text: str, **spans: int) -> TableCell:
+    """An ODS text cell, spanning rows or columns as ``spans`` say (``numberrowsspanned=2``)."""
+    made = TableCell(valuetype="string", **spans)
+    made.addElement(P(text=text))
+    return made
+
+
 def ods_export(path: Path) -> Path:
     doc = OpenDocumentSpreadsheet()
     table = Table(name="Staff")
-
-    def cell(text: str, **spans: int) -> TableCell:
-        made = TableCell(valuetype="string", **spans)
-        made.addElement(P(text=text))
-        return made
-
+    cell = text_cell
     top = TableRow()
     for element in (cell("Employee ID", numberrowsspanned=2), cell("Personal", numbercolumnsspanned=3),
                     CoveredTableCell(), CoveredTableCell(), cell("Job", numbercolumnsspanned=2), CoveredTableCell(),
