@@ -107,7 +107,7 @@ def test_a_leave_dropped_from_the_cumulative_export_is_named_so_hr_cancels_it_on
         assert summary(told)["no_longer_in_export"] == 1
         assert ("Note: 1 leave imported before is no longer in this export, which covers its person and dates: "
                 "cancel it on the platform if it was cancelled or moved in the HR system; it stays there otherwise, "
-                "and payroll counts it. The report lists each (No longer in the export); once cancelled on the "
+                "and payroll counts it. The report lists it (No longer in the export); once cancelled on the "
                 "platform, run hrimport timeoff mark-cancelled leave.toml RECORD_ID... so that it is no longer "
                 "told.") in told.stdout
     assert sent(staffed) == []

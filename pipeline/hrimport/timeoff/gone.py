@@ -55,8 +55,8 @@ def gone_note(count: int, config_name: str) -> str:
     them = "it" if count == 1 else "them"
     was = "it was" if count == 1 else "they were"
     covered = "its person and dates" if count == 1 else "their people and dates"
-    return (f"{records} no longer in this export, which covers {covered}: cancel {them} on the "
-            f"platform if {was} cancelled or moved in the HR system; {'it stays' if count == 1 else 'they stay'} "
-            f"there otherwise, and payroll counts {them}. The report lists each (No longer in the export); once "
-            f"cancelled on the platform, run {MARK_CANCELLED} {config_name} RECORD_ID... so that "
-            f"{them} {'is' if count == 1 else 'are'} no longer told.")
+    return (f"{records} no longer in this export, which covers {covered}: cancel {them} on the platform if {was} "
+            f"cancelled or moved in the HR system; {'it stays' if count == 1 else 'they stay'} there otherwise, and "
+            f"payroll counts {them}. The report lists {'it' if count == 1 else 'each'} (No longer in the export); "
+            f"once cancelled on the platform, run {MARK_CANCELLED} {config_name} RECORD_ID... so that {them} "
+            f"{'is' if count == 1 else 'are'} no longer told.")
