@@ -83,7 +83,7 @@ def add_xlsx_hidden_rows(piece: bytes, row_before: int, into: HiddenRows) -> int
                 row = before + piece.count(b"<row", at, tag.start()) + 1
             into.add(row)
             before, at = row, tag.end()
-    last = max(piece.rfind(b"<row "), piece.rfind(b"<row>"))
+    last = piece.rfind(b"<row")  # (a ``<rowBreaks>`` after the last row: the number is needed no more)
     if last < 0:
         return row_before
     number = _ROW_TAG_NUMBER.match(piece, last)
