@@ -39,6 +39,7 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
+from hrimport.reader.hidden_rows import HIDDEN_ROW, hidden_row_problem
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
 from hrimport.reader.repeated_header import holds_no_record, keep_alone
 from hrimport.reader.summary_rows import summary_rows
@@ -375,6 +376,11 @@ def map_records(
                     # a broken cell in a column nothing is sent from: worth knowing, no reason to hold the row
                     problem = replace(problem, severity="warning")
                 mapped.add_problem(position[row], problem)
+    if len(table.hidden_rows):  # rows nobody sees in Excel, sent all the same unless strict (``hidden_rows``)
+        strict = HIDDEN_ROW in mapping.strict_checks
+        at = np.searchsorted(np.asarray(table.row_numbers), table.hidden_rows)
+        for pos, row in zip(at.tolist(), table.hidden_rows.tolist()):
+            mapped.add_problem(pos, hidden_row_problem(row, strict=strict))
     for pos, problem in totals.items():
         if not holds_no_record(mapped.problems.get(pos, ())):  # a header row again is told as such
             mapped.add_problem(pos, problem)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hrimport.listing import columns_taken, one_line, padded, quoted, some
+from hrimport.listing import columns_taken, one_line, padded, quoted
 
 if TYPE_CHECKING:
     from hrimport.init import InitResult
@@ -54,6 +54,8 @@ def init(file: Path, kind: str | None, sheet: str | None, encoding: str | None, 
 
 def preview(result: InitResult) -> str:
     """The table a person reads: column, field, how sure, three values as sent."""
+    from hrimport.init.write import rows_named  # the reader and pandas, loaded by init_config already
+
     rows = [("Column", "Field", "How sure", "Examples (as sent)")]
     for c in result.plan.columns:
         if c.role == "field":
@@ -77,12 +79,15 @@ def preview(result: InitResult) -> str:
              for row in rows]
     info = result.source
     read = f"Read {info.name}" + (f", sheet '{info.sheet}'" if info.sheet else "") + f", {info.header_told}"
-    totals = result.plan.summary_rows
-    numbers = some([str(row) for row in totals[:5]], len(totals))
-    numbers = f"row {numbers}" if len(totals) == 1 else f"rows {numbers}" if len(totals) > 5 else (
-        f"rows {', '.join(map(str, totals[:-1]))} and {totals[-1]}" if totals else "")
-    held = f" ({len(totals)} of them totals rows or footer lines, never sent: {numbers})" if totals else ""
-    out = [read + f": a {result.plan.kind} export of {info.rows_read} rows{held}.", "", *lines, ""]
+    totals, hidden_rows = result.plan.summary_rows, result.plan.hidden_rows
+    numbers = rows_named(totals) if totals else ""
+    held = [f"{len(totals)} of them totals rows or footer lines, never sent: {numbers}"] if totals else []
+    if hidden_rows:
+        held.append(f"{len(hidden_rows)} {'' if totals else 'of them '}hidden in the workbook: {rows_named(hidden_rows)}")
+    told = f" ({'; '.join(held)})" if held else ""
+    out = [read + f": a {result.plan.kind} export of {info.rows_read} rows{told}.", "", *lines, ""]
+    if hidden_rows:  # rows nobody saw on screen are sent: said before the columns
+        out[1:1] = [hidden_rows_told(result)]
     if info.same_table_sheets:  # the sheet is written into the config: say so before the columns
         out[1:1] = [same_table_told(result)]
     if result.plan.todos:
@@ -101,6 +106,18 @@ def preview(result: InitResult) -> str:
     command = "staff" if result.plan.kind == "staff" else "timeoff"
     out.append(f"Wrote {result.output}. Next: hrimport {command} validate {result.output} {info.path}")
     return "\n".join(out)
+
+
+def hidden_rows_told(result: InitResult) -> str:
+    """The line saying which rows of the table the workbook hides, and what the import does with them."""
+    from hrimport.init.write import rows_named  # the reader and pandas, loaded by init_config already
+
+    hidden = result.plan.hidden_rows
+    them, those = ("it", "it if it is") if len(hidden) == 1 else ("them", "those")
+    return (f"Hidden rows of the workbook (by a filter or Hide): {rows_named(hidden)}. The import sends {them} all the "
+            f"same, with a hidden-row warning, though nobody sees {them} in Excel: unhide {them} and check {them}, or "
+            f'delete {those} not to be imported (strict_checks = ["hidden-row"] in [{result.plan.kind}] holds {them} '
+            "back).")
 
 
 def same_table_told(result: InitResult) -> str:

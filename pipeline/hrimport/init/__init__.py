@@ -65,6 +65,8 @@ class InitResult:
             "todo": self.plan.todos,
             "missing": self.plan.missing,
             "totals_or_footer_rows": self.plan.summary_rows,
+            # the rows the workbook hides (by a filter or Hide): sent with a hidden-row warning each
+            "hidden_rows": self.plan.hidden_rows,
             # the other visible sheets holding the same table: the config names the sheet read (``sheet``)
             "same_table_sheets": self.source.same_table_sheets,
         }

@@ -72,6 +72,7 @@ class ConfigPlan:
     date_note: str = ""
     summary_rows: list[int] = field(default_factory=list)  # the totals rows and footer lines, never sent
     summary_cells: list[str] = field(default_factory=list)  # the first cell each of them holds ('Grand Total')
+    hidden_rows: list[int] = field(default_factory=list)  # the rows the workbook hides (a filter, Hide): sent, warned
 
     @property
     def mapped(self) -> dict[str, str]:
@@ -152,6 +153,7 @@ def plan_config(table: SourceTable, kind: Kind, hidden: Collection[str] = ()) ->
                 decided[h] = ColumnPlan(h, "field", free, "values only")
 
     plan = ConfigPlan(kind=kind, columns=[], summary_rows=[table.row_numbers[pos] for pos in totals],
+                      hidden_rows=table.hidden_rows.tolist(),
                       summary_cells=[_first_cell(table.frame.iloc[pos]) for pos in totals])
     _name_parts(decided, plan, headers)
     for h, c in list(decided.items()):

@@ -8,6 +8,7 @@ stray cell at XFD1048576 asks for 17 billion cells (the process aborted), cells 
 
 - the last row holding a value that is not blank, and the farthest column holding any value up to it;
 - how many cells hold a value there;
+- the rows the sheet hides (``hidden_rows``: a filter's, or Hide's), which nobody sees in Excel;
 - in an ODS, the cells showing an error value (``#N/A``) and the formulas saved without a result, which
   python-calamine reads as empty cells: this pass is the one that looks at every cell of the file.
 
@@ -34,6 +35,7 @@ import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import HEADER_SCAN_ROWS, _column_letter
+from hrimport.reader.hidden_rows import HiddenRows, add_xlsx_hidden_rows
 from hrimport.reader.merged_header import MergeCollector, MergedRange, SheetMerges, add_xlsx_merges
 from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
 
@@ -75,6 +77,8 @@ class SheetExtent:
     uncalculated: list[tuple[int, int, str]] = field(default_factory=list)
     # the merged cells that may shape the header (``merged_header``): XLSX's ``<mergeCells>``, ODS's spans
     merges: SheetMerges = field(default_factory=lambda: SheetMerges([]))
+    # the rows the sheet hides, by a filter or Hide (``hidden_rows``)
+    hidden: HiddenRows = field(default_factory=HiddenRows)
 
     @property
     def cells(self) -> int:
@@ -132,7 +136,8 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
 
     The sheet's merged cells (``<mergeCells>``, after ``</sheetData>``: in the last piece) are collected on
     the way, those starting in rows up to ``merge_rows`` and the first covering several rows below
-    (``merged_header.MergeCollector``): a header over two rows is read from them at no other pass.
+    (``merged_header.MergeCollector``): a header over two rows is read from them at no other pass. So are the
+    rows marked hidden (``hidden_rows``), by a look for ``hidden="`` in each piece.
 
     Per piece, the last cell showing something is found from the end back (at once, unless the piece is
     a blank tail); per row of the table, its last value's column letters, with a few ``bytes`` calls;
@@ -147,8 +152,10 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
     values = rows = 0  # value cells and rows before the piece
     out_of_order: list[bytes] = []
     merges = MergeCollector(merge_rows)
+    row_before = 0  # the number of the last row element before the piece (``add_xlsx_hidden_rows``)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for offset, piece in _row_pieces(stream):
+            row_before = add_xlsx_hidden_rows(piece, row_before, extent.hidden)
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
             in_piece = piece.count(b"</v>") + (piece.count(b"</is>") if inline else 0)
             shown = _last_shown(piece, blank_cells, blank_strings)
@@ -458,6 +465,8 @@ _SPACES_RUN, _SPACES_COUNT = ("{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 #: The most spaces the runs of an ODS may add up to: the library makes each run a string of them at once, and
 #: one run of 2,147,483,647 spaces in a file of 3 KB aborted the process.
 MAX_SPACES = 10_000_000
+#: A row's ``table:visibility`` when it is hidden: folded away by Hide or a group, or filtered out.
+_HIDDEN = ("collapsed", "filter")
 #: Cells of a repeated row or column listed at most: an error repeated over a formatted area is one mistake.
 _REPEATS_LISTED = 1024
 
@@ -476,13 +485,15 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
 
     A merged cell is a cell spanning others (``number-columns-spanned``, ``number-rows-spanned``): those
     starting in rows up to ``merge_rows`` are kept, and the first covering several rows below
-    (``merged_header.MergeCollector``), which python-calamine does not give for an ODS.
+    (``merged_header.MergeCollector``), which python-calamine does not give for an ODS. A row whose
+    ``table:visibility`` is ``collapsed`` or ``filter`` is hidden (``hidden_rows``).
     """
     extents: dict[str, SheetExtent] = {}
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
     rows_repeated, columns_repeated = _t("number-rows-repeated"), _t("number-columns-repeated")
     rows_spanned, columns_spanned = _t("number-rows-spanned"), _t("number-columns-spanned")
     value_type = f"{{{_OFFICE}}}value-type"
+    visibility = _t("visibility")
     spaces = 0
     with zipfile.ZipFile(archive_path) as archive, archive.open("content.xml") as stream:
         sheet = _OdsSheet(merge_rows)
@@ -510,7 +521,10 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
                     sheet.column += int(element.get(columns_repeated, "1"))
                 element.clear()
             elif tag == row:
-                sheet.end_row(int(element.get(rows_repeated, "1")))
+                repeat = int(element.get(rows_repeated, "1"))
+                if element.get(visibility) in _HIDDEN:  # hidden by a filter or Hide (``hidden_rows``)
+                    sheet.extent.hidden.add(sheet.rows + 1, repeat)
+                sheet.end_row(repeat)
                 element.clear()
             elif tag == _SPACES_RUN:
                 spaces += int(element.get(_SPACES_COUNT, "1"))

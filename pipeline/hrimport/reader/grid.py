@@ -26,6 +26,7 @@ from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
 
 if TYPE_CHECKING:
+    from hrimport.reader.hidden_rows import HiddenRows
     from hrimport.reader.merged_header import MergedRange
 
 #: How many rows at the top of a sheet may hold titles before the header.
@@ -74,6 +75,8 @@ class SourceTable:
     ``row_problems`` holds what the reader found wrong with single rows (bytes that are not text in the
     file's encoding, more cells than the header...), keyed by Excel row number: those rows are read as
     well as they can be and flagged, while the other rows go on.
+    ``hidden_rows``: the Excel row numbers of the table's rows the workbook hides (by a filter or Hide:
+    ``hidden_rows``), ascending.
     """
 
     info: SourceInfo
@@ -82,6 +85,7 @@ class SourceTable:
     row_problems: dict[int, list[Problem]] = field(default_factory=dict)
     # header -> the cells of that column the reader read in a way the report tells (workbooks only)
     cells_read: dict[str, list[CellsRead]] = field(default_factory=dict)
+    hidden_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, wanted: str) -> str | None:
@@ -257,6 +261,7 @@ def _table_below_header(
     cells_read: dict[int, list[CellsRead]] | None = None,
     two_rows: Sequence[str] | None = None,
     merges: Sequence[MergedRange] = (),
+    hidden: HiddenRows | None = None,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
@@ -265,7 +270,7 @@ def _table_below_header(
     ``cells_read`` (by grid column, at grid rows) become the table's, by header and table position.
     ``two_rows``: the names of a header over grid rows ``index`` and ``index + 1`` (``merged_header``),
     one per grid column; the data begin under both. ``merges``: the sheet's cells merged down, whose value
-    each row they cover is given (``merged_cells``).
+    each row they cover is given (``merged_cells``). ``hidden``: the rows the sheet hides (``hidden_rows``).
     """
     header_rows = 1 if two_rows is None else 2
     header_cells = [str(c) for c in grid.iloc[0].tolist()] if two_rows is None else list(two_rows)
@@ -285,6 +290,8 @@ def _table_below_header(
                      HeaderRepeats(header_cells, names))
     if cells_read:
         table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
+    if hidden:
+        table.hidden_rows = hidden.among(numbers)
     if merges:
         from hrimport.reader.merged_cells import MergedDown  # it builds on this module
 
@@ -368,6 +375,7 @@ def table_chunks(table: SourceTable, rows: int) -> Iterator[SourceTable]:
             row_numbers=numbers,
             row_problems={row: found for row, found in table.row_problems.items() if first <= row <= last},
             cells_read=cells_read,
+            hidden_rows=table.hidden_rows[(table.hidden_rows >= first) & (table.hidden_rows <= last)],
         )
 
 

@@ -60,6 +60,7 @@ from hrimport.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from hrimport.reader.hidden_rows import NO_HIDDEN_ROWS, HiddenRows
 from hrimport.reader.merged_header import (
     NO_MERGES,
     SheetMerges,
@@ -97,7 +98,7 @@ from hrimport.reader.sheets import (
     xlsx_workbook_settings,
 )
 from hrimport.reader.sniff import check_sheet_text, password_protected
-from hrimport.reader.xls_book import check_xls, open_xls
+from hrimport.reader.xls_book import check_xls, open_xls, xls_hidden_rows
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
 
@@ -153,6 +154,7 @@ class _Grid(NamedTuple):
     sheet_names: list[str]
     cells_read: dict[int, list[CellsRead]]
     merges: SheetMerges = NO_MERGES  # the merged cells that may shape the header (``merged_header``)
+    hidden: HiddenRows = NO_HIDDEN_ROWS  # the rows the sheet hides, by a filter or Hide (``hidden_rows``)
 
 
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
@@ -493,6 +495,7 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
     .xlsx's are found by ``_bounded_xlsx``."""
     found: list[SheetNumber] = []
     extents: dict[str, SheetExtent] = {}
+    hidden = NO_HIDDEN_ROWS
     if info.format == "ods":
         extents = ods_sheet_extents(path, merge_rows)
         for name, extent in extents.items():  # calamine lays out every sheet on opening
@@ -540,6 +543,7 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
         uncalculated = extent.uncalculated
     elif book is not None:
         found, shown = xls_sheet_numbers(book, chosen.name)
+        hidden = xls_hidden_rows(book, chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
@@ -567,7 +571,8 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
     mark_no_such_dates(data, cells_read, no_such_dates)
     if info.format == "ods":
         merges = extents.get(chosen.name, SheetExtent()).merges
-    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read, merges)
+        hidden = extents.get(chosen.name, SheetExtent()).hidden
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read, merges, hidden)
 
 
 def _date_cells(cells: Sequence[object], text: pd.Series) -> np.ndarray:
@@ -610,24 +615,24 @@ def _readable_xlsx(path: Path, scratch: ExitStack) -> Path:
 
 
 def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack, merge_rows: int
-                  ) -> tuple[Path, SheetMerges]:
+                  ) -> tuple[Path, SheetExtent]:
     """The file to read for the XLSX ``source`` (``path`` or ``_readable_xlsx``'s copy of it): ``source``, or
     a copy whose sheet ends with its last row holding a value that is not blank. A sheet mostly empty is
-    refused (see ``extent``). Also the sheet's merged cells, which the extent's pass collects."""
+    refused (see ``extent``). Also the sheet's extent, whose pass collects its merged cells and hidden rows."""
     chosen = layout.sheets[layout.choice.index]
     if not chosen.part:
-        return source, NO_MERGES
+        return source, SheetExtent()
     try:
         check_sheet_text(path, source, chosen.part, chosen.name)
         extent = xlsx_sheet_extent(source, chosen.part, layout.shared_strings, merge_rows)
     except KeyError:  # the workbook lists a sheet its archive does not hold: the library says so
-        return source, NO_MERGES
+        return source, SheetExtent()
     check_extent(path, chosen.name, extent)
     if not extent.has_blank_tail or extent.tail_start is None or extent.rows_end is None:
-        return source, extent.merges
+        return source, extent
     # the copy holds HR data: a file no one else can read, not left behind however the process ends
     copy = scratch.enter_context(ScratchFiles([path.name])).paths[0]
-    return trimmed_xlsx(source, chosen.part, extent, copy), extent.merges
+    return trimmed_xlsx(source, chosen.part, extent, copy), extent
 
 
 def _build_from_workbook(
@@ -642,12 +647,12 @@ def _build_from_workbook(
             layout = _xlsx_layout(path, sheet, readable)
             chosen = layout.sheets[layout.choice.index]
             info.sheet, info.sheet_note, info.date_system = chosen.name, layout.choice.note, layout.date_system
-            source, merges = _bounded_xlsx(path, readable, layout, scratch, merge_rows)
+            source, extent = _bounded_xlsx(path, readable, layout, scratch, merge_rows)
             if FAST_XLSX:
                 read = _fastexcel_grid(path, source, info, layout)
             else:
                 read = _calamine_grid(path, source, info, sheet, layout, merge_rows)
-            read = read._replace(merges=merges)
+            read = read._replace(merges=extent.merges, hidden=extent.hidden)
         else:
             read = _calamine_grid(path, path, info, sheet, None, merge_rows)
     grid, first_column, names, cells_read = read.frame, read.first_column, read.sheet_names, read.cells_read
@@ -671,5 +676,5 @@ def _build_from_workbook(
     preamble = grid.iloc[:index].to_numpy().tolist()
     return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
                                cells_read=cells_read, two_rows=two_rows.names if two_rows else None,
-                               merges=data_merges(path, info.sheet, read.merges))
+                               merges=data_merges(path, info.sheet, read.merges), hidden=read.hidden)
 

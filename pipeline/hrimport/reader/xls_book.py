@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hrimport.reader.extent import SheetExtent, check_extent, column_letters
+from hrimport.reader.hidden_rows import HiddenRows
 
 if TYPE_CHECKING:
     import xlrd
@@ -204,3 +205,13 @@ def _declared_size(stream: bytes, start: int) -> tuple[int, int]:
             break
         at += 4 + size
     return 0, 0
+
+
+def xls_hidden_rows(book: xlrd.Book, sheet: str) -> HiddenRows:
+    """The rows the XLS sheet ``sheet`` of ``book`` (opened with its formatting) hides, by a filter or Hide: its
+    ROW records' hidden flag (``hidden_rows``). An .xls has at most 65,536 rows."""
+    hidden = HiddenRows()
+    rows = book.sheet_by_name(sheet).rowinfo_map
+    for row in sorted(r for r, info in rows.items() if info.hidden):
+        hidden.add(row + 1)
+    return hidden

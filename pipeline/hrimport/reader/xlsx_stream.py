@@ -56,6 +56,7 @@ from hrimport.reader.grid import (
     rows_per_chunk,
     table_chunks,
 )
+from hrimport.reader.hidden_rows import HiddenRows
 from hrimport.reader.merged_cells import MergedDown
 from hrimport.reader.merged_header import data_merges, merged_down, rows_around, two_row_header
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
@@ -102,7 +103,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
             raise NotStreamable
         top = grid.iloc[:HEADER_SCAN_ROWS].to_numpy().tolist()
         # the merged cells are after the rows in the sheet's XML: the extent's pass has them at its end
-        merges = reader.extent.result().merges
+        extent = reader.extent.result()
+        merges = extent.merges
         index = _checked_header_index(path, header_row, top, len(grid))
         if index is None:
             index = _find_header(top, {normalize_header(h) for h in expected}, merged_down(merges))
@@ -136,7 +138,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
     table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names),
-                   MergedDown(data_merges(path, chosen.name, merges), index + header_rows, first.first_column, names))
+                   MergedDown(data_merges(path, chosen.name, merges), index + header_rows, first.first_column, names),
+                   extent.hidden)
     chunk_rows = rows_per_chunk(chunk_rows, len(info.headers))  # as the whole read's table is cut
     piece_rows = max(1, min(chunk_rows, PIECE_ROWS))
     read_next = partial(reader.next_grid, chunk_rows, piece_rows)
@@ -192,17 +195,18 @@ def _joined(tables: list[SourceTable]) -> SourceTable:
         problems.update(table.row_problems)
     return SourceTable(info=tables[0].info, frame=pd.concat([t.frame for t in tables], ignore_index=True),
                        row_numbers=[n for t in tables for n in t.row_numbers], row_problems=problems,
-                       cells_read=cells_read)
+                       cells_read=cells_read, hidden_rows=np.concatenate([t.hidden_rows for t in tables]))
 
 
 class _Table:
     """The table's columns as the first chunk names them, and the pieces laid out under them."""
 
     def __init__(self, path: Path, info: SourceInfo, names: list[str | None], first_column: int,
-                 header_row: int, header: HeaderRepeats, merged: MergedDown) -> None:
+                 header_row: int, header: HeaderRepeats, merged: MergedDown, hidden: HiddenRows) -> None:
         self.path, self.info, self.names = path, info, names
         self.first_column, self.header_row, self.header = first_column, header_row, header
         self.merged = merged  # the cells merged down over rows of data, given to each row (``merged_cells``)
+        self.hidden = hidden  # the rows the sheet hides (``hidden_rows``), from the extent's pass
         self.rows = 0
 
     def pieces(self, first_read: dict[int, list[CellsRead]], body: pd.DataFrame, filled: np.ndarray, body_row: int,
@@ -273,6 +277,8 @@ class _Table:
         table = _rows_of(self.info, held, self.names, numbers, None, True, self.header)
         if cells_read:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
+        if self.hidden:
+            table.hidden_rows = self.hidden.among(numbers)
         self.merged.fill(table)
         return table
 

@@ -348,6 +348,16 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "In the HR system (or the spreadsheet), store the column as text and export it again, or type the "
         "number in full in a cell formatted as text.",
     ),
+    "hidden-row": Explanation(
+        "Row hidden in the workbook",
+        "The row is hidden in the workbook: filtered out by an AutoFilter (\"Status = Active\") or hidden with "
+        "Hide, and saved so. It is still in the file, and it was sent like any other row, though nobody sees it "
+        "on screen in Excel: a leaver, last month's row kept below, a test person. This is a warning, unless "
+        "hidden-row is in the config's strict_checks, which holds the row back.",
+        "Unhide the row in Excel (clear the filter, or select the rows around it and Unhide) and check it. If it "
+        "is not to be imported, delete it and import the file again; if it was sent by mistake, correct it on the "
+        "platform.",
+    ),
     "date-order-mismatch": Explanation(
         "Date in the wrong order",
         "The column's dates are read in one order (day-first or month-first, shown in the message); this "

@@ -1,0 +1,104 @@
+"""The rows a workbook hides: filtered out by an AutoFilter ("Status = Active") or hidden by Hide.
+
+A person checks the monthly workbook in Excel through a filter, or hides the rows they are done with, and
+saves it so. Every hidden row is still in the file, and a library reads it as any other: people nobody saw on
+screen (leavers, last month's rows kept below, a test person) would be sent to payroll without a word
+(principle 1). The reader marks them; the mapper gives each row of the table among them a ``hidden-row``
+warning, or holds it back when ``strict_checks`` lists the code (``hidden_row_problem``).
+
+They are found in the pass that already reads the sheet's XML (``extent``): an XLSX ``<row ... hidden="1">``,
+whether a filter or Hide hid it, an ODS ``table:table-row`` whose ``table:visibility`` is ``collapsed`` or
+``filter`` (repeated rows counted, never expanded); an XLS's are xlrd's ``rowinfo_map``, from the book the
+reader opens with its formatting. They are kept as runs of row numbers (``HiddenRows``): a sheet hiding
+500,000 rows, or a repeated row hidden down to row 1,048,576, holds a few arrays of integers. Excel also
+writes ``hidden="1"`` on empty rows below the table: only the rows read as rows of the table are told.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+
+import numpy as np
+
+from hrimport.outcomes import Problem
+
+HIDDEN_ROW = "hidden-row"
+
+# an XLSX row element marked hidden (``hidden="1"``, or ``"true"``, XML's other spelling of a boolean)
+_HIDDEN_ROW_TAG = re.compile(rb'<row\s[^>]*?\bhidden="(?:1|true)"[^>]*>')
+_ROW_NUMBER = re.compile(rb'\sr="([0-9]+)"')
+_ROW_TAG_NUMBER = re.compile(rb'<row\s[^>]*?\br="([0-9]+)"')
+
+
+class HiddenRows:
+    """Row numbers (counted from 1) hidden in a sheet, as runs of consecutive rows in two arrays of integers."""
+
+    def __init__(self) -> None:
+        self.firsts = array("q")
+        self.lasts = array("q")
+
+    def __bool__(self) -> bool:
+        return bool(self.firsts)
+
+    def add(self, first: int, count: int = 1) -> None:
+        """Rows ``first`` to ``first + count - 1`` are hidden; added next to the run before, they extend it."""
+        last = first + count - 1
+        if self.lasts and self.lasts[-1] + 1 == first:
+            self.lasts[-1] = last
+        else:
+            self.firsts.append(first)
+            self.lasts.append(last)
+
+    def among(self, numbers: np.ndarray) -> np.ndarray:
+        """The numbers among ``numbers`` (ascending row numbers: a table's rows) that are hidden, ascending."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        if not self or not len(numbers):
+            return np.zeros(0, dtype=np.int64)
+        firsts = np.frombuffer(self.firsts, dtype=np.int64)
+        lasts = np.frombuffer(self.lasts, dtype=np.int64)
+        if len(firsts) > 1 and (np.diff(firsts) < 0).any():  # rows out of order: only a damaged file
+            order = np.argsort(firsts, kind="stable")
+            firsts, lasts = firsts[order], lasts[order]
+            lasts = np.maximum.accumulate(lasts)
+        run = np.searchsorted(firsts, numbers, side="right") - 1
+        inside = (run >= 0) & (numbers <= lasts[np.maximum(run, 0)])
+        return numbers[inside]
+
+
+NO_HIDDEN_ROWS = HiddenRows()
+
+
+def add_xlsx_hidden_rows(piece: bytes, row_before: int, into: HiddenRows) -> int:
+    """Add the rows of ``piece`` (an XLSX sheet's XML, cut after a ``</row>``) marked hidden to ``into``, and
+    return the number of its last row element. ``row_before``: the number of the last row before the piece,
+    for the row elements without their ``r`` number (a rare writer's, which numbers them by their order)."""
+    if b'hidden="' in piece:
+        before, at = row_before, 0
+        for tag in _HIDDEN_ROW_TAG.finditer(piece):
+            number = _ROW_NUMBER.search(tag.group())
+            if number is not None:
+                row = int(number.group(1))
+            else:
+                row = before + piece.count(b"<row", at, tag.start()) + 1
+            into.add(row)
+            before, at = row, tag.end()
+    last = piece.rfind(b"<row")  # (a ``<rowBreaks>`` after the last row: the number is needed no more)
+    if last < 0:
+        return row_before
+    number = _ROW_TAG_NUMBER.match(piece, last)
+    return int(number.group(1)) if number is not None else row_before + piece.count(b"<row")
+
+
+def hidden_row_problem(row: int, *, strict: bool) -> Problem:
+    """The ``hidden-row`` problem of table row ``row``: a warning (the row is sent: it is our doubt, not the
+    user's error), or an error holding it back when ``strict_checks`` lists the code."""
+    said = f"Row {row} is hidden in the workbook (by a filter or Hide)"
+    if strict:
+        return Problem(HIDDEN_ROW, f"{said}: not sent (strict_checks lists hidden-row); unhide it in Excel and check "
+                                   "it, then import it, or delete it if it is not to be imported.", row)
+    return Problem(HIDDEN_ROW, f"{said}: it is sent all the same, though nobody sees it in Excel; unhide it and "
+                               "check it, or delete it if it is not to be imported.", row, severity="warning")
+
+
+__all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_row_problem"]
