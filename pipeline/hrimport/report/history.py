@@ -99,6 +99,7 @@ class RunLine:
     verdict: str
     rows_read: int | None
     imported: int | None
+    skipped: int | None  # rows skipped as no record, as the config says: read = imported + skipped + attention
     need_attention: int | None
     exit_code: int | None
     report: str | None  # report.html relative to the job's folder (POSIX), None when there is none
@@ -232,7 +233,8 @@ def _step_line(run: Path, step: dict[str, Any], data: dict[str, Any], job_folder
     return RunLine(
         run=run.name, started_at=started_at, step=name, kind=_text(step, "kind"),
         file=Path(source).name if isinstance(source, str) else "", dry_run=False, verdict=_text(step, "message"),
-        rows_read=None, imported=None, need_attention=None, exit_code=_int(step, "exit_code"), report=None,
+        rows_read=None, imported=None, skipped=None, need_attention=None, exit_code=_int(step, "exit_code"),
+        report=None,
     )
 
 
@@ -258,6 +260,7 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
         verdict=_text(summary, "verdict"),
         rows_read=_int(summary, "rows_read"),
         imported=_int(summary, "imported"),
+        skipped=_skipped(summary),
         need_attention=_int(summary, "need_attention"),
         exit_code=_int(summary, "exit_code"),
         report=html.relative_to(job_folder).as_posix() if html.is_file() else None,
@@ -308,10 +311,19 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
                      "again: nothing is sent twice")
 
 
+def _skipped(summary: dict[str, Any]) -> int | None:
+    """The rows a summary's run skipped as no record; 0 for a summary written before runs could skip a row (it
+    has no ``skipped``, and its rows read are its rows imported and needing attention), None without figures."""
+    skipped = _int(summary, "skipped")
+    if skipped is None and _int(summary, "rows_read") is not None and "skipped" not in summary:
+        return 0
+    return skipped
+
+
 def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:
     return RunLine(
         run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step="", kind="",
-        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None,
+        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None, skipped=None,
         need_attention=None, exit_code=_int(data, "exit_code"), report=None, problem=problem,
     )
 
