@@ -107,10 +107,10 @@ def test_three_imports_make_three_lines_newest_first_with_their_figures_and_work
     job_folder = tmp_path / "reports" / "test-staff"
     page = job_folder / "index.html"
     lines = page_lines(page)
-    assert [line["cells"][1:7] for line in lines] == [
-        ["staff_mar.csv Staff", "4 of 6 rows imported; 2 need attention", "6", "4", "2", "1"],
-        ["staff_feb.csv Staff", "5 of 5 rows imported", "5", "5", "0", "0"],
-        ["staff_jan.csv Staff", "2 of 3 rows imported; 1 needs attention", "3", "2", "1", "1"],
+    assert [line["cells"][1:8] for line in lines] == [
+        ["staff_mar.csv Staff", "4 of 6 rows imported; 2 need attention", "6", "4", "0", "2", "1"],
+        ["staff_feb.csv Staff", "5 of 5 rows imported", "5", "5", "0", "0", "0"],
+        ["staff_jan.csv Staff", "2 of 3 rows imported; 1 needs attention", "3", "2", "0", "1", "1"],
     ]
     runs = run_folders(job_folder)
     assert [line["run"] for line in lines] == runs
@@ -167,7 +167,7 @@ def test_a_run_whose_summary_is_missing_or_unreadable_is_listed_as_such(tmp_path
                               f"report {job_folder / '2000-01-01_000000' / 'outcomes.jsonl'} writes it again"),
          "2000-01-01_000000/report.html"),
     ]
-    assert [line["cells"][3:7] for line in lines[2:]] == [["–", "–", "–", "–"]] * 4
+    assert [line["cells"][3:8] for line in lines[2:]] == [["–", "–", "–", "–", "–"]] * 4
     assert run_cli("runs", str(job_folder)).exit_code == 0
 
 
@@ -267,7 +267,7 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
     result = run_cli("runs", str(job.job), "--json")
 
     assert result.exit_code == 0, result.stderr
-    nothing = {"rows_read": None, "imported": None, "need_attention": None, "report": None}
+    nothing = {"rows_read": None, "imported": None, "skipped": None, "need_attention": None, "report": None}
     assert json.loads(result.stdout) == {"folder": str(job_folder), "runs": [
         {"run": second, "started_at": run_json["steps"][0]["started_at"], "step": "staff", "kind": "staff",
          "file": "staff_2024-05.csv", "dry_run": False, "verdict": run_json["steps"][0]["message"], **nothing,
@@ -277,11 +277,11 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
          "exit_code": 0, "problem": ""},
         {"run": first, "started_at": staff["started_at"], "step": "staff", "kind": "staff",
          "file": "staff_2024-05.csv", "dry_run": False, "verdict": "3 of 3 rows imported", "rows_read": 3,
-         "imported": 3, "need_attention": 0, "exit_code": 0, "report": f"{first}/staff/report.html",
+         "imported": 3, "skipped": 0, "need_attention": 0, "exit_code": 0, "report": f"{first}/staff/report.html",
          "problem": ""},
         {"run": first, "started_at": leave["started_at"], "step": "timeoff", "kind": "timeoff",
          "file": "leave_2024-05.csv", "dry_run": False, "verdict": "2 of 2 rows imported", "rows_read": 2,
-         "imported": 2, "need_attention": 0, "exit_code": 0, "report": f"{first}/timeoff/report.html",
+         "imported": 2, "skipped": 0, "need_attention": 0, "exit_code": 0, "report": f"{first}/timeoff/report.html",
          "problem": ""},
         {"run": "2000-01-01_000000", "started_at": "2000-01-01T00:00:00", "step": "", "kind": "", "file": "",
          "dry_run": False, "verdict": "", **nothing, "exit_code": None,
@@ -291,11 +291,11 @@ def test_hrimport_runs_lists_every_step_of_every_run_as_json(tmp_path: Path, san
         "no new export: the newest file matching exports/staff_*.csv (staff_2024-05.csv) is the one imported on")
 
     table = run_cli("runs", str(job_folder)).stdout.splitlines()
-    assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT",
+    assert table[1].split() == ["STARTED", "FILE", "READ", "IMPORTED", "SKIPPED", "ATTENTION", "EXIT", "REPORT",
                                 "VERDICT"]
-    assert table[5].split()[2:] == ["timeoff:", "leave_2024-05.csv", "2", "2", "0", "0",
+    assert table[5].split()[2:] == ["timeoff:", "leave_2024-05.csv", "2", "2", "0", "0", "0",
                                     f"{first}/timeoff/report.html", "2", "of", "2", "rows", "imported"]
-    assert table[6].split()[2:8] == ["-"] * 6
+    assert table[6].split()[2:9] == ["-"] * 7
     assert table[6].endswith("  summary.json cannot be read: it is not JSON")
 
 

@@ -15,6 +15,7 @@ from hrimport.outcomes import read_outcomes
 from tests.staff_files import person as staff_person
 from tests.staff_files import write_config as staff_config
 from tests.staff_files import write_csv as staff_csv
+from tests.test_run_job import JobFolder, run_cli
 from tests.test_timeoff_import import add_staff, hrimport, write_config, write_xlsx
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
@@ -91,3 +92,43 @@ def test_a_workbook_the_full_disk_refuses_is_an_os_error_and_nothing_on_stderr(t
 
     assert (done.returncode, done.stdout, done.stderr) == (0, "OSError: File too large\ndone\n", "")
     assert not (tmp_path / "report.xlsx").exists() and not (tmp_path / "report.xlsx.partial").exists()
+
+
+def test_a_report_kept_in_the_state_folder_is_told_by_each_run_until_hrimport_report_writes_it(
+        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The monthly run meets a full disk as it writes the staff report (exit 6): the outcomes are kept in
+    state/unreported/. Every later run says so on its log (cron's mail) until someone writes the report:
+    a report HR never had is not written by any later run. `hrimport report KEPT --output FOLDER` writes it and
+    removes the kept file (its outcomes are in FOLDER now), so the runs after it say nothing more."""
+    job = JobFolder(tmp_path / "job", sandbox)
+    job.export("2024-05", job.people(2))
+
+    def disk_full(*args: object, **kwargs: object) -> Path:  # a full disk cannot be made here: see the test above
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("hrimport.report.writer.write_html", disk_full)
+        assert run_cli("run", str(job.job)).exit_code == 6
+    [kept] = (job.root / "state" / "unreported").iterdir()
+    told = (f"hrimport: the report of an earlier run could not be written (a full disk?), and its outcomes are kept "
+            f"in {kept}: hrimport report {kept} --output FOLDER writes it (and then removes that file)\n")
+
+    for _ in range(2):  # told by each run while it is there, not once (nothing new to import: exit 0)
+        later = run_cli("run", str(job.job))
+        assert later.exit_code == 0, later.stderr
+        assert told in later.stderr
+
+    beside = run_cli("report", str(kept))  # the report would land in the state folder, where nobody looks
+    assert (beside.exit_code, beside.stderr) == (2, (
+        f"Error: {kept} is the outcomes of a run kept in the state folder: give the folder to write its report into "
+        f"with --output FOLDER (hrimport report {kept} --output FOLDER)\n"))
+    late = tmp_path / "late"
+    written = run_cli("report", str(kept), "--output", str(late))
+    assert written.exit_code == 0, written.stderr
+    assert written.stdout.endswith(f"Removed {kept} from the state folder: its outcomes are in "
+                                   f"{late / 'outcomes.jsonl'} now.\n")
+    assert not kept.exists() and (late / "report.html").is_file()
+    assert [o.outcome.value for o in read_outcomes(late / "outcomes.jsonl").rows] == ["added", "added"]
+
+    after = run_cli("run", str(job.job))
+    assert after.exit_code == 0 and "could not be written" not in after.stderr

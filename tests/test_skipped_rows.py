@@ -23,6 +23,7 @@ from hrimport.config import load_config
 from hrimport.imports import import_file
 from tests import test_timeoff_import as leave
 from tests.staff_files import person, write_config, write_csv
+from tests.test_history import page_lines
 from tests.test_joined_exports import row_records
 from tests.test_run_job import JobFolder, run_cli
 from tests.test_staff_import import hrimport, latest_run
@@ -172,6 +173,27 @@ def test_a_monthly_run_says_the_rows_it_skipped_and_exits_0(tmp_path: Path, sand
     assert result.exit_code == 0, result.stderr
     assert job.last_run()["verdict"] == "everything imported; 2 rows skipped (no records)"
     assert job.stored() == {job.ext(1): 1, job.ext(2): 1}
+
+
+def test_the_runs_list_and_the_history_page_count_the_rows_skipped_so_the_figures_add_up(tmp_path: Path,
+                                                                                          sandbox: Any) -> None:
+    """14 rows read = 12 imported + 2 skipped + 0 needing attention, on the terminal, in --json and index.html,
+    where READ 14, IMPORTED 12, ATTENTION 0 left two rows unaccounted for."""
+    job = JobFolder(tmp_path, sandbox)
+    skipping(tmp_path / "staff.toml")
+    job.export("2026-11", [*job.people(12), {"Employee ID": "Total", "Name": "12"}, {"Employee ID": "Confidential"}])
+    assert run_cli("run", str(job.job)).exit_code == 0
+
+    result = run_cli("runs", str(job.job))
+    assert result.exit_code == 0, result.stderr
+    header, line = result.stdout.splitlines()[1:3]
+    assert header.split()[2:7] == ["READ", "IMPORTED", "SKIPPED", "ATTENTION", "EXIT"]
+    assert line.split()[4:9] == ["14", "12", "2", "0", "0"]
+    assert line.endswith("12 of 14 rows imported; 2 skipped (no records)")
+    [listed] = json.loads(run_cli("runs", str(job.job), "--json").stdout)["runs"]
+    assert (listed["rows_read"], listed["imported"], listed["skipped"], listed["need_attention"]) == (14, 12, 2, 0)
+    [row] = page_lines(tmp_path / "reports" / "monthly" / "index.html")
+    assert row["cells"][3:8] == ["14", "12", "2", "0", "0"]
 
 
 def test_init_writes_the_setting_for_an_export_with_such_rows_naming_them(tmp_path: Path) -> None:

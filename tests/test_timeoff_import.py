@@ -943,8 +943,9 @@ def test_a_lost_ledger_is_rebuilt_from_the_reports_of_the_imports_that_sent_the_
     shutil.rmtree(tmp_path / ".hrimport")
     staffed.clear_requests()
 
+    # rebuilding sends nothing: it needs no token, the service's key comes from its URL alone
     rebuilt = hrimport(["timeoff", "rebuild-ledger", str(write_config(tmp_path)), "--report-dir",
-                        str(tmp_path / "reports")], staffed)
+                        str(tmp_path / "reports")], staffed, token="")
 
     assert rebuilt.exit_code == 0, rebuilt.output
     assert rebuilt.stdout == (f"Rebuilt the time-off ledger {tmp_path / '.hrimport' / 'timeoff_ledger.db'} from 2 "

@@ -33,6 +33,7 @@ from tests.staff_files import person, write_config, write_csv
 from tests.test_run_email import body_of
 from tests.test_run_job import JobFolder, notify_table, run_cli
 from tests.test_timeoff_import import HEADER as LEAVE_HEADER
+from tests.test_timeoff_import import add_staff
 from tests.test_timeoff_import import write_config as write_leave_config
 
 TOKEN = "demo-customer-99"
@@ -77,11 +78,28 @@ def test_a_bug_in_a_staff_import_is_one_line_and_exit_70_never_a_traceback_nor_t
 
     assert result.exit_code == 70  # never 1, "some rows need attention"
     assert "Traceback" not in result.stderr
+    [journal] = (Path(args[-1]) / "test-staff").glob("*/outcomes.jsonl")
+    # the line names the journal the run left, as hrimport run's line does, where it named nothing
     assert result.stderr.splitlines()[-1] == (
-        f"Error: {SAID}: this is a bug in hrimport; run the command again with --debug for the traceback, and "
-        "report it")
+        f"Error: {SAID}: this is a bug in hrimport; each row's outcome before it is in the run's journal {journal}, "
+        "and running the import again imports nothing twice; run the command again with --debug for the traceback, "
+        "and report it")
     assert TOKEN not in result.output
     assert sorted(stored().values()) == [1, 1]  # sent before the bug, once each
+    # the journal ends saying why, so hrimport runs tells a bug from a run killed or still sending
+    assert json.loads(journal.read_text().splitlines()[-1]) == {"record": "stopped", "why": SAID}
+    runs = hrimport("runs", str(journal.parent.parent), "--json")
+    [line] = json.loads(runs.stdout)["runs"]
+    assert (line["file"], line["problem"]) == ("staff.csv", (
+        f"no report: {SAID}; the 2 rows the service answered are in its journal, outcomes.jsonl; report the bug, "
+        "and run the import again once it is fixed: nothing is sent twice"))
+    with pytest.raises(ValueError, match=r"^it is the journal of a run stopped before it finished \(hrimport stopped "
+                       r"on an unexpected error \(TypeError: .*\)\): 2 rows sent were recorded"):
+        read_outcomes(journal)  # as `hrimport report` reads it
+    assert TOKEN not in journal.read_text() + runs.stdout
+
+    assert hrimport(*args).exit_code == 70  # the bug met again: the same two people, each once
+    assert sorted(stored().values()) == [1, 1]
 
 
 def test_a_bug_under_debug_shows_its_traceback_above_the_line_and_still_exits_70(
@@ -96,8 +114,47 @@ def test_a_bug_under_debug_shows_its_traceback_above_the_line_and_still_exits_70
     assert "Traceback (most recent call last):" in lines
     assert lines.index("Traceback (most recent call last):") < len(lines) - 1
     assert f"TypeError: {BUG.replace(TOKEN, '<hidden>')}" in lines  # the traceback hides the token too
-    assert lines[-1] == f"Error: {SAID}: this is a bug in hrimport; report it with the traceback above"
+    assert lines[-1].startswith(f"Error: {SAID}: this is a bug in hrimport; each row's outcome before it is in the "
+                                "run's journal ")
+    assert lines[-1].endswith("; report it with the traceback above")
     assert TOKEN not in result.output
+
+
+def test_a_bug_in_the_middle_of_a_timeoff_import_names_its_journal_and_ends_it_saying_why(
+        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    add_staff(sandbox, [("000101", "MY"), ("000106", "SG")])
+    source = write_csv(tmp_path / "leave.csv", [
+        {"Employee ID": sid, "Leave Type": "Annual Leave", "From": "04/03/2024", "To": "05/03/2024",
+         "Status": "Approved"} for sid in ("000101", "000106")], LEAVE_HEADER)
+    sent = timeoff_import.post_time_off
+
+    def post_then_a_bug(*args: Any, **kwargs: Any) -> NoReturn:  # the bug: after the service answered the rows
+        sent(*args, **kwargs)
+        a_bug()
+
+    monkeypatch.setattr(timeoff_import, "post_time_off", post_then_a_bug)
+    args = ["timeoff", "import", str(write_leave_config(tmp_path)), str(source), "--report-dir",
+            str(tmp_path / "reports")]
+
+    result = hrimport(*args, base_url=sandbox.base_url)
+
+    assert result.exit_code == 70, result.output
+    [journal] = (tmp_path / "reports").glob("*/*/outcomes.jsonl")
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {SAID}: this is a bug in hrimport; each row's outcome before it is in the run's journal {journal}, "
+        "and running the import again imports nothing twice; run the command again with --debug for the traceback, "
+        "and report it")
+    assert [json.loads(line)["record"] for line in journal.read_text().splitlines()] == [
+        "journal", "row", "row", "stopped"]
+    [line] = json.loads(hrimport("runs", str(journal.parent.parent), "--json").stdout)["runs"]
+    assert line["problem"].startswith(f"no report: {SAID}; the 2 rows the service answered are in its journal")
+    assert sorted(r["customer_system_id"] for r in sandbox.time_off(99)) == ["000101", "000106"]
+
+    monkeypatch.undo()  # the bug fixed
+    again = hrimport(*args, base_url=sandbox.base_url)
+
+    assert again.exit_code == 0, again.output
+    assert sorted(r["customer_system_id"] for r in sandbox.time_off(99)) == ["000101", "000106"]  # none twice
 
 
 def test_a_bug_in_a_timeoff_validate_is_one_line_and_exit_70(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

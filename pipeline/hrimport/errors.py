@@ -32,6 +32,7 @@ become these.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypeVar
 
 from hrimport.hidden import hide_secrets
@@ -218,6 +219,25 @@ def unexpected_error(exc: BaseException) -> str:
     any secret this process read (the token) hidden from its text, which a library may have filled with anything."""
     said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return f"hrimport stopped on an unexpected error ({one_line(hide_secrets(said))})"
+
+
+_JOURNAL_ATTRIBUTE = "hrimport_journal"
+
+
+def name_journal(exc: BaseException, journal: Path) -> None:
+    """Tell whoever ends ``exc`` in one line (the CLI's error boundary) that the run it stopped left its journal
+    in ``journal``, ended by why (``hrimport.outcomes.OutcomeJournal.stopped``): only the import knows where
+    its dated report folder is."""
+    try:
+        setattr(exc, _JOURNAL_ATTRIBUTE, journal)
+    except (AttributeError, TypeError):  # an exception type that takes no attribute: its line names no journal
+        pass
+
+
+def journal_named(exc: BaseException) -> Path | None:
+    """The journal ``name_journal`` put on ``exc``, or None."""
+    journal = getattr(exc, _JOURNAL_ATTRIBUTE, None)
+    return journal if isinstance(journal, Path) else None
 
 
 E = TypeVar("E", bound=BaseException)

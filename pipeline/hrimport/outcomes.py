@@ -661,9 +661,11 @@ class OutcomeJournal:
 
     A run killed half way (SIGKILL, a power cut) leaves in its report folder what the service did with
     every row sent: a ``journal`` line naming the run, then one ``row`` line per row sent, in the order the
-    answers came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. Writing the journal
-    never stops the run: if the disk fills up, it stops writing (``error`` says why) and the run goes on; the
-    report that follows then fails in its own words (exit 6) and keeps the outcomes in the state folder.
+    answers came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. A run that
+    hrimport itself stopped before its report (an unexpected error: a bug) ends its journal with a ``stopped``
+    line saying why (``stopped``), so that ``hrimport runs`` tells it from a run killed or still sending. Writing
+    the journal never stops the run: if the disk fills up, it stops writing (``error`` says why) and the run goes
+    on; the report that follows then fails in its own words (exit 6) and keeps the outcomes in the state folder.
     """
 
     def __init__(self, path: Path, *, kind: str, job: str, source: Path, started_at: str) -> None:
@@ -671,9 +673,12 @@ class OutcomeJournal:
         self.error: OSError | None = None
         self.rows = 0  # rows written so far
         self._fh = None
+        self._file: tuple[int, int] | None = None  # (device, inode): the journal's own file, not what replaced it
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             self._fh = open(fd, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
+            stat = os.fstat(fd)
+            self._file = (stat.st_dev, stat.st_ino)
             self._write([encode_json({"record": "journal", "kind": kind, "job": job, "source": str(source),
                                       "started_at": started_at}) + "\n"])
         except OSError as exc:
@@ -706,6 +711,23 @@ class OutcomeJournal:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+    def stopped(self, why: str) -> bool:
+        """End the journal with ``{"record": "stopped", "why": why}`` (``why`` one line, without secrets: the
+        error's, ``hrimport.errors.unexpected_error``), open or closed, and close it; whether it was written: not
+        when writing the journal failed before, nor when its file was replaced since (by the whole run, which
+        ``write_outcomes`` renames over it: a report stopped after that is told by its missing summary)."""
+        try:
+            if self._fh is None:
+                stat = os.stat(self.path)
+                if self.error is not None or self._file != (stat.st_dev, stat.st_ino):
+                    return False
+                self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
+        except OSError:
+            return False
+        self._write([encode_json({"record": STOPPED, "why": why}) + "\n"])
+        self.close()
+        return self.error is None
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(RowOutcome))
@@ -768,6 +790,8 @@ def _details_text(details: dict[str, str]) -> str:
 #: How a run's journal begins (``OutcomeJournal``): a first line cut as it was written still starts so, or is
 #: a beginning of it.
 JOURNAL_START = b'{"record": "journal"'
+#: The record of the line that ends a journal of a run hrimport stopped before its report (``OutcomeJournal.stopped``)
+STOPPED = "stopped"
 
 
 def read_outcomes(path: Path) -> RunResult:
@@ -783,6 +807,7 @@ def read_outcomes(path: Path) -> RunResult:
     gone: SpooledList[GoneLeave] = SpooledList(HELD_LISTED)
     journal = False
     cut = ""
+    why = ""  # why hrimport stopped the run, when its journal says so
     with open(path, "rb") as fh:  # bytes: a line cut in the middle of a character is still a line
         for number, line in enumerate(fh, 1):
             if not line.endswith(b"\n") and (journal or (number == 1 and _journal_start(line))):
@@ -813,9 +838,11 @@ def read_outcomes(path: Path) -> RunResult:
                 gone.append(GoneLeave(**data))
             elif record == "journal":
                 journal = True
+            elif record == STOPPED and journal:
+                why = f" ({data['why']})" if isinstance(data.get("why"), str) else ""
     if info is None:
         if journal or cut:
-            raise ValueError(f"it is the journal of a run stopped before it finished{cut}: {len(rows):,} rows sent "
+            raise ValueError(f"it is the journal of a run stopped before it finished{why}{cut}: {len(rows):,} rows sent "
                              "were recorded as the service answered, and no report can be made of it; run the import "
                              "again: nothing is sent twice")
         raise ValueError(f"{path} holds no run record")

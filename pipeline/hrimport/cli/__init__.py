@@ -23,6 +23,7 @@ from hrimport.errors import (
     EXIT_TERMINATED,
     EXIT_UNEXPECTED,
     HrimportError,
+    journal_named,
     unexpected_error,
 )
 from hrimport.hidden import hide_secrets
@@ -94,6 +95,10 @@ class _ErrorBoundaryGroup(click.Group):
             what = ("the machine or the process's memory limit may be smaller than the README's figures (Bounded "
                     "memory); if not, this is a bug in hrimport" if isinstance(exc, MemoryError) else
                     "this is a bug in hrimport")
+            journal = journal_named(exc)
+            if journal is not None:  # rows were done before it: what happened to each is in the run's journal
+                what += (f"; each row's outcome before it is in the run's journal {journal}, and running the import "
+                         "again imports nothing twice")
             self._fail(ctx, f"{unexpected_error(exc)}: {what}; {what_now}", EXIT_UNEXPECTED)
 
     @staticmethod

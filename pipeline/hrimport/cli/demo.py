@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from hrimport.cli.common import echo_run
-from hrimport.errors import InputFileError
+from hrimport.errors import InputFileError, UsageError
 
 
 @click.command("demo")
@@ -42,14 +42,24 @@ def demo(output: Path, port: int) -> None:
 def report(outcomes: Path, output: Path | None) -> None:
     """Render the report files again from a run's saved OUTCOMES.jsonl.
 
+    A run whose report could not be written (a full disk) kept its outcomes in the state folder's unreported/:
+    its report needs --output FOLDER, and once it is written there (with the outcomes) the kept file is removed.
+
     Example:
 
+    \b
         hrimport report reports/bamboohr-staff/2026-11-01_020000/outcomes.jsonl
+        hrimport report .hrimport/unreported/leave-2026-11-01_020000.jsonl --output reports/leave/late
     """
     from hrimport.outcomes import read_outcomes
     from hrimport.private_files import PARTIAL
     from hrimport.report import write_report
+    from hrimport.report.writer import is_unreported
 
+    kept = is_unreported(outcomes)
+    if kept and output is None:  # its report would be written into the state folder, where nobody looks
+        raise UsageError(f"{outcomes} is the outcomes of a run kept in the state folder: give the folder to write its "
+                         f"report into with --output FOLDER (hrimport report {outcomes} --output FOLDER)")
     if outcomes.name.endswith(PARTIAL):  # cut by a kill: it may hold some rows only, and would read as the run
         whole = outcomes.name.removesuffix(PARTIAL)
         raise InputFileError(f"{outcomes} is a file a killed write left half written, not a run's outcomes: give "
@@ -62,3 +72,7 @@ def report(outcomes: Path, output: Path | None) -> None:
     files = write_report(result, folder, outcomes_path=outcomes)
     echo_run(result)
     click.echo(f"Report: {files.html}")
+    if kept and files.outcomes.is_file() and not files.outcomes.samefile(outcomes):
+        # its report is written, with its outcomes beside it: kept on, it would be told by every hrimport run
+        outcomes.unlink(missing_ok=True)
+        click.echo(f"Removed {outcomes} from the state folder: its outcomes are in {files.outcomes} now.")

@@ -10,8 +10,8 @@ import click
 
 from hrimport.report.history import RunLine, list_runs
 
-_COLUMNS = ("STARTED", "FILE", "READ", "IMPORTED", "ATTENTION", "EXIT", "REPORT", "VERDICT")
-_RIGHT = {"READ", "IMPORTED", "ATTENTION", "EXIT"}
+_COLUMNS = ("STARTED", "FILE", "READ", "IMPORTED", "SKIPPED", "ATTENTION", "EXIT", "REPORT", "VERDICT")
+_RIGHT = {"READ", "IMPORTED", "SKIPPED", "ATTENTION", "EXIT"}
 
 
 @click.command("runs")
@@ -19,9 +19,9 @@ _RIGHT = {"READ", "IMPORTED", "ATTENTION", "EXIT"}
 @click.option("--json", "as_json", is_flag=True,
               help="Print the job's folder and its runs as JSON (one object per report, newest first).")
 def runs(job_or_folder: Path, as_json: bool) -> None:
-    """List the runs of a job, newest first: when, which file, rows read, imported and needing attention,
-    the exit code, the report and the verdict. The same lines as the job's index.html, from the same
-    summary.json files; a run whose summary cannot be read is listed as such.
+    """List the runs of a job, newest first: when, which file, rows read, imported, skipped (as no record, as
+    the config says) and needing attention, the exit code, the report and the verdict. The same lines as the
+    job's index.html, from the same summary.json files; a run whose summary cannot be read is listed as such.
 
     JOB.toml is a job file (its report_dir and name) or an import config (its [report] folder and job,
     where `staff import` and `timeoff import` write), REPORT_FOLDER a job's report folder (reports/<job>).
@@ -61,6 +61,7 @@ def _cells(line: RunLine) -> tuple[str, ...]:
         f"{line.step}: {line.file or '-'}" if line.step else line.file or "-",
         count(line.rows_read),
         count(line.imported),
+        count(line.skipped),
         count(line.need_attention),
         "-" if line.exit_code is None else str(line.exit_code),
         line.report or "-",

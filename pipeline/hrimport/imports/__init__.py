@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
-from hrimport.errors import ConfigError, ReportNotWritten
+from hrimport.errors import ConfigError, HrimportError, ReportNotWritten, name_journal, unexpected_error
 from hrimport.outcomes import OutcomeJournal, OutcomesDone, Progress, RunResult
 from hrimport.private_files import make_private_folder
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
@@ -178,11 +178,14 @@ def import_file(
             if kind == "staff" and history is not None and (result.info.plan is None or result.info.plan["first_run"]):
                 result.info.notes.extend(_state_folder_lost(config, history, result.info.service_url,
                                                             result.info.customer_id))
-    except BaseException:
+    except BaseException as exc:
         if journal is not None:
-            journal.close()
             if not journal.rows:  # nothing happened to any row (a bad file, a refused token): nothing to keep
+                journal.close()
                 journal.path.unlink(missing_ok=True)
+            else:
+                _stopped_on_a_bug(journal, exc)
+                journal.close()
         _remove_if_empty(made)  # a run stopped before its report leaves no empty folders behind
         raise
     if journal is not None:
@@ -202,8 +205,20 @@ def import_file(
         report = write_report(result, folder)
     except OSError as exc:
         raise _report_not_written(result, folder, config.state_dir, exc) from None
+    except Exception as exc:
+        if journal is not None:  # the journal, whole, unless the run's outcomes were written over it
+            _stopped_on_a_bug(journal, exc)
+        raise
     update_history(report.folder)  # the job's index.html: this run beside the earlier ones
     return FileImport(result, report)
+
+
+def _stopped_on_a_bug(journal: OutcomeJournal, exc: BaseException) -> None:
+    """A run that an unexpected error (a bug: not a known error, nor a kill, Ctrl-C or SIGTERM, which say
+    their own words) stopped after rows were done: its journal ends saying so, for ``hrimport runs`` and
+    ``hrimport report``, and the error names it, for the command's one line."""
+    if isinstance(exc, Exception) and not isinstance(exc, HrimportError) and journal.stopped(unexpected_error(exc)):
+        name_journal(exc, journal.path)
 
 
 def _state_folder_lost(config: ImportConfig, history: Path, service_url: str, customer_id: str) -> list[str]:

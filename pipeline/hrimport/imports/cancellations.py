@@ -40,7 +40,7 @@ def mark_cancelled(path: Path, record_ids: list[int], *, base_url: str | None = 
     imports = timeoff_imports(path, what="there is no time-off ledger to mark records in")
     places = []
     for config, state_dir, _ in imports:
-        conn = resolve_connection(config.service, base_url=base_url)
+        conn = resolve_connection(config.service, base_url=base_url, sending=False)  # the key only: no token
         target = describe_target(service_host(conn.base_url)) if conn.base_url else describe_target(EMBEDDED_SANDBOX)
         places.append((state_dir, service_key(conn), conn.customer_id or "", target))
     places = list(dict.fromkeys(places))

@@ -160,7 +160,7 @@ def rebuild_ledgers(path: Path, *, base_url: str | None = None, report_dir: Path
 
     done = []
     for config, state_dir, history in timeoff_imports(path, report_dir=report_dir):
-        conn = resolve_connection(config.service, base_url=base_url)
+        conn = resolve_connection(config.service, base_url=base_url, sending=False)  # the key only: no token
         if conn.base_url is None:
             raise ConfigError(f"{config.path.name} sends to the embedded sandbox, which keeps its time off in the state "
                               "folder: a lost folder took it with it, and there is no ledger to rebuild")

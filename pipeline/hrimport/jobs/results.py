@@ -101,6 +101,8 @@ class JobResult:
     pruned: list[Path] = field(default_factory=list)
     # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
     unfinished: list[Path] = field(default_factory=list)
+    # outcomes of earlier runs whose report could not be written, kept in the state folder until reported
+    unreported: list[Path] = field(default_factory=list)
     error: str | None = None  # a failure of the run as a whole (the lock): what it did, in place of the verdict
     # run.json not written (a full disk): said after the steps' verdict, which it must not hide
     summary_error: str | None = None

@@ -68,6 +68,7 @@ from hrimport.notify import (
 from hrimport.outcomes import Progress, RunResult
 from hrimport.report.history import OUTCOMES_FILE
 from hrimport.report.history_page import update_history
+from hrimport.report.writer import unreported_runs
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target
 from hrimport.stages import ProgressLog
@@ -161,6 +162,7 @@ def _run_locked(
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
     result.unfinished = unfinished_runs(job)
+    result.unreported = unreported_runs(job.state_dir)
     result.folder = new_run_folder(job, started)
     try:
         _run_logged(job, result, full=full, accept_drift=accept_drift, new_ledger=new_ledger, base_url=base_url,
@@ -182,6 +184,8 @@ def _run_logged(
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
         for folder in result.unfinished:
             log.warning("%s: %s", _not_finished(folder), folder)
+        for kept in result.unreported:
+            log.warning("%s", _unreported(kept))
         try:
             state = StateStore.open(job.state_dir)
         except ConfigError as exc:  # its database cannot be opened (a full disk): no step can run; the run ends
@@ -403,6 +407,7 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
             note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing "
                     f"is stored twice). Its folder: {folder}")
         lines += ["", note]
+    lines += [line for kept in result.unreported for line in ("", f"Note: {_unreported(kept)}")]
     lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
     if result.folder is not None:
         lines.append(f"Report folder: {result.folder} (log: {RUN_LOG}).")
@@ -441,6 +446,13 @@ def _shown_time(iso: str) -> str:
         return iso
     zone = when.strftime("%z")
     return when.strftime("%Y-%m-%d %H:%M") + (f" (UTC{zone[:3]}:{zone[3:]})" if zone else "")
+
+
+def _unreported(kept: Path) -> str:
+    """What a run's outcomes kept in the state folder (its report not written: a full disk) ask of a person. Told
+    by every run while the file is there, not once: it is a report HR never had, which no later run writes."""
+    return (f"the report of an earlier run could not be written (a full disk?), and its outcomes are kept in {kept}: "
+            f"hrimport report {kept} --output FOLDER writes it (and then removes that file)")
 
 
 def _not_finished(folder: Path) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.errors import ConfigError
+from hrimport.listing import one_line
 from hrimport.private_files import safe_segment
 
 __all__ = [
@@ -55,6 +56,7 @@ OUTCOMES_FILE = "outcomes.jsonl"
 _JOURNAL_START = b'{"record": "journal"'
 _RECORD = b'{"record": '
 _ROW_START = b'{"record": "row"'
+_STOPPED_START = b'{"record": "stopped"'  # a journal's last line, why hrimport stopped its run (``OutcomeJournal``)
 
 
 def is_run_folder(path: Path) -> bool:
@@ -99,6 +101,7 @@ class RunLine:
     verdict: str
     rows_read: int | None
     imported: int | None
+    skipped: int | None  # rows skipped as no record, as the config says: read = imported + skipped + attention
     need_attention: int | None
     exit_code: int | None
     report: str | None  # report.html relative to the job's folder (POSIX), None when there is none
@@ -232,7 +235,8 @@ def _step_line(run: Path, step: dict[str, Any], data: dict[str, Any], job_folder
     return RunLine(
         run=run.name, started_at=started_at, step=name, kind=_text(step, "kind"),
         file=Path(source).name if isinstance(source, str) else "", dry_run=False, verdict=_text(step, "message"),
-        rows_read=None, imported=None, need_attention=None, exit_code=_int(step, "exit_code"), report=None,
+        rows_read=None, imported=None, skipped=None, need_attention=None, exit_code=_int(step, "exit_code"),
+        report=None,
     )
 
 
@@ -258,6 +262,7 @@ def _report_line(folder: Path, run: Path, job_folder: Path, *, step: str) -> Run
         verdict=_text(summary, "verdict"),
         rows_read=_int(summary, "rows_read"),
         imported=_int(summary, "imported"),
+        skipped=_skipped(summary),
         need_attention=_int(summary, "need_attention"),
         exit_code=_int(summary, "exit_code"),
         report=html.relative_to(job_folder).as_posix() if html.is_file() else None,
@@ -270,7 +275,8 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     first line (kind, source, start) and why there is no report, in words for the page; ``(None, "")`` when
     that file says nothing (absent, unreadable). The rows answered are the journal's whole lines, as
     ``hrimport report`` counts them: a last line without its line break was cut as it was appended (a kill, a
-    power cut), and is not an answer; a line that is not a row's with lines after it is damage, said so."""
+    power cut), and is not an answer; a line that is not a row's with lines after it is damage, said so. A
+    journal whose last line says why hrimport stopped the run (an unexpected error) is told so."""
     outcomes = folder / OUTCOMES_FILE
     try:
         with outcomes.open("rb") as fh:
@@ -279,12 +285,17 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
                 first: Any = {"record": "journal"}  # cut in its first line: nothing more is known of the run
             else:
                 first = json.loads(head)
-            answered, damaged = 0, 0
+            answered, damaged, why = 0, 0, ""
             for number, line in enumerate(fh, 2):
                 if not line.endswith(b"\n"):
                     break  # cut as it was appended
-                if line.startswith(_ROW_START) and line.endswith(b"}\n") and line.count(_RECORD) == 1:
+                # the line saying why hrimport stopped the run is the last: nothing whole follows it
+                if line.startswith(_ROW_START) and line.endswith(b"}\n") and line.count(_RECORD) == 1 and not why:
                     answered += 1
+                    continue
+                stopped = "" if why or not line.startswith(_STOPPED_START) else _stopped_why(line)
+                if stopped:
+                    why = stopped
                 elif not damaged:
                     damaged = number
     except (OSError, ValueError):
@@ -303,15 +314,39 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
         return journal, (f"no report: the run was stopped before it finished, and its journal, {OUTCOMES_FILE}, is "
                          f"damaged (its line {damaged} is not a whole record); run the import again: nothing is "
                          "sent twice")
+    if why:
+        return journal, (f"no report: {why}; the {answered:,} rows the service answered are in its journal, "
+                         f"{OUTCOMES_FILE}; report the bug, and run the import again once it is fixed: nothing is "
+                         "sent twice")
     return journal, (f"no report: the run was stopped before it finished (or is still sending); the "
                      f"{answered:,} rows the service answered are in its journal, {OUTCOMES_FILE}; run the import "
                      "again: nothing is sent twice")
 
 
+def _skipped(summary: dict[str, Any]) -> int | None:
+    """The rows a summary's run skipped as no record; 0 for a summary written before runs could skip a row (it
+    has no ``skipped``, and its rows read are its rows imported and needing attention), None without figures."""
+    skipped = _int(summary, "skipped")
+    if skipped is None and _int(summary, "rows_read") is not None and "skipped" not in summary:
+        return 0
+    return skipped
+
+
+def _stopped_why(line: bytes) -> str:
+    """Why a journal's ``stopped`` line says hrimport stopped the run, in one line; "" for a line that is not
+    a whole such record."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return ""
+    why = record.get("why") if isinstance(record, dict) else None
+    return one_line(why, None) if isinstance(why, str) and why.strip() else ""
+
+
 def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:
     return RunLine(
         run=run.name, started_at=_text(data, "started_at") or _started_from_name(run), step="", kind="",
-        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None,
+        file="", dry_run=False, verdict=_text(data, "verdict"), rows_read=None, imported=None, skipped=None,
         need_attention=None, exit_code=_int(data, "exit_code"), report=None, problem=problem,
     )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -246,15 +247,39 @@ def _write_payloads(result: RunResult, folder: Path) -> Path | None:
     return path
 
 
+#: The state folder's folder of runs whose report could not be written (``keep_unreported``).
+UNREPORTED = "unreported"
+
+
 def keep_unreported(result: RunResult, state_dir: Path) -> Path | None:
     """A run whose report folder cannot be written: its ``outcomes.jsonl`` kept in the state folder
     (``STATE/unreported/<job>-<YYYY-MM-DD_HHMMSS>.jsonl``, private), so ``hrimport report`` can write the
-    report later; None when that cannot be written either (the same full disk)."""
+    report later; None when that cannot be written either (the same full disk). Kept until ``hrimport report``
+    has written its report (``is_unreported``), and told by every ``hrimport run`` until then
+    (``unreported_runs``)."""
     try:
-        folder = make_private_folder(state_dir / "unreported")
+        folder = make_private_folder(state_dir / UNREPORTED)
         stamp = datetime.fromisoformat(result.info.started_at).strftime("%Y-%m-%d_%H%M%S")
         kept = folder / f"{safe_segment(result.info.job, 'job')}-{stamp}.jsonl"
         write_outcomes(kept, result)
     except OSError:
         return None
     return kept
+
+
+_KEPT_NAME = re.compile(r".+-\d{4}-\d{2}-\d{2}_\d{6}\.jsonl")  # <job>-<YYYY-MM-DD_HHMMSS>.jsonl
+
+
+def is_unreported(path: Path) -> bool:
+    """Whether ``path`` is a run's outcomes ``keep_unreported`` kept in a state folder (by its folder and name)."""
+    return path.parent.name == UNREPORTED and _KEPT_NAME.fullmatch(path.name) is not None
+
+
+def unreported_runs(state_dir: Path) -> list[Path]:
+    """The runs' outcomes kept in ``state_dir`` because their report could not be written, oldest first (their
+    names end with when the run started); none when there is no such folder or it cannot be read."""
+    try:
+        return sorted((p for p in (state_dir / UNREPORTED).iterdir() if is_unreported(p) and p.is_file()),
+                      key=lambda p: (p.name[-23:], p.name))
+    except OSError:
+        return []
