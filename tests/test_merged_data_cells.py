@@ -175,3 +175,25 @@ def test_a_value_merged_across_columns_stays_in_its_own_column(tmp_path: Path) -
 
     assert table.frame[["Title", "Start Date", "Staff Type"]].to_numpy().tolist() == [["Nurse, Jurong", "", ""]]
     assert "merged-cell" not in [read.kind for reads in table.cells_read.values() for read in reads]
+
+
+def test_a_row_to_fix_under_a_merged_site_keeps_the_site_it_was_read_with(tmp_path: Path, sandbox: Any) -> None:
+    """Bo's row (under Jurong, merged over H2:H4) needs fixing: its to_fix row shows Jurong, the value the import
+    read and Excel showed on it, where it was empty (the merge is undone as the rows move up), so that Bo, fixed
+    and imported again, was sent no location."""
+    prefix = uuid.uuid4().hex[:6]
+    export = sites_workbook(tmp_path / "staff.xlsx", prefix)
+    wb = openpyxl.load_workbook(export)
+    wb["Staff"]["C3"] = "not an e-mail"  # Bo's
+    wb["Staff"]["B3"] = None  # a required name: Bo needs attention
+    wb.save(export)
+    config = tmp_path / "staff.toml"
+    config.write_text(CONFIG.format(base_url=sandbox.base_url))
+
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+
+    assert result.exit_code == 1, result.output
+    fix = max((tmp_path / "reports").glob("sites/*/to_fix.xlsx"))
+    rows = [list(r) for r in openpyxl.load_workbook(fix)["Staff"].iter_rows(values_only=True)]
+    assert [row[:8] for row in rows[1:]] == [[f"{prefix}2", None, "not an e-mail", "SG", "Nurse", "2024-01-02",
+                                              "Payroll", "Jurong"]]

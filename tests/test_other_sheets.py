@@ -127,6 +127,32 @@ def test_a_hidden_sheet_holding_the_same_table_is_not_counted(tmp_path: Path) ->
     assert "1 of 1 rows checked" in result.output
 
 
+def test_a_visible_sheet_of_the_same_header_with_nobody_under_it_is_not_counted(tmp_path: Path) -> None:
+    """A workbook keeps a sheet of this month's new joiners beside its staff, empty this month but for its header
+    (or a blank template to copy rows from): it holds no one to import, and refusing for it would stop the monthly
+    import that worked last month. Once someone is on it, the workbook is refused as before."""
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Singapore"
+    ws.append(HEADER)
+    ws.append(ANA)
+    joiners = wb.create_sheet("New joiners")
+    joiners.append(HEADER)
+    wb.save(tmp_path / "sheets.xlsx")
+    config = write_config(tmp_path / "staff.toml")
+
+    result = hrimport("staff", "validate", str(config), str(tmp_path / "sheets.xlsx"))
+
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 rows checked" in result.output
+    joiners.append(BO)
+    wb.save(tmp_path / "sheets.xlsx")
+    refused = hrimport("staff", "validate", str(config), str(tmp_path / "sheets.xlsx"))
+    assert refused.exit_code == 2
+    assert "sheets 'Singapore' and 'New joiners' both hold this table" in refused.output
+
+
 def test_init_writes_the_sheet_it_read_and_names_the_others(tmp_path: Path) -> None:
     source = country_workbook(tmp_path / "sheets.xlsx")
     result = hrimport("init", "--kind", "staff", str(source), "-o", str(tmp_path / "staff.toml"))

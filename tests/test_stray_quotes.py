@@ -10,6 +10,7 @@ is sent; a value whose line breaks are its own (an address on two lines) is read
 
 from __future__ import annotations
 
+import csv
 import uuid
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,95 @@ def test_an_address_on_two_lines_is_sent_as_written_in_a_small_and_a_big_export(
     assert result.exit_code == 0, result.output
     sent = stored(sandbox, prefix)
     assert {d["name"]: d["value"] for d in sent[f"{prefix}3-2"]["customer_data_type"]}["Division"] == address
+
+
+LEAVE_CONFIG = """
+[service]
+customer_id = 99
+
+[source]
+date_order = "day-first"
+
+[report]
+job = "stray-quote-leave"
+
+[timeoff]
+default_country = "SG"
+
+[timeoff.columns]
+"Employee ID" = "customer_system_id"
+"Leave Type" = "leave_type"
+"From" = "start_date"
+"To" = "end_date"
+"Reason" = "notes"
+"""
+
+
+def test_a_reason_holding_a_pasted_email_whose_line_has_as_many_commas_as_the_table_is_read_as_written(
+        tmp_path: Path) -> None:
+    """A five-column time-off export whose Reason is an e-mail of several lines, written with its quotes as CSV
+    wants them: its second line happens to hold four commas, as many cells as the table has. The quotes close
+    where the value ends: no stray quote, nothing swallowed, and the file imported last month."""
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG, encoding="utf-8")
+    reason = "Hi HR,\nCovering while I am away: Bob, Carl, Dina, Ed, Fay\n\nThanks, Anna"
+    data = tmp_path / "leave.csv"
+    with open(data, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Employee ID", "Leave Type", "From", "To", "Reason"])
+        writer.writerow(["E1", "Annual Leave", "02/01/2025", "03/01/2025", "Family trip"])
+        writer.writerow(["E2", "Annual Leave", "06/01/2025", "07/01/2025", reason])
+        writer.writerow(["E3", "Sick Leave", "08/01/2025", "08/01/2025", "flu"])
+
+    result = hrimport("timeoff", "validate", str(config), str(data))
+
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 rows checked." in result.output
+
+
+def test_an_address_whose_lines_end_and_start_a_row_is_read_as_written(tmp_path: Path) -> None:
+    """An address in the fourth of six columns, its first line holding three cells' worth of commas (as many as
+    end a row from there) and its last four (as many as start one): quoted as CSV wants it, so no second stray
+    quote closed it there, and it is read as written."""
+    config = tmp_path / "staff.toml"
+    config.write_text(NARROW_STAFF_CONFIG, encoding="utf-8")
+    address = "Block 5, Level 2, Tower A\nJalan Ampang, 50450 Kuala Lumpur, Malaysia, MY"
+    data = tmp_path / "staff.csv"
+    with open(data, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Employee ID", "Name", "Email", "Address", "Country", "Cost Centre"])
+        for n in range(1, 4):
+            writer.writerow([f"{n:06d}", f"Person {n}", f"person{n}@acme.example",
+                             address if n == 2 else "1 Main Street", "MY", "CC-1"])
+
+    result = hrimport("staff", "validate", str(config), str(data))
+
+    assert result.exit_code == 0, result.output
+    assert "3 of 3 rows checked." in result.output
+
+
+NARROW_STAFF_CONFIG = """
+[service]
+customer_id = 99
+
+[report]
+job = "stray-quote-staff"
+
+[staff]
+customer_system_id_type = "TestHRIS"
+
+[staff.columns]
+"Employee ID" = "customer_system_id"
+"Name" = "name"
+"Email" = "system_email"
+"Country" = "country"
+
+[staff.constants]
+job_title = "Analyst"
+job_start_date = "2020-01-31"
+staff_type = "Payroll"
+
+[staff.custom_fields]
+"Address" = "Division"
+"Cost Centre" = "Cost Center"
+"""

@@ -146,6 +146,26 @@ def test_a_monthly_export_and_a_person_missing_from_the_export_name_nothing(tmp_
     assert gone(run) == [] and summary(without_bo)["no_longer_in_export"] == 0
 
 
+def test_a_monthly_export_listing_a_long_leave_begun_months_before_names_none_of_those_months_leave(
+        tmp_path: Path, staffed: Any) -> None:
+    """A month's export lists the leave taken in its month, and so a long leave begun before it (Bo's unpaid leave
+    from 20 January to 12 February, in January's export and February's). February's export starts its leave on
+    20 January, yet it no more lists Ana's January leave than January's export lists February's: her sick day and
+    annual leave of late January are not named (HR, told so, would cancel leave she took). Only a record whose
+    start lies among the export's starts and whose end among its ends is one the export would list."""
+    bo_long = ["000106", "Annual Leave", D(2025, 1, 20), D(2025, 2, 12), "", "18", "SG", "", "Approved", "Bo Tan"]
+    result, run = run_import(tmp_path, staffed, export(tmp_path, "leave_2025-01.xlsx",
+                                                       [ANA_JAN, ANA_SICK, ANA_LATE_JAN, bo_long]))
+    assert [o.outcome.value for o in run.rows] == ["added"] * 4, result.output
+
+    february, run = run_import(tmp_path, staffed, export(tmp_path, "leave_2025-02.xlsx", [bo_long, ANA_FEB]))
+
+    assert february.exit_code == 0, february.output
+    assert [o.outcome.value for o in run.rows] == ["already_imported", "added"]
+    assert gone(run) == [] and summary(february)["no_longer_in_export"] == 0
+    assert "no longer in this export" not in february.stdout
+
+
 def test_a_person_whose_row_cannot_be_read_has_nothing_named(tmp_path: Path, staffed: Any) -> None:
     """Ana's sick day is in month 2's export, but its date cannot be read: which leave the row is, is not known,
     so none of Ana's records is named (the row needs attention, and says why); Bo's cancelled leave still is."""

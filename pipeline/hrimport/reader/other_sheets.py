@@ -10,7 +10,8 @@ unsaid is a guess (principle 1), so ``check_other_sheets`` refuses the file in o
 Another sheet holds the same table when its header row, found among its first rows as the reader finds one
 (``grid._find_header``), holds every column of the config the sheet read holds (``expected``); with no
 config (init), when it holds the same header cells as the sheet read. A sheet of another table (lists,
-instructions, a pivot) never counts. Hidden sheets do not count either: nobody sees them in Excel, the reader
+instructions, a pivot) never counts, nor one with nothing under its header (a template, a sheet of this
+month's joiners empty this month): it holds no one left unread. Hidden sheets do not count either: nobody sees them in Excel, the reader
 passes over them when it chooses, and workbooks keep hidden copies of their table (last month's, a template)
 that hold no one to import; a person who means one names it with ``sheet``.
 
@@ -71,7 +72,7 @@ def check_other_sheets(path: Path, info: SourceInfo, sheet: str | int | None, he
         return
     if info.format in ("ods", "xls") and len(info.sheets) < 2:
         return
-    rows = max(HEADER_SCAN_ROWS, header_row or 0)
+    rows = max(HEADER_SCAN_ROWS, header_row or 0) + 1  # a row under a header found on the last row scanned
     try:
         tops = _xlsx_tops(path, rows) if info.format in ("xlsx", "xlsm") else _calamine_tops(path, rows)
     except HrimportError:
@@ -116,9 +117,10 @@ def same_table_sheets(tops: dict[str, Top], header_row: int | None, expected: It
             return None  # a title, not a table
     holding = []
     for name, rows in others:
-        found = _header(rows, header_row, table)
-        if found is None:
-            continue
+        at = _header_index(rows, header_row, table)
+        if at is None or not any(c.strip() for row in rows[at + 1:] for c in row):
+            continue  # no header, or nobody under it (a template, this month's empty sheet): no one left unread
+        found = rows[at]
         theirs = {normalize_header(c) for c in found if c.strip()}
         if (theirs >= table) if wanted else (theirs == table):
             holding.append(name)
@@ -146,12 +148,17 @@ def sheet_names(names: list[str]) -> str:
 
 def _header(top: Top, header_row: int | None, expected: set[str]) -> list[str] | None:
     """The header row's cells among ``top``, found as the reader finds it, or None."""
+    index = _header_index(top, header_row, expected)
+    return None if index is None else top[index]
+
+
+def _header_index(top: Top, header_row: int | None, expected: set[str]) -> int | None:
+    """The position of the header row among ``top``, found as the reader finds it, or None."""
     if header_row is not None:
-        return top[header_row - 1] if header_row <= len(top) else None
+        return header_row - 1 if header_row <= len(top) else None
     rows = top[:HEADER_SCAN_ROWS]
     width = max((len(r) for r in rows), default=0)
-    index = _find_header([r + [""] * (width - len(r)) for r in rows], expected)
-    return None if index is None else rows[index]
+    return _find_header([r + [""] * (width - len(r)) for r in rows], expected)
 
 
 def _others(sheets: list[Sheet], chosen: int) -> list[Sheet]:

@@ -185,7 +185,7 @@ def _build_from_text(
     frame, problems = _parse_csv(path, body, grid.delimiter, index + 1, len(top[index]))
     if len(frame) < line_breaks(body) + (not body.endswith((b"\n", b"\r"))):
         # fewer records than lines: a cell holds a line break, maybe a stray quote's swallowed rows
-        refuse_swallowed_rows(path, frame, top[index], index + 1, grid.delimiter)
+        refuse_swallowed_rows(path, frame, top[index], index + 1, grid.delimiter, body)
     del body
     return _table_below_header(path, info, frame, index, 0, top[:index], row_problems=problems,
                                scan_replacements=not_text)

@@ -117,6 +117,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     header_row = source.header_row
     if source.header_rows > 1:
         _one_header_row(ws, source)
+    _fill_merged_down(ws, header_row + max(source.header_rows, 1) - 1)
     columns = _header_columns(ws, header_row, source.headers)
     problem_column = columns.pop(FIX_COLUMN, None) or max(columns.values(), default=ws.max_column) + 1
     ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
@@ -166,6 +167,24 @@ def _one_header_row(ws: Worksheet, source: SourceInfo) -> None:
         ws.unmerge_cells(m.coord)
     for column, name in enumerate(header.names, start=1):
         ws.cell(upper, column).value = name or None
+
+
+def _fill_merged_down(ws: Worksheet, header_end: int) -> None:
+    """Each cell merged down over rows of data (below row ``header_end``) undone, the value of its first cell
+    written on each row it covers that holds nothing there: the value the import read on that row
+    (``reader.merged_cells``), which a row to fix keeps when the rows move up (the merge cannot follow them)."""
+    for merged in list(ws.merged_cells.ranges):
+        if merged.min_row <= header_end or merged.max_row == merged.min_row:
+            continue
+        first = ws.cell(merged.min_row, merged.min_col)
+        value, number_format = first.value, first.number_format
+        ws.unmerge_cells(merged.coord)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        for row in range(merged.min_row + 1, merged.max_row + 1):
+            cell = ws.cell(row, merged.min_col)
+            if cell.value is None or cell.value == "":
+                cell.value, cell.number_format = value, number_format
 
 
 def _header_columns(ws: Worksheet, header_row: int, headers: Sequence[str]) -> dict[str, int]:

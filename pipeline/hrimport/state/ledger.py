@@ -332,6 +332,10 @@ class ExportListing:
         self._ledger, self.service, self.customer_id = ledger, service, customer_id
         self.first: str | None = None  # the earliest start of the export's leave
         self.last: str | None = None  # its latest end
+        # its latest start and earliest end: a month's export lists a long leave begun months before (or ending
+        # after), whose start alone does not make those months covered
+        self.last_start: str | None = None
+        self.first_end: str | None = None
         with ledger._lock:
             ledger._conn.executescript(_LISTING_SCHEMA)
 
@@ -347,8 +351,12 @@ class ExportListing:
             return
         first = min(k.start_date for k in keys)
         last = max(k.end_date for k in keys)
+        last_start = max(k.start_date for k in keys)
+        first_end = min(k.end_date for k in keys)
         self.first = first if self.first is None else min(self.first, first)
         self.last = last if self.last is None else max(self.last, last)
+        self.last_start = last_start if self.last_start is None else max(self.last_start, last_start)
+        self.first_end = first_end if self.first_end is None else min(self.first_end, first_end)
         self._insert("INSERT OR IGNORE INTO temp.listed_leave VALUES (?, ?, ?, ?)",
                      [(k.external_id, k.leave_type, k.start_date, k.end_date) for k in keys])
         self._insert("INSERT OR IGNORE INTO temp.listed_people VALUES (?, ?)",
@@ -379,9 +387,12 @@ class ExportListing:
 
     def missing(self) -> Iterator[ListedEntry]:
         """The records held as on the platform for the service and customer that the export no longer lists,
-        although it covers them: of a person with a row in the export (none unread), dated within the period
-        its leave spans (``first`` to ``last``). By person, then date; read as they are iterated."""
-        if self.first is None or self.last is None:
+        although it covers them: of a person with a row in the export (none unread), starting between the
+        earliest and the latest start of its leave and ending between its earliest and latest end: a record the
+        export would list whether it lists the leave that starts, ends or is taken in the period it covers (a
+        month's export lists a long leave begun months before, whose start does not make those months covered).
+        By person, then date; read as they are iterated."""
+        if self.first is None or self.last is None or self.last_start is None or self.first_end is None:
             return
         ledger = self._ledger
         with ledger._lock:
@@ -389,12 +400,12 @@ class ExportListing:
                 f"SELECT {', '.join('a.' + c for c in _COLUMNS.split(', '))}, p.name FROM accepted a "
                 "JOIN temp.listed_people p ON p.external_id = a.external_id "
                 "WHERE a.service = ? AND a.customer_id = ? AND a.status = 'stored' "
-                "AND a.start_date >= ? AND a.end_date <= ? "
+                "AND a.start_date BETWEEN ? AND ? AND a.end_date BETWEEN ? AND ? "
                 "AND a.external_id NOT IN (SELECT external_id FROM temp.unread_people) "
                 "AND NOT EXISTS (SELECT 1 FROM temp.listed_leave l WHERE l.external_id = a.external_id "
                 "AND l.leave_type = a.leave_type AND l.start_date = a.start_date AND l.end_date = a.end_date) "
                 "ORDER BY a.external_id, a.start_date, a.end_date, a.leave_type",
-                (self.service, self.customer_id, self.first, self.last))
+                (self.service, self.customer_id, self.first, self.last_start, self.first_end, self.last))
         while True:
             with ledger._lock:  # a batch at a time: never held while the caller works on what it was given
                 batch = rows.fetchmany(1_000)

@@ -12,8 +12,9 @@ one in the report. A record is covered when
 
 - its person has at least one row in the export (a leaver dropped from the export cancelled nothing), none
   of them held back before its leave could be read (that row may be the record's), and
-- its dates lie within the period the export's leave spans, from its earliest start to its latest end (a
-  month's export does not cover last month's leave).
+- it starts between the earliest and the latest start of the export's leave, and ends between its earliest
+  and latest end (a month's export does not cover last month's leave, even when it lists a long leave begun
+  then: it would list such a record whether it lists the leave that starts, ends or is taken in its month).
 
 A record is listed when a row of the export has its ledger key: the same person, leave type (its English
 name: ``年假`` is ``Annual Leave``) and dates. Half days are not in the key: a leave whose half days changed is
