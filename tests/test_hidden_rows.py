@@ -204,8 +204,9 @@ def test_a_hidden_row_of_an_xls_is_flagged(tmp_path: Path) -> None:
     assert read_spreadsheet(export).hidden_rows.tolist() == [3]
 
 
-def test_a_hidden_row_of_a_time_off_workbook_is_flagged(tmp_path: Path, sandbox: Any) -> None:
-    from tests.test_timeoff_import import D, add_staff, run_import, write_xlsx
+def hidden_leave_workbook(tmp_path: Path, sandbox: Any) -> Path:
+    """A leave workbook of two people the sandbox knows, the second's leave on row 3, hidden."""
+    from tests.test_timeoff_import import D, add_staff, write_xlsx
 
     add_staff(sandbox, [("000101", "MY"), ("000104", "CN")])
     export = tmp_path / "leave.xlsx"
@@ -216,6 +217,13 @@ def test_a_hidden_row_of_a_time_off_workbook_is_flagged(tmp_path: Path, sandbox:
     book = openpyxl.load_workbook(export)
     book.active.row_dimensions[3].hidden = True
     book.save(export)
+    return export
+
+
+def test_a_hidden_row_of_a_time_off_workbook_is_flagged(tmp_path: Path, sandbox: Any) -> None:
+    from tests.test_timeoff_import import run_import
+
+    export = hidden_leave_workbook(tmp_path, sandbox)
 
     result, run = run_import(tmp_path, sandbox, export)
 
@@ -226,17 +234,9 @@ def test_a_hidden_row_of_a_time_off_workbook_is_flagged(tmp_path: Path, sandbox:
 
 
 def test_strict_checks_under_timeoff_hold_a_hidden_leave_row_back(tmp_path: Path, sandbox: Any) -> None:
-    from tests.test_timeoff_import import D, add_staff, run_import, write_config, write_xlsx
+    from tests.test_timeoff_import import run_import, write_config
 
-    add_staff(sandbox, [("000101", "MY"), ("000104", "CN")])
-    export = tmp_path / "leave.xlsx"
-    write_xlsx(export, [
-        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 8), "", 5, "MY", "trip", "Approved"],  # row 2
-        ["000104", "Annual Leave", D(2024, 5, 6), D(2024, 5, 8), "", 3, "CN", "", "Approved"],  # row 3, hidden
-    ])
-    book = openpyxl.load_workbook(export)
-    book.active.row_dimensions[3].hidden = True
-    book.save(export)
+    export = hidden_leave_workbook(tmp_path, sandbox)
     config = write_config(tmp_path, extra='strict_checks = ["hidden-row"]')
 
     result, run = run_import(tmp_path, sandbox, export, config)

@@ -60,17 +60,20 @@ def hrimport(*args: str, sandbox: Any | None = None) -> Result:
     return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
 
 
-def country_workbook(path: Path, *, hidden_malaysia: bool = False) -> Path:
-    """The brief's workbook: a sheet per country, each holding the same table."""
+def country_workbook(path: Path, *, hidden_malaysia: bool = False, second: str = "Malaysia",
+                     second_rows: tuple[list[str], ...] = (BO,)) -> Path:
+    """The brief's workbook: a sheet per country, each holding the same table (the second sheet named ``second``,
+    holding ``second_rows`` under its header)."""
     wb = Workbook()
     ws = wb.active
     assert ws is not None
     ws.title = "Singapore"
     ws.append(HEADER)
     ws.append(ANA)
-    ws2 = wb.create_sheet("Malaysia")
+    ws2 = wb.create_sheet(second)
     ws2.append(HEADER)
-    ws2.append(BO)
+    for row in second_rows:
+        ws2.append(row)
     if hidden_malaysia:
         ws2.sheet_state = "hidden"
     wb.save(path)
@@ -131,23 +134,14 @@ def test_a_visible_sheet_of_the_same_header_with_nobody_under_it_is_not_counted(
     """A workbook keeps a sheet of this month's new joiners beside its staff, empty this month but for its header
     (or a blank template to copy rows from): it holds no one to import, and refusing for it would stop the monthly
     import that worked last month. Once someone is on it, the workbook is refused as before."""
-    wb = Workbook()
-    ws = wb.active
-    assert ws is not None
-    ws.title = "Singapore"
-    ws.append(HEADER)
-    ws.append(ANA)
-    joiners = wb.create_sheet("New joiners")
-    joiners.append(HEADER)
-    wb.save(tmp_path / "sheets.xlsx")
+    country_workbook(tmp_path / "sheets.xlsx", second="New joiners", second_rows=())
     config = write_config(tmp_path / "staff.toml")
 
     result = hrimport("staff", "validate", str(config), str(tmp_path / "sheets.xlsx"))
 
     assert result.exit_code == 0, result.output
     assert "1 of 1 rows checked" in result.output
-    joiners.append(BO)
-    wb.save(tmp_path / "sheets.xlsx")
+    country_workbook(tmp_path / "sheets.xlsx", second="New joiners")  # Bo joins
     refused = hrimport("staff", "validate", str(config), str(tmp_path / "sheets.xlsx"))
     assert refused.exit_code == 2
     assert "sheets 'Singapore' and 'New joiners' both hold this table" in refused.output
