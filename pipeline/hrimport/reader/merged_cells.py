@@ -38,9 +38,6 @@ class MergedDown:
                               and self._name(m) is not None), key=lambda m: m.first_row)
         self._values: dict[MergedRange, str] = {}  # the value of each merge whose first row was read
 
-    def __bool__(self) -> bool:
-        return bool(self.merges)
-
     def _name(self, merged: MergedRange) -> str | None:
         j = merged.first_column - 1 - self.first_column
         return self.names[j] if 0 <= j < len(self.names) else None
