@@ -14,6 +14,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+import xlsxwriter
 import xlwt
 from click.testing import CliRunner, Result
 from odf.opendocument import OpenDocumentSpreadsheet
@@ -197,3 +198,37 @@ def test_a_row_to_fix_under_a_merged_site_keeps_the_site_it_was_read_with(tmp_pa
     rows = [list(r) for r in openpyxl.load_workbook(fix)["Staff"].iter_rows(values_only=True)]
     assert [row[:8] for row in rows[1:]] == [[f"{prefix}2", None, "not an e-mail", "SG", "Nurse", "2024-01-02",
                                               "Payroll", "Jurong"]]
+
+
+def test_a_value_stored_under_a_merge_is_sent_as_excel_shows_the_merge_and_the_report_names_it(
+        tmp_path: Path, sandbox: Any) -> None:
+    """A program wrote Bo's site, Tampines, into H3, then merged H2:H4 under Jurong. Excel shows Jurong over all
+    three rows and nothing of Tampines (Excel itself drops such a value when a person merges cells). Bo was sent
+    Tampines, a value nobody saw; now Bo is sent Jurong, and the report's line says which value it stood over."""
+    prefix = uuid.uuid4().hex[:6]
+    export = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(export)
+    sheet = book.add_worksheet("Staff")
+    sheet.write_row(0, 0, HEADER)
+    for i, row in enumerate([person(f"{prefix}1", "Ana", "SG", "Jurong"), person(f"{prefix}2", "Bo", "SG"),
+                             person(f"{prefix}3", "Cy", "SG")], start=1):
+        sheet.write_row(i, 0, row)
+    sheet.merge_range("H2:H4", "Jurong")
+    sheet.write("H3", "Tampines")  # stored under the merge: Excel does not show it
+    book.close()
+    config = tmp_path / "staff.toml"
+    config.write_text(CONFIG.format(base_url=sandbox.base_url))
+
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+
+    assert result.exit_code == 0, result.output
+    sites = {s["customer_system_id"]: s["location"] for s in sandbox.staff(99) if s["customer_system_id"].startswith(prefix)}
+    assert sites == {f"{prefix}1": "Jurong", f"{prefix}2": "Jurong", f"{prefix}3": "Jurong"}
+    summary = json.loads(max((tmp_path / "reports").glob("sites/*/summary.json")).read_text())
+    told = [(v["rule"], v["rows"], [(e["row"], e["read"], e["sent"]) for e in v["examples"]])
+            for v in summary["values_read"] if v["kind"] == "merged-cell"]
+    assert told == [
+        ("a cell merged down over rows: the value its first cell holds, on each row it covers, as Excel shows it",
+         1, [(4, "", "Jurong")]),
+        (("a cell merged down over rows: the value its first cell holds, as Excel shows it, over a value stored under "
+         "the merge that Excel does not show"), 1, [(3, "Tampines", "Jurong")])]
