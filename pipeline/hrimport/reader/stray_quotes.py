@@ -33,7 +33,8 @@ import pandas as pd
 from hrimport.errors import InputFileError
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+#: A line break in a CSV's bytes, as every reader of them splits lines (``text`` too: it imports this one).
+LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 #: A table narrower than this has no row unlike a line of a value's own text ("12 Main St, Springfield").
 NARROWEST = 3
 
@@ -108,10 +109,10 @@ def closed_as_csv(body: bytes, grid: pd.DataFrame, at: int, delimiter: str) -> b
     by the file's end or by the next quote in it, mostly amid a value (``O"Brien``)."""
     breaks = grid.iloc[: at + 1].apply(lambda column: column.str.count(_LINE_BREAK.pattern)).to_numpy().sum(axis=1)
     first_line = at + int(breaks[:at].sum())
-    starts = itertools.chain([0], (match.end() for match in _LINE_BREAK_BYTES.finditer(body)))
+    starts = itertools.chain([0], (match.end() for match in LINE_BREAK_BYTES.finditer(body)))
     start = next(itertools.islice(starts, first_line, None), len(body))
     # the record's lines: the last may end the file without a line break
-    ends = [match.end() for match in itertools.islice(_LINE_BREAK_BYTES.finditer(body, start), int(breaks[at]) + 1)]
+    ends = [match.end() for match in itertools.islice(LINE_BREAK_BYTES.finditer(body, start), int(breaks[at]) + 1)]
     end = ends[-1] if len(ends) == int(breaks[at]) + 1 else len(body)
     record = body[start:end].decode("utf-8", errors="replace")
     try:

@@ -43,7 +43,12 @@ from hrimport.reader.grid import (
     rows_per_chunk,
 )
 from hrimport.reader.repeated_header import HeaderRepeats
-from hrimport.reader.stray_quotes import first_swallowing_cell, line_breaks, refuse_swallowed_rows
+from hrimport.reader.stray_quotes import (
+    LINE_BREAK_BYTES,
+    first_swallowing_cell,
+    line_breaks,
+    refuse_swallowed_rows,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -234,9 +239,6 @@ def _header_of(path: Path, top: list[list[str]], scan: int, header_row: int | No
     return index, top
 
 
-_NEWLINE = re.compile(rb"\r\n|\r|\n")
-
-
 def _without_blank_tail(body: bytes, delimiter: str) -> bytes:
     """``body`` without the blank lines after its last line holding something (only spaces, tabs and
     delimiters): blank rows are dropped anyway, but parsed they cost ~300 bytes of memory per byte of
@@ -246,7 +248,7 @@ def _without_blank_tail(body: bytes, delimiter: str) -> bytes:
     end = len(body.rstrip(blank))
     if end == len(body):
         return body
-    line_end = _NEWLINE.search(body, end)
+    line_end = LINE_BREAK_BYTES.search(body, end)
     return body[: line_end.end()] if line_end else body
 
 
