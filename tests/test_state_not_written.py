@@ -128,6 +128,21 @@ def test_a_state_folder_filling_up_mid_run_stops_the_sending_in_one_line_and_the
         f"monthly: the staff step stopped sending; the state database {state_db} could not be written: database or "
         "disk is full; free space there")
     assert 0 < sum(folder.stored().values()) < 60  # really stopped half way
+    # the step's journal (its report folder is on another disk) ends saying why, for whoever reads the folder
+    # without run.json (whose step line the history shows) or renders it: `hrimport report` says why too
+    [journal] = (folder.root / "reports" / "monthly").glob("*/staff/outcomes.jsonl")
+    *lines, last = [json.loads(line) for line in journal.read_text().splitlines()]
+    answered = sum(1 for line in lines if line["record"] == "row")
+    why = (f"the disk holding hrimport's state folder {state_db.parent} is full, so the run stopped sending (a row "
+           "it cannot remember as sent would be sent twice)")
+    next_step = ("free space on that disk (delete files nobody needs there, or ask IT for more room), then run the "
+                 "import again: the rows not sent are sent then, and nothing is sent twice")
+    assert last == {"record": "stopped", "why": why, "next": next_step}
+    rendered = subprocess.run([sys.executable, "-m", "hrimport", "report", str(journal)], capture_output=True,
+                              text=True, check=False, timeout=60)
+    assert rendered.returncode == 2
+    assert (f"it is the journal of a run stopped before it finished ({why}): {answered:,} rows sent were recorded as "
+            "the service answered") in rendered.stderr
 
     disk.free()
     again = disk.run("run", str(folder.job))
@@ -291,3 +306,42 @@ def test_a_run_whose_log_cannot_be_created_is_one_line_mailed_and_leaves_no_empt
     [mail] = box.messages
     assert mail["Subject"].startswith("[hrimport] monthly: not started: cannot create the run's log ")
     assert folder.stored() == Counter()  # nothing was sent
+
+
+def test_a_report_folder_full_as_the_report_is_written_ends_the_journal_saying_which_disk_and_how_to_write_it(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    """A staff import's rows are sent; its report, bigger than the room left on the report folder's disk (300 rows
+    to fix, each holding a long value), cannot be written (exit 6), and its outcomes are kept in the state folder.
+    The journal, small, is still whole: it ends saying which disk is full and the command that writes the report,
+    and `hrimport runs` says so, where it said "stopped before it finished (or is still sending)"."""
+    folder = JobFolder(tmp_path / "job", sandbox)
+    export = folder.export("2024-05", [*folder.people(2), *[
+        {**row, "Country": "Atlantis " + "x" * 600} for row in folder.people(302)[2:]]])
+    reports = folder.root / "reports"
+    disk = SmallDisk(reports, "size=256k")
+    try:
+        run = disk.run("staff", "import", str(folder.root / "staff.toml"), str(export), "--report-dir", str(reports))
+        _, err = run.communicate(timeout=120)
+
+        assert run.returncode == 6, err
+        [seen] = [p for p in disk.path("test-staff").iterdir() if p.is_dir()]
+        report_folder = reports / "test-staff" / seen.name  # as the run names it
+        [kept] = (folder.root / ".hrimport" / "unreported").iterdir()
+        assert err.startswith(f"Error: the report could not be written to {report_folder}: No space left on device. "
+                              "2 of 302 rows imported; 300 need attention.")
+        *lines, last = [json.loads(line) for line in (seen / "outcomes.jsonl").read_text().splitlines()]
+        assert [line["record"] for line in lines] == ["journal", "row", "row"]
+        why = (f"the disk holding the report folder {report_folder} is full, so the report could not be written "
+               "after the rows were sent")
+        next_step = ("free space on that disk (delete files nobody needs there, or ask IT for more room), then write "
+                     f"the report with: hrimport report {kept} --output {report_folder} (the run's outcomes are kept "
+                     "in that file)")
+        assert last == {"record": "stopped", "why": why, "next": next_step}
+        runs = disk.run("runs", str(reports / "test-staff"), "--json")
+        out, err = runs.communicate(timeout=60)
+        [line] = json.loads(out)["runs"]
+        assert line["problem"] == (f"no report: {why}; the 2 rows the service answered are in its journal, "
+                                   f"outcomes.jsonl; {next_step}")
+    finally:
+        disk.close()

@@ -87,7 +87,9 @@ def test_a_bug_in_a_staff_import_is_one_line_and_exit_70_never_a_traceback_nor_t
     assert TOKEN not in result.output
     assert sorted(stored().values()) == [1, 1]  # sent before the bug, once each
     # the journal ends saying why, so hrimport runs tells a bug from a run killed or still sending
-    assert json.loads(journal.read_text().splitlines()[-1]) == {"record": "stopped", "why": SAID}
+    assert json.loads(journal.read_text().splitlines()[-1]) == {
+        "record": "stopped", "why": SAID,
+        "next": "report the bug, and run the import again once it is fixed: nothing is sent twice"}
     runs = hrimport("runs", str(journal.parent.parent), "--json")
     [line] = json.loads(runs.stdout)["runs"]
     assert (line["file"], line["problem"]) == ("staff.csv", (

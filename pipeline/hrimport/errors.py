@@ -75,9 +75,15 @@ class StateNotWritten(HrimportError):
     """The state folder (what the service accepted, the time-off ledger) could not be written mid-run: a full
     disk. The run stops sending: a row the state cannot remember would be sent again by the next run, and a
     time-off record never goes out without its ledger entry. Exit 6, as for the report: a full disk or folder
-    to see to, never "rows need attention" (1)."""
+    to see to, never "rows need attention" (1). ``path`` is the file that could not be written, ``reason``
+    SQLite's words (``database or disk is full``), for the run's journal (``hrimport.imports.stops``)."""
 
     exit_code = 6
+
+    def __init__(self, message: str, *, path: Path | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
 
 
 class ServiceError(HrimportError):

@@ -672,6 +672,8 @@ class OutcomeJournal:
         self.path = path
         self.error: OSError | None = None
         self.rows = 0  # rows written so far
+        self.rows_whole = 0  # rows the file holds whole: as many, unless a write failed
+        self._whole = 0  # the file's bytes up to its last whole line
         self._fh = None
         self._file: tuple[int, int] | None = None  # (device, inode): the journal's own file, not what replaced it
         try:
@@ -687,16 +689,21 @@ class OutcomeJournal:
     def add(self, rows: list[RowOutcome]) -> None:
         """Append ``rows`` (each with its outcome) and flush them to the file."""
         if self._fh is not None and rows:
-            self._write(map(row_line, rows))
             self.rows += len(rows)
+            if self._write(map(row_line, rows)):
+                self.rows_whole = self.rows
 
-    def _write(self, lines: Iterable[str]) -> None:
+    def _write(self, lines: Iterable[str]) -> bool:
+        """Append ``lines`` and flush them; whether they are in the file whole."""
         assert self._fh is not None
         try:
             self._fh.writelines(lines)
             self._fh.flush()
+            self._whole = os.lseek(self._fh.fileno(), 0, os.SEEK_CUR)
         except OSError as exc:
             self._stop(exc)
+            return False
+        return True
 
     def _stop(self, exc: OSError) -> None:
         self.error = exc
@@ -712,22 +719,37 @@ class OutcomeJournal:
             self._fh.close()
             self._fh = None
 
-    def stopped(self, why: str) -> bool:
-        """End the journal with ``{"record": "stopped", "why": why}`` (``why`` one line, without secrets: the
-        error's, ``hrimport.errors.unexpected_error``), open or closed, and close it; whether it was written: not
-        when writing the journal failed before, nor when its file was replaced since (by the whole run, which
-        ``write_outcomes`` renames over it: a report stopped after that is told by its missing summary)."""
+    def stopped(self, why: str, next_step: str) -> bool:
+        """End the journal with ``{"record": "stopped", "why": why, "next": next_step}`` (each one line, without
+        secrets: ``hrimport.imports.stops``), open or closed, and close it; whether it was written. Not when its
+        file was replaced since (by the whole run, which ``write_outcomes`` renames over it: a report stopped after
+        that is told by its missing summary). A line the disk refuses (a full disk) is taken off again, so that
+        the journal says nothing false: it ends as it was. A journal whose own writing failed before (the disk
+        filled up as rows were answered) has its cut line taken off, and says so in the line, when the disk
+        takes it."""
+        whole = self._whole
         try:
             if self._fh is None:
                 stat = os.stat(self.path)
-                if self.error is not None or self._file != (stat.st_dev, stat.st_ino):
+                if self._file != (stat.st_dev, stat.st_ino):
                     return False
+                if self.error is not None:  # the rows it lists end at its last whole line
+                    os.truncate(self.path, whole)
+                    why += (f"; its journal could not be written to its end either (the same disk), so it lists only "
+                            f"the first {self.rows_whole:,} rows the service answered, not each")
                 self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
         except OSError:
             return False
-        self._write([encode_json({"record": STOPPED, "why": why}) + "\n"])
+        self.error = None
+        self._write([encode_json({"record": STOPPED, "why": why, "next": next_step}) + "\n"])
         self.close()
-        return self.error is None
+        if self.error is None:
+            return True
+        try:  # the line cut where the disk was full: the journal as it was, which never read as a row's
+            os.truncate(self.path, whole)
+        except OSError:
+            pass  # a cut last line is read as not answered all the same
+        return False
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(RowOutcome))

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from hrimport.config import ImportConfig
-from hrimport.errors import ConfigError, HrimportError, ReportNotWritten, name_journal, unexpected_error
+from hrimport.errors import ConfigError, HrimportError, ReportNotWritten, name_journal
 from hrimport.outcomes import OutcomeJournal, OutcomesDone, Progress, RunResult
 from hrimport.private_files import make_private_folder
 from hrimport.service.connection import Connection, Target, open_target, resolve_connection
@@ -184,8 +184,7 @@ def import_file(
                 journal.close()
                 journal.path.unlink(missing_ok=True)
             else:
-                _stopped_on_a_bug(journal, exc)
-                journal.close()
+                _end_journal(journal, exc)
         _remove_if_empty(made)  # a run stopped before its report leaves no empty folders behind
         raise
     if journal is not None:
@@ -204,20 +203,25 @@ def import_file(
     try:
         report = write_report(result, folder)
     except OSError as exc:
-        raise _report_not_written(result, folder, config.state_dir, exc) from None
-    except Exception as exc:
+        raise _report_not_written(result, folder, config.state_dir, exc, journal) from None
+    except BaseException as exc:
         if journal is not None:  # the journal, whole, unless the run's outcomes were written over it
-            _stopped_on_a_bug(journal, exc)
+            _end_journal(journal, exc)
         raise
     update_history(report.folder)  # the job's index.html: this run beside the earlier ones
     return FileImport(result, report)
 
 
-def _stopped_on_a_bug(journal: OutcomeJournal, exc: BaseException) -> None:
-    """A run that an unexpected error (a bug: not a known error, nor a kill, Ctrl-C or SIGTERM, which say
-    their own words) stopped after rows were done: its journal ends saying so, for ``hrimport runs`` and
-    ``hrimport report``, and the error names it, for the command's one line."""
-    if isinstance(exc, Exception) and not isinstance(exc, HrimportError) and journal.stopped(unexpected_error(exc)):
+def _end_journal(journal: OutcomeJournal, exc: BaseException) -> None:
+    """A run that ``exc`` stopped after rows were done: its journal ends saying why and what to do
+    (``hrimport.imports.stops``), for ``hrimport runs``, ``index.html`` and ``hrimport report``; a bug's error
+    names the journal, for the command's one line (a known error's own line says where the rows are)."""
+    from hrimport.imports.stops import stop_of
+
+    stop = stop_of(exc)
+    written = stop is not None and journal.stopped(*stop)
+    journal.close()
+    if written and isinstance(exc, Exception) and not isinstance(exc, HrimportError):
         name_journal(exc, journal.path)
 
 
@@ -255,12 +259,17 @@ def _older_export_notes(state: StateStore, sha256: str) -> list[str]:
              f"older export's values back over newer ones (the plan shows each change).")]
 
 
-def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError) -> ReportNotWritten:
+def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: OSError,
+                        journal: OutcomeJournal | None) -> ReportNotWritten:
     """The one line for a report that could not be written, after keeping the run's outcomes in the state
-    folder when that can be written (``hrimport report`` renders them later)."""
+    folder when that can be written (``hrimport report`` renders them later) and ending the run's journal,
+    when it is still there, with why and how to write the report."""
+    from hrimport.imports.stops import report_not_written
     from hrimport.report.writer import keep_unreported
 
     kept = keep_unreported(result, state_dir)
+    if journal is not None:
+        journal.stopped(*report_not_written(folder, exc, kept))
     sent = ("" if result.info.dry_run else
             " What the service accepted is recorded in the state folder, so the next run does not send it again.")
     later = (f" The run's outcomes are kept in {kept}: `hrimport report {kept} --output FOLDER` writes the report "

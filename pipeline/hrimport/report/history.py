@@ -29,6 +29,7 @@ from hrimport.listing import one_line
 from hrimport.private_files import safe_segment
 
 __all__ = [
+    "BUG_NEXT",
     "OUTCOMES_FILE",
     "RUN_JSON",
     "EarlierImports",
@@ -57,6 +58,9 @@ _JOURNAL_START = b'{"record": "journal"'
 _RECORD = b'{"record": '
 _ROW_START = b'{"record": "row"'
 _STOPPED_START = b'{"record": "stopped"'  # a journal's last line, why hrimport stopped its run (``OutcomeJournal``)
+#: What to do after a bug (``hrimport.imports.stops``), and what a journal's ``stopped`` line written without
+#: ``next`` (before lines had one: a bug's) asks
+BUG_NEXT = "report the bug, and run the import again once it is fixed: nothing is sent twice"
 
 
 def is_run_folder(path: Path) -> bool:
@@ -276,7 +280,8 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
     that file says nothing (absent, unreadable). The rows answered are the journal's whole lines, as
     ``hrimport report`` counts them: a last line without its line break was cut as it was appended (a kill, a
     power cut), and is not an answer; a line that is not a row's with lines after it is damage, said so. A
-    journal whose last line says why hrimport stopped the run (an unexpected error) is told so."""
+    journal whose last line says why its run stopped (a full disk, a refused token, a signal, a bug:
+    ``hrimport.imports.stops``) is told so, with what to do."""
     outcomes = folder / OUTCOMES_FILE
     try:
         with outcomes.open("rb") as fh:
@@ -285,7 +290,7 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
                 first: Any = {"record": "journal"}  # cut in its first line: nothing more is known of the run
             else:
                 first = json.loads(head)
-            answered, damaged, why = 0, 0, ""
+            answered, damaged, why, next_step = 0, 0, "", ""
             for number, line in enumerate(fh, 2):
                 if not line.endswith(b"\n"):
                     break  # cut as it was appended
@@ -293,9 +298,9 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
                 if line.startswith(_ROW_START) and line.endswith(b"}\n") and line.count(_RECORD) == 1 and not why:
                     answered += 1
                     continue
-                stopped = "" if why or not line.startswith(_STOPPED_START) else _stopped_why(line)
+                stopped = None if why or not line.startswith(_STOPPED_START) else _stopped_why(line)
                 if stopped:
-                    why = stopped
+                    why, next_step = stopped
                 elif not damaged:
                     damaged = number
     except (OSError, ValueError):
@@ -316,8 +321,7 @@ def _without_summary(folder: Path) -> tuple[dict[str, Any] | None, str]:
                          "sent twice")
     if why:
         return journal, (f"no report: {why}; the {answered:,} rows the service answered are in its journal, "
-                         f"{OUTCOMES_FILE}; report the bug, and run the import again once it is fixed: nothing is "
-                         "sent twice")
+                         f"{OUTCOMES_FILE}; {next_step}")
     return journal, (f"no report: the run was stopped before it finished (or is still sending); the "
                      f"{answered:,} rows the service answered are in its journal, {OUTCOMES_FILE}; run the import "
                      "again: nothing is sent twice")
@@ -332,15 +336,21 @@ def _skipped(summary: dict[str, Any]) -> int | None:
     return skipped
 
 
-def _stopped_why(line: bytes) -> str:
-    """Why a journal's ``stopped`` line says hrimport stopped the run, in one line; "" for a line that is not
-    a whole such record."""
+def _stopped_why(line: bytes) -> tuple[str, str] | None:
+    """Why a journal's ``stopped`` line says its run stopped, and what to do, each in one line; None for a line
+    that is not a whole such record. A line without ``next`` was written for a bug, before lines had one."""
     try:
         record = json.loads(line)
     except ValueError:
-        return ""
-    why = record.get("why") if isinstance(record, dict) else None
-    return one_line(why, None) if isinstance(why, str) and why.strip() else ""
+        return None
+    if not isinstance(record, dict):
+        return None
+    why, next_step = record.get("why"), record.get("next")
+    if not isinstance(why, str) or not why.strip():
+        return None
+    if not isinstance(next_step, str) or not next_step.strip():
+        next_step = BUG_NEXT
+    return one_line(why, None), one_line(next_step, None)
 
 
 def _bare_line(run: Path, data: dict[str, Any], *, problem: str) -> RunLine:

@@ -85,5 +85,6 @@ def writing(what: str, path: Path) -> Iterator[None]:
     except sqlite3.Error as exc:
         raise StateNotWritten(
             f"{what} {path} could not be written: {exc}; free space there (or fix the folder) and run again: the "
-            "rows sent so far are in the run's outcomes.jsonl, and nothing is imported twice"
+            "rows sent so far are in the run's outcomes.jsonl, and nothing is imported twice",
+            path=path, reason=str(exc),
         ) from None
