@@ -247,3 +247,34 @@ def test_every_row_has_one_plan_status_and_the_missing_are_exactly_those_gone(ro
     assert [(plan.rows[i].row, plan.rows[i].status) for i in range(-len(rows), 0)] == [(r, s) for r, _, s in expected]
     assert [plan.rows.status_of(r) for r, _, _ in expected] == [s for _, _, s in expected]
     assert plan.rows.distinct_ids() == len(present)
+
+
+def test_a_config_naming_another_hr_system_is_held_as_it_would_add_everyone_again(tmp_path: Path, sandbox: Any) -> None:
+    """Someone tidies the config's customer_system_id_type ("TestHRIS" -> "TestHRIS 2"). The platform knows a
+    person by external id AND that type, so the next import would add all three people a second time beside
+    their records, where the plan called them "changed". The import is held before sending, however few people
+    the job has, and says why; --accept-drift sends it as the config asks."""
+    people = [person(n) for n in range(1, 4)]
+    assert month(tmp_path, sandbox, people, "october.csv", "import").exit_code == 0
+    config = tmp_path / "staff.toml"
+    config.write_text(config.read_text().replace('customer_system_id_type = "TestHRIS"',
+                                                 'customer_system_id_type = "TestHRIS 2"'))
+    sandbox.clear_requests()
+
+    held = month(tmp_path, sandbox, people, "november.csv", "import")
+
+    assert held.exit_code == 5, held.output
+    assert ("customer_system_id_type is 'TestHRIS 2' where the platform holds 3 of these people under 'TestHRIS' "
+            "(e.g. row 2: 000001 Person 1; row 3: 000002 Person 2; row 4: 000003 Person 3): it knows a person by "
+            "external id and that type, so each would be added again, a second record beside the one it holds; set "
+            'customer_system_id_type = "TestHRIS" in [staff] again, or run with --accept-drift to add them under '
+            "'TestHRIS 2'") in held.stdout
+    assert "changes for" not in held.stdout  # not also told as a field changing for everyone
+    assert not [r for r in sandbox.requests() if r["path"].endswith("bulk_add_edit_staff")]
+    assert len(sandbox.staff(99)) == 3
+
+    released = month(tmp_path, sandbox, people, "november.csv", "import", "--accept-drift")
+
+    assert released.exit_code == 0, released.output
+    assert sorted((s["customer_system_id_type"], s["customer_system_id"]) for s in sandbox.staff(99)) == sorted(
+        (kind, f"00000{n}") for kind in ("TestHRIS", "TestHRIS 2") for n in range(1, 4))

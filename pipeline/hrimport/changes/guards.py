@@ -6,7 +6,10 @@ Compared with what the platform accepted from this job's earlier imports (the pl
 - ``people-missing``: more than ``max_missing`` of the people accepted are absent from the file;
 - ``field-churn``: one field changes for more than ``max_changed_share`` of the people present both times
   (every e-mail rewritten, every country changed);
-- ``column-emptied``: a mapped field filled on most rows last time is empty on most rows now.
+- ``column-emptied``: a mapped field filled on most rows last time is empty on most rows now;
+- ``id-type-changed``: people the platform accepted under one ``customer_system_id_type`` are sent under
+  another. The platform knows a person by external id AND that type: each would be added again, a second
+  record beside the one it holds, so this one acts from the first such person, however few were accepted.
 
 Shares are of the people accepted before (the first two) or of the people present both times (the third).
 No guard acts before ``MIN_PEOPLE`` people were accepted from the job (a first run, a company of eight
@@ -21,6 +24,7 @@ month is compared with the last, not with everyone the job ever sent. Thresholds
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +50,9 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
                 settings: GuardSettings, sources: Mapping[str, str] | None = None) -> list[Tripped]:
     """The guards ``plan`` trips. ``filled_now`` / ``filled_before``: per field, the share of rows with a value
     in this file / in what was accepted before; ``sources`` names each field's column in the file."""
+    tripped = _id_type_changed(plan)
     if plan.accepted_before < MIN_PEOPLE:  # a first run, or too few people for shares to mean anything
-        return []
-    tripped: list[Tripped] = []
+        return tripped
     before = plan.accepted_before
     present = plan.rows.distinct_ids()
     drop = (before - present) / before
@@ -67,6 +71,8 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
     compared = before if plan.partial else statuses["changed"] + statuses["unchanged"]
     if compared >= MIN_PEOPLE:
         for name, count in plan.field_counts().items():
+            if name == ID_TYPE:
+                continue  # every such change is held by ``id-type-changed``, in its own words
             share = count / compared
             if share > settings.max_changed_share:
                 rows = [r for r in plan.rows.changed() if r.changed(name)]
@@ -82,6 +88,27 @@ def check_drift(plan: Plan, filled_now: Mapping[str, float], filled_before: Mapp
                     f"{_field(name, sources)} is empty on {1 - now:.0%} of the rows; {was:.0%} of the people "
                     "accepted before had it: did the export change?")))
     return tripped
+
+
+#: The field naming the caller's system, which with the external id identifies a person on the platform.
+ID_TYPE = "customer_system_id_type"
+
+
+def _id_type_changed(plan: Plan) -> list[Tripped]:
+    """``id-type-changed``: the rows sent under another ``customer_system_id_type`` than the platform accepted
+    them under (the config's setting changed: a typo fixed, another HR system's name). Whatever the spec's
+    "create or update" suggests, such a row updates nobody: it adds the person a second time."""
+    moved = [(r, c) for r in plan.rows.changed() for c in r.changes if c.field == ID_TYPE and c.before and c.after]
+    if not moved:
+        return []
+    before = Counter(c.before for _, c in moved).most_common(1)[0][0]
+    after = moved[0][1].after
+    shown = "; ".join(f"row {r.row}: {r.external_id} {r.name}".rstrip() for r, _ in moved[:_EXAMPLES])
+    return [Tripped("id-type-changed", (
+        f"customer_system_id_type is '{after}' where the platform holds {len(moved):,} of these people under "
+        f"'{before}' (e.g. {shown}): it knows a person by external id and that type, so each would be added again, "
+        f"a second record beside the one it holds; set customer_system_id_type = \"{before}\" in [staff] again, or "
+        f"run with --accept-drift to add them under '{after}'"))]
 
 
 def filled_shares(payloads: list[dict[str, Any] | None]) -> dict[str, float]:
