@@ -71,6 +71,31 @@ def test_internal_and_odd_addresses_are_imported_as_written_with_a_warning_each(
     assert 'id="code-not-an-email"' not in html  # not among the rows needing attention
 
 
+def test_an_address_carrying_an_invisible_character_is_sent_as_written_with_a_warning_naming_it(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    """An address pasted from a web page, a chat or Outlook may carry a character nobody sees (a zero-width
+    space, a direction mark, a soft hyphen): the sheet shows ann@acme.example, the platform would hold another
+    login. It is sent as written (the platform sets no rule), and the warning names the character."""
+    pasted = {"000002": "\u200bann@acme.example", "000003": "\u202abob@acme.example\u202c",
+              "000004": "carl@acme\u00ad.example"}
+    rows = [person(1), *(person(int(ext), Email=email) for ext, email in pasted.items())]
+
+    result, summary = run_import(tmp_path, sandbox, write_csv(tmp_path / "staff.csv", rows))
+
+    assert result.exit_code == 0, result.output
+    assert "4 of 4 rows imported (3 with warnings)." in result.output
+    assert ("Warning: Row 3, column 'Email': '\\u200bann@acme.example' does not look like an e-mail address (an "
+            "invisible character, U+200B, in it); kept as written.") in result.output
+    assert ("Warning: Row 4, column 'Email': '\\u202abob@acme.example\\u202c' does not look like an e-mail address "
+            "(an invisible character, U+202A, in it); kept as written.") in result.output
+    assert ("Warning: Row 5, column 'Email': 'carl@acme\\xad.example' does not look like an e-mail address (an "
+            "invisible character, U+00AD, in it); kept as written.") in result.output
+    assert summary["warnings"] == {"not-an-email": 3}
+    emails = {s["customer_system_id"]: s["system_email"] for s in sandbox.staff(99)}
+    assert {ext: emails[ext] for ext in pasted} == pasted
+
+
 def test_a_dry_run_would_send_them_as_written_and_stores_nothing(tmp_path: Path, sandbox: Any) -> None:
     result, summary = run_import(tmp_path, sandbox, month(tmp_path), extra_args=("--dry-run",))
 

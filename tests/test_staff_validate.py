@@ -152,7 +152,8 @@ def test_a_mapped_column_missing_from_the_file_is_one_line_and_exit_2(tmp_path: 
 def test_an_email_is_checked_as_the_documented_pattern_reads_it_spaces_of_every_script_included() -> None:
     """The e-mail check runs in pyarrow's RE2 for speed; it must say what Python's reading of
     ``EMAIL_PATTERN`` says, for the spaces RE2's own ``\\s`` misses (a vertical tab, a no-break space, an
-    ideographic space) and for letters of any script."""
+    ideographic space), for the invisible characters it leaves out (a zero-width space, a soft hyphen) and for
+    letters of any script."""
     import re
 
     import pandas as pd
@@ -162,8 +163,9 @@ def test_an_email_is_checked_as_the_documented_pattern_reads_it_spaces_of_every_
     values = ["jane@acme.example", "jane@acme", "jane.acme.example", "jane@@acme.example", "jane doe@acme.example",
               "jane\x0bdoe@acme.example", "jane\u00a0doe@acme.example", "jane\u3000doe@acme.example",
               "jane@acme.example\n", "zoë@société.fr", "李@例子.中国", "jane@acme.example.", "@acme.example",
-              "jane@acme.e\u2028x"]
+              "jane@acme.e\u2028x", "\u200bjane@acme.example", "jane@acme\u00ad.example", "jane@acme.example\ufeff",
+              "\u202ajane@acme.example\u202c"]
     expected = [re.fullmatch(EMAIL_PATTERN, v) is not None for v in values]
     assert _is_email(pd.Series(values, dtype="str")).tolist() == expected
     assert expected == [True, False, False, False, False, False, False, False, False, True, True, False, False,
-                        False]
+                        False, False, False, False, False]

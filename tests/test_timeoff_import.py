@@ -176,6 +176,38 @@ def test_english_and_chinese_leave_types_with_half_days_and_totals_are_imported(
     assert records[("000106", "2024-08-05")]["country"] == "SG"
 
 
+def test_leave_the_value_map_leaves_undecided_is_not_approved_by_the_config_s_default(tmp_path: Path,
+                                                                                       staffed: Any) -> None:
+    """HR approves leave whose Status cell is empty ([timeoff.defaults] decision = "Approve"), and keeps Pending
+    leave undecided ("Pending" = "" in the value map): a Pending request sent as approved would be paid as
+    leave nobody approved. The default fills the empty cell only."""
+    config = write_config(tmp_path)
+    config.write_text(config.read_text(encoding="utf-8") + '\n[timeoff.defaults]\ndecision = "Approve"\n',
+                      encoding="utf-8")
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000101", "Annual Leave", D(2024, 3, 4), D(2024, 3, 4), "", 1, "MY", "", "Pending"],  # row 2
+        ["000104", "Annual Leave", D(2024, 5, 6), D(2024, 5, 6), "", 1, "CN", "", ""],
+        ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 5), "", 1, "SG", "", "Approved"],
+    ])
+
+    result, run = run_import(tmp_path, staffed, source, config)
+
+    assert result.exit_code == 0, result.output
+    assert {o.row: o.outcome.value for o in run.rows} == {2: "added", 3: "added", 4: "added"}
+    decisions = {r["customer_system_id"]: r["decision"] for r in staffed.time_off(99)}
+    assert decisions == {"000101": "", "000104": "Approve", "000106": "Approve"}
+    summary = json.loads((run_folder(result) / "summary.json").read_text(encoding="utf-8"))
+    told = {(v["kind"], e["row"], e["read"], e["sent"]) for v in summary["values_read"] if v["field"] == "decision"
+            for e in v["examples"]}
+    assert told == {("value-map", 2, "Pending", ""), ("value-map", 4, "Approved", "Approve"),
+                    ("default", 3, "", "Approve")}
+
+
+def run_folder(result: Result) -> Path:
+    return Path(next(line for line in result.stdout.splitlines() if line.startswith("Report folder: "))
+                .removeprefix("Report folder: "))
+
+
 def test_a_zero_day_record_the_service_also_counts_as_zero_is_sent_without_a_warning(tmp_path: Path,
                                                                                    staffed: Any) -> None:
     """HR books a weekend of annual leave as 0 days (the record kept for the calendar): the service counts no

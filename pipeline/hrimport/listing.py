@@ -17,9 +17,15 @@ WIDTH = 60
 #: The longest line printed for a person (a problem quoting a 10 MB cell is cut in its middle).
 LINE = 500
 
+#: The invisible characters a value may carry unseen (pasted from a web page, a chat, Outlook): Unicode's format
+#: characters (Cf) that text holds, which take no room on a screen or reorder the text around them (a soft
+#: hyphen, zero-width spaces and joiners, direction marks and embeddings, a word joiner, a byte-order mark).
+INVISIBLE_RANGES = ((0x00AD, 0x00AD), (0x061C, 0x061C), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+                    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF))
+INVISIBLE = "".join(chr(c) for first, last in INVISIBLE_RANGES for c in range(first, last + 1))
 # What would break a line or act on a terminal: C0 and C1 controls (line ends, escape sequences), Unicode's
-# line and paragraph separators, and the invisible marks that reorder or hide text.
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# line and paragraph separators, and the invisible characters, which would hide what a message quotes.
+_UNSHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
 
 
 def shorten(text: str, width: int = WIDTH) -> str:

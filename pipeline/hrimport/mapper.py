@@ -275,6 +275,9 @@ def map_records(
 
     specs = by_name(mapping.fields)
     sources = mapping.field_sources()
+    # a default fills an empty cell, never one the value map emptied ("divers" = "": send none; "Pending" = "":
+    # no decision), which would send the default for a value the sheet shows and the config chose not to send
+    cells_given = {name: columns[name] for name in mapping.defaults if name in columns}
     for name, value_map in mapping.values.items():
         if name in columns:
             mapped_values = _apply_value_map(columns[name], value_map)
@@ -283,7 +286,7 @@ def map_records(
             columns[name] = mapped_values
     for name, value in mapping.defaults.items():
         given = columns.get(name, empty)
-        columns[name] = given.mask(given == "", value)
+        columns[name] = given.mask(cells_given.get(name, given) == "", value)
         if name in read:
             trail.compare(name, sources.get(name, name), given, columns[name], "default",
                           f"the config's default for {name}: the cell is empty")

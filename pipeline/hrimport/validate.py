@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from hrimport.config import DEFAULT_EMAIL_CHECK
 from hrimport.fields import Field, by_name
+from hrimport.listing import INVISIBLE, INVISIBLE_RANGES
 from hrimport.mapper import MappedTable
 from hrimport.normalize.countries import alpha2_codes
 from hrimport.normalize.values import RE2_SPACES
@@ -44,9 +45,14 @@ from hrimport.regions import looks_like_region_code, region_codes, unknown_regio
 # Deliberately plain: one @, no spaces, a dot in the domain. It catches the typos HR exports actually contain
 # ("jane.doe@", "jane doe@acme.com"), but real addresses fail it too (an intranet's "ann@intranet"), and the
 # platform publishes no rule: a warning unless the config's email_check is "strict".
-EMAIL_PATTERN = r"[^@\s]+@[^@\s]+\.[^@\s.]+"
+# Nor an invisible character (principle 1): an address pasted from a web page, a chat or Outlook may carry a
+# zero-width space, a direction mark or a soft hyphen that the sheet does not show, and the platform would then
+# hold a login other than the one everybody sees.
+_NOT_IN_EMAIL = rf"@\s{INVISIBLE}"
+EMAIL_PATTERN = rf"[^{_NOT_IN_EMAIL}]+@[^{_NOT_IN_EMAIL}]+\.[^{_NOT_IN_EMAIL}.]+"
 # The same for pyarrow, whose RE2 runs it ~5x faster than pandas falls back to Python's re for \s.
-_EMAIL_RE2 = rf"^[^@{RE2_SPACES}]+@[^@{RE2_SPACES}]+\.[^@{RE2_SPACES}.]+$"
+_NOT_IN_EMAIL_RE2 = "@" + RE2_SPACES + "".join(rf"\x{{{first:X}}}-\x{{{last:X}}}" for first, last in INVISIBLE_RANGES)
+_EMAIL_RE2 = rf"^[^{_NOT_IN_EMAIL_RE2}]+@[^{_NOT_IN_EMAIL_RE2}]+\.[^{_NOT_IN_EMAIL_RE2}.]+$"
 NUMBER_PATTERN = r"\d+(\.\d+)?"
 INTEGER_PATTERN = r"\d+"
 ISO_DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
@@ -425,6 +431,8 @@ def email_flaw(value: str) -> str:
         return "more than one @"
     if any(c.isspace() for c in value):
         return "a space in it"
+    if hidden := next((c for c in value if c in INVISIBLE), None):
+        return f"an invisible character, U+{ord(hidden):04X}, in it"
     if not local:
         return "nothing before the @"
     if not domain:
