@@ -31,6 +31,7 @@ from hrimport.normalize.dates import (
     DateOrderConflict,
 )
 from hrimport.normalize.formulas import guard_formula_text
+from hrimport.normalize.invisible import INVISIBLE_CHARACTER, flag_invisible_characters
 from hrimport.normalize.long_numbers import flag_scientific_numbers
 from hrimport.normalize.trail import ValueTrail
 from hrimport.normalize.values import ValueMemo
@@ -391,6 +392,7 @@ def map_records(
     # formula (a warning, or as the config's formula_text says)
     flag_ambiguous_countries(mapped)
     flag_scientific_numbers(mapped, strict="scientific-notation" in mapping.strict_checks)
+    flag_invisible_characters(mapped, strict=INVISIBLE_CHARACTER in mapping.strict_checks)
     guard_formula_text(mapped, formula_text, trail)
     keep_alone(mapped.problems, mapped.warnings)
     if whole:

@@ -348,6 +348,18 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "In the HR system (or the spreadsheet), store the column as text and export it again, or type the "
         "number in full in a cell formatted as text.",
     ),
+    "invisible-character": Explanation(
+        "Character nobody sees in the value",
+        "The value holds a character that takes no room on screen: a zero-width space, a direction mark, a soft "
+        "hyphen, a word joiner, usually pasted with the text from a web page, a chat or an e-mail. The sheet shows "
+        "the value without it, but the platform would store it with it: an id so written is another person than "
+        "the one without it, and a name or a phone number so written is found by no search. The value was kept as "
+        "written; this is a warning, unless invisible-character is in the config's strict_checks, which holds the "
+        "row back.",
+        "Retype the value in the HR system (or delete the character: in Excel, click into the cell, go to where the "
+        "message says and press Delete or Backspace once), export and import again. If it was sent, correct it on "
+        "the platform too.",
+    ),
     "hidden-row": Explanation(
         "Row hidden in the workbook",
         "The row is hidden in the workbook: filtered out by an AutoFilter (\"Status = Active\") or hidden with "

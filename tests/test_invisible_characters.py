@@ -1,0 +1,116 @@
+"""An HR person pastes a new hire's details from an e-mail or a web page into the HR system, and a character
+nobody sees comes with them: a zero-width space after the employee number, a left-to-right mark before the
+phone, a soft hyphen inside a name. The sheet shows 'E001'; the platform was sent 'E001' and the zero-width
+space, another person than E001, without a word. Now each such value is kept as written with an
+``invisible-character`` warning naming the column, the character and where it is, and strict_checks holds the
+row back instead; Persian written with its zero-width non-joiner says nothing (README, "Values")."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from hrimport.cli import main
+
+TOKEN = "demo-customer-99"
+CONFIG = """
+[service]
+customer_id = 99
+base_url = "{base_url}"
+
+[report]
+job = "pasted"
+
+[staff]
+customer_system_id_type = "Sheet"
+{strict}
+
+[staff.columns]
+"Employee ID" = "customer_system_id"
+"Name" = "name"
+"Email" = "system_email"
+"Country" = "country"
+"Title" = "job_title"
+"Start Date" = "job_start_date"
+"Staff Type" = "staff_type"
+"Phone" = "phone"
+
+[staff.custom_fields]
+"Desk" = "Grade"
+"""
+PERSIAN = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a name written with ZWNJ inside its word, as Persian is
+
+
+def hrimport(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), env={"HRIMPORT_TOKEN": TOKEN}, catch_exceptions=False)
+
+
+def pasted_export(path: Path, prefix: str) -> Path:
+    rows = [
+        [f"{prefix}1\u200b", "Ann Lee", "+65 9123 4567", "D1"],  # a zero-width space after the id
+        [f"{prefix}2", "Bo Tan", "\u200e+65 9123 4568", "D2"],  # a left-to-right mark before the phone
+        [f"{prefix}3", "Cy\u00adra Ng", "+65 9123 4569", "D\u20603"],  # a soft hyphen; a word joiner in custom data
+        [f"{prefix}4", PERSIAN, "+98 21 1234 5678", "D4"],
+    ]
+    lines = ["Employee ID,Name,Email,Country,Title,Start Date,Staff Type,Phone,Desk"]
+    lines += [f"{i},{n},p{k}@acme.example,SG,Nurse,2024-01-02,Payroll,{p},{d}" for k, (i, n, p, d) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(tmp_path: Path, sandbox: Any, strict: str = "") -> tuple[Result, list[dict[str, Any]]]:
+    """The import of the pasted export, and each row's outcome as its journal (outcomes.jsonl) holds it."""
+    prefix = uuid.uuid4().hex[:6]
+    export = pasted_export(tmp_path / "staff.csv", prefix)
+    config = tmp_path / "staff.toml"
+    config.write_text(CONFIG.format(base_url=sandbox.base_url, strict=strict))
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+    journal = max((tmp_path / "reports").glob("pasted/*/outcomes.jsonl")).read_text().splitlines()
+    return result, [json.loads(line) for line in journal if '"record": "row"' in line]
+
+
+def told(rows: list[dict[str, Any]]) -> list[tuple[int, str, str, str]]:
+    return [(p["row"], p["code"], p["severity"], p["message"]) for r in rows for p in r["problems"]
+            if p["code"] == "invisible-character"]
+
+
+def test_a_value_with_a_character_nobody_sees_is_sent_as_written_and_each_is_named(tmp_path: Path,
+                                                                                  sandbox: Any) -> None:
+    result, rows = run(tmp_path, sandbox)
+
+    assert result.exit_code == 0, result.output
+    prefix = rows[0]["external_id"][:6]
+    stored = {s["customer_system_id"]: (s["name"], s["phone"]) for s in sandbox.staff(99)
+              if s["customer_system_id"].startswith(prefix)}
+    assert stored == {f"{prefix}1\u200b": ("Ann Lee", "+65 9123 4567"), f"{prefix}2": ("Bo Tan", "\u200e+65 9123 4568"),
+                      f"{prefix}3": ("Cy\u00adra Ng", "+65 9123 4569"), f"{prefix}4": (PERSIAN, "+98 21 1234 5678")}
+    kept = "; kept as written. Retype the value in the cell (or delete the character) in the HR system."
+    shows = "the platform would hold a value other than the one the sheet shows"
+    assert told(rows) == [
+        (2, "invisible-character", "warning",
+         (f"Row 2, column 'Employee ID': '{prefix}1' holds a character nobody sees, U+200B (zero width space), at the "
+         f"end: {shows} (a person other than '{prefix}1'){kept}")),
+        (3, "invisible-character", "warning",
+         (f"Row 3, column 'Phone': '+65 9123 4568' holds a character nobody sees, U+200E (left-to-right mark), at the "
+         f"start: {shows}{kept}")),
+        (4, "invisible-character", "warning",
+         (f"Row 4, column 'Name': 'Cyra Ng' holds a character nobody sees, U+00AD (soft hyphen), after 'Cy': {shows}"
+         f"{kept}")),
+        (4, "invisible-character", "warning",
+         f"Row 4, column 'Desk': 'D3' holds a character nobody sees, U+2060 (word joiner), after 'D': {shows}{kept}"),
+    ]
+
+
+def test_strict_checks_holds_back_each_row_holding_one(tmp_path: Path, sandbox: Any) -> None:
+    result, rows = run(tmp_path, sandbox, strict='strict_checks = ["invisible-character"]')
+
+    assert result.exit_code == 1, result.output
+    assert {r["row"]: r["outcome"] for r in rows} == {2: "invalid", 3: "invalid", 4: "invalid", 5: "added"}
+    assert [r["name"] for r in sandbox.staff(99) if r["customer_system_id"].startswith(rows[0]["external_id"][:6])] == [
+        PERSIAN]
+    assert {severity for _, _, severity, _ in told(rows)} == {"error"}
+    assert "; not sent (strict_checks lists invisible-character)." in told(rows)[0][3]
