@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import HEADER_SCAN_ROWS, _column_letter
 from hrimport.reader.hidden_columns import HiddenColumns, add_xlsx_hidden_columns
-from hrimport.reader.hidden_rows import HiddenRows, add_xlsx_hidden_rows
+from hrimport.reader.hidden_rows import XLSX_ROW_MARKS, HiddenRows, add_xlsx_hidden_rows
 from hrimport.reader.merged_header import MergeCollector, MergedRange, SheetMerges, add_xlsx_merges
 from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
 
@@ -162,7 +162,8 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
         for offset, piece in _row_pieces(stream):
             if not offset:
                 add_xlsx_hidden_columns(piece, extent.hidden_columns)
-            row_before = add_xlsx_hidden_rows(piece, row_before, extent.hidden)
+            row_before = add_xlsx_hidden_rows(piece, row_before, extent.hidden,
+                                              marked=any(holds_match(mark, piece) for mark in XLSX_ROW_MARKS))
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
             in_piece = piece.count(b"</v>") + (piece.count(b"</is>") if inline else 0)
             shown = _last_shown(piece, blank_cells, blank_strings)
