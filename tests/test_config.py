@@ -80,10 +80,10 @@ def test_a_minimal_config_gets_sensible_defaults(tmp_path: Path) -> None:
         ({"top": '[timeoff]\nemail_check = "strict"'}, "unknown key 'email_check'"),
         ({"staff": 'strict_checks = "country-change-incomplete"'},
          ('[staff] strict_checks must be a list of problem codes, such as ["country-change-incomplete", '
-          '"columns-disagree", "scientific-notation", "hidden-row"]')),
+          '"columns-disagree", "scientific-notation", "hidden-row", "hidden-column", "invisible-character"]')),
         ({"staff": 'strict_checks = ["missing-value"]'},
          ("[staff] strict_checks: 'missing-value' is not a check that can be made strict (one of "
-          '"country-change-incomplete", "columns-disagree", "scientific-notation", "hidden-row")')),
+          '"country-change-incomplete", "columns-disagree", "scientific-notation", "hidden-row", "hidden-column", "invisible-character")')),
         ({"staff": 'strict_checks = ["not-an-email"]'},
          '[staff] strict_checks: not-an-email has its own setting: email_check = "strict"'),
         ({"top": '[service]\ntimeout = "30s"'}, "[service] timeout must be the seconds one request may take"),

@@ -152,8 +152,9 @@ def test_hidden_empty_rows_below_the_table_say_nothing(tmp_path: Path) -> None:
 
 
 def test_collapsed_and_filtered_rows_of_an_ods_are_flagged(tmp_path: Path) -> None:
-    """LibreOffice marks a row hidden with Hide (or folded in a group) table:visibility="collapsed", one a
-    filter hides "filter"; a run of hidden rows is one repeated row."""
+    """LibreOffice marks a row hidden with Hide (or folded in a group, or dragged to a height of zero)
+    table:visibility="collapse", as ODF spells it ("collapsed" is read too), one a filter hides "filter"; a run
+    of hidden rows is one repeated row."""
     from odf.opendocument import OpenDocumentSpreadsheet
     from odf.table import Table, TableCell, TableRow
     from odf.text import P
@@ -171,7 +172,7 @@ def test_collapsed_and_filtered_rows_of_an_ods_are_flagged(tmp_path: Path) -> No
 
     table.addElement(row(HEADER))
     table.addElement(row([person(1)[h] for h in HEADER]))  # row 2
-    table.addElement(row([person(2)[h] for h in HEADER], visibility="collapsed"))  # row 3
+    table.addElement(row([person(2)[h] for h in HEADER], visibility="collapse"))  # row 3, as LibreOffice writes
     table.addElement(row([person(3)[h] for h in HEADER]))  # row 4
     table.addElement(row([person(4)[h] for h in HEADER], visibility="filter"))  # row 5
     table.addElement(row([person(5)[h] for h in HEADER], visibility="collapsed", numberrowsrepeated="3"))  # 6-8
@@ -280,3 +281,100 @@ def test_a_sheet_hiding_many_rows_keeps_them_as_runs() -> None:
         alternate.add(row)
     assert len(alternate.firsts) == 250_000
     assert alternate.among(np.array([3, 4, 5, 500_000, 500_001])).tolist() == [4, 500_000]
+
+
+def test_a_row_of_height_zero_is_hidden_as_excel_shows_it(tmp_path: Path, sandbox: Any) -> None:
+    """A row whose height is set to zero (openpyxl's ``height = 0``: ``ht="0" customHeight="1"``) shows nothing in
+    Excel: it is told as a hidden row, and strict_checks holds it back alike."""
+    export = four_people_row_3_hidden(tmp_path / "staff.xlsx", hidden=())
+    book = openpyxl.load_workbook(export)
+    book.active.row_dimensions[3].height = 0
+    book.save(export)
+    config = write_config(tmp_path / "staff.toml")
+
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"),
+                      base_url=sandbox.base_url)
+
+    assert result.exit_code == 0, result.output
+    assert sent_ids(sandbox) == ["000001", "000002", "000003", "000004"]
+    assert [line for line in result.output.splitlines() if line.startswith("Warning")] == [WARNED]
+    assert summary_of(tmp_path)["warnings"] == {"hidden-row": 1}
+
+    strict = write_config(tmp_path / "strict.toml", strict_checks=("hidden-row",))
+    result = hrimport("staff", "validate", str(strict), str(export))
+    assert result.exit_code == 1, result.output
+    assert HELD in result.output
+
+
+def test_row_heights_excel_shows_and_those_it_does_not(tmp_path: Path) -> None:
+    """Rows 3 and 4 of height zero by xlsxwriter (``set_row(2, 0)``, which it saves hidden) and by a writer that
+    sets the height alone (``ht="0.0" customHeight="1"``); row 5's ``ht="0"`` without ``customHeight`` is SAP
+    abap2xlsx's, which writes it on every row and Excel sizes itself: shown, nothing said. The sheet's default of
+    zero-height rows (``zeroHeight``) hides only the rows without data: nobody's."""
+    import re
+    import zipfile
+
+    import xlsxwriter
+
+    source = tmp_path / "written.xlsx"
+    book = xlsxwriter.Workbook(str(source))
+    sheet = book.add_worksheet("Staff")
+    sheet.set_default_row(hide_unused_rows=True)
+    sheet.write_row(0, 0, HEADER)
+    for n in range(1, 6):
+        sheet.write_row(n, 0, [person(n)[h] for h in HEADER])
+    sheet.set_row(2, 0)
+    book.close()
+    export = tmp_path / "staff.xlsx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(export, "w") as copy:
+        for item in original.infolist():
+            data = original.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                assert b'zeroHeight="1"' in data
+                data = re.sub(rb'<row r="4"', b'<row r="4" ht="0.0" customHeight="1"', data)
+                data = re.sub(rb'<row r="5"', b'<row r="5" ht="0"', data)
+            copy.writestr(item, data)
+
+    assert read_spreadsheet(export).hidden_rows.tolist() == [3, 4]
+
+
+def test_an_ods_row_whose_style_is_of_height_zero_is_flagged(tmp_path: Path) -> None:
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.style import Style, TableRowProperties
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    document = OpenDocumentSpreadsheet()
+    shut = Style(name="ro2", family="table-row")
+    shut.addElement(TableRowProperties(rowheight="0in"))
+    document.automaticstyles.addElement(shut)
+    table = Table(name="Staff")
+    for n, values in enumerate([HEADER, *([person(k)[h] for h in HEADER] for k in range(1, 4))]):
+        element = TableRow(stylename="ro2") if n == 2 else TableRow()
+        for value in values:
+            cell = TableCell(valuetype="string")
+            cell.addElement(P(text=value))
+            element.addElement(cell)
+        table.addElement(element)
+    document.spreadsheet.addElement(table)
+    export = tmp_path / "staff.ods"
+    document.save(str(export))
+
+    assert read_spreadsheet(export).hidden_rows.tolist() == [3]
+
+
+def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
+    import xlwt
+
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    for c, header in enumerate(HEADER):
+        sheet.write(0, c, header)
+    for n in range(1, 5):
+        for c, header in enumerate(HEADER):
+            sheet.write(n, c, person(n)[header])
+    sheet.row(3).height, sheet.row(3).height_mismatch = 0, True  # Excel row 4: a height of its own, zero
+    export = tmp_path / "staff.xls"
+    book.save(str(export))
+
+    assert read_spreadsheet(export).hidden_rows.tolist() == [4]

@@ -281,7 +281,7 @@ def test_the_timeoff_section_keys_are_checked() -> None:
     assert str(refused.value) == ("leave.toml [timeoff] strict_checks: 'country-change-incomplete' is not a check "
                                   'that can be made strict (one of "unknown-leave-type", "region-code", '
                                   '"not-a-half-day-marker", "ambiguous-half-day", "overlaps-imported", '
-                                  '"columns-disagree", "scientific-notation", "hidden-row")')
+                                  '"columns-disagree", "scientific-notation", "hidden-row", "hidden-column", "invisible-character")')
 
 
 def test_a_region_code_may_be_the_default_country_or_held_back() -> None:

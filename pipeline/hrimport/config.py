@@ -79,10 +79,10 @@ DEFAULT_EMAIL_CHECK = "warn"
 # giving only one of old_country and new_country_effective_date where the file shows no country change; two
 # columns mapped to one field holding different values, the first sent (hrimport.mapper.columns_disagree); a long
 # number shown in scientific notation, its last digits lost (hrimport.normalize.long_numbers); a row the workbook
-# hides, by a filter or Hide (hrimport.reader.hidden_rows); a character nobody sees in a text value
-# (hrimport.normalize.invisible).
+# hides, by a filter or Hide (hrimport.reader.hidden_rows); a value in a column the workbook hides
+# (hrimport.reader.hidden_columns); a character nobody sees in a text value (hrimport.normalize.invisible).
 STRICT_CHECKS = ("country-change-incomplete", "columns-disagree", "scientific-notation", "hidden-row",
-                 "invisible-character")
+                 "hidden-column", "invisible-character")
 # The most a workbook (a ZIP: .xlsx, .xlsm, .ods) may unpack to, in MB: a real 100,000 x 40 export unpacks
 # to about 250 MB, while a "ZIP bomb" packs a sheet of gigabytes into a megabyte.
 DEFAULT_MAX_UNPACKED_MB = 500

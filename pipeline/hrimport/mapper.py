@@ -40,6 +40,7 @@ from hrimport.outcomes import Problem, SourceInfo
 from hrimport.provenance import ValueChange, is_masked
 from hrimport.reader import SourceTable, normalize_header
 from hrimport.reader.grid import ERROR_VALUE, FORMULA_NOT_CALCULATED, FORMULA_TO_RECALCULATE, SHEET_HINT
+from hrimport.reader.hidden_columns import HIDDEN_COLUMN, hidden_column_problem
 from hrimport.reader.hidden_rows import HIDDEN_ROW, hidden_row_problem
 from hrimport.reader.no_such_dates import NO_SUCH_DATE, NOT_SHOWN
 from hrimport.reader.repeated_header import holds_no_record, keep_alone
@@ -196,12 +197,14 @@ def map_records(
             f"{_changed_export(table, mapping, missing) or _other_sheets(table.info, mapping, missing)}"
         )
     used: set[str] = set()
+    sent_from: set[str] = set()  # the columns whose values are sent: fields, joins, custom fields
 
     def resolve(column: str) -> str:
         """The file's own header for a column the config names (present: checked above)."""
         actual = table.column(column)
         assert actual is not None
         used.add(actual)
+        sent_from.add(actual)
         return actual
 
     text_file = table.info.format in ("csv", "tsv")  # cells without types: Excel's ="000123" is text
@@ -385,6 +388,8 @@ def map_records(
         at = np.searchsorted(np.asarray(table.row_numbers), table.hidden_rows)
         for pos, row in zip(at.tolist(), table.hidden_rows.tolist()):
             mapped.add_problem(pos, hidden_row_problem(row, strict=strict))
+    _flag_hidden_columns(mapped, table, sent_from | set(custom_sources.values()),
+                         strict=HIDDEN_COLUMN in mapping.strict_checks)
     for pos, problem in totals.items():
         if not holds_no_record(mapped.problems.get(pos, ())):  # a header row again is told as such
             mapped.add_problem(pos, problem)
@@ -398,6 +403,20 @@ def map_records(
     if whole:
         mapped.notes, mapped.values_read = state.finish(mapping)
     return mapped
+
+
+def _flag_hidden_columns(mapped: MappedTable, table: SourceTable, sent_from: set[str], *, strict: bool) -> None:
+    """A ``hidden-column`` problem on each row holding a value in a column the workbook hides that the config
+    sends (``sent_from``): nobody saw it in Excel (``hidden_columns``). One problem a row, naming each such column
+    holding a value there (an export hiding two ID columns gives 100,000 problems, not 200,000). A hidden column
+    nothing is sent from says nothing: it is not read into any record."""
+    hidden = [c for c in table.info.hidden_columns if c in sent_from]
+    if not hidden:
+        return
+    held = np.array([(table.frame[c].str.strip() != "").to_numpy(dtype=bool) for c in hidden])
+    for pos in np.flatnonzero(held.any(axis=0)).tolist():
+        columns = hidden if len(hidden) == 1 else [c for c, filled in zip(hidden, held[:, pos].tolist()) if filled]
+        mapped.add_problem(pos, hidden_column_problem(mapped.row_numbers[pos], columns, strict=strict))
 
 
 def _summary_rows(table: SourceTable, mapping: FieldMapping, mask: Iterable[str]) -> dict[int, Problem]:

@@ -172,6 +172,8 @@ class SourceInfo:
     # the other visible sheets holding the table of the sheet read (``reader.other_sheets``), told to
     # ``hrimport init``; an import refuses such a workbook unless its config names the sheet
     same_table_sheets: list[str] = field(default_factory=list)
+    # the headers of the columns the workbook hides (``reader.hidden_columns``): a value sent from one is told
+    hidden_columns: list[str] = field(default_factory=list)
     # the workbook's date system: 1904 for one whose serial numbers count from 1904-01-01 (Mac Excel's)
     date_system: int = 1900
     # a workbook's sheets, in order (the one read among them), to name when the sheet read is not the table

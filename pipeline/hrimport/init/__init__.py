@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from hrimport.errors import InputFileError, UsageError
-from hrimport.init.hidden import hidden_headers
 from hrimport.init.plan import ConfigPlan, guess_kind, plan_config
 from hrimport.init.synonyms import Kind
 from hrimport.init.write import write_config_text
@@ -104,7 +103,7 @@ def init_config(
         raise InputFileError(str(exc).replace(ENCODING_HINT, INIT_ENCODING_HINT)
                              .replace(SHEET_HINT, INIT_SHEET_HINT)) from None
     chosen: Kind = kind or guess_kind(table.info.headers)
-    plan = plan_config(table, chosen, hidden_headers(path, table.info))
+    plan = plan_config(table, chosen, table.info.hidden_columns)
     # other sheets hold the same table: the sheet read is written, live, so that the config imports it and no
     # other without the refusal, and the choice shows (``same_table_setting`` names the others)
     written_sheet = table.info.sheet if table.info.same_table_sheets and sheet is None else sheet

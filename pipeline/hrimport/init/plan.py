@@ -104,7 +104,7 @@ def guess_kind(headers: list[str]) -> Kind:
 
 def plan_config(table: SourceTable, kind: Kind, hidden: Collection[str] = ()) -> ConfigPlan:
     """Decide every column of ``table`` for an import of ``kind``; ``hidden``: the headers of the columns the
-    workbook hides (``hrimport.init.hidden``), marked so."""
+    workbook hides (``hrimport.reader.hidden_columns``), marked so."""
     specs = fields_of(kind)
     headers = [h for h in table.info.headers if header_key(h) != header_key(FIX_COLUMN)]
     matches = {h: match_header(h, kind) for h in headers}

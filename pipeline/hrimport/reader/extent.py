@@ -8,7 +8,8 @@ stray cell at XFD1048576 asks for 17 billion cells (the process aborted), cells 
 
 - the last row holding a value that is not blank, and the farthest column holding any value up to it;
 - how many cells hold a value there;
-- the rows the sheet hides (``hidden_rows``: a filter's, or Hide's), which nobody sees in Excel;
+- the rows and columns the sheet hides (``hidden_rows``: a filter's, or Hide's; ``hidden_columns``), which
+  nobody sees in Excel;
 - in an ODS, the cells showing an error value (``#N/A``) and the formulas saved without a result, which
   python-calamine reads as empty cells: this pass is the one that looks at every cell of the file.
 
@@ -35,7 +36,8 @@ import pyarrow.compute as pc
 
 from hrimport.errors import InputFileError
 from hrimport.reader.grid import HEADER_SCAN_ROWS, _column_letter
-from hrimport.reader.hidden_rows import HiddenRows, add_xlsx_hidden_rows
+from hrimport.reader.hidden_columns import HiddenColumns, add_xlsx_hidden_columns
+from hrimport.reader.hidden_rows import XLSX_ROW_MARKS, HiddenRows, add_xlsx_hidden_rows
 from hrimport.reader.merged_header import MergeCollector, MergedRange, SheetMerges, add_xlsx_merges
 from hrimport.reader.xlsx_cells import _column_index, shared_string_positions
 
@@ -79,6 +81,8 @@ class SheetExtent:
     merges: SheetMerges = field(default_factory=lambda: SheetMerges([]))
     # the rows the sheet hides, by a filter or Hide (``hidden_rows``)
     hidden: HiddenRows = field(default_factory=HiddenRows)
+    # the columns the sheet hides (``hidden_columns``)
+    hidden_columns: HiddenColumns = field(default_factory=HiddenColumns)
 
     @property
     def cells(self) -> int:
@@ -137,7 +141,8 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
     The sheet's merged cells (``<mergeCells>``, after ``</sheetData>``: in the last piece) are collected on
     the way, those starting in rows up to ``merge_rows`` and the first covering several rows below
     (``merged_header.MergeCollector``): a header over two rows is read from them at no other pass. So are the
-    rows marked hidden (``hidden_rows``), by a look for ``hidden="`` in each piece.
+    rows marked hidden (``hidden_rows``), by a look for ``hidden="`` and ``customHeight="`` in each piece, and
+    the columns hidden (``hidden_columns``), in the ``<cols>`` of the first piece, before the cells.
 
     Per piece, the last cell showing something is found from the end back (at once, unless the piece is
     a blank tail); per row of the table, its last value's column letters, with a few ``bytes`` calls;
@@ -155,7 +160,10 @@ def xlsx_sheet_extent(archive_path: Path, part: str, shared_strings: str | None,
     row_before = 0  # the number of the last row element before the piece (``add_xlsx_hidden_rows``)
     with zipfile.ZipFile(archive_path) as archive, archive.open(part) as stream:
         for offset, piece in _row_pieces(stream):
-            row_before = add_xlsx_hidden_rows(piece, row_before, extent.hidden)
+            if not offset:
+                add_xlsx_hidden_columns(piece, extent.hidden_columns)
+            row_before = add_xlsx_hidden_rows(piece, row_before, extent.hidden,
+                                              marked=any(holds_match(mark, piece) for mark in XLSX_ROW_MARKS))
             inline = b"</is>" in piece  # inline strings are rare: most pieces need only look for </v>
             in_piece = piece.count(b"</v>") + (piece.count(b"</is>") if inline else 0)
             shown = _last_shown(piece, blank_cells, blank_strings)
@@ -465,8 +473,14 @@ _SPACES_RUN, _SPACES_COUNT = ("{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 #: The most spaces the runs of an ODS may add up to: the library makes each run a string of them at once, and
 #: one run of 2,147,483,647 spaces in a file of 3 KB aborted the process.
 MAX_SPACES = 10_000_000
-#: A row's ``table:visibility`` when it is hidden: folded away by Hide or a group, or filtered out.
-_HIDDEN = ("collapsed", "filter")
+#: A row's or column's ``table:visibility`` when it is hidden: folded away by Hide or a group (``collapse``, as
+#: ODF and LibreOffice spell it; ``collapsed`` too), or filtered out.
+_HIDDEN = ("collapse", "collapsed", "filter")
+_STYLE = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+#: The sizes a row's or column's automatic style gives it (``style:row-height="0in"``: a row of height zero).
+_SIZES = {f"{{{_STYLE}}}table-row-properties": f"{{{_STYLE}}}row-height",
+          f"{{{_STYLE}}}table-column-properties": f"{{{_STYLE}}}column-width"}
+_ZERO_LENGTH = re.compile(r"\s*(?:0+\.?0*|\.0+)\s*[a-z]*\s*")  # 0in, 0.000cm, 0
 #: Cells of a repeated row or column listed at most: an error repeated over a formatted area is one mistake.
 _REPEATS_LISTED = 1024
 
@@ -486,14 +500,17 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
     A merged cell is a cell spanning others (``number-columns-spanned``, ``number-rows-spanned``): those
     starting in rows up to ``merge_rows`` are kept, and the first covering several rows below
     (``merged_header.MergeCollector``), which python-calamine does not give for an ODS. A row whose
-    ``table:visibility`` is ``collapsed`` or ``filter`` is hidden (``hidden_rows``).
+    ``table:visibility`` is ``collapse`` or ``filter``, or whose style makes it of height zero, is hidden
+    (``hidden_rows``); so is a column (``table:table-column``) alike, or of width zero (``hidden_columns``).
     """
     extents: dict[str, SheetExtent] = {}
     table, row, cells = _t("table"), _t("table-row"), (_t("table-cell"), _t("covered-table-cell"))
     rows_repeated, columns_repeated = _t("number-rows-repeated"), _t("number-columns-repeated")
     rows_spanned, columns_spanned = _t("number-rows-spanned"), _t("number-columns-spanned")
     value_type = f"{{{_OFFICE}}}value-type"
-    visibility = _t("visibility")
+    visibility, style_name, column = _t("visibility"), _t("style-name"), _t("table-column")
+    style, style_named = f"{{{_STYLE}}}style", f"{{{_STYLE}}}name"
+    zero_sized: set[str] = set()  # the automatic styles of rows of height zero, of columns of width zero
     spaces = 0
     with zipfile.ZipFile(archive_path) as archive, archive.open("content.xml") as stream:
         sheet = _OdsSheet(merge_rows)
@@ -522,8 +539,8 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
                 element.clear()
             elif tag == row:
                 repeat = int(element.get(rows_repeated, "1"))
-                if element.get(visibility) in _HIDDEN:  # hidden by a filter or Hide (``hidden_rows``)
-                    sheet.extent.hidden.add(sheet.rows + 1, repeat)
+                if element.get(visibility) in _HIDDEN or element.get(style_name) in zero_sized:
+                    sheet.extent.hidden.add(sheet.rows + 1, repeat)  # by a filter, Hide, or of height 0
                 sheet.end_row(repeat)
                 element.clear()
             elif tag == _SPACES_RUN:
@@ -536,11 +553,27 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
             elif tag == table:
                 extents[element.get(_t("name"), "")] = sheet.extent
                 element.clear()
+            elif tag == column:
+                repeat = int(element.get(columns_repeated, "1"))
+                if element.get(visibility) in _HIDDEN or element.get(style_name) in zero_sized:
+                    sheet.extent.hidden_columns.add(sheet.columns + 1, repeat)  # ``hidden_columns``
+                sheet.columns += repeat
+            elif tag == style and _zero_sized(element):
+                zero_sized.add(element.get(style_named, ""))
     return extents
 
 
 def _t(name: str) -> str:
     return f"{{{_TABLE}}}{name}"
+
+
+def _zero_sized(style: ElementTree.Element) -> bool:
+    """Whether the automatic style ``style`` makes its rows of height zero or its columns of width zero."""
+    for properties in style:
+        size = properties.get(_SIZES.get(properties.tag, ""))
+        if size is not None and _ZERO_LENGTH.fullmatch(size):
+            return True
+    return False
 
 
 class _OdsSheet:
@@ -551,6 +584,7 @@ class _OdsSheet:
         self.merges = MergeCollector(merge_rows)
         self.extent.merges = self.merges.merges
         self.rows = 0  # rows before the current one
+        self.columns = 0  # columns declared before the current one (``table:table-column``)
         self.column = 0  # columns before the current cell
         self.row_values = self.row_last_value = self.row_last_shown = 0
         self.pending_values = self.pending_column = 0  # since the last row showing something

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.outcomes import Problem, SourceInfo, header_place
+from hrimport.reader.hidden_columns import HiddenColumns, hidden_headers
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
 
@@ -262,6 +263,7 @@ def _table_below_header(
     two_rows: Sequence[str] | None = None,
     merges: Sequence[MergedRange] = (),
     hidden: HiddenRows | None = None,
+    hidden_columns: HiddenColumns | None = None,
 ) -> SourceTable:
     """The table under the header: ``grid`` starts with the header, which is Excel row ``index + 1``.
 
@@ -270,7 +272,8 @@ def _table_below_header(
     ``cells_read`` (by grid column, at grid rows) become the table's, by header and table position.
     ``two_rows``: the names of a header over grid rows ``index`` and ``index + 1`` (``merged_header``),
     one per grid column; the data begin under both. ``merges``: the sheet's cells merged down, whose value
-    each row they cover is given (``merged_cells``). ``hidden``: the rows the sheet hides (``hidden_rows``).
+    each row they cover is given (``merged_cells``). ``hidden``: the rows the sheet hides (``hidden_rows``);
+    ``hidden_columns``: its columns hidden, whose headers become ``info.hidden_columns``.
     """
     header_rows = 1 if two_rows is None else 2
     header_cells = [str(c) for c in grid.iloc[0].tolist()] if two_rows is None else list(two_rows)
@@ -282,6 +285,8 @@ def _table_below_header(
     headers = [n for n in names if n is not None]
     info.header_row, info.header_rows = index + 1, header_rows
     info.headers = headers
+    if hidden_columns:
+        info.hidden_columns = hidden_headers(names, first_column, hidden_columns)
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
     info.rows_read = len(numbers)
     if not len(numbers):

@@ -60,6 +60,7 @@ from hrimport.reader.grid import (
     _table_below_header,
     normalize_header,
 )
+from hrimport.reader.hidden_columns import NO_HIDDEN_COLUMNS, HiddenColumns
 from hrimport.reader.hidden_rows import NO_HIDDEN_ROWS, HiddenRows
 from hrimport.reader.merged_header import (
     NO_MERGES,
@@ -98,7 +99,7 @@ from hrimport.reader.sheets import (
     xlsx_workbook_settings,
 )
 from hrimport.reader.sniff import check_sheet_text, password_protected
-from hrimport.reader.xls_book import check_xls, open_xls, xls_hidden_rows
+from hrimport.reader.xls_book import check_xls, open_xls, xls_hidden_columns, xls_hidden_rows
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
 from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
 
@@ -155,6 +156,7 @@ class _Grid(NamedTuple):
     cells_read: dict[int, list[CellsRead]]
     merges: SheetMerges = NO_MERGES  # the merged cells that may shape the header (``merged_header``)
     hidden: HiddenRows = NO_HIDDEN_ROWS  # the rows the sheet hides, by a filter or Hide (``hidden_rows``)
+    hidden_columns: HiddenColumns = NO_HIDDEN_COLUMNS  # the columns the sheet hides (``hidden_columns``)
 
 
 #: What decided how the cells ``CellsRead`` names were read, in the report's words.
@@ -495,7 +497,7 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
     .xlsx's are found by ``_bounded_xlsx``."""
     found: list[SheetNumber] = []
     extents: dict[str, SheetExtent] = {}
-    hidden = NO_HIDDEN_ROWS
+    hidden, hidden_columns = NO_HIDDEN_ROWS, NO_HIDDEN_COLUMNS
     if info.format == "ods":
         extents = ods_sheet_extents(path, merge_rows)
         for name, extent in extents.items():  # calamine lays out every sheet on opening
@@ -543,7 +545,7 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
         uncalculated = extent.uncalculated
     elif book is not None:
         found, shown = xls_sheet_numbers(book, chosen.name)
-        hidden = xls_hidden_rows(book, chosen.name)
+        hidden, hidden_columns = xls_hidden_rows(book, chosen.name), xls_hidden_columns(book, chosen.name)
     columns = list(zip(*rows))
     del rows
     data = {}
@@ -572,7 +574,8 @@ def _calamine_cells(path: Path, source: Path, info: SourceInfo, sheet: str | int
     if info.format == "ods":
         merges = extents.get(chosen.name, SheetExtent()).merges
         hidden = extents.get(chosen.name, SheetExtent()).hidden
-    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read, merges, hidden)
+        hidden_columns = extents.get(chosen.name, SheetExtent()).hidden_columns
+    return _Grid(pd.DataFrame(data), 0, [s.name for s in sheets], cells_read, merges, hidden, hidden_columns)
 
 
 def _date_cells(cells: Sequence[object], text: pd.Series) -> np.ndarray:
@@ -652,7 +655,7 @@ def _build_from_workbook(
                 read = _fastexcel_grid(path, source, info, layout)
             else:
                 read = _calamine_grid(path, source, info, sheet, layout, merge_rows)
-            read = read._replace(merges=extent.merges, hidden=extent.hidden)
+            read = read._replace(merges=extent.merges, hidden=extent.hidden, hidden_columns=extent.hidden_columns)
         else:
             read = _calamine_grid(path, path, info, sheet, None, merge_rows)
     grid, first_column, names, cells_read = read.frame, read.first_column, read.sheet_names, read.cells_read
@@ -676,5 +679,6 @@ def _build_from_workbook(
     preamble = grid.iloc[:index].to_numpy().tolist()
     return _table_below_header(path, info, grid.iloc[index:], index, first_column, preamble,
                                cells_read=cells_read, two_rows=two_rows.names if two_rows else None,
-                               merges=data_merges(path, info.sheet, read.merges), hidden=read.hidden)
+                               merges=data_merges(path, info.sheet, read.merges), hidden=read.hidden,
+                               hidden_columns=read.hidden_columns)
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hrimport.reader.extent import SheetExtent, check_extent, column_letters
+from hrimport.reader.hidden_columns import HiddenColumns
 from hrimport.reader.hidden_rows import HiddenRows
 
 if TYPE_CHECKING:
@@ -209,9 +210,20 @@ def _declared_size(stream: bytes, start: int) -> tuple[int, int]:
 
 def xls_hidden_rows(book: xlrd.Book, sheet: str) -> HiddenRows:
     """The rows the XLS sheet ``sheet`` of ``book`` (opened with its formatting) hides, by a filter or Hide: its
-    ROW records' hidden flag (``hidden_rows``). An .xls has at most 65,536 rows."""
+    ROW records' hidden flag, or a height of zero set on the row (``height_mismatch``: not the font's), which
+    Excel shows nothing of (``hidden_rows``). An .xls has at most 65,536 rows."""
     hidden = HiddenRows()
     rows = book.sheet_by_name(sheet).rowinfo_map
-    for row in sorted(r for r, info in rows.items() if info.hidden):
+    for row in sorted(r for r, info in rows.items() if info.hidden or (info.height == 0 and info.height_mismatch)):
         hidden.add(row + 1)
+    return hidden
+
+
+def xls_hidden_columns(book: xlrd.Book, sheet: str) -> HiddenColumns:
+    """The columns the XLS sheet ``sheet`` of ``book`` (opened with its formatting) hides: its COLINFO records'
+    hidden flag, or a width of zero (``hidden_columns``). An .xls has at most 256 columns."""
+    hidden = HiddenColumns()
+    columns = book.sheet_by_name(sheet).colinfo_map
+    for column in sorted(c for c, info in columns.items() if info.hidden or info.width == 0):
+        hidden.add(column + 1)
     return hidden

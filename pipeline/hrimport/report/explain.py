@@ -370,6 +370,17 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "is not to be imported, delete it and import the file again; if it was sent by mistake, correct it on the "
         "platform.",
     ),
+    "hidden-column": Explanation(
+        "Value in a hidden column of the workbook",
+        "The column is hidden in the workbook (Hide, or a width dragged to zero; Workday hides its ID columns in "
+        "its exports), and the config sends it, as a field or a custom field. Its values are still in the file, "
+        "and this row's was sent like any other, though nobody sees the column on screen in Excel: a config made "
+        "before the export hid it, or a column nobody checked. This is a warning, unless hidden-column is in the "
+        "config's strict_checks, which holds the row back.",
+        "Unhide the column in Excel (select the columns on either side of it, then Unhide) and check its values. "
+        "If it is not to be sent, take it out of the config's columns (or custom fields) and import the file "
+        "again; if a value was sent by mistake, correct it on the platform.",
+    ),
     "date-order-mismatch": Explanation(
         "Date in the wrong order",
         "The column's dates are read in one order (day-first or month-first, shown in the message); this "

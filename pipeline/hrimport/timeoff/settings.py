@@ -51,9 +51,11 @@ HALF_KEYS = ("half_start", "half_end", "half_day")
 #: sent with its own figure, and a period overlapping a leave imported before (hrimport.timeoff.rows); two columns
 #: mapped to one field holding different values, the first sent (hrimport.mapper.columns_disagree); a long number
 #: shown in scientific notation (hrimport.normalize.long_numbers); a row the workbook hides, by a filter or Hide
-#: (hrimport.reader.hidden_rows); a character nobody sees in a text value (hrimport.normalize.invisible).
+#: (hrimport.reader.hidden_rows); a value in a column the workbook hides (hrimport.reader.hidden_columns); a
+#: character nobody sees in a text value (hrimport.normalize.invisible).
 STRICT_CHECKS = ("unknown-leave-type", "region-code", "not-a-half-day-marker", "ambiguous-half-day",
-                 "overlaps-imported", "columns-disagree", "scientific-notation", "hidden-row", "invisible-character")
+                 "overlaps-imported", "columns-disagree", "scientific-notation", "hidden-row", "hidden-column",
+                 "invisible-character")
 
 #: ``[timeoff] export_holds``: what an export lists: every leave of the period it covers (a leave imported before
 #: that it no longer lists is told), or only the leave changed since the last export (nothing is told).
