@@ -108,7 +108,10 @@ def test_a_run_stopped_by_a_refused_token_lists_every_record_answered_after_the_
     [journal] = (tmp_path / "reports").rglob("outcomes.jsonl")
     lines = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
     assert lines[0]["record"] == "journal"
-    told = {line["row"]: line["outcome"] for line in lines[1:]}
+    *rows_told, stopped_line = lines[1:]  # the journal ends saying why the run stopped
+    assert stopped_line["record"] == "stopped"
+    assert stopped_line["why"].startswith("the platform stopped accepting hrimport's token")
+    told = {line["row"]: line["outcome"] for line in rows_told}
     assert set(told.values()) == {"added"}
     assert {f"sick {rows[row - 2][2]}" for row in told} == stored  # the file's row 2 is rows[0]
     with open_ledger(tmp_path / ".hrimport") as ledger:
