@@ -34,6 +34,11 @@ from hrimport.private_files import written_whole
 from hrimport.provenance import ValueChange
 from hrimport.stores import Iterated, Spool, Spooled, SpooledList
 
+try:  # POSIX: a run holds a lock on its journal while it writes it (``journal_in_use``); Windows has no flock
+    import fcntl
+except ImportError:  # pragma: no cover (Windows)
+    fcntl = None  # type: ignore[assignment]
+
 #: ``progress(sent, total)``: an import reports each group of records that got their outcome from the
 #: service (``sent`` more of ``total`` to send), so a terminal can draw a bar.
 Progress = Callable[[int, int], None]
@@ -233,6 +238,9 @@ class RunInfo:
     values_read: list[ValueChange] = field(default_factory=list)
     # time off: the leave imported before that this export no longer lists (``RunResult.gone``), counted
     no_longer_in_export: int = 0
+    # the runs that stopped before their report whose rows this run tells (they would read unchanged): each with
+    # its journal, when it began and its rows' counts (``hrimport.imports.stopped_runs.ToldRows.summary``)
+    stopped_runs: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -557,7 +565,16 @@ class RunResult:
 
     def verdict(self) -> str:
         """One sentence: '1,204 of 1,230 rows imported (3 with warnings); 2 skipped (no records); 24 need
-        attention'."""
+        attention'; and the rows runs stopped before their report sent, told by this run: '; 15 added and 1,985
+        updated by the run of 2026-11-25 09:00, which stopped before its report'."""
+        text = self._verdict()
+        if self.info.stopped_runs and not self.info.dry_run and len(self.rows):
+            from hrimport.imports.stopped_runs import told_verdict
+
+            text += f"; {told_verdict(self.info.stopped_runs)}"
+        return text
+
+    def _verdict(self) -> str:
         total = len(self.rows)
         skipped = self.skipped
         attention = total - self.imported - skipped
@@ -683,6 +700,7 @@ class OutcomeJournal:
             self._fh = open(fd, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
             stat = os.fstat(fd)
             self._file = (stat.st_dev, stat.st_ino)
+            _hold(fd)
             self._write([encode_json({"record": "journal", "kind": kind, "job": job, "source": str(source),
                                       "started_at": started_at}) + "\n"])
         except OSError as exc:
@@ -752,6 +770,31 @@ class OutcomeJournal:
         except OSError:
             pass  # a cut last line is read as not answered all the same
         return False
+
+
+def _hold(fd: int) -> None:
+    """Lock a journal (its open file) for as long as its run writes it: released when the file is closed or the
+    process ends, however it ends (``kill -9`` included)."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass  # a filesystem without flock: its journal reads as a stopped run's, as on Windows
+
+
+def journal_in_use(fd: int) -> bool:
+    """Whether the journal open as ``fd`` is still being written by its run (it holds its lock: ``_hold``): a run
+    still sending, not one that stopped. Always False where there is no flock (Windows)."""
+    if fcntl is None:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
 
 
 _ROW_FIELDS = tuple(f.name for f in fields(RowOutcome))

@@ -172,7 +172,7 @@ def import_file(
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
                           concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
                           on_outcomes=journal.add if journal is not None else None, new_ledger=new_ledger,
-                          history=history)
+                          history=history, current=report_folder)
             if kind == "staff" and state is not None and not validate_only:
                 result.info.notes.extend(_older_export_notes(state, result.info.source.sha256))
             if kind == "staff" and history is not None and (result.info.plan is None or result.info.plan["first_run"]):
@@ -324,17 +324,21 @@ def _run(
     kind: ImportKind, config: ImportConfig, source: Path, target: Target, *, validate_only: bool, dry_run: bool,
     state: StateStore | None, skip_unchanged: bool, accept_drift: bool, batch_size: int | None,
     concurrency: int | None, progress: Progress | None, on_outcomes: OutcomesDone | None, chunk_rows: int | None,
-    new_ledger: bool = False, history: Path | None = None,
+    new_ledger: bool = False, history: Path | None = None, current: Path | None = None,
 ) -> RunResult:
     if kind == "staff":
         from hrimport.imports.runs import CHUNK_ROWS
         from hrimport.imports.staff import import_staff
+        from hrimport.imports.stopped_runs import stopped_sends
 
         accepted = (state.accepted(target.service_key, config.report.job)
                     if state is not None and not validate_only else None)
+        # what the job's runs that stopped before their report sent: told by this run, where it reads unchanged
+        stopped = stopped_sends(history, kind, current) if accepted is not None else None
         return import_staff(config, source, target, dry_run=dry_run, validate_only=validate_only, batch_size=batch_size,
                             state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
-                            concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS)
+                            concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS,
+                            stopped=stopped)
     from hrimport.imports.runs import CHUNK_ROWS
     from hrimport.imports.timeoff import import_timeoff
 

@@ -65,6 +65,7 @@ from hrimport.to_fix_format import FIX_COLUMN
 from hrimport.validate import RepeatedRow
 
 if TYPE_CHECKING:
+    from hrimport.imports.stopped_runs import StoppedSends, ToldRows
     from hrimport.state.store import AcceptedRecord
 
 
@@ -115,12 +116,15 @@ def import_staff(
     progress: Progress | None = None,
     on_outcomes: OutcomesDone | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    stopped: StoppedSends | None = None,
 ) -> RunResult:
     """Import one staff export; returns one outcome per source row (never raises for a bad row).
 
     With a ``state`` (what the platform last accepted), the run has a plan (``hrimport.changes.plan``) and
     the drift guard: a file that trips it is held (nothing sent, exit 5) unless ``accept_drift``.
-    ``on_outcomes`` gets the rows sent as the service answers them, batch by batch.
+    ``on_outcomes`` gets the rows sent as the service answers them, batch by batch. ``stopped``: what the job's
+    runs that stopped before their report sent (``hrimport.imports.stopped_runs``): a row the plan finds unchanged
+    because one of them sent it is reported as that run's service answered it (a dry run says how many in a note).
     ``validate_only`` checks the rows and nothing more: no plan, no request bodies (``hrimport staff
     validate``), and only the rows with something to say are kept as objects, so memory stays flat
     whatever the number of rows. The file is read, mapped and validated ``chunk_rows`` rows at a time.
@@ -180,6 +184,9 @@ def import_staff(
     # by ``_by_chunk`` only if they have something of their own to show (a warning, a change)
     alike: list[PlainRows] = []
     unchanged_ids: Sequence[str] = ()  # the people not sent again, being as the service last accepted them
+    # the rows a run stopped before its report sent, told as its service answered them: row -> (outcome, message)
+    told_rows: dict[int, tuple[Outcome, str]] = {}
+    told_runs: list[dict[str, object]] = []
     held: list[str] = []
     notes: list[str] = []
     # a dry run without a state folder plans too: everything is new (a real import that could not open its
@@ -214,6 +221,14 @@ def import_staff(
             alike.append(PlainRows(same.rows, same.external_ids, same.names, Outcome.UNCHANGED, UNCHANGED_MESSAGE))
             unchanged_ids = same.external_ids
             records = records.taken([i for i, is_same in enumerate(unchanged) if not is_same])
+        told = _told_by_stopped_runs(stopped, plan, people, state, customer_id)
+        if told is not None and told.rows:
+            from hrimport.imports.stopped_runs import told_note
+
+            told_runs = told.summary()
+            notes.append(told_note(told_runs, dry_run=dry_run))
+            if not dry_run:
+                told_rows = told.rows
         timings["plan"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -256,11 +271,12 @@ def import_staff(
         state.back_in_job(target.customer_id, config.report.job, unchanged_ids)
     timings["submit"] = time.perf_counter() - t
 
-    rows = _by_chunk(outcomes, kept, plan, alike, repeated)
+    rows = _by_chunk(outcomes, kept, plan, alike, repeated, told_rows)
     result = close_run("staff", config, target, facts.info, rows, notes=[*facts.notes, *notes],
                        ignored_columns=facts.ignored_columns, values_read=facts.values_read, started=started, t0=t0,
                        timings=timings, dry_run=dry_run, rows_read=facts.rows)
     result.info.held = held
+    result.info.stopped_runs = told_runs
     result.payloads = bodies
     if plan is not None:
         result.info.plan = plan.summary()
@@ -340,11 +356,13 @@ def _gather(staged: StagedFile, config: ImportConfig, validate_only: bool) -> tu
 
 
 def _by_chunk(outcomes: OutcomesByRow, chunks: list[ChunkKeep], plan: Plan | None,
-              alike: Sequence[PlainRows] = (), repeated: RepeatedRows | None = None) -> OutcomeRows:
+              alike: Sequence[PlainRows] = (), repeated: RepeatedRows | None = None,
+              told: Mapping[int, tuple[Outcome, str]] | None = None) -> OutcomeRows:
     """Every row's outcome, in source order, given what its chunk knows of it (``ChunkKeep``) and its
     line of the plan: ``outcomes``, the rows ``alike`` (each group ascending: a dry run's valid rows,
-    the rows the service added...), made ``RowOutcome``s only if they have something of their own, and
-    the ``repeated`` rows, which share the outcome of the rows they repeat."""
+    the rows the service added...), made ``RowOutcome``s only if they have something of their own, the rows
+    ``told`` as a stopped run's (``_tell_stopped``), and the ``repeated`` rows, which share the outcome of the
+    rows they repeat."""
     plan_rows = plan.rows if plan is not None else PlanRows()  # in source order, as the file's rows
     planned: dict[int, PlannedRow] = {}  # the chunk's
     shared: dict[str, dict[str, str]] = {}  # plan status -> the details of its rows without changes
@@ -380,12 +398,49 @@ def _by_chunk(outcomes: OutcomesByRow, chunks: list[ChunkKeep], plan: Plan | Non
             details = details_of(o.row)
             if details is not None:
                 o.details = details
+        if told:
+            mine += _tell_stopped(mine, plain, told, details_of)
         if repeated is not None:
             repeated.note(mine, plain, last=last)
             mine += repeated.taken(last=last)
         chunk.attach(mine)
         rows.add(mine, *plain)
     return rows
+
+
+def _tell_stopped(listed: list[RowOutcome], plain: list[PlainRows], told: Mapping[int, tuple[Outcome, str]],
+                  details_of: Callable[[int], dict[str, str] | None]) -> list[RowOutcome]:
+    """A chunk's rows a stopped run sent (``told``), unchanged or updated again by this run, given that run's
+    outcome and message (``hrimport.imports.stopped_runs``), in ``listed`` and taken out of the ``plain`` groups
+    (changed in place); returns those taken out, to be listed. A row this run could not send again keeps its own
+    outcome."""
+    again = (Outcome.UNCHANGED, Outcome.UPDATED)
+    for o in listed:
+        if o.row in told and o.outcome in again:
+            o.outcome, o.message = told[o.row]
+    taken_out: list[RowOutcome] = []
+    for k, group in enumerate(plain):
+        if group.outcome not in again:
+            continue
+        plain[k], taken = group.split(told)
+        for o in taken:
+            o.outcome, o.message = told[o.row]
+            details = details_of(o.row)
+            if details is not None:
+                o.details = details
+        taken_out += taken
+    return taken_out
+
+
+def _told_by_stopped_runs(stopped: StoppedSends | None, plan: Plan, people: RowHeads,
+                          state: AcceptedPayloads | None, customer_id: str) -> ToldRows | None:
+    """The rows the plan finds unchanged because a run stopped before its report sent them
+    (``StoppedSends.told``), asked before anything is sent (sending again makes them accepted now)."""
+    if stopped is None or state is None:
+        return None
+    status_of = plan.rows.status_of
+    unchanged = [(row, ext) for row, ext, _ in people if status_of(row) == "unchanged"]
+    return stopped.told(unchanged, lambda ids: state.before(customer_id, ids))
 
 
 def _alike_rows(group: PlainRows, start: int, stop: int, chunk: ChunkKeep,

@@ -163,6 +163,16 @@ class JobResult:
         return (f"; {gone:,} leave{'s' if gone != 1 else ''} imported before no longer in the export (cancel "
                 f"{'it' if gone == 1 else 'them'} on the platform if cancelled or moved: see the report)")
 
+    def _stopped(self) -> str:
+        """``; 15 rows added and 1,985 updated by the run of 2026-11-25 09:00, which stopped before its report``, or
+        "": the rows of runs killed before their report, which this run's report tells (``hrimport.imports.
+        stopped_runs``), said in the verdict, so that the people they added are counted this month."""
+        from hrimport.imports.stopped_runs import told_verdict
+
+        runs = [run for s in self.steps if s.result is not None and not s.result.info.dry_run
+                for run in s.result.info.stopped_runs]
+        return f"; {told_verdict(runs, rows=True)} (see the report)" if runs else ""
+
     def _steps_verdict(self) -> str:
         """What the steps did, by the highest of their exit codes."""
         # a step that found no new export says so in the verdict too: the subject of the e-mail must not read as
@@ -180,14 +190,15 @@ class JobResult:
             skipped = sum(s.result.skipped for s in self.steps if s.result is not None)
             if skipped:  # said, so that a row skipped as no record is never unseen (the report names each)
                 done += f"; {skipped:,} row{'s' if skipped != 1 else ''} skipped (no record{'s' if skipped != 1 else ''})"
-            done += self._gone()
+            done += self._gone() + self._stopped()
             if not idle:
                 return done
             imported = ", ".join(s.name for s in self.steps if s.status == "imported")
             return "; ".join([f"{imported}: {done}", *(f"{s.name}: no new export: {s.found}" for s in idle)])
         if code == EXIT_ROWS_NEED_ATTENTION:
             rows = sum(len(s.result.need_attention) for s in self.steps if s.result is not None)
-            return f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention{self._gone()}"
+            return (f"{rows:,} row{'s' if rows != 1 else ''} need{'s' if rows == 1 else ''} attention{self._gone()}"
+                    f"{self._stopped()}")
         failed = next(s for s in self.steps if s.exit_code == code)
         if failed.status in ("older_export", "too_old"):
             return f"{failed.name}: {failed.found}"
