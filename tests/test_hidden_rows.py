@@ -378,3 +378,31 @@ def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
     book.save(str(export))
 
     assert read_spreadsheet(export).hidden_rows.tolist() == [4]
+
+
+def test_a_row_of_height_zero_held_back_is_shown_in_to_fix_and_imports_from_it(tmp_path: Path, sandbox: Any) -> None:
+    """strict_checks holds back row 3, dragged to a height of zero (``ht="0" customHeight="1"``); HR opens
+    to_fix.xlsx, sees the row, checks it and imports the file: the row is sent, where to_fix kept it of height zero
+    (nobody saw it there either) and the import held it back again, run after run."""
+    import zipfile
+
+    export = four_people_row_3_hidden(tmp_path / "staff.xlsx", hidden=())
+    with zipfile.ZipFile(export) as original, zipfile.ZipFile(tmp_path / "zero.xlsx", "w") as copy:
+        for item in original.infolist():
+            data = original.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b'<row r="3"', b'<row r="3" ht="0" customHeight="1"', 1)
+            copy.writestr(item, data)
+    config = write_config(tmp_path / "staff.toml", strict_checks=("hidden-row",))
+
+    result = hrimport("staff", "import", str(config), str(tmp_path / "zero.xlsx"), "--report-dir",
+                      str(tmp_path / "reports"), base_url=sandbox.base_url)
+    assert result.exit_code == 1, result.output
+    assert HELD in result.output
+    to_fix = max((tmp_path / "reports").glob("*/*/to_fix.xlsx"))
+    assert read_spreadsheet(to_fix).hidden_rows.tolist() == []
+
+    result = hrimport("staff", "import", str(config), str(to_fix), "--report-dir", str(tmp_path / "again"),
+                      base_url=sandbox.base_url)
+    assert result.exit_code == 0, result.output
+    assert sent_ids(sandbox) == ["000001", "000003", "000004", "000002"]

@@ -114,3 +114,33 @@ def test_strict_checks_holds_back_each_row_holding_one(tmp_path: Path, sandbox: 
         PERSIAN]
     assert {severity for _, _, severity, _ in told(rows)} == {"error"}
     assert "; not sent (strict_checks lists invisible-character)." in told(rows)[0][3]
+
+
+MALAYALAM = ["\u0d05\u0d30\u0d4d\u200d\u0d1c\u0d41\u0d28\u0d4d\u200d",  # Arjun, written with chillus (virama, joiner)
+             "\u0d15\u0d3f\u0d30\u0d23\u0d4d\u200d",  # Kiran: its chillu at the end of the name
+             "\u0d2e\u0d41\u0d30\u0d33\u0d40\u0d27\u0d30\u0d28\u0d4d\u200d \u0d2a\u0d3f"]  # Muraleedharan P: then a space
+
+
+def test_malayalam_names_written_with_their_chillus_say_nothing(tmp_path: Path, sandbox: Any) -> None:
+    """A Kerala office's export: names ending in a chillu, which Malayalam writes as a virama and a zero-width
+    joiner (as typed before Unicode 5.1, and by many keyboards still), at a word's end. That is the script's
+    writing, not a character pasted unseen: the rows are sent with no warning; an id with a joiner is still told."""
+    prefix = uuid.uuid4().hex[:6]
+    lines = ["Employee ID,Name,Email,Country,Title,Start Date,Staff Type,Phone,Desk"]
+    lines += [f"{prefix}{k},{name},m{k}@acme.example,IN,Nurse,2024-01-02,Payroll,+91 484 123 456{k},D{k}"
+              for k, name in enumerate(MALAYALAM)]
+    lines.append(f"{prefix}9\u200d,\u0d05\u0d28\u0d4d\u200d,m9@acme.example,IN,Nurse,2024-01-02,Payroll,+91 484 1,D9")
+    export = tmp_path / "kerala.csv"
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = tmp_path / "staff.toml"
+    config.write_text(CONFIG.format(base_url=sandbox.base_url, strict=""))
+
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"))
+
+    assert result.exit_code == 0, result.output
+    journal = max((tmp_path / "reports").glob("pasted/*/outcomes.jsonl")).read_text().splitlines()
+    rows = [json.loads(line) for line in journal if '"record": "row"' in line]
+    assert [(row, message.split(":")[0]) for row, _, _, message in told(rows)] == [
+        (5, "Row 5, column 'Employee ID'")]
+    assert sorted(s["name"] for s in sandbox.staff(99) if s["customer_system_id"].startswith(prefix)) == sorted(
+        [*MALAYALAM, "\u0d05\u0d28\u0d4d\u200d"])

@@ -10,8 +10,9 @@ joiner. So ``flag_invisible_characters`` gives each value of a text field (an id
 custom data holding one an ``invisible-character`` warning on its row, naming the column, the character and
 where it is, and keeps the value as written; ``strict_checks = ["invisible-character"]`` holds the row back
 instead. A character between two letters of a script other than Latin's ASCII (Persian, Thai, Hebrew, an
-emoji) is part of that script's writing and says nothing. An e-mail has its own check (``not-an-email``
-names such a character), and a date, a country or a number holding one is not read as such.
+emoji) is part of that script's writing and says nothing; so is a (non-)joiner after a virama, at a word's end
+too (Malayalam's chillu: a name ending in n, l, r). An e-mail has its own check (``not-an-email`` names such a
+character), and a date, a country or a number holding one is not read as such.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ _ANY = "[" + "".join(rf"\x{{{first:X}}}-\x{{{last:X}}}" for first, last in INVIS
 # the first bytes of each in UTF-8: U+00AD, U+061C, U+180E, U+200B-U+206F (E2 80, E2 81), U+FEFF
 _LEADS = tuple(sorted({chr(c).encode()[:2] for first, last in INVISIBLE_RANGES for c in range(first, last + 1)}))
 _KINDS = ("text",)  # the fields whose value is any text; custom data too
+# a joiner or non-joiner after a virama (combining class 9) is how Unicode writes the Indic scripts' dead consonant
+# forms (Malayalam's chillu before Unicode 5.1, still typed so; Devanagari's explicit halant), a word's end included
+_JOINERS, _VIRAMA = "\u200c\u200d", 9
 
 
 def flag_invisible_characters(mapped: MappedTable, *, strict: bool = False) -> None:
@@ -89,6 +93,8 @@ def _unseen(value: str) -> tuple[str, str] | None:
         before, after = value[at - 1: at] if at else "", value[at + 1: at + 2]
         if _of_a_script(before) and _of_a_script(after):
             continue
+        if char in _JOINERS and before and unicodedata.combining(before) == _VIRAMA:
+            continue  # Malayalam's chillu (Arjun, Kiran: a virama and a joiner at the end), a halant shown
         where = ("at the start" if not at else "at the end" if at == len(value) - 1 else
                  f"after '{_shown(value[max(0, at - 12): at])}'")
         return char, where

@@ -12,7 +12,8 @@ A cell keeps the value it showed, which is what the import read: a formula cell 
 (``data_only``), since its references would not survive the rows moving anyway. A cell that held no value to
 send keeps none (``fix_values``): an error stays the error, a formula saved without its result is written
 again, moved with its row when it reads only its own row, else the cell shows ``#N/A``. Filters are cleared and
-every kept row shown, so no row to fix is hidden; a protected sheet is unprotected, so it can be fixed.
+every kept row shown (a row of height zero given Excel's own height), so no row to fix is hidden; a protected
+sheet is unprotected, so it can be fixed.
 
 openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on, measured on this
 project's 2-core machine (``write_fix_from_workbook`` end to end, 1 in 100 rows to fix): 1,000 rows x 30
@@ -227,6 +228,8 @@ def _keep_rows(ws: Worksheet, header_row: int, keep: list[int], last_column: int
         del heights[row]
     for at, dimension in kept_heights.items():
         dimension.index, dimension.hidden = at, False
+        if not dimension.height:  # a row of height zero shows nothing: it is given Excel's own height
+            dimension.height = None
         heights[at] = dimension
     for line in ws.iter_rows(min_row=header_row + 1, max_row=last):
         for cell in line:
