@@ -144,3 +144,39 @@ def test_malayalam_names_written_with_their_chillus_say_nothing(tmp_path: Path, 
         (5, "Row 5, column 'Employee ID'")]
     assert sorted(s["name"] for s in sandbox.staff(99) if s["customer_system_id"].startswith(prefix)) == sorted(
         [*MALAYALAM, "\u0d05\u0d28\u0d4d\u200d"])
+
+
+# (name as the HR system holds it, whether it is told): a character some script writes on purpose says nothing
+# where that script is; the same character in a script that never writes it is told (review of this check)
+WRITTEN_SO = [
+    ("\u05d3\u05d5\u05d3\u200f \u05db\u05d4\u05df", False),  # Hebrew with a right-to-left mark before a space
+    ("\u05e8\u05d7\u05d5\u05d1 \u05d4\u05e8\u05e6\u05dc 12\u200f", False),  # a Hebrew street, the mark after its number
+    ("\u200f\u0645\u062d\u0645\u062f", False),  # Arabic led by a right-to-left mark
+    ("\u0663\u061c\u0664", False),  # the Arabic letter mark between Arabic-Indic digits
+    ("\u0e16\u0e19\u0e19\u200b123", False),  # Thai, a zero-width space before a number
+    ("\u0e2a\u0e21\u0e0a\u0e32\u0e22\u200b\u0e43\u0e08\u0e14\u0e35", False),  # between Thai words
+    ("\u2068\u062f\u0628\u064a\u2069", False),  # Arabic in a direction isolate
+    ("\U0001f468\u200d\U0001f469\u200d\U0001f467", False),  # an emoji family: joiners
+    ("\u0410\u043b\u0435\u043a\u00ad\u0441\u0430\u043d\u0434\u0440", True),  # Russian with a soft hyphen from a web page
+    ("\u0141\u200b\u00f3d\u017a", True),  # Polish with a zero-width space
+    ("\u738b\u200b\u4f1f", True),  # Chinese with a zero-width space
+    ("\uae40\u200b\ubbfc\uc900", True),  # Korean with a zero-width space
+    ("Ann\u200fLee", True),  # a right-to-left mark in a name of no right-to-left script
+]
+
+
+def test_a_character_a_script_writes_says_nothing_there_and_is_told_elsewhere(tmp_path: Path) -> None:
+    lines = ["Employee ID,Name,Email,Country,Title,Start Date,Staff Type,Phone,Desk"]
+    lines += [f"E{k},{name},p{k}@acme.example,SG,Nurse,2024-01-02,Payroll,+65 1,D1"
+              for k, (name, _) in enumerate(WRITTEN_SO)]
+    export = tmp_path / "names.csv"
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = tmp_path / "staff.toml"
+    config.write_text(CONFIG.format(base_url="http://127.0.0.1:9/", strict=""))
+
+    result = hrimport("staff", "validate", str(config), str(export))
+
+    assert result.exit_code == 0, result.output
+    warned = [int(line.split()[2].rstrip(",")) for line in result.output.splitlines()
+              if line.startswith("Warning: Row ") and "holds a character nobody sees" in line]
+    assert warned == [row for row, (_, told_) in enumerate(WRITTEN_SO, start=2) if told_]

@@ -9,15 +9,19 @@ zero-width non-joiner inside words, Thai a zero-width space between them, an emo
 joiner. So ``flag_invisible_characters`` gives each value of a text field (an id, a name, a phone number) or of
 custom data holding one an ``invisible-character`` warning on its row, naming the column, the character and
 where it is, and keeps the value as written; ``strict_checks = ["invisible-character"]`` holds the row back
-instead. A character between two letters of a script other than Latin's ASCII (Persian, Thai, Hebrew, an
-emoji) is part of that script's writing and says nothing; so is a (non-)joiner after a virama, at a word's end
-too (Malayalam's chillu: a name ending in n, l, r). An e-mail has its own check (``not-an-email`` names such a
+instead. A character that a script writes on purpose, where that script is (``schemas/invisible_characters.toml``:
+a joiner beside Persian or Malayalam letters or in an emoji, a zero-width space beside Thai, a direction mark in
+a value holding Hebrew or Arabic), says nothing; the same character in Latin, Cyrillic or Chinese text, and a
+soft hyphen, a word joiner or a byte-order mark anywhere, is told. An e-mail has its own check (``not-an-email`` names such a
 character), and a date, a country or a number holding one is not read as such.
 """
 
 from __future__ import annotations
 
+import tomllib
 import unicodedata
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,6 +31,7 @@ import pyarrow.compute as pc
 from hrimport.fields import by_name
 from hrimport.listing import INVISIBLE, INVISIBLE_RANGES
 from hrimport.outcomes import Problem
+from hrimport.resources import data_dir
 
 if TYPE_CHECKING:
     from hrimport.mapper import MappedTable
@@ -38,9 +43,30 @@ _ANY = "[" + "".join(rf"\x{{{first:X}}}-\x{{{last:X}}}" for first, last in INVIS
 # the first bytes of each in UTF-8: U+00AD, U+061C, U+180E, U+200B-U+206F (E2 80, E2 81), U+FEFF
 _LEADS = tuple(sorted({chr(c).encode()[:2] for first, last in INVISIBLE_RANGES for c in range(first, last + 1)}))
 _KINDS = ("text",)  # the fields whose value is any text; custom data too
-# a joiner or non-joiner after a virama (combining class 9) is how Unicode writes the Indic scripts' dead consonant
-# forms (Malayalam's chillu before Unicode 5.1, still typed so; Devanagari's explicit halant), a word's end included
-_JOINERS, _VIRAMA = "\u200c\u200d", 9
+#: ``beside``/``within`` of ``schemas/invisible_characters.toml`` standing for an emoji, not a script's name
+_EMOJI = "EMOJI"
+
+
+@dataclass(frozen=True)
+class ScriptsWriting:
+    """The scripts that write an invisible character on purpose (``schemas/invisible_characters.toml``): as the
+    first words of their characters' Unicode names, ``beside`` it, or anywhere ``within`` the value."""
+
+    beside: tuple[str, ...] = ()
+    within: tuple[str, ...] = ()
+
+
+@cache
+def scripts_writing() -> dict[str, ScriptsWriting]:
+    """Each invisible character some script writes on purpose, and those scripts (the schemas table)."""
+    with (data_dir("schemas") / "invisible_characters.toml").open("rb") as fh:
+        tables = tomllib.load(fh)
+    found: dict[str, ScriptsWriting] = {}
+    for table in tables.values():
+        scripts = ScriptsWriting(tuple(table.get("beside", ())), tuple(table.get("within", ())))
+        for code in table["characters"]:
+            found[chr(int(code.removeprefix("U+"), 16))] = scripts
+    return found
 
 
 def flag_invisible_characters(mapped: MappedTable, *, strict: bool = False) -> None:
@@ -84,27 +110,41 @@ def _may_hold(cells: pa.Array | pa.ChunkedArray) -> bool:
 
 
 def _unseen(value: str) -> tuple[str, str] | None:
-    """The first character of ``value`` nobody sees that no script's writing explains, and where it is
-    ("at the end", "after 'E00'"); None when every such character sits between two letters of a script other
-    than ASCII's."""
+    """The first character of ``value`` nobody sees that no script's writing explains
+    (``schemas/invisible_characters.toml``), and where it is ("at the start", "at the end", "after 'E00'");
+    None when each is explained."""
+    writing = scripts_writing()
     for at, char in enumerate(value):
         if char not in INVISIBLE:
             continue
-        before, after = value[at - 1: at] if at else "", value[at + 1: at + 2]
-        if _of_a_script(before) and _of_a_script(after):
+        scripts = writing.get(char)
+        if scripts is not None and (_beside(value, at, scripts.beside) or _within(value, scripts.within)):
             continue
-        if char in _JOINERS and before and unicodedata.combining(before) == _VIRAMA:
-            continue  # Malayalam's chillu (Arjun, Kiran: a virama and a joiner at the end), a halant shown
         where = ("at the start" if not at else "at the end" if at == len(value) - 1 else
                  f"after '{_shown(value[max(0, at - 12): at])}'")
         return char, where
     return None
 
 
-def _of_a_script(char: str) -> bool:
-    """A letter, mark or symbol of a script other than ASCII's (Persian, Thai, an emoji): one whose writing
-    may hold invisible characters of its own."""
-    return bool(char) and ord(char) > 0x7F and char not in INVISIBLE and unicodedata.category(char)[0] in "LMS"
+def _beside(value: str, at: int, scripts: tuple[str, ...]) -> bool:
+    """Whether the character before or after ``value[at]`` (other invisible ones passed over) is of one of
+    ``scripts``."""
+    before = next((c for c in reversed(value[:at]) if c not in INVISIBLE), "")
+    after = next((c for c in value[at + 1:] if c not in INVISIBLE), "")
+    return any(_of(c, scripts) for c in (before, after) if c)
+
+
+def _within(value: str, scripts: tuple[str, ...]) -> bool:
+    return bool(scripts) and any(_of(c, scripts) for c in value if ord(c) > 0x7F and c not in INVISIBLE)
+
+
+def _of(char: str, scripts: tuple[str, ...]) -> bool:
+    """Whether ``char`` is of one of ``scripts`` (its Unicode name begins with one, as a word), or an emoji (a
+    symbol, or the variation selector that makes one) where they list EMOJI."""
+    if _EMOJI in scripts and (unicodedata.category(char) == "So" or "\ufe00" <= char <= "\ufe0f"):
+        return True
+    name = unicodedata.name(char, "")
+    return any(name.startswith(script) and name[len(script): len(script) + 1] in (" ", "-") for script in scripts)
 
 
 def _shown(text: str) -> str:
