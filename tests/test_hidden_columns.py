@@ -263,3 +263,24 @@ def test_init_names_the_hidden_columns_of_an_ods(tmp_path: Path) -> None:
 
     assert result.exit_code == 0, result.output
     assert [c["column"] for c in json.loads(result.output)["columns"] if c["hidden"]] == ["Worker WID"]
+
+
+def test_a_row_held_back_for_a_hidden_column_is_fixed_in_to_fix_where_the_column_shows(tmp_path: Path,
+                                                                                        sandbox: Any) -> None:
+    """to_fix.xlsx shows the hidden column (its red cell would be where nobody sees it), so that the rows held back
+    for it, once checked there, import from it with the same config, the column seen."""
+    export = cost_centre_hidden(tmp_path / "staff.xlsx")
+    config = write_config(tmp_path / "staff.toml", strict_checks=("hidden-column",))
+    assert hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"),
+                    base_url=sandbox.base_url).exit_code == 1
+    fix = max((tmp_path / "reports").glob("*/*/to_fix.xlsx"))
+    letter = openpyxl.utils.get_column_letter(COST_CENTRE + 1)
+    sheet = openpyxl.load_workbook(fix)["Staff"]
+    assert [sheet.cell(r, COST_CENTRE + 1).value for r in (2, 3, 4)] == ["CC-1", "CC-3", "CC-4"]
+    assert not sheet.column_dimensions[letter].hidden
+
+    again = hrimport("staff", "import", str(config), str(fix), "--report-dir", str(tmp_path / "fixed"),
+                     base_url=sandbox.base_url)
+
+    assert again.exit_code == 0, again.output
+    assert list(sent_cost_centres(sandbox)) == ["000002", "000001", "000003", "000004"]

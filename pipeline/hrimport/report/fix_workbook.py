@@ -12,7 +12,9 @@ A cell keeps the value it showed, which is what the import read: a formula cell 
 (``data_only``), since its references would not survive the rows moving anyway. A cell that held no value to
 send keeps none (``fix_values``): an error stays the error, a formula saved without its result is written
 again, moved with its row when it reads only its own row, else the cell shows ``#N/A``. Filters are cleared and
-every kept row shown (a row of height zero given Excel's own height), so no row to fix is hidden; a protected
+every kept row shown (a row of height zero given Excel's own height), so no row to fix is hidden, and every
+column of the table shown (a hidden one, or one of width zero, given Excel's own width), so no cell to fix is
+hidden either (a row held back for a value in a hidden column, ``hidden-column``, imports once fixed); a protected
 sheet is unprotected, so it can be fixed.
 
 openpyxl is slow: about 20 us of CPU a cell to load, whichever sheet the cell is on, measured on this
@@ -32,7 +34,7 @@ import re
 import warnings
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import openpyxl
@@ -123,6 +125,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     problem_column = columns.pop(FIX_COLUMN, None) or max(columns.values(), default=ws.max_column) + 1
     ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
     _keep_rows(ws, header_row, [r.row for r in ordered], max(problem_column, *columns.values()))
+    _show_columns(ws, columns.values())
 
     _problem_cell(ws.cell(header_row, problem_column), FIX_COLUMN, bold=True)
     width = len(FIX_COLUMN) + 2
@@ -203,6 +206,20 @@ def _header_columns(ws: Worksheet, header_row: int, headers: Sequence[str]) -> d
         if column is not None:
             found[FIX_COLUMN if header_key(name) == header_key(FIX_COLUMN) else name] = column
     return found
+
+
+def _show_columns(ws: Worksheet, columns: Iterable[int]) -> None:
+    """Show the table's ``columns`` (numbers, from 1) the sheet hides, or keeps at a width of zero: nobody would
+    see the cell to fix there (Workday hides its ID columns; ``hidden-column``)."""
+    wanted = set(columns)
+    for dimension in ws.column_dimensions.values():
+        first, last = dimension.min or 0, dimension.max or 0
+        if not wanted.intersection(range(first, last + 1)):
+            continue
+        dimension.hidden = False
+        if dimension.width is not None and dimension.width <= 0:
+            dimension.width = None  # Excel's own width
+            dimension.customWidth = False
 
 
 def _keep_rows(ws: Worksheet, header_row: int, keep: list[int], last_column: int) -> None:
