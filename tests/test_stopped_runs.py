@@ -4,6 +4,8 @@ The story: the monthly import is killed (a reboot, the OOM killer) after some ba
 no report, only its journal; the state folder remembers what it sent, so the next run of the same file would
 read those rows ``unchanged`` (or ``updated``, sending every row), and the new hires it added would be added in
 no report. Here the next report lists them as added, naming the stopped run, and a third run says nothing of it.
+A time-off import killed so: the ledger holds the leave it sent, which the next run would read
+``already_imported`` and no report would count as added this month; here it is told as added in the same way.
 
 Real processes killed with SIGKILL while the sandbox holds a batch (a rule: 503 after 20 s, nothing stored), real
 HTTP to the sandbox on 127.0.0.1, real report folders.
@@ -12,8 +14,10 @@ HTTP to the sandbox on 127.0.0.1, real report folders.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +26,18 @@ import pytest
 from hrimport.outcomes import read_outcomes
 from tests.child_process import reaped
 from tests.staff_files import person, write_config, write_csv
-from tests.test_run_job import JobFolder, hrimport, run_cli
+from tests.test_run_job import LEAVE_CONFIG, LEAVE_HEADER, TIME_OFF, JobFolder, hrimport, run_cli
+from tests.test_timeoff_import import add_staff
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
 HELD = 10.0  # seconds the sandbox holds the batch the run is killed in (then 503: nothing stored)
 
 
-def hold_batch_after(sandbox: Any, batches: int) -> None:
-    """The sandbox answers ``batches`` bulk requests, then holds the next one (and stores nothing of it)."""
-    sandbox.set_faults(rules=[{"path": "/api/bulk_add_edit_staff", "skip": batches, "count": 1, "status": 503,
-                               "delay": HELD}])
+def hold_batch_after(sandbox: Any, batches: int, path: str = "/api/bulk_add_edit_staff") -> None:
+    """The sandbox answers ``batches`` requests to ``path`` (bulk staff; a time-off record each), then holds the
+    next one (and stores nothing of it)."""
+    sandbox.set_faults(rules=[{"path": path, "skip": batches, "count": 1, "status": 503, "delay": HELD}])
 
 
 def journal_rows(folder: Path) -> int:
@@ -54,7 +59,7 @@ def killed_after(sandbox: Any, command: list[str], reports: Path, rows: int) -> 
         process.communicate(timeout=10)
         assert process.returncode == -signal.SIGKILL
     deadline = time.monotonic() + HELD + 10
-    while not any(r["status"] == 503 for r in sandbox.requests()):  # the held batch answered (to nobody)
+    while not any(r["status"] == 503 for r in sandbox.requests()):  # the held request answered (to nobody)
         assert time.monotonic() < deadline
         time.sleep(0.05)
     [journal] = set(reports.rglob("outcomes.jsonl")) - before
@@ -219,3 +224,163 @@ def test_a_run_still_sending_is_not_told_as_stopped(tmp_path: Path) -> None:
     finally:
         running.close()
     assert len(stopped_runs(job_folder, "staff", current)) == 2
+
+
+# ------------------------------------------------------------------------------------------------- time off
+
+
+def leave(ext: str, start: str, end: str, leave_type: str = "Annual Leave") -> dict[str, str]:
+    """A leave row of the export (dates day-first, as the config says)."""
+    return {"Employee ID": ext, "Leave Type": leave_type, "From": start, "To": end, "Country": "MY",
+            "Status": "Approved"}
+
+
+def record_ids(sandbox: Any, prefix: str) -> dict[str, int]:
+    """The id of the time-off record the sandbox holds for each of this test's people (one leave each)."""
+    return {t["customer_system_id"]: t["id"] for t in sandbox.time_off(99)
+            if str(t["customer_system_id"]).startswith(prefix)}
+
+
+def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_next_import(
+        tmp_path: Path, sandbox: Any) -> None:
+    prefix = uuid.uuid4().hex[:4]  # external ids of this test's own (the sandbox is shared)
+    ids = [f"{prefix}{n:05d}" for n in range(1, 7)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    october = [leave(ids[0], "04/03/2024", "05/03/2024"), leave(ids[1], "04/03/2024", "05/03/2024")]
+    first = run_cli("timeoff", "import", str(config), str(write_csv(tmp_path / "leave_2026-10.csv", october,
+                                                                     LEAVE_HEADER)), "--report-dir", str(reports))
+    assert first.exit_code == 0, first.output
+    # November's cumulative export: October's two leaves, four new ones (one written in Chinese)
+    november = write_csv(tmp_path / "leave_2026-11.csv", [
+        *october, leave(ids[2], "06/03/2024", "06/03/2024", "年假"), leave(ids[3], "07/03/2024", "07/03/2024",
+                                                                           "Sick Leave"),
+        leave(ids[4], "11/03/2024", "11/03/2024"), leave(ids[5], "12/03/2024", "12/03/2024")], LEAVE_HEADER)
+    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    hold_batch_after(sandbox, 2, TIME_OFF)
+    time.sleep(1.1)  # a run folder of its own second
+
+    journal = killed_after(sandbox, command, reports, 2)  # two leaves answered: the third person's and the fourth's
+
+    sandbox.clear_faults()
+    stored = record_ids(sandbox, prefix)
+    assert set(stored) == set(ids[:4])
+    time.sleep(1.1)
+    rerun = run_cli(*command)
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    stored = record_ids(sandbox, prefix)
+    told = f"by the run of {shown_at(journal)}, which stopped before its report (its journal: {journal})."
+    outcomes = outcomes_of(folder)
+    assert {ext: outcome for ext, (outcome, _) in outcomes.items()} == {
+        ids[0]: "already_imported", ids[1]: "already_imported",
+        ids[2]: "added", ids[3]: "added", ids[4]: "added", ids[5]: "added"}
+    assert all(outcomes[ext][1].startswith("Already imported on ") for ext in ids[:2])  # October's: not told
+    assert {ext: outcomes[ext][1] for ext in ids[2:]} == {
+        ids[2]: f"Added as time-off record {stored[ids[2]]} {told}",
+        ids[3]: f"Added as time-off record {stored[ids[3]]} {told}",
+        ids[4]: f"Added as time-off record {stored[ids[4]]}.",
+        ids[5]: f"Added as time-off record {stored[ids[5]]}.",
+    }
+    assert counted(summary) == {"added": 4, "already_imported": 2}
+    first_line = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
+    assert summary["stopped_runs"] == [{"started_at": first_line["started_at"], "journal": str(journal), "rows": 2,
+                                        "added": 2, "updated": 0}]
+    assert summary["verdict"] == (f"6 of 6 rows imported; 2 added by the run of {shown_at(journal)}, which stopped "
+                                  "before its report")
+    assert (f"2 rows were sent by the run of {shown_at(journal)} that stopped before its report (2 added; its "
+            f"journal: {journal}): this report lists them as added, as that run's service answered them, where they "
+            "would read already imported, so that no leave it added goes untold.") in summary["notes"]
+    assert len(sandbox.time_off(99)) == len({t["id"] for t in sandbox.time_off(99)})
+    assert sorted(stored) == ids  # each leave once
+
+    time.sleep(1.1)
+    third = run_cli(*command)  # that run is older than the last reported run now: told once only
+    assert third.exit_code == 0, third.output
+    folder, summary = newest_summary(reports)
+    assert summary["stopped_runs"] == []
+    assert {outcome for outcome, _ in outcomes_of(folder).values()} == {"already_imported"}
+    assert "stopped" not in summary["verdict"]
+
+
+def test_a_monthly_run_killed_in_its_timeoff_step_has_that_leave_told_as_added_by_the_next_run(
+        tmp_path: Path, sandbox: Any) -> None:
+    job = JobFolder(tmp_path / "job", sandbox, timeoff=True)
+    leave_config = job.root / "leave.toml"  # one record at a time: the kill lands after the second
+    leave_config.write_text(leave_config.read_text().replace("[timeoff]\n", "[timeoff]\nconcurrency = 1\n", 1))
+    job.export("2026-10", job.people(6))
+    job.leave("2026-10", 2)
+    assert run_cli("run", str(job.job)).exit_code == 0
+    exports = job.root / "exports"
+    november = write_csv(exports / "leave_2026-11.csv", [
+        *(leave(job.ext(n), "04/03/2024", "05/03/2024") for n in (1, 2)),
+        *(leave(job.ext(n), f"{n + 12}/04/2024", f"{n + 12}/04/2024") for n in range(3, 7))], LEAVE_HEADER)
+    later = time.time() + 10
+    os.utime(november, (later, later))  # the newest leave export
+    reports = job.root / "reports"
+    hold_batch_after(sandbox, 2, TIME_OFF)
+    time.sleep(1.1)
+
+    journal = killed_after(sandbox, ["run", str(job.job)], reports, 2)  # the third person's and the fourth's
+
+    sandbox.clear_faults()
+    time.sleep(1.1)
+    rerun = run_cli("run", str(job.job))
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    told = f"by the run of {shown_at(journal)}, which stopped before its report (its journal: {journal})."
+    stored = record_ids(sandbox, job.prefix)
+    outcomes = outcomes_of(folder)
+    assert {ext: outcome for ext, (outcome, _) in outcomes.items()} == {
+        job.ext(1): "already_imported", job.ext(2): "already_imported", job.ext(3): "added", job.ext(4): "added",
+        job.ext(5): "added", job.ext(6): "added"}
+    assert {ext: message for ext, (_, message) in outcomes.items() if ext in (job.ext(3), job.ext(5))} == {
+        job.ext(3): f"Added as time-off record {stored[job.ext(3)]} {told}",
+        job.ext(5): f"Added as time-off record {stored[job.ext(5)]}.",
+    }
+    assert [(run["rows"], run["added"]) for run in summary["stopped_runs"]] == [(2, 2)]
+    run_json = json.loads((folder.parent / "run.json").read_text(encoding="utf-8"))
+    assert run_json["verdict"] == (
+        f"timeoff: everything imported; 2 rows added by the run of {shown_at(journal)}, which stopped before its "
+        f"report (see the report); staff: no new export: the newest file matching exports/staff_*.csv "
+        f"(staff_2026-10.csv) is the one imported on {job.imported_on()}")
+
+    time.sleep(1.1)
+    third = run_cli("run", str(job.job), "--full")  # the same file again: nothing of the stopped run is told
+    assert third.exit_code == 0, third.output
+    _, summary = newest_summary(reports)
+    assert summary["kind"] == "timeoff" and summary["stopped_runs"] == []
+
+
+def test_a_timeoff_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_path: Path, sandbox: Any) -> None:
+    prefix = uuid.uuid4().hex[:4]
+    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    november = write_csv(tmp_path / "leave_2026-11.csv",
+                         [leave(ext, f"{n + 11}/03/2024", f"{n + 11}/03/2024") for n, ext in enumerate(ids)],
+                         LEAVE_HEADER)
+    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    hold_batch_after(sandbox, 2, TIME_OFF)
+    journal = killed_after(sandbox, command, reports, 2)
+    sandbox.clear_faults()
+    time.sleep(1.1)
+
+    dry = run_cli(*command, "--dry-run")
+
+    assert dry.exit_code == 0, dry.output
+    _, summary = newest_summary(reports)
+    assert summary["dry_run"] is True
+    assert counted(summary) == {"already_imported": 2, "valid": 1}  # a dry run's rows read as the ledger holds them
+    assert (f"2 rows were sent by the run of {shown_at(journal)} that stopped before its report (2 added; its "
+            f"journal: {journal}): the ledger holds them as already imported, and the import reports them as added"
+            in " ".join(summary["notes"]))
+    time.sleep(1.1)
+    rerun = run_cli(*command)  # a dry run's report does not count: the import still tells them
+    _, summary = newest_summary(reports)
+    assert rerun.exit_code == 0 and counted(summary) == {"added": 3}
+    assert [run["added"] for run in summary["stopped_runs"]] == [2]

@@ -67,9 +67,12 @@ def test_a_killed_run_loses_nothing_and_the_next_run_adds_each_record_once(tmp_p
     folder = Path(finished.stdout.split("Report folder: ")[1].splitlines()[0])
     run = read_outcomes(folder / "outcomes.jsonl")
     outcomes = Counter(o.outcome.value for o in run.rows)
-    # a record stored whose answer was lost in the kill is found again, not reported as an overlap
-    assert outcomes["already_imported"] == stored_after_kill
-    assert outcomes["added"] == len(rows) - stored_after_kill
+    # a record stored whose answer was lost in the kill is found again, not reported as an overlap; those the
+    # killed run's journal lists are told as added by it (its report never came), the others already imported
+    told = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["stopped_runs"]
+    assert [(run["rows"], run["added"]) for run in told] == [(journaled, journaled)]
+    assert outcomes["already_imported"] == stored_after_kill - journaled
+    assert outcomes["added"] == len(rows) - stored_after_kill + journaled
     assert finished.returncode == 0
     records = sandbox.time_off(99)
     assert len(records) == len(rows)

@@ -102,16 +102,14 @@ def test_a_journal_cut_at_its_end_reads_as_the_rows_before_the_cut_and_the_next_
     assert job.stored() == Counter({job.ext(n): 1 for n in range(1, PEOPLE + 1)})  # each person once
     counts = job.last_run()["steps"][0]["counts"]
     assert sum(counts.values()) == PEOPLE  # every row has its outcome
-    new = job.runs()[-1] / "staff" / "outcomes.jsonl"
-    # the rows of the cut journal's whole lines are told as the killed run added them (it has no report); the row
-    # of the cut line, remembered as accepted all the same, reads unchanged
-    told = [r for r in map(json.loads, new.read_bytes().splitlines()[1:])
-            if r["message"].startswith("Added by the run of ")]
-    assert len(told) == answered - 1 and counts["added"] >= len(told)
-    assert counts["unchanged"] + len(told) >= answered  # what the killed run's batches stored was remembered at once
-    assert bulk_elements(sandbox) == PEOPLE - counts["unchanged"] - len(told)  # nothing sent twice
+    # what the killed run's batches stored was remembered at once: the rows of the journal's whole lines are told
+    # as added by it (its report never came), the row of the cut line reads unchanged
+    [told] = json.loads((job.runs()[-1] / "staff" / "summary.json").read_text(encoding="utf-8"))["stopped_runs"]
+    assert (told["rows"], told["added"]) == (answered - 1, answered - 1) and counts["unchanged"] >= 1
+    assert bulk_elements(sandbox) == PEOPLE - told["rows"] - counts["unchanged"]  # nothing sent twice
     # nothing of the next run was appended to the cut journal: it wrote its own, whole, in its own folder
     assert journal.read_bytes() == held
+    new = job.runs()[-1] / "staff" / "outcomes.jsonl"
     assert new.read_bytes().endswith(b"\n") and len(new.read_bytes().splitlines()) == PEOPLE + 1
 
 

@@ -340,8 +340,12 @@ def _run(
                             concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS,
                             stopped=stopped)
     from hrimport.imports.runs import CHUNK_ROWS
+    from hrimport.imports.stopped_runs import stopped_sends
     from hrimport.imports.timeoff import import_timeoff
 
+    # what the job's runs that stopped before their report sent: told by this run, where it reads already imported
+    stopped = stopped_sends(history, kind, current) if not validate_only else None
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
                           concurrency=concurrency, progress=progress, on_outcomes=on_outcomes,
-                          chunk_rows=chunk_rows or CHUNK_ROWS, history=history, new_ledger=new_ledger)
+                          chunk_rows=chunk_rows or CHUNK_ROWS, history=history, new_ledger=new_ledger,
+                          stopped=stopped)

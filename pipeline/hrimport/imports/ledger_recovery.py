@@ -30,7 +30,7 @@ from hrimport.outcomes import Outcome, read_outcomes
 from hrimport.report.history import OUTCOMES_FILE, EarlierImports, earlier_imports, job_folder, report_folders
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, service_host
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey, open_ledger
-from hrimport.timeoff.leave_types import match_leave_type, unlisted_leave_type
+from hrimport.timeoff.leave_types import ledger_name
 
 if TYPE_CHECKING:
     from hrimport.config import ImportConfig
@@ -104,7 +104,7 @@ def rebuild_ledger(ledger: Ledger, history: Path, *, service_url: str, service: 
             if row.outcome not in (Outcome.ADDED, Outcome.ALREADY_IMPORTED) or not (name and start and end):
                 continue
             # the ledger's key names the type in English, as the import's does (年假 and Annual Leave are one)
-            leave_type = (match_leave_type(name) or unlisted_leave_type(name)).leave_type.en
+            leave_type = ledger_name(name)
             record = _RECORD_ID.search(row.message)
             entries.append(LedgerEntry(
                 LedgerKey(service, customer_id, row.external_id, leave_type, start, end),

@@ -1,16 +1,19 @@
-"""Rows a stopped run sent, told by the next run's report: where they would read ``unchanged``.
+"""Rows a stopped run sent, told by the next run's report: where they would read ``unchanged`` or ``already_imported``.
 
 A run killed after rows were sent and before its report (a reboot, the OOM killer, ``kill -9``) leaves only its
 journal (``outcomes.jsonl``: ``hrimport.outcomes.OutcomeJournal``), while the state folder remembers every row it
-sent. The next run of the same file then finds those rows as the service last accepted them: ``unchanged`` (or,
-sending every row, ``updated``), and a new hire the stopped run added would be added in no report at all.
+sent. The next run of the same file then finds those rows as the service last accepted them: a staff import
+reads them ``unchanged`` (or, sending every row, ``updated``), a time-off import ``already_imported`` (the
+ledger holds them), and a new hire or a leave the stopped run added would be added in no report at all.
 
-So a staff import reads the journals of the job's runs that stopped before their report since its last run
-with one (``stopped_runs``): each row line's external id and outcome (added or updated), a dict of ids, the file
-streamed. A row of this run is told as that run's (``StoppedSends.told``) when the plan finds it unchanged, the
-journal names its id, and the state folder's record of it was accepted at or after that journal began: it is
-reported ``added`` or ``updated`` with a message naming the stopped run. Once this run's report is written, those
-runs are older than the last reported run: they are told once only.
+So an import reads the journals of the job's runs of its kind that stopped before their report since its last
+run with one (``stopped_runs``): each row line's outcome (added or updated) and what identifies its row where
+the state folder keeps it (``sent_key``: a person's external id; a leave's external id, leave type, start and
+end, as the ledger keys it), the file streamed. A row of this run is told as that run's (``StoppedSends.told``,
+``StoppedSends.sent_by``) when this run finds it as the state folder holds it, a journal names it, and the state
+folder's record of it was accepted at or after that journal began: it is reported ``added`` or ``updated`` with a
+message naming the stopped run. Once this run's report is written, those runs are older than the last reported
+run: they are told once only.
 
 Not told: a journal of another kind, a journal still being written (its run is still sending: it holds a lock on
 it: ``hrimport.outcomes.journal_in_use``), and a journal whose run kept its whole outcomes in the state folder to be reported later
@@ -19,20 +22,24 @@ it: ``hrimport.outcomes.journal_in_use``), and a journal whose run kept its whol
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from hrimport.outcomes import Outcome, journal_in_use
 from hrimport.report.history import OUTCOMES_FILE, SUMMARY_JSON, is_run_folder, run_order
+from hrimport.timeoff.leave_types import ledger_name
 
 if TYPE_CHECKING:
-    from hrimport.state.store import AcceptedRecord
+    from hrimport.state.ledger import LedgerKey
 
-__all__ = ["StoppedRun", "StoppedSends", "ToldRows", "stopped_runs", "stopped_sends", "told_note", "told_verdict"]
+__all__ = ["StoppedRun", "StoppedSends", "ToldRows", "leave_key", "sent_key", "stopped_runs", "stopped_sends",
+           "told_note", "told_verdict"]
 
 _TOLD = (Outcome.ADDED, Outcome.UPDATED)
 _JOURNAL = b'{"record": "journal"'
@@ -40,6 +47,50 @@ _ROW = b'{"record": "row"'
 _STOPPED = b'{"record": "stopped"'
 #: What the ``stopped`` line of a run whose outcomes were kept in the state folder asks (``hrimport.imports.stops``)
 _KEPT_NEXT = "write the report with: hrimport report "
+
+
+#: What identifies a row where the state folder keeps it (``sent_key``)
+Key = TypeVar("Key", bound=Hashable)
+
+
+class Accepted(Protocol):
+    """The state folder's record of a row sent (``AcceptedRecord``, ``LedgerEntry``): when it was accepted."""
+
+    @property
+    def accepted_at(self) -> str: ...
+
+
+def sent_key(kind: str, record: Mapping[str, Any]) -> Hashable | None:
+    """What identifies the row of a journal's ``record`` (a row line) where the state folder keeps it, for an
+    import of ``kind``: a person's external id (staff); a leave's external id, leave type as the ledger names it,
+    start and end, as ``hrimport.state.ledger`` keys it without its service and customer (time off: the id, and the
+    type and dates its details show), as a 16-byte digest (``leave_key``): a long leave history's journal kept in a
+    third of the memory. None when the line does not say it (damage: that row is not told)."""
+    ext = record.get("external_id")
+    if not isinstance(ext, str):
+        return None
+    if kind != "timeoff":
+        return ext
+    details = record.get("details")
+    if not isinstance(details, dict):
+        return None
+    name, start, end = (details.get(key) for key in ("leave_type", "start_date", "end_date"))
+    if not (isinstance(name, str) and isinstance(start, str) and isinstance(end, str) and name and start and end):
+        return None
+    return _leave_digest(ext, _ledger_name(name), start, end)
+
+
+def leave_key(key: LedgerKey) -> Hashable:
+    """The ``sent_key`` of a leave the ledger holds under ``key``: its external id, leave type, start and end."""
+    return _leave_digest(key.external_id, key.leave_type, key.start_date, key.end_date)
+
+
+def _leave_digest(*parts: str) -> bytes:
+    return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).digest()
+
+
+#: A leave history names a few types on every row: each name looked up once
+_ledger_name = lru_cache(maxsize=256)(ledger_name)
 
 
 @dataclass(frozen=True)
@@ -62,38 +113,44 @@ class StoppedRun:
         when = self.when
         return when.strftime("%Y-%m-%d %H:%M") if when is not None else self.started_at
 
-    def told(self, outcome: Outcome) -> str:
+    def told(self, outcome: Outcome, what: str = "") -> str:
         """A row's message: ``Added by the run of 2026-11-25 09:00, which stopped before its report (its journal:
-        reports/.../outcomes.jsonl).``"""
-        return (f"{outcome.label} by the run of {self.shown_at}, which stopped before its report (its journal: "
+        reports/.../outcomes.jsonl).``; with ``what``: ``Added as time-off record 12 by the run of ...``."""
+        made = f"{outcome.label} as {what}" if what else outcome.label
+        return (f"{made} by the run of {self.shown_at}, which stopped before its report (its journal: "
                 f"{self.journal}).")
 
 
 @dataclass
 class StoppedSends:
-    """What the job's stopped runs sent: each external id's outcome in their journals, by run."""
+    """What the job's stopped runs sent: each row's outcome in their journals (by ``sent_key``), by run."""
 
     runs: list[StoppedRun]
-    # external id -> (index in ``runs``, outcome): the oldest run that added the person, else the newest that
-    # updated them
-    sent: dict[str, tuple[int, Outcome]] = field(default_factory=dict)
+    # row key (``sent_key``) -> (index in ``runs``, outcome): the oldest run that added the person or leave, else
+    # the newest that updated them
+    sent: dict[Hashable, tuple[int, Outcome]] = field(default_factory=dict)
 
-    def told(self, rows: Sequence[tuple[int, str]],
-             before: Callable[[list[str]], Mapping[str, AcceptedRecord]]) -> ToldRows:
-        """Of ``rows`` (row number, external id: the rows the plan finds unchanged), those a stopped run sent,
-        their state record (``before``: the state folder's, asked for their ids) accepted at or after that run's
-        journal began: each row's outcome and message."""
-        mine = [(row, ext) for row, ext in rows if ext in self.sent]
-        accepted = before(list(dict.fromkeys(ext for _, ext in mine))) if mine else {}
+    def sent_by(self, key: Hashable, accepted_at: str) -> tuple[StoppedRun, Outcome] | None:
+        """The stopped run that sent the row ``key`` names and its outcome, when the state folder's record of it
+        was accepted at ``accepted_at``, at or after that run's journal began (else another run's record: None)."""
+        found = self.sent.get(key)
+        if found is None:
+            return None
+        run = self.runs[found[0]]
+        return (run, found[1]) if _at_or_after(accepted_at, run.when) else None
+
+    def told(self, rows: Sequence[tuple[int, Key]], before: Callable[[list[Key]], Mapping[Key, Accepted]]) -> ToldRows:
+        """Of ``rows`` (row number, key: the rows the plan finds unchanged), those a stopped run sent (``sent_by``),
+        their state record asked of ``before`` (the state folder's, for their keys): each row's outcome and
+        message."""
+        mine = [(row, key) for row, key in rows if key in self.sent]
+        accepted = before(list(dict.fromkeys(key for _, key in mine))) if mine else {}
         told = ToldRows()
-        for row, ext in mine:
-            record = accepted.get(ext)
-            at, outcome = self.sent[ext]
-            run = self.runs[at]
-            if record is None or not _at_or_after(record.accepted_at, run.when):
-                continue
-            told.rows[row] = (outcome, run.told(outcome))
-            told.count(run, outcome)
+        for row, key in mine:
+            record = accepted.get(key)
+            found = self.sent_by(key, record.accepted_at) if record is not None else None
+            if found is not None:
+                told.tell(row, *found)
         return told
 
 
@@ -103,6 +160,14 @@ class ToldRows:
 
     rows: dict[int, tuple[Outcome, str]] = field(default_factory=dict)
     counts: dict[StoppedRun, dict[str, int]] = field(default_factory=dict)
+
+    def tell(self, row: int, run: StoppedRun, outcome: Outcome, what: str = "") -> str:
+        """Tell ``row`` as ``run`` sent it (``outcome``; ``what`` it made: ``StoppedRun.told``), counted; its
+        message."""
+        message = run.told(outcome, what)
+        self.rows[row] = (outcome, message)
+        self.count(run, outcome)
+        return message
 
     def count(self, run: StoppedRun, outcome: Outcome) -> None:
         counts = self.counts.setdefault(run, {"rows": 0, "added": 0, "updated": 0})
@@ -115,20 +180,29 @@ class ToldRows:
                 for run, counts in sorted(self.counts.items(), key=lambda item: item[0].started_at)]
 
 
-def told_note(runs: list[dict[str, Any]], *, dry_run: bool) -> str:
-    """The report's note of the rows stopped runs sent (``ToldRows.summary``)."""
+def told_note(runs: list[dict[str, Any]], *, dry_run: bool, kind: str = "staff") -> str:
+    """The report's note of the rows stopped runs of ``kind`` sent (``ToldRows.summary``)."""
+    leave = kind == "timeoff"  # a time-off row is added or not: no updated to count
     parts = []
     for run in runs:
         shown = StoppedRun(Path(run["journal"]), run["started_at"]).shown_at
+        counted = f"{run['added']:,} added" if leave else f"{run['added']:,} added, {run['updated']:,} updated"
         parts.append(f"{run['rows']:,} row{'s' if run['rows'] != 1 else ''} {'were' if run['rows'] != 1 else 'was'} "
-                     f"sent by the run of {shown} that stopped before its report ({run['added']:,} added, "
-                     f"{run['updated']:,} updated; its journal: {run['journal']})")
+                     f"sent by the run of {shown} that stopped before its report ({counted}; its journal: "
+                     f"{run['journal']})")
     said = "; ".join(parts)
+    said = f"{said[0].upper()}{said[1:]}"
+    if leave and dry_run:
+        return (f"{said}: the ledger holds them as already imported, and the import reports them as added, as that "
+                "run's service answered them, so that no leave it added goes untold.")
+    if leave:
+        return (f"{said}: this report lists them as added, as that run's service answered them, where they would "
+                "read already imported, so that no leave it added goes untold.")
     if dry_run:
-        return (f"{said[0].upper()}{said[1:]}: the plan finds them unchanged, and the import reports them as that "
-                "run's service answered them, so that no one it added goes untold.")
-    return (f"{said[0].upper()}{said[1:]}: this report lists them as added or updated, as that run's service "
-            "answered them, where they would read unchanged, so that no one it added goes untold.")
+        return (f"{said}: the plan finds them unchanged, and the import reports them as that run's service answered "
+                "them, so that no one it added goes untold.")
+    return (f"{said}: this report lists them as added or updated, as that run's service answered them, where they "
+            "would read unchanged, so that no one it added goes untold.")
 
 
 def told_verdict(runs: list[dict[str, Any]], *, rows: bool = False) -> str:
@@ -212,7 +286,8 @@ def _stopped_journal(path: Path, kind: str) -> StoppedRun | None:
 
 
 def stopped_sends(job_folder: Path | None, kind: str, current: Path | None) -> StoppedSends | None:
-    """What the job's stopped runs (``stopped_runs``) sent, read from their journals; None when there are none."""
+    """What the job's stopped runs of ``kind`` (``stopped_runs``) sent, read from their journals, each row by
+    ``sent_key``; None when there are none."""
     if job_folder is None or current is None:
         return None
     runs = stopped_runs(job_folder, kind, current)
@@ -228,14 +303,14 @@ def stopped_sends(job_folder: Path | None, kind: str, current: Path | None) -> S
                         continue  # the first line, a stopped line, a last line cut as it was appended
                     try:
                         record = json.loads(line)
-                        ext, outcome = record["external_id"], Outcome(record["outcome"])
-                    except (ValueError, KeyError, TypeError):
+                        outcome, key = Outcome(record["outcome"]), sent_key(kind, record)
+                    except (ValueError, KeyError, TypeError, AttributeError):
                         continue  # damage: that row is not told
-                    if outcome not in _TOLD or not isinstance(ext, str):
+                    if outcome not in _TOLD or key is None:
                         continue
-                    held = sent.get(ext)
+                    held = sent.get(key)
                     if held is None or held[1] is not Outcome.ADDED:
-                        sent[ext] = (at, outcome)  # the oldest run that added them, else the newest
+                        sent[key] = (at, outcome)  # the oldest run that added them, else the newest
         except OSError:
             continue
     return sends if sent else None

@@ -12,7 +12,8 @@ plain data. Every source row ends with exactly one outcome (``RunResult.check_ac
                        strict_checks``, a leave type the list lacks, a region's code as the country)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
 ``valid``              dry run or ``validate``: would be sent
-``added``              the service accepted it (and the ledger now holds it)
+``added``              the service accepted it (and the ledger now holds it); or a run of the job that stopped
+                       before its report sent it, which this report tells (``hrimport.imports.stopped_runs``)
 ``overlaps_existing``  the service holds an overlapping record
 ``rejected``           the service refused it (unknown staff, its own total, ...)
 ``failed``             the service could not be reached or kept failing
@@ -40,6 +41,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -56,6 +58,7 @@ from hrimport.imports.runs import (
     read_map_validate,
     repeats_note,
 )
+from hrimport.imports.stopped_runs import ToldRows, leave_key, told_note
 from hrimport.mapper import MappedTable, MappingRestart
 from hrimport.outcomes import (
     Outcome,
@@ -94,6 +97,9 @@ from hrimport.timeoff.settings import HALF_KEYS, TimeOffSettings, name_headers
 from hrimport.timeoff.table import HALVES_UNREAD, CodedTexts, Codes, LeaveTable, ValidRows
 from hrimport.to_fix_format import FIX_COLUMN
 from hrimport.validate import RepeatedRow, sent_digests
+
+if TYPE_CHECKING:
+    from hrimport.imports.stopped_runs import StoppedSends
 
 __all__ = ["PreparedTimeOff", "import_timeoff", "prepare_timeoff"]
 
@@ -142,6 +148,7 @@ def import_timeoff(
     chunk_rows: int = CHUNK_ROWS,
     history: Path | None = None,
     new_ledger: bool = False,
+    stopped: StoppedSends | None = None,
 ) -> RunResult:
     """Import one time-off export; one outcome per source row (never raises for a bad row).
 
@@ -150,7 +157,9 @@ def import_timeoff(
     but posts nothing. The ledger is ``config.state_dir``'s unless one is given; ``use_ledger=False``
     skips it. ``on_outcomes`` gets each record posted as the service answers it. ``history``: the job's report
     folder, whose earlier imports show a ledger gone missing (``hrimport.imports.ledger_recovery``), which stops
-    the import (exit 2) unless ``new_ledger``.
+    the import (exit 2) unless ``new_ledger``. ``stopped``: what the job's time-off runs that stopped before their
+    report sent (``hrimport.imports.stopped_runs``): a row the ledger holds because one of them sent it is reported
+    ``added``, as that run's service answered it, naming the run (a dry run says how many in a note).
 
     The file is read, mapped and checked ``chunk_rows`` rows at a time; what needs the whole file (the
     overlaps, the ledger, the total days, the posting) works on its valid rows kept compactly
@@ -214,6 +223,7 @@ def import_timeoff(
                              "leave already on the platform is refused as overlapping (overlaps_existing) or, by a "
                              "platform that does not check, booked twice.")
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
+        told = ToldRows()  # the rows runs stopped before their report sent, told as they were answered: counted
         # the leave this export lists, to tell the records imported before that it no longer lists (not of a
         # to_fix file, which lists only the rows that needed fixing)
         listing = (stack.enter_context(ledger.listing(service, customer_id))
@@ -228,9 +238,12 @@ def import_timeoff(
                 if listing is not None:
                     listing.add(keys, table.names.as_arrow().take(at).to_pylist())
                 known = ledger.find(keys)
+                holds: list[int] = []  # the rows the ledger holds: already imported, or told as a stopped run's
+                held: list[LedgerEntry] = []
                 again: list[int] = []
                 messages: list[str] = []
-                held: list[LedgerEntry] = []
+                added: list[int] = []
+                added_messages: list[str] = []
                 for pos, key in zip(at.tolist(), keys):
                     entry = known.get(key)
                     if entry is None:
@@ -240,15 +253,26 @@ def import_timeoff(
                         continue
                     table.imported[pos] = True
                     table.total_days[pos] = table.texts.code(entry.total_days)
+                    holds.append(pos)
+                    held.append(entry)
+                    sent = stopped.sent_by(leave_key(entry.key), entry.accepted_at) if stopped is not None else None
+                    if sent is not None:
+                        what = f"time-off record {entry.record_id}" if entry.record_id is not None else ""
+                        run, outcome = sent
+                        told.count(run, outcome)
+                        if not dry_run:  # a dry run's rows read as the ledger holds them: its note says it
+                            added.append(pos)
+                            added_messages.append(run.told(outcome, what))
+                            continue
                     record = f"record {entry.record_id}, " if entry.record_id is not None else ""
                     again.append(pos)
-                    held.append(entry)
                     messages.append(f"Already imported on {entry.accepted_at} ({record}from {entry.source_file} "
                                     f"row {entry.source_row}); not sent again.")
-                _changed_since_imported(part.keep, table.rows(again), held, facts.field_sources, settings,
+                _changed_since_imported(part.keep, table.rows(holds), held, facts.field_sources, settings,
                                         config.report.mask)
-                _answered_doubts(part.keep, table.column("row")[np.asarray(again, dtype=np.int64)].tolist())
+                _answered_doubts(part.keep, table.column("row")[np.asarray(holds, dtype=np.int64)].tolist())
                 part.settle(table, again, Outcome.ALREADY_IMPORTED, messages)
+                part.settle(table, added, Outcome.ADDED, added_messages)
 
         # -- in-file overlaps ---------------------------------------------------------------------------
         pending = ~table.imported & unrepeated
@@ -279,6 +303,8 @@ def import_timeoff(
             listing.close()  # its tables are not needed while sending
         if gone:
             notes.append(gone_note(len(gone), config.path.name))
+        if told.counts:
+            notes.append(told_note(told.summary(), dry_run=dry_run, kind="timeoff"))
         timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
@@ -358,6 +384,7 @@ def import_timeoff(
     if gone:
         result.gone = gone
         result.info.no_longer_in_export = len(gone)
+    result.info.stopped_runs = told.summary()
     return result
 
 

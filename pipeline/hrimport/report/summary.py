@@ -63,8 +63,9 @@ def summary_data(
         "notes": info.notes,
         # time off: leave imported before that this export no longer lists (each in report.html and report.xlsx)
         "no_longer_in_export": info.no_longer_in_export,
-        # staff: the runs stopped before their report whose rows this run tells as they were added or updated
-        # (each its journal, start and counts), where they would read unchanged; a dry run's would be told
+        # the runs stopped before their report whose rows this run tells as they were added or updated (each its
+        # journal, start and counts), where they would read unchanged (staff) or already imported (time off); a
+        # dry run's would be told
         "stopped_runs": info.stopped_runs,
         "plan": _plan_figures(info.plan),
         # how the values were read: per column, each kind of change with its rule, rows and examples

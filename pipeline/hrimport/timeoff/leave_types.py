@@ -104,6 +104,17 @@ def unlisted_leave_type(name: str) -> LeaveTypeMatch:
     return LeaveTypeMatch(LeaveType(0, written, written, written, "Working"), written, listed=False)
 
 
+def ledger_name(name: str) -> str:
+    """The name the time-off ledger keys a leave type by (``hrimport.state.ledger``): the English name of the
+    type ``name`` means (``年假`` and ``Annual Leave`` are one), or ``name`` trimmed when the list has no such type
+    (sent as written); for the name a report or a journal shows in a row's details.
+
+    >>> ledger_name("年假"), ledger_name(" Garden Leave ")
+    ('Annual Leave', 'Garden Leave')
+    """
+    return (match_leave_type(name) or unlisted_leave_type(name)).leave_type.en
+
+
 def closest_names(name: str, n: int = 3) -> list[str]:
     """Known names (English and Chinese) closest to ``name``, best first; English names when none is close."""
     if detect_lang(name) == "ZH":
@@ -147,6 +158,7 @@ __all__ = [
     "LeaveTypeMatch",
     "closest_names",
     "detect_lang",
+    "ledger_name",
     "match_leave_type",
     "parse_lang",
     "unknown_type_message",
