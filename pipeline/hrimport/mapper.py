@@ -15,6 +15,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,16 @@ from hrimport.reader.summary_rows import summary_rows
 from hrimport.to_fix_format import ESCAPED_FORMULA, EXCEL_TEXT_FORMULA, FIX_COLUMN
 
 
+class TextColumn(NamedTuple):
+    """A column sent as any text (``MappedTable.text_columns``)."""
+
+    name: str  # the field, or the custom data type
+    cells: pd.Series
+    column: str  # the file's column
+    field: str | None  # the field (None: custom data), as a ``Problem`` names it
+    key: bool  # the person's external id
+
+
 @dataclass
 class MappedTable:
     """The records of one file as platform fields (one row per source row, same order)."""
@@ -77,6 +88,18 @@ class MappedTable:
     def add_problem(self, position: int, problem: Problem) -> None:
         target = self.warnings if problem.is_warning else self.problems
         target.setdefault(position, []).append(problem)
+
+    def text_columns(self) -> Iterator[TextColumn]:
+        """The columns sent as any text the platform takes: each text field (an id, a name, a phone number) and
+        each custom data type, with the column a person would look at (the checks of such text: a long number
+        in scientific notation, a character nobody sees)."""
+        specs = by_name(self.fields)
+        for name in self.frame.columns:
+            spec = specs.get(name)
+            if spec is not None and spec.kind == "text":
+                yield TextColumn(name, self.frame[name], self.field_sources.get(name, name), name, spec.key)
+        for name in self.custom.columns:
+            yield TextColumn(name, self.custom[name], self.custom_sources.get(name, name), None, False)
 
     def __len__(self) -> int:
         return len(self.frame)

@@ -28,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hrimport.fields import by_name
 from hrimport.listing import INVISIBLE, INVISIBLE_RANGES
 from hrimport.outcomes import Problem
 from hrimport.resources import data_dir
@@ -42,7 +41,6 @@ INVISIBLE_CHARACTER = "invisible-character"
 _ANY = "[" + "".join(rf"\x{{{first:X}}}-\x{{{last:X}}}" for first, last in INVISIBLE_RANGES) + "]"
 # the first bytes of each in UTF-8: U+00AD, U+061C, U+180E, U+200B-U+206F (E2 80, E2 81), U+FEFF
 _LEADS = tuple(sorted({chr(c).encode()[:2] for first, last in INVISIBLE_RANGES for c in range(first, last + 1)}))
-_KINDS = ("text",)  # the fields whose value is any text; custom data too
 #: ``beside``/``within`` of ``schemas/invisible_characters.toml`` standing for an emoji, not a script's name
 _EMOJI = "EMOJI"
 
@@ -72,28 +70,17 @@ def scripts_writing() -> dict[str, ScriptsWriting]:
 def flag_invisible_characters(mapped: MappedTable, *, strict: bool = False) -> None:
     """An ``invisible-character`` warning on each row whose text field or custom data holds a character
     nobody sees (module docstring); an error (the row held back) with ``strict``."""
-    specs = by_name(mapped.fields)
-    for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
-                                     (mapped.custom, mapped.custom_sources, False)):
-        for name in frame.columns:
-            if is_field and (name not in specs or specs[name].kind not in _KINDS):
-                continue
-            cells = pa.array(frame[name].array, type=pa.large_string())
-            if not _may_hold(cells):
-                continue
-            hits = pc.match_substring_regex(cells, _ANY).fill_null(False)
-            if not pc.any(hits).as_py():
-                continue
-            column = sources.get(name, name)
-            for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
-                value = frame[name].iat[position]
-                unseen = _unseen(value)
-                if unseen is None:
-                    continue
-                row = mapped.row_numbers[position]
-                key = is_field and specs[name].key
-                mapped.add_problem(position, invisible_problem(row, column, name if is_field else None, value,
-                                                               unseen, key=key, strict=strict))
+    for text in mapped.text_columns():
+        cells = pa.array(text.cells.array, type=pa.large_string())
+        if not _may_hold(cells):
+            continue
+        hits = pc.match_substring_regex(cells, _ANY).fill_null(False)
+        for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
+            value = text.cells.iat[position]
+            unseen = _unseen(value)
+            if unseen is not None:
+                mapped.add_problem(position, invisible_problem(mapped.row_numbers[position], text.column, text.field,
+                                                               value, unseen, key=text.key, strict=strict))
 
 
 def _may_hold(cells: pa.Array | pa.ChunkedArray) -> bool:

@@ -22,7 +22,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hrimport.fields import by_name
 from hrimport.outcomes import Problem
 
 if TYPE_CHECKING:
@@ -40,29 +39,22 @@ _SCIENTIFIC = r"^[-+]?[0-9]([.,][0-9]+)?[eE]\+0*([5-9]|[1-9][0-9]+)$"
 def flag_scientific_numbers(mapped: MappedTable, *, strict: bool = False) -> None:
     """A ``scientific-notation`` warning on each row whose text field or custom data holds a number in
     scientific notation (module docstring); an error (the row held back) with ``strict``."""
-    specs = by_name(mapped.fields)
-    for frame, sources, is_field in ((mapped.frame, mapped.field_sources, True),
-                                     (mapped.custom, mapped.custom_sources, False)):
-        for name in frame.columns:
-            if is_field and (name not in specs or specs[name].kind != "text"):
-                continue
-            cells = pa.array(frame[name].array, type=pa.large_string())
-            hits = pc.match_substring_regex(cells, _SCIENTIFIC).fill_null(False)
-            if not pc.any(hits).as_py():
-                continue
-            column = sources.get(name, name)
-            for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
-                value = frame[name].iat[position]
-                row = mapped.row_numbers[position]
-                said = (f"Row {row}, column '{column}': '{value}' is a number in scientific notation, as a "
-                        "spreadsheet shows a number longer than it keeps (15 digits): an id or a phone number "
-                        "written so has lost its last digits")
-                done = ("; not sent (strict_checks lists scientific-notation). Export the column as text, or type "
-                        "the number in full." if strict else
-                        "; kept as written. Export the column as text, or type the number in full.")
-                mapped.add_problem(position, Problem(SCIENTIFIC_NOTATION, said + done, row, column,
-                                                     name if is_field else None, value,
-                                                     severity="error" if strict else "warning"))
+    for text in mapped.text_columns():
+        cells = pa.array(text.cells.array, type=pa.large_string())
+        hits = pc.match_substring_regex(cells, _SCIENTIFIC).fill_null(False)
+        if not pc.any(hits).as_py():
+            continue
+        for position in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist():
+            value = text.cells.iat[position]
+            row = mapped.row_numbers[position]
+            said = (f"Row {row}, column '{text.column}': '{value}' is a number in scientific notation, as a "
+                    "spreadsheet shows a number longer than it keeps (15 digits): an id or a phone number "
+                    "written so has lost its last digits")
+            done = ("; not sent (strict_checks lists scientific-notation). Export the column as text, or type "
+                    "the number in full." if strict else
+                    "; kept as written. Export the column as text, or type the number in full.")
+            mapped.add_problem(position, Problem(SCIENTIFIC_NOTATION, said + done, row, text.column, text.field, value,
+                                                 severity="error" if strict else "warning"))
 
 
 __all__ = ["SCIENTIFIC_NOTATION", "flag_scientific_numbers"]
