@@ -21,6 +21,7 @@ from hrimport import reader
 from hrimport.reader import read_spreadsheet, read_spreadsheet_chunks, xlsx_stream
 from tests.staff_files import HEADER, person, write_config
 from tests.test_staff_import import hrimport
+from tests.test_two_row_header import text_cell
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -167,8 +168,7 @@ def test_collapsed_columns_of_an_ods_are_named(tmp_path: Path) -> None:
     """LibreOffice writes a hidden column table:visibility="collapse"; a run of them is one repeated column."""
     from odf.opendocument import OpenDocumentSpreadsheet
     from odf.style import Style, TableColumnProperties
-    from odf.table import Table, TableCell, TableColumn, TableRow
-    from odf.text import P
+    from odf.table import Table, TableColumn, TableRow
 
     document = OpenDocumentSpreadsheet()
     shut = Style(name="co2", family="table-column")  # a column dragged to a width of zero
@@ -183,9 +183,7 @@ def test_collapsed_columns_of_an_ods_are_named(tmp_path: Path) -> None:
                    ["000001", "W1", "P1", "Ann", "ann@acme.example", "CC-1"]):
         row = TableRow()
         for value in values:
-            cell = TableCell(valuetype="string")
-            cell.addElement(P(text=value))
-            row.addElement(cell)
+            row.addElement(text_cell(value))
         table.addElement(row)
     document.spreadsheet.addElement(table)
     export = tmp_path / "staff.ods"
@@ -239,8 +237,7 @@ def test_a_hidden_id_column_of_a_time_off_workbook_is_warned(tmp_path: Path, san
 def test_init_names_the_hidden_columns_of_an_ods(tmp_path: Path) -> None:
     """init marks the hidden columns of any workbook it reads, from the reader's own pass: an ODS's too."""
     from odf.opendocument import OpenDocumentSpreadsheet
-    from odf.table import Table, TableCell, TableColumn, TableRow
-    from odf.text import P
+    from odf.table import Table, TableColumn, TableRow
 
     document = OpenDocumentSpreadsheet()
     table = Table(name="Staff")
@@ -251,9 +248,7 @@ def test_init_names_the_hidden_columns_of_an_ods(tmp_path: Path) -> None:
                             "3aa5550b7fe348b98d7b5741afc65534"]):
         row = TableRow()
         for value in values:
-            cell = TableCell(valuetype="string")
-            cell.addElement(P(text=value))
-            row.addElement(cell)
+            row.addElement(text_cell(value))
         table.addElement(row)
     document.spreadsheet.addElement(table)
     export = tmp_path / "staff.ods"

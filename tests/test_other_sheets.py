@@ -11,8 +11,7 @@ import pytest
 import xlsxwriter
 from click.testing import CliRunner, Result
 from odf.opendocument import OpenDocumentSpreadsheet
-from odf.table import Table, TableCell, TableRow
-from odf.text import P
+from odf.table import Table, TableRow
 from openpyxl import Workbook
 
 from hrimport import reader
@@ -21,6 +20,7 @@ from hrimport.reader import read_spreadsheet, read_spreadsheet_chunks
 from tests.test_timeoff_import import HEADER as LEAVE_HEADER
 from tests.test_timeoff_import import add_staff
 from tests.test_timeoff_import import write_config as write_leave_config
+from tests.test_two_row_header import text_cell
 
 pytestmark = pytest.mark.usefixtures("instant_retries")
 
@@ -204,9 +204,7 @@ def test_an_ods_of_a_sheet_per_country_is_refused(tmp_path: Path) -> None:
         for values in (HEADER, person):
             row = TableRow()
             for value in values:
-                cell = TableCell(valuetype="string")
-                cell.addElement(P(text=value))
-                row.addElement(cell)
+                row.addElement(text_cell(value))
             table.addElement(row)
         doc.spreadsheet.addElement(table)
     source = tmp_path / "sheets.ods"
