@@ -55,6 +55,10 @@ def killed_after(sandbox: Any, command: list[str], reports: Path, rows: int) -> 
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "the run did not reach the held batch"
             time.sleep(0.02)
+        # the run sends the held batch once it has written the answer before it: killed only once that batch is
+        # surely with the sandbox (held for HELD seconds), else it would never be sent and the hold would wait for
+        # the next run's (a race a loaded machine lost, one run in many)
+        time.sleep(1.5)
         process.send_signal(signal.SIGKILL)
         process.communicate(timeout=10)
         assert process.returncode == -signal.SIGKILL
