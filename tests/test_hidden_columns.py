@@ -164,11 +164,25 @@ def test_columns_hidden_by_openpyxl_over_a_range_and_under_a_title(tmp_path: Pat
     assert read_spreadsheet(export).info.hidden_columns == ["Worker WID", "Position ID"]
 
 
+def saved_ods(document: Any, table: Any, path: Path, rows: list[list[str]]) -> Path:
+    """``table`` (its columns declared) with ``rows`` of text cells, saved as ``document`` at ``path``."""
+    from odf.table import TableRow
+
+    for values in rows:
+        row = TableRow()
+        for value in values:
+            row.addElement(text_cell(value))
+        table.addElement(row)
+    document.spreadsheet.addElement(table)
+    document.save(str(path))
+    return path
+
+
 def test_collapsed_columns_of_an_ods_are_named(tmp_path: Path) -> None:
     """LibreOffice writes a hidden column table:visibility="collapse"; a run of them is one repeated column."""
     from odf.opendocument import OpenDocumentSpreadsheet
     from odf.style import Style, TableColumnProperties
-    from odf.table import Table, TableColumn, TableRow
+    from odf.table import Table, TableColumn
 
     document = OpenDocumentSpreadsheet()
     shut = Style(name="co2", family="table-column")  # a column dragged to a width of zero
@@ -179,15 +193,9 @@ def test_collapsed_columns_of_an_ods_are_named(tmp_path: Path) -> None:
     table.addElement(TableColumn(visibility="collapse", numbercolumnsrepeated="2"))  # B, C
     table.addElement(TableColumn(numbercolumnsrepeated="2"))  # D, E
     table.addElement(TableColumn(stylename="co2"))  # F
-    for values in (["Employee ID", "Worker WID", "Position ID", "Name", "Email", "Cost Centre"],
-                   ["000001", "W1", "P1", "Ann", "ann@acme.example", "CC-1"]):
-        row = TableRow()
-        for value in values:
-            row.addElement(text_cell(value))
-        table.addElement(row)
-    document.spreadsheet.addElement(table)
-    export = tmp_path / "staff.ods"
-    document.save(str(export))
+    export = saved_ods(document, table, tmp_path / "staff.ods", [
+        ["Employee ID", "Worker WID", "Position ID", "Name", "Email", "Cost Centre"],
+        ["000001", "W1", "P1", "Ann", "ann@acme.example", "CC-1"]])
 
     assert read_spreadsheet(export).info.hidden_columns == ["Worker WID", "Position ID", "Cost Centre"]
 
@@ -237,22 +245,16 @@ def test_a_hidden_id_column_of_a_time_off_workbook_is_warned(tmp_path: Path, san
 def test_init_names_the_hidden_columns_of_an_ods(tmp_path: Path) -> None:
     """init marks the hidden columns of any workbook it reads, from the reader's own pass: an ODS's too."""
     from odf.opendocument import OpenDocumentSpreadsheet
-    from odf.table import Table, TableColumn, TableRow
+    from odf.table import Table, TableColumn
 
     document = OpenDocumentSpreadsheet()
     table = Table(name="Staff")
     header = ["Employee ID", "Name", "Email", "Country", "Title", "Hire Date", "Staff Type", "Worker WID"]
     table.addElement(TableColumn(numbercolumnsrepeated="7"))
     table.addElement(TableColumn(visibility="collapse"))
-    for values in (header, ["000001", "Ann Lee", "ann@acme.example", "SG", "Analyst", "2020-01-05", "Payroll",
-                            "3aa5550b7fe348b98d7b5741afc65534"]):
-        row = TableRow()
-        for value in values:
-            row.addElement(text_cell(value))
-        table.addElement(row)
-    document.spreadsheet.addElement(table)
-    export = tmp_path / "staff.ods"
-    document.save(str(export))
+    export = saved_ods(document, table, tmp_path / "staff.ods", [
+        header, ["000001", "Ann Lee", "ann@acme.example", "SG", "Analyst", "2020-01-05", "Payroll",
+                 "3aa5550b7fe348b98d7b5741afc65534"]])
 
     result = hrimport("init", str(export), "-o", str(tmp_path / "staff.toml"), "--json")
 

@@ -71,6 +71,18 @@ def killed_after(sandbox: Any, command: list[str], reports: Path, rows: int) -> 
     return journal
 
 
+def told_once_only(command: list[str], reports: Path, outcome: str) -> None:
+    """Run ``hrimport COMMAND`` a third time: the stopped run is older than the last reported run now, so nothing
+    of it is told, and every row reads ``outcome``."""
+    time.sleep(1.1)
+    third = run_cli(*command)
+    assert third.exit_code == 0, third.output
+    folder, summary = newest_summary(reports)
+    assert summary["stopped_runs"] == []
+    assert {found for found, _ in outcomes_of(folder).values()} == {outcome}
+    assert "stopped" not in summary["verdict"]
+
+
 def outcomes_of(folder: Path) -> dict[str, tuple[str, str]]:
     """Each row's external id -> (outcome, message), as the report folder's outcomes.jsonl holds them."""
     return {o.external_id: (o.outcome.value, o.message) for o in read_outcomes(folder / "outcomes.jsonl").rows}
@@ -132,13 +144,7 @@ def test_a_staff_import_killed_half_way_has_its_new_hires_told_as_added_by_the_n
     assert any(note.startswith(f"4 rows were sent by the run of {shown_at(journal)} that stopped before its report "
                                f"(2 added, 2 updated; its journal: {journal})") for note in summary["notes"])
 
-    time.sleep(1.1)
-    third = run_cli(*command)  # that run is older than the last reported run now: told once only
-    assert third.exit_code == 0, third.output
-    folder, summary = newest_summary(reports)
-    assert summary["stopped_runs"] == []
-    assert {outcome for outcome, _ in outcomes_of(folder).values()} == {"updated"}
-    assert "stopped" not in summary["verdict"]
+    told_once_only(command, reports, "updated")
 
 
 def test_a_monthly_run_killed_half_way_has_its_new_hires_told_as_added_by_the_next_run(
@@ -300,13 +306,7 @@ def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_nex
     assert len(sandbox.time_off(99)) == len({t["id"] for t in sandbox.time_off(99)})
     assert sorted(stored) == ids  # each leave once
 
-    time.sleep(1.1)
-    third = run_cli(*command)  # that run is older than the last reported run now: told once only
-    assert third.exit_code == 0, third.output
-    folder, summary = newest_summary(reports)
-    assert summary["stopped_runs"] == []
-    assert {outcome for outcome, _ in outcomes_of(folder).values()} == {"already_imported"}
-    assert "stopped" not in summary["verdict"]
+    told_once_only(command, reports, "already_imported")
 
 
 def test_a_monthly_run_killed_in_its_timeoff_step_has_that_leave_told_as_added_by_the_next_run(
