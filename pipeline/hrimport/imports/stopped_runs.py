@@ -236,21 +236,23 @@ def stopped_runs(job_folder: Path, kind: str, current: Path) -> list[StoppedRun]
     if not job_folder.is_dir():
         return []
     own = current if is_run_folder(current) and current.parent == job_folder else current.parent
-    found: list[StoppedRun] = []
+    found: list[StoppedRun] = []  # newest first
     try:
-        runs = sorted((p for p in job_folder.iterdir() if is_run_folder(p) and p != own), key=run_order)
+        # newest first, up to the last run with a report: a job's years of runs are never all read
+        runs = sorted((p for p in job_folder.iterdir() if is_run_folder(p) and p != own), key=run_order, reverse=True)
         for run in runs:
-            for folder in [run, *sorted(p for p in run.iterdir() if p.is_dir() and not p.is_symlink())]:
+            folders = [run, *sorted(p for p in run.iterdir() if p.is_dir() and not p.is_symlink())]
+            for folder in reversed(folders):
                 if (folder / SUMMARY_JSON).exists():
                     if _reported(folder / SUMMARY_JSON, kind):
-                        found = []  # those before are older than a run with a report: told by it, or before it
+                        return found[::-1]  # those before are older than a run with a report: told by it
                     continue
                 journal = _stopped_journal(folder / OUTCOMES_FILE, kind)
                 if journal is not None:
                     found.append(journal)
     except OSError:
-        return found  # a folder this user may not list: what was found before it
-    return found
+        pass  # a folder this user may not list: the runs newer than it
+    return found[::-1]
 
 
 def _reported(summary: Path, kind: str) -> bool:
