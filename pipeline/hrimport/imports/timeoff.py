@@ -203,7 +203,7 @@ def import_timeoff(
     unrepeated = ~table.repeated
 
     # -- ledger: records this service accepted before are not sent again -------------------------------
-    service = target.service_key or target.service_url
+    service = target.keyed_as
 
     def ledger_key(r: TimeOffRow) -> LedgerKey:
         return LedgerKey(service, customer_id, r.external_id, r.match.leave_type.en, r.start, r.end)
