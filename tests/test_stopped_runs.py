@@ -138,7 +138,7 @@ def test_a_staff_import_killed_half_way_has_its_new_hires_told_as_added_by_the_n
     assert counted(summary) == {"added": 3, "updated": 8}
     first = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
     assert summary["stopped_runs"] == [{"started_at": first["started_at"], "journal": str(journal), "rows": 4,
-                                        "added": 2, "updated": 2}]
+                                        "added": 2, "updated": 2, "repeats": 0}]
     assert summary["verdict"] == (f"11 of 11 rows imported; 2 added and 2 updated by the run of "
                                   f"{shown_at(journal)}, which stopped before its report")
     assert any(note.startswith(f"4 rows were sent by the run of {shown_at(journal)} that stopped before its report "
@@ -372,7 +372,7 @@ def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_nex
     assert counted(summary) == {"added": 4, "already_imported": 2}
     first_line = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
     assert summary["stopped_runs"] == [{"started_at": first_line["started_at"], "journal": str(journal), "rows": 2,
-                                        "added": 2, "updated": 0}]
+                                        "added": 2, "updated": 0, "repeats": 0}]
     assert summary["verdict"] == (f"6 of 6 rows imported; 2 added by the run of {shown_at(journal)}, which stopped "
                                   "before its report")
     assert (f"2 rows were sent by the run of {shown_at(journal)} that stopped before its report (2 added; its "
@@ -463,3 +463,40 @@ def test_a_timeoff_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_
     _, summary = newest_summary(reports)
     assert rerun.exit_code == 0 and counted(summary) == {"added": 3}
     assert [run["added"] for run in summary["stopped_runs"]] == [2]
+
+
+def test_a_leave_listed_twice_that_a_killed_run_added_is_told_once(tmp_path: Path, sandbox: Any) -> None:
+    prefix = uuid.uuid4().hex[:4]
+    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    trip = leave(ids[0], "11/03/2024", "12/03/2024")
+    november = write_csv(tmp_path / "leave_2026-11.csv", [
+        trip, leave(ids[1], "13/03/2024", "13/03/2024"), trip, leave(ids[2], "14/03/2024", "14/03/2024")],
+        LEAVE_HEADER)  # rows 2 and 4: one leave listed twice
+    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    hold_batch_after(sandbox, 1, TIME_OFF)
+    journal = killed_after(sandbox, command, reports, 1)  # the trip added, then killed
+    sandbox.clear_faults()
+    time.sleep(1.1)
+
+    rerun = run_cli(*command)
+
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    record = record_ids(sandbox, prefix)[ids[0]]
+    told = f"Added as time-off record {record} by the run of {shown_at(journal)}, which stopped before its report " \
+           f"(its journal: {journal})."
+    rows = {o.row: (o.outcome.value, o.message) for o in read_outcomes(folder / "outcomes.jsonl").rows}
+    assert rows[2] == ("added", told)
+    assert rows[4] == ("added", f"Shares row 2's outcome: {told}")  # the same leave: one, added by that run
+    assert counted(summary) == {"added": 4}  # rows, as in any run: the repeat shares its row's outcome
+    assert [(run["rows"], run["added"], run["repeats"]) for run in summary["stopped_runs"]] == [(1, 1, 1)]
+    assert summary["verdict"] == (f"4 of 4 rows imported (1 with warnings); 1 added by the run of {shown_at(journal)}, "
+                                  "which stopped before its report")
+    assert (f"1 row was sent by the run of {shown_at(journal)} that stopped before its report (1 added; its journal: "
+            f"{journal}), and 1 row listing it again shares its outcome: this report lists them as added, as that "
+            "run's service answered them") in " ".join(summary["notes"])
+    assert len([t for t in sandbox.time_off(99) if t["customer_system_id"] == ids[0]]) == 1

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -165,23 +165,37 @@ class StoppedSends:
 
 @dataclass
 class ToldRows:
-    """The rows of a run told as a stopped run's: row number -> (outcome, message), and per run its counts."""
+    """The rows of a run told as a stopped run's: row number -> (outcome, message), and per run its counts.
+
+    A row repeating a told row exactly (the same person, the same leave, listed twice: ``hrimport.imports.repeats``)
+    shares its outcome and message, and is one person or one leave: counted as a repeat (``repeats``), never
+    as one more row that run sent, added or updated."""
 
     rows: dict[int, tuple[Outcome, str]] = field(default_factory=dict)
     counts: dict[StoppedRun, dict[str, int]] = field(default_factory=dict)
+    runs: dict[int, StoppedRun] = field(default_factory=dict)  # row number -> the run it is told as sent by
 
     def tell(self, row: int, run: StoppedRun, outcome: Outcome, what: str = "") -> str:
         """Tell ``row`` as ``run`` sent it (``outcome``; ``what`` it made: ``StoppedRun.told``), counted; its
         message."""
         message = run.told(outcome, what)
         self.rows[row] = (outcome, message)
-        self.count(run, outcome)
+        self.count(run, outcome, row)
         return message
 
-    def count(self, run: StoppedRun, outcome: Outcome) -> None:
-        counts = self.counts.setdefault(run, {"rows": 0, "added": 0, "updated": 0})
+    def count(self, run: StoppedRun, outcome: Outcome, row: int | None = None) -> None:
+        counts = self.counts.setdefault(run, {"rows": 0, "added": 0, "updated": 0, "repeats": 0})
         counts["rows"] += 1
         counts[outcome.value] += 1
+        if row is not None:
+            self.runs[row] = run
+
+    def count_repeats(self, firsts: Iterable[int]) -> None:
+        """Count the rows repeating told rows (``firsts``: the row each repeats) as their runs' ``repeats``."""
+        for first in firsts:
+            run = self.runs.get(first)
+            if run is not None:
+                self.counts[run]["repeats"] += 1
 
     def summary(self) -> list[dict[str, Any]]:
         """``summary.json``'s ``stopped_runs``: each stopped run told, oldest first, with its rows' counts."""
@@ -196,9 +210,13 @@ def told_note(runs: list[dict[str, Any]], *, dry_run: bool, kind: str = "staff")
     for run in runs:
         shown = StoppedRun(Path(run["journal"]), run["started_at"]).shown_at
         counted = f"{run['added']:,} added" if leave else f"{run['added']:,} added, {run['updated']:,} updated"
+        repeats = run.get("repeats", 0)
+        again = (f", and {repeats:,} row{'s' if repeats != 1 else ''} listing {'it' if run['rows'] == 1 else 'one'} "
+                 f"again share{'s' if repeats == 1 else ''} {'its' if run['rows'] == 1 else 'their'} outcome"
+                 if repeats else "")
         parts.append(f"{run['rows']:,} row{'s' if run['rows'] != 1 else ''} {'were' if run['rows'] != 1 else 'was'} "
                      f"sent by the run of {shown} that stopped before its report ({counted}; its journal: "
-                     f"{run['journal']})")
+                     f"{run['journal']}){again}")
     said = "; ".join(parts)
     said = f"{said[0].upper()}{said[1:]}"
     if leave and dry_run:
