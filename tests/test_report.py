@@ -476,7 +476,8 @@ def test_each_rows_line_is_the_json_of_its_record_in_the_journal_and_the_outcome
     write_outcomes(tmp_path / "o.jsonl", replace(sample_result(), rows=OutcomeRows(ROWS_SENT)))
     # split at newlines only: a line may hold U+2028, which JSON leaves as it is and splitlines() splits at
     assert (tmp_path / "o.jsonl").read_text(encoding="utf-8").split("\n")[1:] == [*expected, ""]
-    journal = OutcomeJournal(tmp_path / "j.jsonl", kind="staff", job="j", source=tmp_path / "s.csv", started_at="")
+    journal = OutcomeJournal(tmp_path / "j.jsonl", kind="staff", job="j", source=tmp_path / "s.csv", started_at="",
+                             service="embedded-sandbox", customer_id="99")
     journal.add(ROWS_SENT[:3])
     journal.add(ROWS_SENT[3:])
     journal.close()

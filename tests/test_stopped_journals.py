@@ -124,7 +124,7 @@ def rows(first):
     return [RowOutcome(n, f"E{n}", f"Person {n}", Outcome.ADDED, message="Add Successfully") for n in (first, first + 1)]
 
 full = OutcomeJournal(folder / "full.jsonl", kind="staff", job="monthly", source=Path("staff.csv"),
-                      started_at="2024-06-01T06:15:00+00:00")
+                      started_at="2024-06-01T06:15:00+00:00", service="embedded-sandbox", customer_id="99")
 full.add(rows(2))
 full.close()
 size = (folder / "full.jsonl").stat().st_size
@@ -132,7 +132,7 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (size + 10, resource.RLIM_INFINITY))
 print(full.stopped("the disk holding the report folder is full", "free space"))
 
 cut = OutcomeJournal(folder / "cut.jsonl", kind="staff", job="monthly", source=Path("staff.csv"),
-                     started_at="2024-06-01T06:15:00+00:00")
+                     started_at="2024-06-01T06:15:00+00:00", service="embedded-sandbox", customer_id="99")
 cut.add(rows(2))
 resource.setrlimit(resource.RLIMIT_FSIZE, ((folder / "cut.jsonl").stat().st_size + 10, resource.RLIM_INFINITY))
 cut.add(rows(4))  # cut after 10 bytes: the disk is full

@@ -138,7 +138,7 @@ def test_a_staff_import_killed_half_way_has_its_new_hires_told_as_added_by_the_n
     assert counted(summary) == {"added": 3, "updated": 8}
     first = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
     assert summary["stopped_runs"] == [{"started_at": first["started_at"], "journal": str(journal), "rows": 4,
-                                        "added": 2, "updated": 2}]
+                                        "added": 2, "updated": 2, "repeats": 0}]
     assert summary["verdict"] == (f"11 of 11 rows imported; 2 added and 2 updated by the run of "
                                   f"{shown_at(journal)}, which stopped before its report")
     assert any(note.startswith(f"4 rows were sent by the run of {shown_at(journal)} that stopped before its report "
@@ -215,25 +215,100 @@ def test_a_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_path: Pa
     assert rerun.exit_code == 0 and [run["added"] for run in summary["stopped_runs"]] == [2]
 
 
+def test_a_trial_on_a_sandbox_killed_half_way_is_never_told_by_an_import_to_production(
+        tmp_path: Path, sandbox: Any, start_sandbox: Any) -> None:
+    # the state folder keeps what each service accepted apart: a trial on a sandbox never makes production skip a
+    # row; nor may its journal tell production's rows as its own, nor a production report end what it tells
+    production = start_sandbox(tmp_path / "production.db")  # stands in for production: another base URL
+    config = write_config(tmp_path / "staff.toml", base_url=sandbox.base_url)
+    reports = tmp_path / "reports"
+    november = write_csv(tmp_path / "staff_2026-11.csv", [person(n) for n in range(201, 207)])
+    trial = ["staff", "import", str(config), str(november), "--report-dir", str(reports), "--batch-size", "2"]
+    to_production = [*trial, "--base-url", production.base_url]
+    hold_batch_after(sandbox, 1)
+    trial_journal = killed_after(sandbox, trial, reports, 2)  # 201 and 202 added on the sandbox
+    sandbox.clear_faults()
+    hold_batch_after(production, 1)
+    time.sleep(1.1)
+    production_journal = killed_after(production, to_production, reports, 2)  # and on production
+    production.clear_faults()
+    first_lines = [json.loads(j.read_text(encoding="utf-8").splitlines()[0]) for j in (trial_journal,
+                                                                                        production_journal)]
+    assert [(line["service"], line["customer_id"]) for line in first_lines] == [
+        (sandbox.base_url, "99"), (production.base_url, "99")]
+
+    time.sleep(1.1)
+    again = run_cli(*to_production)
+
+    assert again.exit_code == 0, again.output
+    folder, summary = newest_summary(reports)
+    told = f"by the run of {shown_at(production_journal)}, which stopped before its report (its journal: "
+    assert outcomes_of(folder) == {
+        "000201": ("added", f"Added {told}{production_journal})."),
+        "000202": ("added", f"Added {told}{production_journal})."),
+        **{f"{n:06d}": ("added", "Add Successfully") for n in range(203, 207)},
+    }
+    assert [run["journal"] for run in summary["stopped_runs"]] == [str(production_journal)]
+
+    time.sleep(1.1)
+    on_the_sandbox = run_cli(*trial)  # production's report does not end what the sandbox's next import tells
+
+    assert on_the_sandbox.exit_code == 0, on_the_sandbox.output
+    folder, summary = newest_summary(reports)
+    told = f"by the run of {shown_at(trial_journal)}, which stopped before its report (its journal: "
+    assert outcomes_of(folder) == {
+        "000201": ("added", f"Added {told}{trial_journal})."),
+        "000202": ("added", f"Added {told}{trial_journal})."),
+        **{f"{n:06d}": ("added", "Add Successfully") for n in range(203, 207)},
+    }
+    assert [(run["journal"], run["added"]) for run in summary["stopped_runs"]] == [(str(trial_journal), 2)]
+
+
+def test_a_journal_that_names_no_service_is_not_told(tmp_path: Path) -> None:
+    # a journal written before journals named their service: which service it sent to cannot be known, and a row
+    # told as added by a run that did not add it is worse than one added in no report (its journal lists it)
+    from hrimport.imports.stopped_runs import stopped_runs
+    from hrimport.service.connection import Target
+
+    job_folder = tmp_path / "reports" / "test-staff"
+    old, current = job_folder / "2026-11-25_090000", job_folder / "2026-11-25_093000"
+    for folder in (old, current):
+        folder.mkdir(parents=True)
+    (old / "outcomes.jsonl").write_bytes(
+        b'{"record": "journal", "kind": "staff", "job": "test-staff", "source": "staff.csv", "started_at": '
+        b'"2026-11-25T09:00:00+00:00"}\n'
+        b'{"record": "row", "row": 2, "external_id": "000201", "name": "Person 201", "outcome": "added", "problems": '
+        b'[], "message": "Add Successfully", "details": {}, "source": null, "changed_values": {}}\n')
+    production = Target(None, "99", "https://api.example.com/v1", "https://api.example.com/v1")
+
+    assert stopped_runs(job_folder, "staff", current, production) == []
+
+
 def test_a_run_still_sending_is_not_told_as_stopped(tmp_path: Path) -> None:
     from hrimport.imports.stopped_runs import stopped_runs
     from hrimport.outcomes import OutcomeJournal
+    from hrimport.service.connection import Target
+    from hrimport.service.urls import EMBEDDED_SANDBOX
 
     job_folder = tmp_path / "reports" / "test-staff"
     sending, stopped, current = (job_folder / name for name in ("2026-11-25_090000", "2026-11-25_091500",
                                                                  "2026-11-25_093000"))
     for folder in (sending, stopped, current):
         folder.mkdir(parents=True)
+    sandbox = Target(None, "99", EMBEDDED_SANDBOX, "embedded-sandbox:/srv/hr/.hrimport/sandbox.db")
     running = OutcomeJournal(sending / "outcomes.jsonl", kind="staff", job="test-staff", source=Path("staff.csv"),
-                             started_at="2026-11-25T09:00:00+00:00")  # open: its run is still sending
+                             started_at="2026-11-25T09:00:00+00:00", service=sandbox.keyed_as,
+                             customer_id="99")  # open: its run is still sending
     OutcomeJournal(stopped / "outcomes.jsonl", kind="staff", job="test-staff", source=Path("staff.csv"),
-                   started_at="2026-11-25T09:15:00+00:00").close()  # killed: its file closed by the kernel
+                   started_at="2026-11-25T09:15:00+00:00", service=sandbox.keyed_as,
+                   customer_id="99").close()  # killed: its file closed by the kernel
     try:
-        assert [run.journal.parent.name for run in stopped_runs(job_folder, "staff", current)] == [stopped.name]
-        assert stopped_runs(job_folder, "timeoff", current) == []
+        assert [run.journal.parent.name for run in stopped_runs(job_folder, "staff", current, sandbox)] == [
+            stopped.name]
+        assert stopped_runs(job_folder, "timeoff", current, sandbox) == []
     finally:
         running.close()
-    assert len(stopped_runs(job_folder, "staff", current)) == 2
+    assert len(stopped_runs(job_folder, "staff", current, sandbox)) == 2
 
 
 # ------------------------------------------------------------------------------------------------- time off
@@ -297,7 +372,7 @@ def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_nex
     assert counted(summary) == {"added": 4, "already_imported": 2}
     first_line = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
     assert summary["stopped_runs"] == [{"started_at": first_line["started_at"], "journal": str(journal), "rows": 2,
-                                        "added": 2, "updated": 0}]
+                                        "added": 2, "updated": 0, "repeats": 0}]
     assert summary["verdict"] == (f"6 of 6 rows imported; 2 added by the run of {shown_at(journal)}, which stopped "
                                   "before its report")
     assert (f"2 rows were sent by the run of {shown_at(journal)} that stopped before its report (2 added; its "
@@ -388,3 +463,40 @@ def test_a_timeoff_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_
     _, summary = newest_summary(reports)
     assert rerun.exit_code == 0 and counted(summary) == {"added": 3}
     assert [run["added"] for run in summary["stopped_runs"]] == [2]
+
+
+def test_a_leave_listed_twice_that_a_killed_run_added_is_told_once(tmp_path: Path, sandbox: Any) -> None:
+    prefix = uuid.uuid4().hex[:4]
+    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    trip = leave(ids[0], "11/03/2024", "12/03/2024")
+    november = write_csv(tmp_path / "leave_2026-11.csv", [
+        trip, leave(ids[1], "13/03/2024", "13/03/2024"), trip, leave(ids[2], "14/03/2024", "14/03/2024")],
+        LEAVE_HEADER)  # rows 2 and 4: one leave listed twice
+    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    hold_batch_after(sandbox, 1, TIME_OFF)
+    journal = killed_after(sandbox, command, reports, 1)  # the trip added, then killed
+    sandbox.clear_faults()
+    time.sleep(1.1)
+
+    rerun = run_cli(*command)
+
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    record = record_ids(sandbox, prefix)[ids[0]]
+    told = f"Added as time-off record {record} by the run of {shown_at(journal)}, which stopped before its report " \
+           f"(its journal: {journal})."
+    rows = {o.row: (o.outcome.value, o.message) for o in read_outcomes(folder / "outcomes.jsonl").rows}
+    assert rows[2] == ("added", told)
+    assert rows[4] == ("added", f"Shares row 2's outcome: {told}")  # the same leave: one, added by that run
+    assert counted(summary) == {"added": 4}  # rows, as in any run: the repeat shares its row's outcome
+    assert [(run["rows"], run["added"], run["repeats"]) for run in summary["stopped_runs"]] == [(1, 1, 1)]
+    assert summary["verdict"] == (f"4 of 4 rows imported (1 with warnings); 1 added by the run of {shown_at(journal)}, "
+                                  "which stopped before its report")
+    assert (f"1 row was sent by the run of {shown_at(journal)} that stopped before its report (1 added; its journal: "
+            f"{journal}), and 1 row listing it again shares its outcome: this report lists them as added, as that "
+            "run's service answered them") in " ".join(summary["notes"])
+    assert len([t for t in sandbox.time_off(99) if t["customer_system_id"] == ids[0]]) == 1

@@ -679,7 +679,8 @@ class OutcomeJournal:
     """A run's outcomes, appended to its report folder's ``outcomes.jsonl`` as rows finish (flushed).
 
     A run killed half way (SIGKILL, a power cut) leaves in its report folder what the service did with
-    every row sent: a ``journal`` line naming the run, then one ``row`` line per row sent, in the order the
+    every row sent: a ``journal`` line naming the run (its kind, job, file, start, and the service and customer
+    the rows went to, as the state folder keys them), then one ``row`` line per row sent, in the order the
     answers came. When the run ends, ``write_outcomes`` replaces the journal by the whole run. A run that
     hrimport itself stopped before its report (an unexpected error: a bug) ends its journal with a ``stopped``
     line saying why (``stopped``), so that ``hrimport runs`` tells it from a run killed or still sending. Writing
@@ -687,7 +688,8 @@ class OutcomeJournal:
     on; the report that follows then fails in its own words (exit 6) and keeps the outcomes in the state folder.
     """
 
-    def __init__(self, path: Path, *, kind: str, job: str, source: Path, started_at: str) -> None:
+    def __init__(self, path: Path, *, kind: str, job: str, source: Path, started_at: str, service: str,
+                 customer_id: str) -> None:
         self.path = path
         self.error: OSError | None = None
         self.rows = 0  # rows written so far
@@ -702,7 +704,8 @@ class OutcomeJournal:
             self._file = (stat.st_dev, stat.st_ino)
             _hold(fd)
             self._write([encode_json({"record": "journal", "kind": kind, "job": job, "source": str(source),
-                                      "started_at": started_at}) + "\n"])
+                                      "started_at": started_at, "service": service,
+                                      "customer_id": customer_id}) + "\n"])
         except OSError as exc:
             self._stop(exc)
 

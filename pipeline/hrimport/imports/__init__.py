@@ -108,14 +108,14 @@ def import_file(
     unremembered = ""
     made: list[Path] = []  # folders this call made, deepest first: removed again if the run stops early
     journal: OutcomeJournal | None = None
+    journal_path: Path | None = None
     if not validate_only:
         # before anything is sent: a report folder that cannot be made is a config problem, said in one line;
         # the run's outcomes go into it as rows finish (its journal), so a run killed half way leaves a record
         from hrimport.report.history import OUTCOMES_FILE
 
         made, report_folder = _make_report_folder(report_dir, report_folder, config)
-        journal = OutcomeJournal(report_folder / OUTCOMES_FILE, kind=kind, job=config.report.job, source=source,
-                                 started_at=datetime.now().astimezone().isoformat(timespec="seconds"))
+        journal_path = report_folder / OUTCOMES_FILE
     # the job's report folder: its earlier imports show a time-off ledger gone missing (imports.timeoff)
     from hrimport.report.history import job_folder_of
 
@@ -168,6 +168,13 @@ def import_file(
                     from hrimport.interrupts import stop_sending_on_signals
 
                     stack.enter_context(stop_sending_on_signals(target.client))
+                # opened once the service is known, before anything is sent: its first line names the service
+                # and customer as the state folder keys them, so that the journal of a run killed on a sandbox is
+                # never read as what production holds (``hrimport.imports.stopped_runs``)
+                assert journal_path is not None
+                journal = OutcomeJournal(journal_path, kind=kind, job=config.report.job, source=source,
+                                         started_at=datetime.now().astimezone().isoformat(timespec="seconds"),
+                                         service=target.keyed_as, customer_id=target.customer_id)
             result = _run(kind, config, source, target, validate_only=validate_only, dry_run=dry_run, state=state,
                           skip_unchanged=skip_unchanged, accept_drift=accept_drift, batch_size=batch_size,
                           concurrency=concurrency, progress=progress, chunk_rows=chunk_rows,
@@ -334,7 +341,7 @@ def _run(
         accepted = (state.accepted(target.service_key, config.report.job)
                     if state is not None and not validate_only else None)
         # what the job's runs that stopped before their report sent: told by this run, where it reads unchanged
-        stopped = stopped_sends(history, kind, current) if accepted is not None else None
+        stopped = stopped_sends(history, kind, current, target) if accepted is not None else None
         return import_staff(config, source, target, dry_run=dry_run, validate_only=validate_only, batch_size=batch_size,
                             state=accepted, full=not skip_unchanged, accept_drift=accept_drift, progress=progress,
                             concurrency=concurrency, on_outcomes=on_outcomes, chunk_rows=chunk_rows or CHUNK_ROWS,
@@ -344,7 +351,7 @@ def _run(
     from hrimport.imports.timeoff import import_timeoff
 
     # what the job's runs that stopped before their report sent: told by this run, where it reads already imported
-    stopped = stopped_sends(history, kind, current) if not validate_only else None
+    stopped = stopped_sends(history, kind, current, target) if not validate_only else None
     return import_timeoff(config, source, target, dry_run=dry_run, use_ledger=not validate_only,
                           concurrency=concurrency, progress=progress, on_outcomes=on_outcomes,
                           chunk_rows=chunk_rows or CHUNK_ROWS, history=history, new_ledger=new_ledger,

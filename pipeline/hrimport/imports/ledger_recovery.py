@@ -80,7 +80,7 @@ def rebuild_ledger(ledger: Ledger, history: Path, *, service_url: str, service: 
     added or already imported by ``service_url`` for ``customer_id``, as stored under ``service`` (the ledger's
     name of the service), oldest report first: each report folder's outcomes file, whole runs only (a run that
     stopped before its report, even with its summary missing, wrote the whole run there). A time-off run killed
-    before it finished left a journal that names no service: it is listed in ``unread``, its rows not taken for
+    before it finished left only its journal, not a whole run: it is listed in ``unread``, its rows not taken for
     on the platform."""
     done = Rebuilt(ledger.path, history)
     target = describe_target(service_url)

@@ -225,6 +225,9 @@ def import_staff(
         if told is not None and told.rows:
             from hrimport.imports.stopped_runs import told_note
 
+            # a person listed again exactly: one person that run sent, not two
+            told.count_repeats(repeat.first for repeat in repeats.values())
+
             told_runs = told.summary()
             notes.append(told_note(told_runs, dry_run=dry_run))
             if not dry_run:

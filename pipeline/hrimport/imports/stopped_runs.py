@@ -6,8 +6,8 @@ sent. The next run of the same file then finds those rows as the service last ac
 reads them ``unchanged`` (or, sending every row, ``updated``), a time-off import ``already_imported`` (the
 ledger holds them), and a new hire or a leave the stopped run added would be added in no report at all.
 
-So an import reads the journals of the job's runs of its kind that stopped before their report since its last
-run with one (``stopped_runs``): each row line's outcome (added or updated) and what identifies its row where
+So an import reads the journals of the job's runs of its kind to the same service and customer that stopped before
+their report since its last run with one to them (``stopped_runs``): each row line's outcome (added or updated) and what identifies its row where
 the state folder keeps it (``sent_key``: a person's external id; a leave's external id, leave type, start and
 end, as the ledger keys it), the file streamed. A row of this run is told as that run's (``StoppedSends.told``,
 ``StoppedSends.sent_by``) when this run finds it as the state folder holds it, a journal names it, and the state
@@ -15,7 +15,14 @@ folder's record of it was accepted at or after that journal began: it is reporte
 message naming the stopped run. Once this run's report is written, those runs are older than the last reported
 run: they are told once only.
 
-Not told: a journal of another kind, a journal still being written (its run is still sending: it holds a lock on
+The state folder keys what it remembers by service (``embedded-sandbox:...`` or the base URL's scheme, host and
+path) and customer, so that a trial on a sandbox never makes production skip a row; a journal names them in its
+first line, and only a journal of this run's service and customer is read: a run killed on a sandbox is never told
+as what production holds, and a production import's report does not end what the next sandbox import tells.
+
+Not told: a journal of another kind, service or customer; a journal written before journals named their service (which
+service it sent to cannot be known, and a row told as added where that run did not add it is worse than a row added
+in no report, which its journal still lists); a journal still being written (its run is still sending: it holds a lock on
 it: ``hrimport.outcomes.journal_in_use``), and a journal whose run kept its whole outcomes in the state folder to be reported later
 (``hrimport report KEPT --output FOLDER``, which tells its rows itself).
 """
@@ -24,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -33,9 +40,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from hrimport.outcomes import Outcome, journal_in_use
 from hrimport.report.history import OUTCOMES_FILE, SUMMARY_JSON, is_run_folder, run_order
+from hrimport.service.urls import describe_target
 from hrimport.timeoff.leave_types import ledger_name
 
 if TYPE_CHECKING:
+    from hrimport.service.connection import Target
     from hrimport.state.ledger import LedgerKey
 
 __all__ = ["StoppedRun", "StoppedSends", "ToldRows", "leave_key", "sent_key", "stopped_runs", "stopped_sends",
@@ -156,23 +165,37 @@ class StoppedSends:
 
 @dataclass
 class ToldRows:
-    """The rows of a run told as a stopped run's: row number -> (outcome, message), and per run its counts."""
+    """The rows of a run told as a stopped run's: row number -> (outcome, message), and per run its counts.
+
+    A row repeating a told row exactly (the same person, the same leave, listed twice: ``hrimport.imports.repeats``)
+    shares its outcome and message, and is one person or one leave: counted as a repeat (``repeats``), never
+    as one more row that run sent, added or updated."""
 
     rows: dict[int, tuple[Outcome, str]] = field(default_factory=dict)
     counts: dict[StoppedRun, dict[str, int]] = field(default_factory=dict)
+    runs: dict[int, StoppedRun] = field(default_factory=dict)  # row number -> the run it is told as sent by
 
     def tell(self, row: int, run: StoppedRun, outcome: Outcome, what: str = "") -> str:
         """Tell ``row`` as ``run`` sent it (``outcome``; ``what`` it made: ``StoppedRun.told``), counted; its
         message."""
         message = run.told(outcome, what)
         self.rows[row] = (outcome, message)
-        self.count(run, outcome)
+        self.count(run, outcome, row)
         return message
 
-    def count(self, run: StoppedRun, outcome: Outcome) -> None:
-        counts = self.counts.setdefault(run, {"rows": 0, "added": 0, "updated": 0})
+    def count(self, run: StoppedRun, outcome: Outcome, row: int | None = None) -> None:
+        counts = self.counts.setdefault(run, {"rows": 0, "added": 0, "updated": 0, "repeats": 0})
         counts["rows"] += 1
         counts[outcome.value] += 1
+        if row is not None:
+            self.runs[row] = run
+
+    def count_repeats(self, firsts: Iterable[int]) -> None:
+        """Count the rows repeating told rows (``firsts``: the row each repeats) as their runs' ``repeats``."""
+        for first in firsts:
+            run = self.runs.get(first)
+            if run is not None:
+                self.counts[run]["repeats"] += 1
 
     def summary(self) -> list[dict[str, Any]]:
         """``summary.json``'s ``stopped_runs``: each stopped run told, oldest first, with its rows' counts."""
@@ -187,9 +210,13 @@ def told_note(runs: list[dict[str, Any]], *, dry_run: bool, kind: str = "staff")
     for run in runs:
         shown = StoppedRun(Path(run["journal"]), run["started_at"]).shown_at
         counted = f"{run['added']:,} added" if leave else f"{run['added']:,} added, {run['updated']:,} updated"
+        repeats = run.get("repeats", 0)
+        again = (f", and {repeats:,} row{'s' if repeats != 1 else ''} listing {'it' if run['rows'] == 1 else 'one'} "
+                 f"again share{'s' if repeats == 1 else ''} {'its' if run['rows'] == 1 else 'their'} outcome"
+                 if repeats else "")
         parts.append(f"{run['rows']:,} row{'s' if run['rows'] != 1 else ''} {'were' if run['rows'] != 1 else 'was'} "
                      f"sent by the run of {shown} that stopped before its report ({counted}; its journal: "
-                     f"{run['journal']})")
+                     f"{run['journal']}){again}")
     said = "; ".join(parts)
     said = f"{said[0].upper()}{said[1:]}"
     if leave and dry_run:
@@ -229,10 +256,10 @@ def _at_or_after(accepted_at: str, start: datetime | None) -> bool:
         return False
 
 
-def stopped_runs(job_folder: Path, kind: str, current: Path) -> list[StoppedRun]:
-    """The runs of ``kind`` in ``job_folder`` (both layouts: an import's run folder, a ``hrimport run`` step's)
-    left with a journal and no summary, newer than the job's last ``kind`` import (not a dry run) with a report,
-    oldest first; never the run of ``current`` (this run's report folder)."""
+def stopped_runs(job_folder: Path, kind: str, current: Path, target: Target) -> list[StoppedRun]:
+    """The runs of ``kind`` to ``target``'s service and customer in ``job_folder`` (both layouts: an import's run
+    folder, a ``hrimport run`` step's) left with a journal and no summary, newer than the job's last ``kind`` import
+    to them (not a dry run) with a report, oldest first; never the run of ``current`` (this run's report folder)."""
     if not job_folder.is_dir():
         return []
     own = current if is_run_folder(current) and current.parent == job_folder else current.parent
@@ -244,10 +271,10 @@ def stopped_runs(job_folder: Path, kind: str, current: Path) -> list[StoppedRun]
             folders = [run, *sorted(p for p in run.iterdir() if p.is_dir() and not p.is_symlink())]
             for folder in reversed(folders):
                 if (folder / SUMMARY_JSON).exists():
-                    if _reported(folder / SUMMARY_JSON, kind):
+                    if _reported(folder / SUMMARY_JSON, kind, target):
                         return found[::-1]  # those before are older than a run with a report: told by it
                     continue
-                journal = _stopped_journal(folder / OUTCOMES_FILE, kind)
+                journal = _stopped_journal(folder / OUTCOMES_FILE, kind, target)
                 if journal is not None:
                     found.append(journal)
     except OSError:
@@ -255,18 +282,25 @@ def stopped_runs(job_folder: Path, kind: str, current: Path) -> list[StoppedRun]
     return found[::-1]
 
 
-def _reported(summary: Path, kind: str) -> bool:
-    """Whether ``summary`` is that of a ``kind`` import, not a dry run (one that cannot be read: no)."""
+def _reported(summary: Path, kind: str, target: Target) -> bool:
+    """Whether ``summary`` is that of a ``kind`` import to ``target``'s service and customer, not a dry run (one
+    that cannot be read: no). A summary names where the rows went as ``describe_target`` does (two embedded
+    sandboxes alike); one that names nothing is taken for this service's: it ends the walk, telling less."""
     try:
         data = json.loads(summary.read_bytes())
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and data.get("kind") == kind and data.get("dry_run") is False
+    if not (isinstance(data, dict) and data.get("kind") == kind and data.get("dry_run") is False):
+        return False
+    shown, customer = data.get("target"), data.get("customer_id")
+    return ((shown is None or shown == describe_target(target.service_url))
+            and (customer is None or str(customer) == target.customer_id))
 
 
-def _stopped_journal(path: Path, kind: str) -> StoppedRun | None:
-    """``path`` as a stopped run's journal of ``kind``; None when it is none (absent, another kind, a whole run, a
-    journal still written by its run, or one whose outcomes are kept to be reported)."""
+def _stopped_journal(path: Path, kind: str, target: Target) -> StoppedRun | None:
+    """``path`` as a stopped run's journal of ``kind`` to ``target``'s service and customer; None when it is none
+    (absent, another kind, service or customer, one naming no service, a whole run, a journal still written by its
+    run, or one whose outcomes are kept to be reported)."""
     try:
         with path.open("rb") as fh:
             head = fh.readline()
@@ -275,6 +309,8 @@ def _stopped_journal(path: Path, kind: str) -> StoppedRun | None:
             first = json.loads(head)
             if not isinstance(first, dict) or first.get("kind") != kind or not isinstance(first.get("started_at"), str):
                 return None
+            if first.get("service") != target.keyed_as or first.get("customer_id") != target.customer_id:
+                return None  # another service's, or a journal that names none (written before they did)
             if journal_in_use(fh.fileno()):
                 return None
             for line in fh:
@@ -287,12 +323,12 @@ def _stopped_journal(path: Path, kind: str) -> StoppedRun | None:
     return StoppedRun(path, first["started_at"])
 
 
-def stopped_sends(job_folder: Path | None, kind: str, current: Path | None) -> StoppedSends | None:
-    """What the job's stopped runs of ``kind`` (``stopped_runs``) sent, read from their journals, each row by
-    ``sent_key``; None when there are none."""
+def stopped_sends(job_folder: Path | None, kind: str, current: Path | None, target: Target) -> StoppedSends | None:
+    """What the job's stopped runs of ``kind`` to ``target`` (``stopped_runs``) sent, read from their journals, each
+    row by ``sent_key``; None when there are none."""
     if job_folder is None or current is None:
         return None
-    runs = stopped_runs(job_folder, kind, current)
+    runs = stopped_runs(job_folder, kind, current, target)
     if not runs:
         return None
     sends = StoppedSends(runs)

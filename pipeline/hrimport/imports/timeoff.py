@@ -203,7 +203,7 @@ def import_timeoff(
     unrepeated = ~table.repeated
 
     # -- ledger: records this service accepted before are not sent again -------------------------------
-    service = target.service_key or target.service_url
+    service = target.keyed_as
 
     def ledger_key(r: TimeOffRow) -> LedgerKey:
         return LedgerKey(service, customer_id, r.external_id, r.match.leave_type.en, r.start, r.end)
@@ -259,7 +259,7 @@ def import_timeoff(
                     if sent is not None:
                         what = f"time-off record {entry.record_id}" if entry.record_id is not None else ""
                         run, outcome = sent
-                        told.count(run, outcome)
+                        told.count(run, outcome, int(table.column("row")[pos]))
                         if not dry_run:  # a dry run's rows read as the ledger holds them: its note says it
                             added.append(pos)
                             added_messages.append(run.told(outcome, what))
@@ -304,6 +304,8 @@ def import_timeoff(
         if gone:
             notes.append(gone_note(len(gone), config.path.name))
         if told.counts:
+            if repeated is not None:  # the same leave listed again: one leave that run added, not two
+                told.count_repeats(repeat.first for repeat in repeated.repeats.values())
             notes.append(told_note(told.summary(), dry_run=dry_run, kind="timeoff"))
         timings["check"] = checked + time.perf_counter() - t
 

@@ -152,6 +152,12 @@ class Target:
     service_url: str
     service_key: str = ""
 
+    @property
+    def keyed_as(self) -> str:
+        """The service as the state folder keys what it accepted (``service_key``, else ``service_url``), and as a
+        run's journal names it (``hrimport.outcomes.OutcomeJournal``)."""
+        return self.service_key or self.service_url
+
 
 def service_key(conn: Connection) -> str:
     """The name under which the state folder remembers what this service accepted."""
