@@ -672,18 +672,25 @@ def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: s
 # external id no one has ever seen.
 EXCEL_TEXT_RULE = 'Excel\'s ="..." in a text file: the text between the quotes, which is what Excel shows'
 
+# A text file's guard before a formula-like value (``ESCAPED_FORMULA``): true of every CSV it is read from, which
+# may be an HR system's export as well as a to_fix.csv.
+APOSTROPHE_RULE = ("in a text file, the ' a program writing it puts before a value a spreadsheet would run as a "
+                   "formula (=, +, -, @), so that none runs it: the guard, not part of the value")
+
 
 def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", column: str = "", *,
            text_file: bool = False) -> pd.Series:
-    """Text with surrounding spaces trimmed, missing cells as "", a ``to_fix.csv`` formula guard undone and,
-    in a ``text_file`` (CSV), Excel's ``="000123"`` read as the text it shows; each change recorded in
-    ``trail`` for the field ``name``."""
+    """Text with surrounding spaces trimmed, missing cells as "", and in a ``text_file`` (CSV) a formula guard
+    undone and Excel's ``="000123"`` read as the text it shows; each change recorded in ``trail`` for the field
+    ``name``."""
     values = values.fillna("").astype("str")
-    if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
+    # A ' before =, +, - or @ in a CSV is the guard of the program that wrote it (OWASP's, against a spreadsheet
+    # running the cell; to_fix.csv's too), not part of the value. A workbook's cell needs none (Excel's quote
+    # prefix is a style, never read as a character): a ' in its text is one Excel shows, so it is sent.
+    if text_file and values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
         unguarded = values.str.replace(ESCAPED_FORMULA, "", regex=True)
         if trail is not None:
-            trail.compare(name, column, values, unguarded, "apostrophe-removed",
-                          "the ' a to_fix.csv puts before a value a spreadsheet would run as a formula")
+            trail.compare(name, column, values, unguarded, "apostrophe-removed", APOSTROPHE_RULE)
         values = unguarded
     # in a workbook, such a cell is a formula and read as its result; as text there, it is what Excel shows
     if text_file and values.str.startswith('="').any():
