@@ -27,9 +27,12 @@ from hrimport.listing import quoted
 from hrimport.normalize import TRIM_RULE, change_kinds, change_rules, normalize_for_field
 from hrimport.normalize.countries import flag_ambiguous_countries
 from hrimport.normalize.dates import (
+    DEFAULT_DATE_ORDER,
     ColumnDateReading,
     DateOrder,
     DateOrderConflict,
+    DateOrderUnknown,
+    either_way,
 )
 from hrimport.normalize.formulas import guard_formula_text
 from hrimport.normalize.invisible import INVISIBLE_CHARACTER, flag_invisible_characters
@@ -153,6 +156,8 @@ class MappingState:
         assert self.info is not None, "finish() after the first chunk"
         try:
             orders = {name: reading.order() for name, reading in self.dates.items()}
+        except DateOrderUnknown as exc:
+            raise InputFileError(f"{self.info.name}: {_unknown_in_to_fix(exc, self.info.headers) or exc}") from None
         except DateOrderConflict as exc:
             raise InputFileError(f"{self.info.name}: {exc}") from None
         rules = {_date_rule_key(name): order.rule(self.dates[name].proof_row if order.proof else None)
@@ -171,6 +176,21 @@ class MappingRestart(Exception):
     def __init__(self, field: str) -> None:
         super().__init__(f"the gender field {field} holds both H and M")
         self.field = field
+
+
+def _unknown_in_to_fix(unknown: DateOrderUnknown, headers: Iterable[str]) -> str:
+    """What to say when a to_fix file (it has the ``Problem`` column) imported with no date_order holds only dates
+    that read either way (01/02/2020), "" for any other file: the run that wrote it read them day-first, the one
+    order read without the setting (its export proved it: 25/03/2020 on a row imported), and to_fix.xlsx holds
+    them as date cells; to_fix.csv cannot (``hrimport.to_fix_format.day_month_date``)."""
+    fix_key = normalize_header(FIX_COLUMN)
+    if not unknown.either or not any(normalize_header(h) == fix_key for h in headers):
+        return ""
+    return (f"column '{unknown.column}' has no date that shows whether it is day-first or month-first "
+            f"({either_way(unknown.either)}); this is a to_fix file (it has the {FIX_COLUMN} column), and the import "
+            f"that wrote it read such dates {DEFAULT_DATE_ORDER}, the one order dates are read in without date_order: "
+            f'set date_order = "{DEFAULT_DATE_ORDER}" in [source] to import them so, or correct to_fix.xlsx instead, '
+            "which holds them as dates")
 
 
 def _date_rule_key(name: str) -> str:
@@ -652,18 +672,25 @@ def _date_problem(code: str, row: int, reading: ColumnDateReading, field_name: s
 # external id no one has ever seen.
 EXCEL_TEXT_RULE = 'Excel\'s ="..." in a text file: the text between the quotes, which is what Excel shows'
 
+# A text file's guard before a formula-like value (``ESCAPED_FORMULA``): true of every CSV it is read from, which
+# may be an HR system's export as well as a to_fix.csv.
+APOSTROPHE_RULE = ("in a text file, the ' a program writing it puts before a value a spreadsheet would run as a "
+                   "formula (=, +, -, @), so that none runs it: the guard, not part of the value")
+
 
 def _clean(values: pd.Series, trail: ValueTrail | None = None, name: str = "", column: str = "", *,
            text_file: bool = False) -> pd.Series:
-    """Text with surrounding spaces trimmed, missing cells as "", a ``to_fix.csv`` formula guard undone and,
-    in a ``text_file`` (CSV), Excel's ``="000123"`` read as the text it shows; each change recorded in
-    ``trail`` for the field ``name``."""
+    """Text with surrounding spaces trimmed, missing cells as "", and in a ``text_file`` (CSV) a formula guard
+    undone and Excel's ``="000123"`` read as the text it shows; each change recorded in ``trail`` for the field
+    ``name``."""
     values = values.fillna("").astype("str")
-    if values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
+    # A ' before =, +, - or @ in a CSV is the guard of the program that wrote it (OWASP's, against a spreadsheet
+    # running the cell; to_fix.csv's too), not part of the value. A workbook's cell needs none (Excel's quote
+    # prefix is a style, never read as a character): a ' in its text is one Excel shows, so it is sent.
+    if text_file and values.str.startswith("'").any():  # rare: skip the regex on the 100k-row hot path
         unguarded = values.str.replace(ESCAPED_FORMULA, "", regex=True)
         if trail is not None:
-            trail.compare(name, column, values, unguarded, "apostrophe-removed",
-                          "the ' a to_fix.csv puts before a value a spreadsheet would run as a formula")
+            trail.compare(name, column, values, unguarded, "apostrophe-removed", APOSTROPHE_RULE)
         values = unguarded
     # in a workbook, such a cell is a formula and read as its result; as text there, it is what Excel shows
     if text_file and values.str.startswith('="').any():

@@ -218,7 +218,12 @@ class DateOrderConflict(ValueError):
 
 class DateOrderUnknown(DateOrderConflict):
     """No order is configured, and a column's values do not prove one: some read either way (01/06/2020)
-    and none shows the order, or some show each order."""
+    and none shows the order (``column`` and ``either``, one of them, are set), or some show each order."""
+
+    def __init__(self, message: str, column: str = "", either: str = "") -> None:
+        super().__init__(message)
+        self.column = column
+        self.either = either
 
 
 _MONTH_NAMES = ("", "January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -293,7 +298,7 @@ def decide_date_order(
         raise DateOrderUnknown(
             f"column '{column}' has no date that shows whether it is day-first or month-first "
             f"({either_way(evidence.either[0])}); set date_order = \"day-first\" or \"month-first\" in [source] "
-            "to the order your HR system writes")
+            "to the order your HR system writes", column, evidence.either[0])
     return ColumnDateOrder(column, order, "unneeded")
 
 

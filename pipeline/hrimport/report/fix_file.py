@@ -34,7 +34,7 @@ from __future__ import annotations
 import csv
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,12 +49,20 @@ from hrimport.report.fix_marks import (
     PROBLEM_FONT,
     bad_cells,
     comment_size,
+    header_key,
     problem_text,
 )
 from hrimport.report.fix_values import no_value_cells
 from hrimport.report.scratch import partial_workbook, xlsxwriter_file, xlsxwriter_options
 from hrimport.report.streamed_sheet import Cell, ErrorText, FormulaText, StreamedSheet
-from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, csv_safe, text_cell_as_read
+from hrimport.to_fix_format import (
+    EXCEL_DAY_ZERO,
+    FIX_COLUMN,
+    FORMULA_TRIGGERS,
+    csv_safe,
+    day_month_date,
+    text_cell_as_read,
+)
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +126,16 @@ def write_fix_csv(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) ->
     return path
 
 
-def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
+def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path,
+                   date_orders: Mapping[str, str] | None = None) -> Path:
     """Write the rows as xlsx on a sheet named like the source's, every cell a string cell, each bad cell
-    red with its problem in a comment; mode 0600."""
+    red with its problem in a comment; mode 0600. ``date_orders``: the columns whose day/month dates the run
+    read in a known order (``date_orders_read``) -> that order: such a date is a date cell shown as written
+    (``day_month_date``)."""
     headers, preamble = _layout(source, rows)
+    ordered = {header_key(column): order for column, order in (date_orders or {}).items()}
+    date_columns = {c: ordered[header_key(h)] for c, h in enumerate(headers) if header_key(h) in ordered}
+    day_zero = EXCEL_DAY_ZERO.get(source.date_system, EXCEL_DAY_ZERO[1900])
     # a text file's cells as the import reads them: in a workbook, ="000123" is text, sent as written
     as_read = text_cell_as_read if source.format.lower() in CSV_FORMATS else None
     with partial_workbook(path) as writing, xlsxwriter_file(writing) as fh:
@@ -136,6 +150,19 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
             (True, False): wb.add_format(red),
             (True, True): wb.add_format({**red, "quote_prefix": True}),
         }
+        date_formats: dict[tuple[str, bool], Format] = {}  # a date's number format, marked bad or not
+
+        def date_cell(text: str, order: str, bad: bool) -> tuple[int, Format] | None:
+            """A day/month date as Excel's serial number and the format showing it as ``text`` writes it."""
+            read = day_month_date(text, order)
+            if read is None:
+                return None
+            date, number_format = read
+            if (number_format, bad) not in date_formats:
+                date_formats[number_format, bad] = wb.add_format(
+                    {"num_format": number_format, **(red if bad else {})})
+            return (date - day_zero).days, date_formats[number_format, bad]
+
         bold = wb.add_format({"bold": True})
         problem = wb.add_format({"bg_color": f"#{PROBLEM_FILL}", "font_color": f"#{PROBLEM_FONT}"})
         problem_head = wb.add_format({"bold": True, "bg_color": "#F9D7D9", "font_color": f"#{PROBLEM_FONT}"})
@@ -175,6 +202,9 @@ def write_fix_xlsx(source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -
                     nothing = no_value[c]
                     value = FormulaText(nothing.formula) if nothing.formula else ErrorText(nothing.error)
                     cells.append((c, value, formats[c in marked, False]))
+                elif c in date_columns and (date := date_cell(text, date_columns[c], c in marked)) is not None:
+                    cells.append((c, *date))
+                    widths[c] = max(widths[c], len(text))
                 elif text:
                     cells.append((c, text, formats[c in marked, text.startswith(FORMULA_TRIGGERS)]))
                     widths[c] = max(widths[c], len(text))
@@ -211,12 +241,15 @@ def _excel_sheet_names(names: list[str]) -> bool:
         for name in names)
 
 
-def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> FixFiles:
-    """Write ``to_fix.xlsx`` (and ``to_fix.csv`` for a CSV/TSV source) into ``folder``."""
+def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path,
+                    date_orders: Mapping[str, str] | None = None) -> FixFiles:
+    """Write ``to_fix.xlsx`` (and ``to_fix.csv`` for a CSV/TSV source) into ``folder``. ``date_orders``: the
+    columns whose day/month dates the run read in a known order -> that order (``write_fix_xlsx``)."""
     xlsx = folder / FIX_XLSX
     csv_name = fix_csv_name(source)
     if csv_name is not None:
-        return FixFiles(write_fix_xlsx(source, rows, xlsx), write_fix_csv(source, rows, folder / csv_name))
+        return FixFiles(write_fix_xlsx(source, rows, xlsx, date_orders),
+                        write_fix_csv(source, rows, folder / csv_name))
     # openpyxl (0.2 s to import, numpy with it) only for a workbook source: the process that writes a big
     # to_fix of a CSV file starts without it
     from hrimport.report.fix_workbook import source_workbook, write_fix_from_workbook
@@ -224,8 +257,8 @@ def write_fix_files(source: SourceInfo, rows: Sequence[RowOutcome], folder: Path
     workbook = source_workbook(source)
     if workbook is not None:
         try:
-            return FixFiles(write_fix_from_workbook(workbook, source, rows, xlsx))
+            return FixFiles(write_fix_from_workbook(workbook, source, rows, xlsx, date_orders))
         except Exception:  # whatever openpyxl cannot take in a file the reader took: the fast path works
             log.debug("to_fix from %s with openpyxl failed; writing it from the run's cells", source.path,
                       exc_info=True)
-    return FixFiles(write_fix_xlsx(source, rows, xlsx))
+    return FixFiles(write_fix_xlsx(source, rows, xlsx, date_orders))

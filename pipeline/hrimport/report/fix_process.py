@@ -40,6 +40,7 @@ class FixJob:
     rows: Sequence[RowOutcome]
     folder: Path
     answer: Path
+    date_orders: dict[str, str]  # the columns whose day/month dates the run read in a known order -> that order
 
 
 def answer_of(path: Path) -> tuple[bool, object] | None:
@@ -61,7 +62,7 @@ def main(argv: Sequence[str]) -> int:
 
     answer: tuple[bool, object]
     try:
-        answer = (True, write_fix_files(job.source, job.rows, job.folder))
+        answer = (True, write_fix_files(job.source, job.rows, job.folder, job.date_orders))
     except Exception as exc:  # noqa: BLE001 (handed to the run, which reports it as it would its own error)
         answer = (False, exc)
     with written_whole(job.answer, "wb") as out:  # the run finds it whole or not at all

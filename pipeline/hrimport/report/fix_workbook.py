@@ -34,7 +34,7 @@ import re
 import warnings
 import zipfile
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import openpyxl
@@ -58,7 +58,7 @@ from hrimport.report.fix_marks import (
 )
 from hrimport.report.fix_values import no_value_cells
 from hrimport.report.scratch import partial_workbook, temporary_files_in
-from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS
+from hrimport.to_fix_format import FIX_COLUMN, FORMULA_TRIGGERS, day_month_date
 
 __all__ = ["MAX_MERGED_CELLS", "MAX_SHEET_XML", "WORKBOOK_FORMATS", "source_workbook", "write_fix_from_workbook"]
 
@@ -111,8 +111,11 @@ def _is_sheet_xml(name: str) -> bool:
     return name.startswith("xl/worksheets/") or name == "xl/sharedStrings.xml"
 
 
-def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowOutcome], path: Path) -> Path:
-    """Write ``to_fix.xlsx`` from the source workbook ``data`` (``source_workbook``); mode 0600."""
+def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowOutcome], path: Path,
+                            date_orders: Mapping[str, str] | None = None) -> Path:
+    """Write ``to_fix.xlsx`` from the source workbook ``data`` (``source_workbook``); mode 0600. ``date_orders``:
+    the columns whose day/month dates the run read in a known order -> that order: such a date written as text
+    is made a date cell shown as written (``_date_cells``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # openpyxl warns about the parts it cannot keep (extensions...)
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
@@ -126,6 +129,7 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
     ordered = sorted(rows, key=lambda r: r.row)  # rows only move up, so none is overwritten before it moves
     _keep_rows(ws, header_row, [r.row for r in ordered], max(problem_column, *columns.values()))
     _show_columns(ws, columns.values())
+    _date_cells(ws, header_row + 1, header_row + len(ordered), columns, date_orders or {})
 
     _problem_cell(ws.cell(header_row, problem_column), FIX_COLUMN, bold=True)
     width = len(FIX_COLUMN) + 2
@@ -255,6 +259,21 @@ def _keep_rows(ws: Worksheet, header_row: int, keep: list[int], last_column: int
             text = cell.value
             if cell.data_type == "s" and isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
                 cell.quotePrefix = True  # text, never a formula, even after someone edits the cell
+
+
+def _date_cells(ws: Worksheet, first: int, last: int, columns: Mapping[str, int], orders: Mapping[str, str]) -> None:
+    """Each day/month date written as text (``01/02/2020``) in rows ``first`` to ``last`` of a column the run
+    read in a known order made a date cell, its number format showing it as written (``day_month_date``): the
+    rows to fix alone may prove no order (the export's ``25/03/2020`` did), and the import guesses none."""
+    by_key = {header_key(column): order for column, order in orders.items()}
+    for header, column in columns.items():
+        order = by_key.get(header_key(header))
+        if order is None:
+            continue
+        for (cell,) in ws.iter_rows(min_row=first, max_row=last, min_col=column, max_col=column):
+            if cell.data_type == "s" and isinstance(cell.value, str) and (read := day_month_date(cell.value, order)):
+                cell.value, cell.number_format = read
+                cell.quotePrefix = False
 
 
 def _mark_bad(cell: Cell, comment: str) -> None:

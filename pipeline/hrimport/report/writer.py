@@ -47,6 +47,7 @@ from hrimport.report.html import write_html
 from hrimport.report.summary import write_summary
 from hrimport.report.view import RowMasking
 from hrimport.stores import PickledRows
+from hrimport.to_fix_format import date_orders_read
 
 PAYLOADS_FILE = "payloads.jsonl"
 # From this many cells, to_fix is written by a second process while this one writes the other files, so a run
@@ -144,8 +145,9 @@ class _FixFileJob:
     run killed at that moment leaves cut (its "Ran out of input" traceback came after the run was gone too).
     """
 
-    def __init__(self, source: SourceInfo, rows: Sequence[RowOutcome], folder: Path) -> None:
-        self.args: tuple[SourceInfo, Sequence[RowOutcome], Path] = (source, rows, folder)
+    def __init__(self, source: SourceInfo, rows: Sequence[RowOutcome], folder: Path,
+                 date_orders: dict[str, str]) -> None:
+        self.args: tuple[SourceInfo, Sequence[RowOutcome], Path, dict[str, str]] = (source, rows, folder, date_orders)
         self.process: subprocess.Popen[bytes] | None = None
         self.files = [folder / name for name in (_FIX_ROWS_FILE, _FIX_JOB_FILE, _FIX_ANSWER_FILE)]
         self.answer = folder / _FIX_ANSWER_FILE
@@ -156,7 +158,7 @@ class _FixFileJob:
                 rows_file, job_file = self.files[:2]
                 handed = PickledRows.write(rows, rows_file, open_private(rows_file, "wb"))
                 with open_private(job_file, "wb") as out:
-                    pickle.dump(FixJob(os.getpid(), source, handed, folder, self.answer), out,
+                    pickle.dump(FixJob(os.getpid(), source, handed, folder, self.answer, date_orders), out,
                                 protocol=pickle.HIGHEST_PROTOCOL)
                 with _ctrl_c_held():  # the process starts here
                     self.process = subprocess.Popen([sys.executable, "-m", "hrimport.report.fix_process",
@@ -206,7 +208,7 @@ def write_report(result: RunResult, folder: Path, *, outcomes_path: Path | None 
     make_private_folder(folder)
     source = result.info.source
     attention = result.need_attention  # to_fix's rows, to write first, in parallel when they are many
-    fix_job = _FixFileJob(source, attention, folder) if attention else None
+    fix_job = _FixFileJob(source, attention, folder, date_orders_read(result.info.values_read)) if attention else None
     try:
         outcomes = folder / OUTCOMES_FILE
         if outcomes_path is None or not _same_file(outcomes_path, outcomes):
