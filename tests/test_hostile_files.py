@@ -648,10 +648,11 @@ def streamed_out_of_order(stray: bytes, before: bytes) -> Callable[[Path], None]
 ROW_FAR_BELOW = b'<row r="1048576"><c t="inlineStr"><is><t>x</t></is></c></row>'
 
 
-def shared_strings_claiming(count: int) -> Callable[[Path], None]:
-    """The staff workbook whose table of shared strings says it holds ``count`` strings."""
+def shared_strings_claiming(count: int, quote: bytes = b'"') -> Callable[[Path], None]:
+    """The staff workbook whose table of shared strings says it holds ``count`` strings (``uniqueCount`` in
+    ``quote``: XML's single quotes are as valid)."""
     return write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": lambda xml: re.sub(
-        rb'uniqueCount="\d+"', b'uniqueCount="%d"' % count, xml)}))
+        rb'uniqueCount="\d+"', b"uniqueCount=%s%d%s" % (quote, count, quote), xml)}))
 
 
 def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path], None]:
@@ -914,6 +915,9 @@ KINDS = [
     refused("cell-beyond-the-last-column-excel-has-xlsx", "staff.xlsx", cell_out_of_order(b"ZZZZZZ2"),
             "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
     refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
+            "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
+    refused("shared-strings-claiming-a-billion-in-single-quotes-xlsx", "staff.xlsx",
+            shared_strings_claiming(1_000_000_000, b"'"),
             "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
