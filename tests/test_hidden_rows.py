@@ -28,6 +28,13 @@ WARNED = ("Warning: Row 3 is hidden in the workbook (by a filter or Hide): it is
           "sees it in Excel; unhide it and check it, or delete it if it is not to be imported.")
 HELD = ("Row 3 is hidden in the workbook (by a filter or Hide): not sent (strict_checks lists hidden-row); unhide "
         "it in Excel and check it, then import it, or delete it if it is not to be imported.")
+# a row of height zero: nobody hid it with Hide or a filter; someone set its height to 0 (or dragged it shut)
+WARNED_SHUT = ("Warning: Row 3 is hidden in the workbook (its height is set to 0): it is sent all the same, though "
+               "nobody sees it in Excel; give it a height again (Row Height) and check it, or delete it if it is not "
+               "to be imported.")
+HELD_SHUT = ("Row 3 is hidden in the workbook (its height is set to 0): not sent (strict_checks lists hidden-row); "
+             "give it a height again (Row Height) in Excel and check it, then import it, or delete it if it is not to "
+             "be imported.")
 
 
 def four_people_row_3_hidden(path: Path, *, hidden: tuple[int, ...] = (3,), autofilter: bool = False) -> Path:
@@ -297,13 +304,13 @@ def test_a_row_of_height_zero_is_hidden_as_excel_shows_it(tmp_path: Path, sandbo
 
     assert result.exit_code == 0, result.output
     assert sent_ids(sandbox) == ["000001", "000002", "000003", "000004"]
-    assert [line for line in result.output.splitlines() if line.startswith("Warning")] == [WARNED]
+    assert [line for line in result.output.splitlines() if line.startswith("Warning")] == [WARNED_SHUT]
     assert summary_of(tmp_path)["warnings"] == {"hidden-row": 1}
 
     strict = write_config(tmp_path / "strict.toml", strict_checks=("hidden-row",))
     result = hrimport("staff", "validate", str(strict), str(export))
     assert result.exit_code == 1, result.output
-    assert HELD in result.output
+    assert HELD_SHUT in result.output
 
 
 def test_row_heights_excel_shows_and_those_it_does_not(tmp_path: Path) -> None:
@@ -335,7 +342,9 @@ def test_row_heights_excel_shows_and_those_it_does_not(tmp_path: Path) -> None:
                 data = re.sub(rb'<row r="5"', b'<row r="5" ht="0"', data)
             copy.writestr(item, data)
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [3, 4]
+    table = read_spreadsheet(export)
+    assert table.hidden_rows.tolist() == [3, 4]
+    assert table.zero_height_rows.tolist() == [4]  # xlsxwriter's row 3 is marked hidden, as Excel saves it
 
 
 def test_an_ods_row_whose_style_is_of_height_zero_is_flagged(tmp_path: Path) -> None:
@@ -360,7 +369,8 @@ def test_an_ods_row_whose_style_is_of_height_zero_is_flagged(tmp_path: Path) -> 
     export = tmp_path / "staff.ods"
     document.save(str(export))
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [3]
+    table = read_spreadsheet(export)
+    assert (table.hidden_rows.tolist(), table.zero_height_rows.tolist()) == ([3], [3])
 
 
 def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
@@ -377,7 +387,8 @@ def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
     export = tmp_path / "staff.xls"
     book.save(str(export))
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [4]
+    table = read_spreadsheet(export)
+    assert (table.hidden_rows.tolist(), table.zero_height_rows.tolist()) == ([4], [4])
 
 
 def test_a_row_of_height_zero_held_back_is_shown_in_to_fix_and_imports_from_it(tmp_path: Path, sandbox: Any) -> None:
@@ -398,7 +409,7 @@ def test_a_row_of_height_zero_held_back_is_shown_in_to_fix_and_imports_from_it(t
     result = hrimport("staff", "import", str(config), str(tmp_path / "zero.xlsx"), "--report-dir",
                       str(tmp_path / "reports"), base_url=sandbox.base_url)
     assert result.exit_code == 1, result.output
-    assert HELD in result.output
+    assert HELD_SHUT in result.output
     to_fix = max((tmp_path / "reports").glob("*/*/to_fix.xlsx"))
     assert read_spreadsheet(to_fix).hidden_rows.tolist() == []
 

@@ -539,8 +539,10 @@ def ods_sheet_extents(archive_path: Path, merge_rows: int = HEADER_SCAN_ROWS + 1
                 element.clear()
             elif tag == row:
                 repeat = int(element.get(rows_repeated, "1"))
-                if element.get(visibility) in _HIDDEN or element.get(style_name) in zero_sized:
-                    sheet.extent.hidden.add(sheet.rows + 1, repeat)  # by a filter, Hide, or of height 0
+                if element.get(visibility) in _HIDDEN:  # by a filter or Hide
+                    sheet.extent.hidden.add(sheet.rows + 1, repeat)
+                elif element.get(style_name) in zero_sized:  # of height 0
+                    sheet.extent.hidden.add(sheet.rows + 1, repeat, zero_height=True)
                 sheet.end_row(repeat)
                 element.clear()
             elif tag == _SPACES_RUN:

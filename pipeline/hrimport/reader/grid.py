@@ -77,7 +77,7 @@ class SourceTable:
     file's encoding, more cells than the header...), keyed by Excel row number: those rows are read as
     well as they can be and flagged, while the other rows go on.
     ``hidden_rows``: the Excel row numbers of the table's rows the workbook hides (by a filter or Hide:
-    ``hidden_rows``), ascending.
+    ``hidden_rows``), ascending; ``zero_height_rows``, those among them hidden by a height of zero alone.
     """
 
     info: SourceInfo
@@ -87,6 +87,7 @@ class SourceTable:
     # header -> the cells of that column the reader read in a way the report tells (workbooks only)
     cells_read: dict[str, list[CellsRead]] = field(default_factory=dict)
     hidden_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    zero_height_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, wanted: str) -> str | None:
@@ -297,6 +298,7 @@ def _table_below_header(
         table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
     if hidden:
         table.hidden_rows = hidden.among(numbers)
+        table.zero_height_rows = hidden.among(numbers, of_zero_height=True)
     if merges:
         from hrimport.reader.merged_cells import MergedDown  # it builds on this module
 
@@ -381,6 +383,8 @@ def table_chunks(table: SourceTable, rows: int) -> Iterator[SourceTable]:
             row_problems={row: found for row, found in table.row_problems.items() if first <= row <= last},
             cells_read=cells_read,
             hidden_rows=table.hidden_rows[(table.hidden_rows >= first) & (table.hidden_rows <= last)],
+            zero_height_rows=table.zero_height_rows[(table.zero_height_rows >= first)
+                                                    & (table.zero_height_rows <= last)],
         )
 
 

@@ -45,31 +45,42 @@ _ROW_TAG_NUMBER = re.compile(rb'<row\s[^>]*?\br="([0-9]+)"')
 
 
 class HiddenRows:
-    """Row numbers (counted from 1) hidden in a sheet, as runs of consecutive rows in two arrays of integers."""
+    """Row numbers (counted from 1) hidden in a sheet, as runs of consecutive rows in two arrays of integers,
+    and whether each run is hidden by its height alone (of height zero, not marked hidden: nobody hid it with
+    Hide or a filter, someone set its height to 0), which its message says."""
 
     def __init__(self) -> None:
         self.firsts = array("q")
         self.lasts = array("q")
+        self.zero_height = array("b")
 
     def __bool__(self) -> bool:
         return bool(self.firsts)
 
-    def add(self, first: int, count: int = 1) -> None:
-        """Rows ``first`` to ``first + count - 1`` are hidden; added next to the run before, they extend it."""
+    def add(self, first: int, count: int = 1, *, zero_height: bool = False) -> None:
+        """Rows ``first`` to ``first + count - 1`` are hidden (``zero_height``: by a height of zero alone); added
+        next to the run before, hidden alike, they extend it."""
         last = first + count - 1
-        if self.lasts and self.lasts[-1] + 1 == first:
+        if self.lasts and self.lasts[-1] + 1 == first and self.zero_height[-1] == zero_height:
             self.lasts[-1] = last
         else:
             self.firsts.append(first)
             self.lasts.append(last)
+            self.zero_height.append(zero_height)
 
-    def among(self, numbers: np.ndarray) -> np.ndarray:
-        """The numbers among ``numbers`` (ascending row numbers: a table's rows) that are hidden, ascending."""
+    def among(self, numbers: np.ndarray, *, of_zero_height: bool = False) -> np.ndarray:
+        """The numbers among ``numbers`` (ascending row numbers: a table's rows) that are hidden, ascending;
+        ``of_zero_height``: those hidden by a height of zero alone."""
         numbers = np.asarray(numbers, dtype=np.int64)
         if not self or not len(numbers):
             return np.zeros(0, dtype=np.int64)
         firsts = np.frombuffer(self.firsts, dtype=np.int64)
         lasts = np.frombuffer(self.lasts, dtype=np.int64)
+        zero_height = np.frombuffer(self.zero_height, dtype=np.int8)
+        if of_zero_height:
+            if not zero_height.any():
+                return np.zeros(0, dtype=np.int64)
+            firsts, lasts = firsts[zero_height == 1], lasts[zero_height == 1]
         if len(firsts) > 1 and (np.diff(firsts) < 0).any():  # rows out of order: only a damaged file
             order = np.argsort(firsts, kind="stable")
             firsts, lasts = firsts[order], lasts[order]
@@ -90,14 +101,15 @@ def add_xlsx_hidden_rows(piece: bytes, row_before: int, into: HiddenRows, *, mar
     if marked:
         before, at = row_before, 0
         for tag in _HIDDEN_ROW_TAG.finditer(piece):
-            if not _HIDDEN.search(tag.group()) and not _zero_height(tag.group()):
+            marked_hidden = _HIDDEN.search(tag.group()) is not None
+            if not marked_hidden and not _zero_height(tag.group()):
                 continue
             number = _ROW_NUMBER.search(tag.group())
             if number is not None:
                 row = int(number.group(1))
             else:
                 row = before + piece.count(b"<row", at, tag.start()) + 1
-            into.add(row)
+            into.add(row, zero_height=not marked_hidden)
             before, at = row, tag.end()
     last = piece.rfind(b"<row")  # (a ``<rowBreaks>`` after the last row: the number is needed no more)
     if last < 0:
@@ -122,15 +134,22 @@ def _zero_height(tag: bytes) -> bool:
         return False
 
 
-def hidden_row_problem(row: int, *, strict: bool) -> Problem:
+def hidden_row_problem(row: int, *, strict: bool, zero_height: bool = False) -> Problem:
     """The ``hidden-row`` problem of table row ``row``: a warning (the row is sent: it is our doubt, not the
-    user's error), or an error holding it back when ``strict_checks`` lists the code."""
-    said = f"Row {row} is hidden in the workbook (by a filter or Hide)"
+    user's error), or an error holding it back when ``strict_checks`` lists the code. ``zero_height``: the row
+    is hidden by a height of zero alone (set so, or dragged shut), which no filter or Hide did."""
+    if zero_height:
+        said = f"Row {row} is hidden in the workbook (its height is set to 0)"
+        unhide = "give it a height again (Row Height) in Excel"
+    else:
+        said = f"Row {row} is hidden in the workbook (by a filter or Hide)"
+        unhide = "unhide it in Excel"
     if strict:
-        return Problem(HIDDEN_ROW, f"{said}: not sent (strict_checks lists hidden-row); unhide it in Excel and check "
-                                   "it, then import it, or delete it if it is not to be imported.", row)
-    return Problem(HIDDEN_ROW, f"{said}: it is sent all the same, though nobody sees it in Excel; unhide it and "
-                               "check it, or delete it if it is not to be imported.", row, severity="warning")
+        return Problem(HIDDEN_ROW, f"{said}: not sent (strict_checks lists hidden-row); {unhide} and check it, "
+                                   "then import it, or delete it if it is not to be imported.", row)
+    return Problem(HIDDEN_ROW, f"{said}: it is sent all the same, though nobody sees it in Excel; "
+                               f"{unhide.removesuffix(' in Excel')} and check it, or delete it if it is not to be "
+                               "imported.", row, severity="warning")
 
 
 __all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "XLSX_ROW_MARKS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_row_problem"]

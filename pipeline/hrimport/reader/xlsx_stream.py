@@ -197,7 +197,8 @@ def _joined(tables: list[SourceTable]) -> SourceTable:
         problems.update(table.row_problems)
     return SourceTable(info=tables[0].info, frame=pd.concat([t.frame for t in tables], ignore_index=True),
                        row_numbers=[n for t in tables for n in t.row_numbers], row_problems=problems,
-                       cells_read=cells_read, hidden_rows=np.concatenate([t.hidden_rows for t in tables]))
+                       cells_read=cells_read, hidden_rows=np.concatenate([t.hidden_rows for t in tables]),
+                       zero_height_rows=np.concatenate([t.zero_height_rows for t in tables]))
 
 
 class _Table:
@@ -281,6 +282,7 @@ class _Table:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
         if self.hidden:
             table.hidden_rows = self.hidden.among(numbers)
+            table.zero_height_rows = self.hidden.among(numbers, of_zero_height=True)
         self.merged.fill(table)
         return table
 
