@@ -23,11 +23,11 @@ from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.outcomes import Problem, SourceInfo, header_place
 from hrimport.reader.hidden_columns import HiddenColumns, hidden_headers
+from hrimport.reader.hidden_rows import HiddenRows, hidden_header_note
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
 
 if TYPE_CHECKING:
-    from hrimport.reader.hidden_rows import HiddenRows
     from hrimport.reader.merged_header import MergedRange
 
 #: How many rows at the top of a sheet may hold titles before the header.
@@ -288,6 +288,8 @@ def _table_below_header(
     info.headers = headers
     if hidden_columns:
         info.hidden_columns = hidden_headers(names, first_column, hidden_columns)
+    if hidden:
+        info.header_note = hidden_header_note(hidden, index + 1, header_rows, headers)
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
     info.rows_read = len(numbers)
     if not len(numbers):

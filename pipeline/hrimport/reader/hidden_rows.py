@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 
 import numpy as np
 
+from hrimport.listing import quoted
 from hrimport.outcomes import Problem
 
 HIDDEN_ROW = "hidden-row"
@@ -134,6 +136,24 @@ def _zero_height(tag: bytes) -> bool:
         return False
 
 
+def hidden_header_note(hidden: HiddenRows, header_row: int, header_rows: int, headers: Sequence[str]) -> str | None:
+    """The note saying that the header the columns were read by (Excel row ``header_row``, over ``header_rows``
+    rows) is hidden in the workbook, or None when it shows. A person looking at the sheet sees other headers
+    above the values (a row of labels under a hidden row of a system's field names, or none), and checks the
+    mapping by those: the import goes on (nothing is wrong in the values), and says which names it went by."""
+    rows = np.arange(header_row, header_row + header_rows, dtype=np.int64)
+    shut = hidden.among(rows).tolist()
+    if not shut:
+        return None
+    zero_height = len(hidden.among(rows, of_zero_height=True)) == len(shut)
+    how = "its height is set to 0" if zero_height else "by a filter or Hide"
+    where = f"row {shut[0]}" if len(shut) == 1 else f"rows {shut[0]}-{shut[-1]}"
+    part = "" if header_rows == 1 else f"of the header over rows {header_row}-{header_row + header_rows - 1} "
+    return (f"The header {part}({where}) is hidden in the workbook ({how}): the columns were read by the names it "
+            f"holds ({quoted(headers, shown=4)}), which nobody sees in Excel; unhide it and check that they name the "
+            "values under them (or set header_row to the header shown).")
+
+
 def hidden_row_problem(row: int, *, strict: bool, zero_height: bool = False) -> Problem:
     """The ``hidden-row`` problem of table row ``row``: a warning (the row is sent: it is our doubt, not the
     user's error), or an error holding it back when ``strict_checks`` lists the code. ``zero_height``: the row
@@ -152,4 +172,5 @@ def hidden_row_problem(row: int, *, strict: bool, zero_height: bool = False) -> 
                                "imported.", row, severity="warning")
 
 
-__all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "XLSX_ROW_MARKS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_row_problem"]
+__all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "XLSX_ROW_MARKS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_header_note",
+           "hidden_row_problem"]
