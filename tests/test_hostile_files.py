@@ -670,12 +670,18 @@ def write_huge_cell_csv(path: Path) -> None:
     write_csv(path, [person(1, Title="Analyst " * 1_250_000), person(2)])
 
 
-def write_huge_cell_xlsx(path: Path) -> None:
-    """A 10 MB text cell: more than Excel allows (32,767 characters), as a broken writer may produce."""
-    path.write_bytes(with_parts(xlsx_bytes(), {
-        SHEET: lambda xml: re.sub(rb'<c r="E2"[^>]*>.*?</c>',
-                                  b'<c r="E2" t="inlineStr"><is><t>' + b"Analyst " * 1_250_000 + b"</t></is></c>",
-                                  xml, count=1)}))
+def write_huge_cell_xlsx_of(text: bytes, times: int, cell: str) -> Callable[[Path], None]:
+    """The staff workbook whose ``cell`` holds ``text`` ``times`` over: more than Excel allows (32,767
+    characters), as a broken writer may produce."""
+    def write(path: Path) -> None:
+        path.write_bytes(with_parts(xlsx_bytes(), {
+            SHEET: lambda xml: re.sub(rb'<c r="' + cell.encode() + rb'"[^>]*>.*?</c>', b'<c r="' + cell.encode()
+                                      + b'" t="inlineStr"><is><t>' + text * times + b"</t></is></c>", xml, count=1)}))
+
+    return write
+
+
+write_huge_cell_xlsx = write_huge_cell_xlsx_of(b"Analyst ", 1_250_000, "E2")  # 10 MB of job title
 
 
 def write_ragged(path: Path) -> None:
@@ -973,7 +979,15 @@ KINDS = [
          "Row 300, column 'Name': holds a zero byte (NUL)"),
     # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
     Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
-    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    # 10 MB of job title in a workbook (its last space is not read): more than a cell of Excel holds (32,767
+    # characters), so nobody read it
+    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 1,
+         "Row 2, column 'Title': the cell holds 9,999,999 characters, more than a spreadsheet cell holds (32,767), "
+         "so nobody can have read it in Excel; not sent", ceiling_mb=500),
+    # a 100 MB name packed into 100 KB: its row held back as above, where the read took 20 s and 2.2 GB (the header's
+    # search split it into 25 million words; the sheet's pass added each 4 MB read to all before it)
+    Kind("hundred-megabyte-name-xlsx", "staff.xlsx", write_huge_cell_xlsx_of(b"Ann ", 25_000_000, "B2"), 1,
+         "Row 2, column 'Name': the cell holds 99,999,999 characters", ceiling_mb=700),
     # a value or a name holding a line break, or 10 MB, is still one line of at most 500 characters
     refused("a-terminal-escape-in-the-header-named-by-the-error-csv", "staff.csv",
             write_text(csv_text(header=[h if h != "Hire Date" else "Hire Date\x1b[8m (original)" for h in HEADER])),

@@ -30,6 +30,11 @@ from hrimport.to_fix_format import restore_csv_cell
 if TYPE_CHECKING:
     from hrimport.reader.merged_header import MergedRange
 
+#: The most characters a cell of a workbook holds (Excel's limit, which LibreOffice keeps to in .xlsx): a longer
+#: text (a broken writer's, or a hostile file's 100 MB name) is shown by no spreadsheet program.
+CELL_CHARACTERS = 32_767
+CELL_TOO_LONG = "cell-too-long"
+
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
 _HAS_LETTER = re.compile(r"[^\W\d_]")
@@ -106,8 +111,9 @@ def normalize_header(text: str) -> str:
 def _display_header(text: str) -> str:
     """The header as named: trimmed, inner runs of spaces collapsed to one, and without the ``'`` that
     to_fix.csv puts before a header a spreadsheet would run as a formula (``'+Cost Centre``), as the import
-    reads the cells below it: the same config reads the to_fix again."""
-    return restore_csv_cell(" ".join(text.split()))
+    reads the cells below it: the same config reads the to_fix again. A cell longer than any a workbook holds
+    is cut first: its words, one string each, took gigabytes (a 100 MB name in the rows the header is sought in)."""
+    return restore_csv_cell(" ".join(text[:CELL_CHARACTERS].split()))
 
 
 def _is_blank(row: Sequence[str]) -> bool:
@@ -342,6 +348,9 @@ def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], 
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
             problems.setdefault(row, []).extend(found)
+    if info.format not in ("csv", "tsv"):
+        for row, found in _cells_too_long(frame, row_numbers).items():
+            problems.setdefault(row, []).extend(found)
     for row, repeated in header.problems(frame, row_numbers, info.header_row, info.header_rows).items():
         problems[row] = [repeated]
     return SourceTable(info=info, frame=frame, row_numbers=row_numbers, row_problems=problems)
@@ -441,6 +450,30 @@ def _cells_not_text(frame: pd.DataFrame, row_numbers: list[int], encoding: str |
                 "bad-encoding",
                 f"Row {row}, column '{column}': {what}; retype the value in the HR system or the file.",
                 row, str(column), None, value,
+            ))
+    return found
+
+
+def _cells_too_long(frame: pd.DataFrame, row_numbers: list[int]) -> dict[int, list[Problem]]:
+    """A ``cell-too-long`` problem for every cell of a workbook holding more characters than a cell holds
+    (``CELL_CHARACTERS``): no spreadsheet program shows it, so nobody read what would be sent. It is never sent
+    (the row is held back, a rule of the workbook's own program, not ours); the frame keeps the part a cell
+    holds, so that what follows (checks, the report, to_fix) handles no more than that."""
+    found: dict[int, list[Problem]] = {}
+    for column in frame.columns:
+        cells = pa.array(frame[column], type=pa.large_string())
+        if (pc.max(pc.binary_length(cells)).as_py() or 0) <= CELL_CHARACTERS:  # bytes: never fewer than characters
+            continue
+        lengths = pc.utf8_length(cells).to_numpy(zero_copy_only=False)
+        for pos in np.flatnonzero(lengths > CELL_CHARACTERS).tolist():
+            row, length = row_numbers[pos], int(lengths[pos])
+            frame.iat[pos, frame.columns.get_loc(column)] = str(frame[column].iat[pos])[:CELL_CHARACTERS]
+            found.setdefault(row, []).append(Problem(
+                CELL_TOO_LONG,
+                f"Row {row}, column '{column}': the cell holds {length:,} characters, more than a spreadsheet cell "
+                f"holds ({CELL_CHARACTERS:,}), so nobody can have read it in Excel; not sent: correct the cell in "
+                "the HR system (a program wrote it) and export the file again.",
+                row, str(column), None, None,
             ))
     return found
 
