@@ -28,6 +28,13 @@ WARNED = ("Warning: Row 3 is hidden in the workbook (by a filter or Hide): it is
           "sees it in Excel; unhide it and check it, or delete it if it is not to be imported.")
 HELD = ("Row 3 is hidden in the workbook (by a filter or Hide): not sent (strict_checks lists hidden-row); unhide "
         "it in Excel and check it, then import it, or delete it if it is not to be imported.")
+# a row of height zero: nobody hid it with Hide or a filter; someone set its height to 0 (or dragged it shut)
+WARNED_SHUT = ("Warning: Row 3 is hidden in the workbook (its height is set to 0): it is sent all the same, though "
+               "nobody sees it in Excel; give it a height again (Row Height) and check it, or delete it if it is not "
+               "to be imported.")
+HELD_SHUT = ("Row 3 is hidden in the workbook (its height is set to 0): not sent (strict_checks lists hidden-row); "
+             "give it a height again (Row Height) in Excel and check it, then import it, or delete it if it is not to "
+             "be imported.")
 
 
 def four_people_row_3_hidden(path: Path, *, hidden: tuple[int, ...] = (3,), autofilter: bool = False) -> Path:
@@ -104,6 +111,8 @@ def big_sheet_hiding_rows(path: Path, hidden: set[int]) -> Path:
     book = xlsxwriter.Workbook(str(path))
     sheet = book.add_worksheet("Staff")
     sheet.write_row(0, 0, HEADER)
+    if 1 in hidden:  # the header
+        sheet.set_row(0, None, None, {"hidden": True})
     for n in range(1, 301):
         sheet.write_row(n, 0, [person(n)[h] for h in HEADER])
         if n + 1 in hidden:
@@ -188,6 +197,65 @@ def test_collapsed_and_filtered_rows_of_an_ods_are_flagged(tmp_path: Path) -> No
     assert read.hidden_rows.tolist() == [3, 5, 6, 7, 8]
 
 
+HEADER_HIDDEN = ("The header (row 1) is hidden in the workbook (by a filter or Hide): the columns were read by the "
+                 "names it holds ('Employee ID', 'Name', 'Email', 'Country' and 12 more), which nobody sees in Excel; "
+                 "unhide it and check that they name the values under them (or set header_row to the header shown).")
+
+
+def test_a_hidden_header_row_is_told_and_the_rows_under_it_are_sent(tmp_path: Path, sandbox: Any) -> None:
+    """Someone hid the header row (Hide): a person looking at the sheet sees no header above the values, or a row
+    of other labels, and checks the mapping by those. The import goes on (nothing is wrong in the values) and
+    says, once, which names the columns were read by."""
+    export = four_people_row_3_hidden(tmp_path / "staff.xlsx", hidden=(1,))
+    config = write_config(tmp_path / "staff.toml")
+
+    result = hrimport("staff", "import", str(config), str(export), "--report-dir", str(tmp_path / "reports"),
+                      base_url=sandbox.base_url)
+
+    assert result.exit_code == 0, result.output
+    assert sent_ids(sandbox) == ["000001", "000002", "000003", "000004"]
+    assert [line for line in result.output.splitlines() if line.startswith("Note")] == [f"Note: {HEADER_HIDDEN}"]
+    summary = summary_of(tmp_path)
+    assert HEADER_HIDDEN in summary["notes"] and summary["warnings"] == {}
+
+
+def test_a_hidden_header_is_told_by_the_streamed_read_and_by_ods_and_xls(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import xlwt
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import P
+
+    document = OpenDocumentSpreadsheet()
+    table = Table(name="Staff")
+    for n, values in enumerate([HEADER, *([person(k)[h] for h in HEADER] for k in range(1, 4))]):
+        element = TableRow(visibility="collapse") if n == 0 else TableRow()  # Hide, as LibreOffice saves it
+        for value in values:
+            cell = TableCell(valuetype="string")
+            cell.addElement(P(text=value))
+            element.addElement(cell)
+        table.addElement(element)
+    document.spreadsheet.addElement(table)
+    document.save(str(tmp_path / "staff.ods"))
+    book = xlwt.Workbook()
+    sheet = book.add_sheet("Staff")
+    for n, values in enumerate([HEADER, *([person(k)[h] for h in HEADER] for k in range(1, 4))]):
+        for c, value in enumerate(values):
+            sheet.write(n, c, value)
+    sheet.row(0).height, sheet.row(0).height_mismatch = 0, True  # the header's height set to 0
+    book.save(str(tmp_path / "staff.xls"))
+
+    assert read_spreadsheet(tmp_path / "staff.ods").info.header_note == HEADER_HIDDEN
+    assert read_spreadsheet(tmp_path / "staff.xls").info.header_note == HEADER_HIDDEN.replace(
+        "by a filter or Hide", "its height is set to 0")
+    export = big_sheet_hiding_rows(tmp_path / "staff.xlsx", {1, 3})
+    assert read_spreadsheet(export).info.header_note == HEADER_HIDDEN
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)  # what an export above 8 MB gets
+    chunks, streamed = read_spreadsheet_chunks(export, chunk_rows=100)
+    assert streamed and next(iter(chunks)).info.header_note == HEADER_HIDDEN
+    assert read_spreadsheet(four_people_row_3_hidden(tmp_path / "shown.xlsx")).info.header_note is None
+
+
 def test_a_hidden_row_of_an_xls_is_flagged(tmp_path: Path) -> None:
     import xlwt
 
@@ -265,6 +333,15 @@ def test_init_names_the_hidden_rows_on_its_first_lines(tmp_path: Path) -> None:
     assert preview["hidden_rows"] == [3, 5]
 
 
+def test_init_says_the_header_it_read_the_columns_by_is_hidden(tmp_path: Path) -> None:
+    export = four_people_row_3_hidden(tmp_path / "staff.xlsx", hidden=(1,))
+
+    result = hrimport("init", str(export), "-o", str(tmp_path / "staff.toml"))
+
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == HEADER_HIDDEN
+
+
 def test_a_sheet_hiding_many_rows_keeps_them_as_runs() -> None:
     """500,000 hidden rows in runs take a few integers; rows hidden one in two, two arrays of 250,000."""
     from hrimport.reader.hidden_rows import HiddenRows
@@ -297,13 +374,13 @@ def test_a_row_of_height_zero_is_hidden_as_excel_shows_it(tmp_path: Path, sandbo
 
     assert result.exit_code == 0, result.output
     assert sent_ids(sandbox) == ["000001", "000002", "000003", "000004"]
-    assert [line for line in result.output.splitlines() if line.startswith("Warning")] == [WARNED]
+    assert [line for line in result.output.splitlines() if line.startswith("Warning")] == [WARNED_SHUT]
     assert summary_of(tmp_path)["warnings"] == {"hidden-row": 1}
 
     strict = write_config(tmp_path / "strict.toml", strict_checks=("hidden-row",))
     result = hrimport("staff", "validate", str(strict), str(export))
     assert result.exit_code == 1, result.output
-    assert HELD in result.output
+    assert HELD_SHUT in result.output
 
 
 def test_row_heights_excel_shows_and_those_it_does_not(tmp_path: Path) -> None:
@@ -335,7 +412,9 @@ def test_row_heights_excel_shows_and_those_it_does_not(tmp_path: Path) -> None:
                 data = re.sub(rb'<row r="5"', b'<row r="5" ht="0"', data)
             copy.writestr(item, data)
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [3, 4]
+    table = read_spreadsheet(export)
+    assert table.hidden_rows.tolist() == [3, 4]
+    assert table.zero_height_rows.tolist() == [4]  # xlsxwriter's row 3 is marked hidden, as Excel saves it
 
 
 def test_an_ods_row_whose_style_is_of_height_zero_is_flagged(tmp_path: Path) -> None:
@@ -360,7 +439,8 @@ def test_an_ods_row_whose_style_is_of_height_zero_is_flagged(tmp_path: Path) -> 
     export = tmp_path / "staff.ods"
     document.save(str(export))
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [3]
+    table = read_spreadsheet(export)
+    assert (table.hidden_rows.tolist(), table.zero_height_rows.tolist()) == ([3], [3])
 
 
 def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
@@ -377,7 +457,8 @@ def test_an_xls_row_of_height_zero_is_flagged(tmp_path: Path) -> None:
     export = tmp_path / "staff.xls"
     book.save(str(export))
 
-    assert read_spreadsheet(export).hidden_rows.tolist() == [4]
+    table = read_spreadsheet(export)
+    assert (table.hidden_rows.tolist(), table.zero_height_rows.tolist()) == ([4], [4])
 
 
 def test_a_row_of_height_zero_held_back_is_shown_in_to_fix_and_imports_from_it(tmp_path: Path, sandbox: Any) -> None:
@@ -398,7 +479,7 @@ def test_a_row_of_height_zero_held_back_is_shown_in_to_fix_and_imports_from_it(t
     result = hrimport("staff", "import", str(config), str(tmp_path / "zero.xlsx"), "--report-dir",
                       str(tmp_path / "reports"), base_url=sandbox.base_url)
     assert result.exit_code == 1, result.output
-    assert HELD in result.output
+    assert HELD_SHUT in result.output
     to_fix = max((tmp_path / "reports").glob("*/*/to_fix.xlsx"))
     assert read_spreadsheet(to_fix).hidden_rows.tolist() == []
 

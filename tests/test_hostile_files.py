@@ -648,10 +648,11 @@ def streamed_out_of_order(stray: bytes, before: bytes) -> Callable[[Path], None]
 ROW_FAR_BELOW = b'<row r="1048576"><c t="inlineStr"><is><t>x</t></is></c></row>'
 
 
-def shared_strings_claiming(count: int) -> Callable[[Path], None]:
-    """The staff workbook whose table of shared strings says it holds ``count`` strings."""
+def shared_strings_claiming(count: int, quote: bytes = b'"') -> Callable[[Path], None]:
+    """The staff workbook whose table of shared strings says it holds ``count`` strings (``uniqueCount`` in
+    ``quote``: XML's single quotes are as valid)."""
     return write_bytes(with_parts(xlsx_bytes(), {"xl/sharedStrings.xml": lambda xml: re.sub(
-        rb'uniqueCount="\d+"', b'uniqueCount="%d"' % count, xml)}))
+        rb'uniqueCount="\d+"', b"uniqueCount=%s%d%s" % (quote, count, quote), xml)}))
 
 
 def with_dimension(write: Callable[[Path], None], ref: bytes) -> Callable[[Path], None]:
@@ -669,12 +670,18 @@ def write_huge_cell_csv(path: Path) -> None:
     write_csv(path, [person(1, Title="Analyst " * 1_250_000), person(2)])
 
 
-def write_huge_cell_xlsx(path: Path) -> None:
-    """A 10 MB text cell: more than Excel allows (32,767 characters), as a broken writer may produce."""
-    path.write_bytes(with_parts(xlsx_bytes(), {
-        SHEET: lambda xml: re.sub(rb'<c r="E2"[^>]*>.*?</c>',
-                                  b'<c r="E2" t="inlineStr"><is><t>' + b"Analyst " * 1_250_000 + b"</t></is></c>",
-                                  xml, count=1)}))
+def write_huge_cell_xlsx_of(text: bytes, times: int, cell: str) -> Callable[[Path], None]:
+    """The staff workbook whose ``cell`` holds ``text`` ``times`` over: more than Excel allows (32,767
+    characters), as a broken writer may produce."""
+    def write(path: Path) -> None:
+        path.write_bytes(with_parts(xlsx_bytes(), {
+            SHEET: lambda xml: re.sub(rb'<c r="' + cell.encode() + rb'"[^>]*>.*?</c>', b'<c r="' + cell.encode()
+                                      + b'" t="inlineStr"><is><t>' + text * times + b"</t></is></c>", xml, count=1)}))
+
+    return write
+
+
+write_huge_cell_xlsx = write_huge_cell_xlsx_of(b"Analyst ", 1_250_000, "E2")  # 10 MB of job title
 
 
 def write_ragged(path: Path) -> None:
@@ -915,6 +922,9 @@ KINDS = [
             "sheet 'Staff' has cells far outside its table (at ZZZZZZ2 and P3)"),
     refused("shared-strings-claiming-a-billion-xlsx", "staff.xlsx", shared_strings_claiming(1_000_000_000),
             "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
+    refused("shared-strings-claiming-a-billion-in-single-quotes-xlsx", "staff.xlsx",
+            shared_strings_claiming(1_000_000_000, b"'"),
+            "is damaged or incomplete (its table of shared strings claims 1,000,000,000 strings in"),
     refused("stray-cell-far-corner-ods", "staff.ods", write_ods(stray_ods_cell(1_048_570, 1023)),
             "sheet 'Staff' has cells far outside its table (at AMJ1048574)"),
     # found in the cell records before calamine lays out the grid: the memory of a small file
@@ -969,7 +979,15 @@ KINDS = [
          "Row 300, column 'Name': holds a zero byte (NUL)"),
     # 10 MB of job title: read and checked like any other (the platform sets no length), in bounded memory
     Kind("huge-cell-csv", "staff.csv", write_huge_cell_csv, 0, "2 of 2 rows checked.", ceiling_mb=500),
-    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 0, "2 of 2 rows checked.", ceiling_mb=500),
+    # 10 MB of job title in a workbook (its last space is not read): more than a cell of Excel holds (32,767
+    # characters), so nobody read it
+    Kind("huge-cell-xlsx", "staff.xlsx", write_huge_cell_xlsx, 1,
+         "Row 2, column 'Title': the cell holds 9,999,999 characters, more than a spreadsheet cell holds (32,767), "
+         "so nobody can have read it in Excel; not sent", ceiling_mb=500),
+    # a 100 MB name packed into 100 KB: its row held back as above, where the read took 20 s and 2.2 GB (the header's
+    # search split it into 25 million words; the sheet's pass added each 4 MB read to all before it)
+    Kind("hundred-megabyte-name-xlsx", "staff.xlsx", write_huge_cell_xlsx_of(b"Ann ", 25_000_000, "B2"), 1,
+         "Row 2, column 'Name': the cell holds 99,999,999 characters", ceiling_mb=700),
     # a value or a name holding a line break, or 10 MB, is still one line of at most 500 characters
     refused("a-terminal-escape-in-the-header-named-by-the-error-csv", "staff.csv",
             write_text(csv_text(header=[h if h != "Hire Date" else "Hire Date\x1b[8m (original)" for h in HEADER])),

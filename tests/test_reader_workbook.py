@@ -201,6 +201,47 @@ def test_a_workbook_written_with_a_namespace_prefix_reads_as_excel_shows_it(
     ]
 
 
+def with_single_quotes(path: Path, target: Path) -> Path:
+    """The workbook ``path`` as a writer quoting its attributes with ``'`` writes it (valid XML, which Excel and
+    the libraries read): ``<row r='3' hidden='1'>``, ``<col min='3' max='3' hidden='1'/>``, ``<c r='B3' s='1'>``,
+    and its row tags over two lines (``<row\n r='3'``)."""
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(target, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename.startswith("xl/") and item.filename.endswith(".xml"):
+                data = re.sub(rb'(<[A-Za-z][^<>]*)', lambda tag: re.sub(rb'="([^"]*)"', rb"='\1'", tag.group()), data)
+                data = data.replace(b"<row ", b"<row\n  ")
+            dst.writestr(item, data)
+    return target
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+def test_a_workbook_quoting_its_attributes_in_single_quotes_reads_as_excel_shows_it(
+        tmp_path: Path, engine: str, streamed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the looks for hidden rows and columns sought hidden="1", the look for zero-padded styles s="1": the hidden
+    # row and column of such a file were sent without a word, its ids as 123 and 1234567
+    plain = write_formatted_xlsxwriter(tmp_path / "plain.xlsx")
+    book = openpyxl.load_workbook(plain)
+    book.active.row_dimensions[4].hidden = True
+    book.active.column_dimensions["F"].hidden = True
+    book.save(plain)
+    path = with_single_quotes(plain, tmp_path / "quoted.xlsx")
+    sheet = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
+    assert b"<row\n  r='4'" in sheet and b" hidden='1'" in sheet and b'="' not in sheet
+    if streamed:  # a big workbook's way: this one is small, so the threshold goes down
+        monkeypatch.setattr(reader, "STREAM_BYTES", 0)
+
+    chunks, _ = reader.read_spreadsheet_chunks(path, chunk_rows=1)
+    chunks = list(chunks)
+
+    assert [record for chunk in chunks for record in chunk.frame.to_dict("records")] == [
+        {"Employee ID": "000123", "Code": "EMP0045", "Salary": "5000.5", "Hire Date": "2020-01-31", "Text ID": "77"},
+        {"Employee ID": "1234567", "Code": "EMP0007", "Salary": "12", "Hire Date": "", "Text ID": "000078"},
+    ]
+    assert [int(row) for chunk in chunks for row in chunk.hidden_rows] == [4]
+    assert chunks[0].info.hidden_columns == ["Text ID"]
+
+
 def test_zero_padded_ids_written_by_openpyxl_read_as_excel_shows_them(tmp_path: Path, engine: str) -> None:
     wb = openpyxl.Workbook()
     ws = wb.active

@@ -1004,3 +1004,44 @@ def test_a_default_no_row_needs_and_a_valid_one_are_no_mistake(tmp_path: Path, s
     result, _ = run_import(tmp_path, sandbox, [person(3, Country="")], config=used)
     assert result.exit_code == 0, result.output
     assert {s["customer_system_id"]: s["country"] for s in sandbox.staff(99)}["000003"] == "MY"
+
+
+def test_a_workbook_cell_longer_than_excel_holds_holds_its_row_back_and_to_fix_shows_what_excel_would(
+        tmp_path: Path, sandbox) -> None:
+    """A broken writer put 40,000 characters in Person 2's name (Excel holds 32,767 in a cell, and shows none of
+    a longer one): the row is held back (cell-too-long), the others are sent; to_fix.xlsx holds the row, its
+    name cut to what a cell holds, and opens in Excel."""
+    import io
+    import zipfile
+
+    import openpyxl
+
+    book = Workbook()
+    book.active.title = "Staff"
+    book.active.append(HEADER)
+    for n in (1, 2, 3):
+        book.active.append([person(n)[h] for h in HEADER])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    export = tmp_path / "staff.xlsx"
+    with zipfile.ZipFile(buffer) as original, zipfile.ZipFile(export, "w") as copy:
+        for item in original.infolist():
+            data = original.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data, found = re.subn(rb'<c r="B3"[^>]*>.*?</c>',
+                                      b'<c r="B3" t="inlineStr"><is><t>' + b"N" * 40_000 + b"</t></is></c>", data)
+                assert found == 1
+            copy.writestr(item, data)
+
+    result, summary = run_import(tmp_path, sandbox, export)
+
+    assert result.exit_code == 1, result.output
+    assert [e["customer_system_id"] for body in sandbox.bodies for e in json.loads(body)["bulk_staff_data"]] == [
+        "000001", "000003"]
+    assert summary["problems"] == {"cell-too-long": 1}
+    assert ("Row 3, column 'Name': the cell holds 40,000 characters, more than a spreadsheet cell holds (32,767), "
+            "so nobody can have read it in Excel; not sent: correct the cell in the HR system (a program wrote it) "
+            "and export the file again.") in result.output
+    to_fix = openpyxl.load_workbook(next((tmp_path / "reports").glob("*/*/to_fix.xlsx")))
+    names = [row[1] for row in to_fix.worksheets[0].iter_rows(min_row=2, values_only=True)]
+    assert [len(name) for name in names] == [32_767]

@@ -1188,3 +1188,28 @@ def test_half_day_cells_of_a_german_export_say_ja_and_nein(tmp_path: Path, staff
     assert stored(staffed) == [("000101", 1, "2024-09-10", "2024-09-10", 0.5),
                                ("000106", 1, "2024-09-09", "2024-09-13", 4.5),
                                ("000110", 1, "2024-09-09", "2024-09-13", 5)]
+
+
+def test_a_figure_with_a_decimal_comma_is_quoted_as_the_file_writes_it(tmp_path: Path, staffed: Any) -> None:
+    """A German export writes four and a half days '4,5': it is sent as 4.5 (the report's "How values were read"
+    says so), and every message about the figure quotes the cell as HR wrote it, never a 4.5 nobody wrote."""
+    source = write_xlsx(tmp_path / "leave.xlsx", [
+        ["000106", "Annual Leave", D(2024, 8, 5), D(2024, 8, 9), "", "4,5", "SG", "", ""],  # the service counts 4
+        ["000101", "Annual Leave", D(2024, 3, 11), D(2024, 3, 13), "yes", "2,5", "MY", "", ""],  # which end?
+    ])
+    result, run = run_import(tmp_path, staffed, source)
+
+    assert result.exit_code == 0, result.output
+    first, second = run.rows
+    assert [(p.code, p.value, p.message) for p in first.problems] == [(
+        "total-days-differs", "4,5",
+        ("Row 2: total_days is 4,5 in the file but the service counts 4 for 2024-08-05..2024-08-09 in SG; "
+         "the file's 4,5 is kept."))]
+    assert [p.message for p in second.problems if "total_days" in p.message] == [
+        ("Row 3, column 'Half Day': 'yes' marks a half day on a record of several days without saying which end: "
+         "write AM (ends at noon) or PM (starts at noon), or use the half_start/half_end columns; the record carries "
+         "no half days, so the file's total_days 2,5 stands, without the service's check (the service counts a "
+         "period's days from its half days).")]
+    assert "4.5" not in "".join(p.message for o in run.rows for p in o.problems)
+    assert stored(staffed) == sorted([("000106", 1, "2024-08-05", "2024-08-09", 4.5),
+                                      ("000101", 1, "2024-03-11", "2024-03-13", 2.5)])

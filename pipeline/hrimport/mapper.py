@@ -429,8 +429,9 @@ def map_records(
     if len(table.hidden_rows):  # rows nobody sees in Excel, sent all the same unless strict (``hidden_rows``)
         strict = HIDDEN_ROW in mapping.strict_checks
         at = np.searchsorted(np.asarray(table.row_numbers), table.hidden_rows)
+        zero_height = set(table.zero_height_rows.tolist())
         for pos, row in zip(at.tolist(), table.hidden_rows.tolist()):
-            mapped.add_problem(pos, hidden_row_problem(row, strict=strict))
+            mapped.add_problem(pos, hidden_row_problem(row, strict=strict, zero_height=row in zero_height))
     _flag_hidden_columns(mapped, table, sent_from | set(custom_sources.values()),
                          strict=HIDDEN_COLUMN in mapping.strict_checks)
     for pos, problem in totals.items():

@@ -174,6 +174,8 @@ class SourceInfo:
     rows_read: int = 0
     # why the sheet read is not the first one (hidden or chart sheets before it), to show the person
     sheet_note: str | None = None
+    # that the header the columns were read by is hidden in the workbook (``reader.hidden_rows``)
+    header_note: str | None = None
     # the other visible sheets holding the table of the sheet read (``reader.other_sheets``), told to
     # ``hrimport init``; an import refuses such a workbook unless its config names the sheet
     same_table_sheets: list[str] = field(default_factory=list)

@@ -90,6 +90,8 @@ def preview(result: InitResult) -> str:
         out[1:1] = [hidden_rows_told(result)]
     if info.same_table_sheets:  # the sheet is written into the config: say so before the columns
         out[1:1] = [same_table_told(result)]
+    if info.header_note:  # the columns below were named by a header nobody sees
+        out[1:1] = [info.header_note]
     if result.plan.todos:
         out.append("To fill in (marked TODO): " + "; ".join(result.plan.todos))
     if result.plan.missing:

@@ -196,7 +196,7 @@ class StagedFile:
         self.timings["validate"] += time.perf_counter() - t
         if shared.repeats:
             notes.append(repeats_note(len(shared.repeats)))
-        return FileFacts(self.info, [*filter(None, [self.info.sheet_note]), *notes], values_read, shared.doubled,
+        return FileFacts(self.info, [*filter(None, [self.info.sheet_note, self.info.header_note]), *notes], values_read, shared.doubled,
                          shared.repeats, self._last.ignored_columns, self._last.field_sources, self._rows)
 
 
@@ -232,7 +232,7 @@ def finish_run(
     rows = sorted(outcomes, key=lambda o: o.row)
     attach_chunk(rows, table, mapped, config.report.mask, config.report.html_row_limit)
     return close_run(kind, config, target, table.info, OutcomeRows(rows),
-                     notes=[*filter(None, [table.info.sheet_note]), *mapped.notes, *(notes or [])],
+                     notes=[*filter(None, [table.info.sheet_note, table.info.header_note]), *mapped.notes, *(notes or [])],
                      ignored_columns=mapped.ignored_columns, values_read=mapped.values_read, started=started,
                      t0=t0, timings=timings, dry_run=dry_run, rows_read=len(mapped))
 

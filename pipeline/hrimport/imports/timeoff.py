@@ -570,6 +570,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                  ("customer_system_id", "leave_type", "lang", "country", "start_date", "end_date", "total_days",
                   "notes", "decision")}
         who = names.of(chunk.table, mapped, cells["customer_system_id"])
+        days_written = _as_written(mapped, "total_days", cells["total_days"])
         part = _Part(ChunkKeep.of(chunk.table, mapped, config.report.mask, config.report.html_row_limit, offset,
                                   spill=True), len(table), len(table), listed)
         offset += len(mapped)
@@ -602,7 +603,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                         row=row, code=exc.code, reason=exc.message, column=mapped.carried_sources.get(exc.which),
                         key=exc.which, cell=_cell(mapped.carried, exc.which, pos), policy=settings.total_days,
                         total_days=cells["total_days"][pos], days_column=mapped.field_sources.get("total_days"),
-                        strict=exc.code in settings.strict_checks)
+                        strict=exc.code in settings.strict_checks, days_written=days_written[pos])
                     if problem.is_warning:
                         # sent with the row's own figure, unchecked (``TotalsSettler``); its cells kept in its
                         # digest, for ``repeats``
@@ -614,7 +615,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
                 written = {"leave_type": cells["leave_type"][pos], "start_date": cells["start_date"][pos],
                            "end_date": cells["end_date"][pos], "half_days": _halves_written(
                                mapped.carried, pos, one_day=cells["start_date"][pos] == cells["end_date"][pos]),
-                           "total_days": cells["total_days"][pos]}
+                           "total_days": days_written[pos] or cells["total_days"][pos]}
                 outcome = held_back(config, row, cells["customer_system_id"][pos], who[pos], found, written)
                 part.listed.append(outcome)
                 if outcome.outcome is Outcome.INVALID:
@@ -630,6 +631,7 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
             valid.ends.append(cells["end_date"][pos])
             valid.halves.append(halves)
             valid.given.append(cells["total_days"][pos])
+            valid.given_written.append(days_written[pos])
             valid.notes.append(cells["notes"][pos])
             valid.decisions.append(cells["decision"][pos])
             if halves == HALVES_UNREAD:
@@ -643,6 +645,15 @@ def _gather(staged: StagedFile, config: ImportConfig, settings: TimeOffSettings,
         parts.append(part)
         checked += time.perf_counter() - t
     return parts, table, checked, held_people
+
+
+def _as_written(mapped: MappedTable, name: str, values: list[str]) -> list[str]:
+    """Each row's cell of field ``name`` as the file writes it (``4,5``), where it is not the value read
+    (``values``: 4.5, a decimal comma read as a point), else "": what a message quotes (principle 1)."""
+    read = mapped.read.get(name)
+    if read is None:
+        return [""] * len(values)
+    return [written if written != value else "" for written, value in zip(read.str.strip().tolist(), values)]
 
 
 def _cell(cells: dict[str, list[str]], key: str, pos: int) -> str:

@@ -35,7 +35,7 @@ from hrimport.reader.other_sheets import check_other_sheets
 from hrimport.reader.sniff import _TEXT_FORMATS, _check_content
 from hrimport.reader.text import STREAM_BYTES, StreamBroken, _build_from_text, _TextGrid, stream_text
 from hrimport.reader.workbook import _build_from_workbook, _xlsx_layout
-from hrimport.reader.xlsx_prefixes import prefixed_parts
+from hrimport.reader.xlsx_prefixes import odd_parts
 from hrimport.reader.xlsx_stream import stream_xlsx
 
 log = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ def _stream_workbook(path: Path, fmt: str, chunk_rows: int, sheet: str | int | N
     del data
     check_other_sheets(path, info, sheet, header_row, expected_headers)
     try:
-        if prefixed_parts(path):  # read whole, through a copy without the prefix (``xlsx_prefixes``)
+        if odd_parts(path):  # read whole, through a copy written as Excel writes it (``xlsx_prefixes``)
             return None
         layout = _xlsx_layout(path, sheet)
     except HrimportError:

@@ -23,12 +23,17 @@ from hrimport.errors import InputFileError
 from hrimport.listing import SHOWN, quoted, shorten, some
 from hrimport.outcomes import Problem, SourceInfo, header_place
 from hrimport.reader.hidden_columns import HiddenColumns, hidden_headers
+from hrimport.reader.hidden_rows import HiddenRows, hidden_header_note
 from hrimport.reader.repeated_header import HeaderRepeats
 from hrimport.to_fix_format import restore_csv_cell
 
 if TYPE_CHECKING:
-    from hrimport.reader.hidden_rows import HiddenRows
     from hrimport.reader.merged_header import MergedRange
+
+#: The most characters a cell of a workbook holds (Excel's limit, which LibreOffice keeps to in .xlsx): a longer
+#: text (a broken writer's, or a hostile file's 100 MB name) is shown by no spreadsheet program.
+CELL_CHARACTERS = 32_767
+CELL_TOO_LONG = "cell-too-long"
 
 #: How many rows at the top of a sheet may hold titles before the header.
 HEADER_SCAN_ROWS = 30
@@ -77,7 +82,7 @@ class SourceTable:
     file's encoding, more cells than the header...), keyed by Excel row number: those rows are read as
     well as they can be and flagged, while the other rows go on.
     ``hidden_rows``: the Excel row numbers of the table's rows the workbook hides (by a filter or Hide:
-    ``hidden_rows``), ascending.
+    ``hidden_rows``), ascending; ``zero_height_rows``, those among them hidden by a height of zero alone.
     """
 
     info: SourceInfo
@@ -87,6 +92,7 @@ class SourceTable:
     # header -> the cells of that column the reader read in a way the report tells (workbooks only)
     cells_read: dict[str, list[CellsRead]] = field(default_factory=dict)
     hidden_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    zero_height_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _by_key: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def column(self, wanted: str) -> str | None:
@@ -105,8 +111,9 @@ def normalize_header(text: str) -> str:
 def _display_header(text: str) -> str:
     """The header as named: trimmed, inner runs of spaces collapsed to one, and without the ``'`` that
     to_fix.csv puts before a header a spreadsheet would run as a formula (``'+Cost Centre``), as the import
-    reads the cells below it: the same config reads the to_fix again."""
-    return restore_csv_cell(" ".join(text.split()))
+    reads the cells below it: the same config reads the to_fix again. A cell longer than any a workbook holds
+    is cut first: its words, one string each, took gigabytes (a 100 MB name in the rows the header is sought in)."""
+    return restore_csv_cell(" ".join(text[:CELL_CHARACTERS].split()))
 
 
 def _is_blank(row: Sequence[str]) -> bool:
@@ -287,6 +294,8 @@ def _table_below_header(
     info.headers = headers
     if hidden_columns:
         info.hidden_columns = hidden_headers(names, first_column, hidden_columns)
+    if hidden:
+        info.header_note = hidden_header_note(hidden, index + 1, header_rows, headers)
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in preamble]
     info.rows_read = len(numbers)
     if not len(numbers):
@@ -297,6 +306,7 @@ def _table_below_header(
         table.cells_read = _cells_in_table(cells_read, names, numbers - 1)
     if hidden:
         table.hidden_rows = hidden.among(numbers)
+        table.zero_height_rows = hidden.among(numbers, of_zero_height=True)
     if merges:
         from hrimport.reader.merged_cells import MergedDown  # it builds on this module
 
@@ -337,6 +347,9 @@ def _rows_of(info: SourceInfo, body: pd.DataFrame, names: Sequence[str | None], 
     problems = {row: list(found) for row, found in (row_problems or {}).items()}
     if scan_replacements:  # False when the reader knows no cell holds U+FFFD or a NUL (_cells_not_text)
         for row, found in _cells_not_text(frame, row_numbers, info.encoding).items():
+            problems.setdefault(row, []).extend(found)
+    if info.format not in ("csv", "tsv"):
+        for row, found in _cells_too_long(frame, row_numbers).items():
             problems.setdefault(row, []).extend(found)
     for row, repeated in header.problems(frame, row_numbers, info.header_row, info.header_rows).items():
         problems[row] = [repeated]
@@ -381,6 +394,8 @@ def table_chunks(table: SourceTable, rows: int) -> Iterator[SourceTable]:
             row_problems={row: found for row, found in table.row_problems.items() if first <= row <= last},
             cells_read=cells_read,
             hidden_rows=table.hidden_rows[(table.hidden_rows >= first) & (table.hidden_rows <= last)],
+            zero_height_rows=table.zero_height_rows[(table.zero_height_rows >= first)
+                                                    & (table.zero_height_rows <= last)],
         )
 
 
@@ -435,6 +450,30 @@ def _cells_not_text(frame: pd.DataFrame, row_numbers: list[int], encoding: str |
                 "bad-encoding",
                 f"Row {row}, column '{column}': {what}; retype the value in the HR system or the file.",
                 row, str(column), None, value,
+            ))
+    return found
+
+
+def _cells_too_long(frame: pd.DataFrame, row_numbers: list[int]) -> dict[int, list[Problem]]:
+    """A ``cell-too-long`` problem for every cell of a workbook holding more characters than a cell holds
+    (``CELL_CHARACTERS``): no spreadsheet program shows it, so nobody read what would be sent. It is never sent
+    (the row is held back, a rule of the workbook's own program, not ours); the frame keeps the part a cell
+    holds, so that what follows (checks, the report, to_fix) handles no more than that."""
+    found: dict[int, list[Problem]] = {}
+    for column in frame.columns:
+        cells = pa.array(frame[column], type=pa.large_string())
+        if (pc.max(pc.binary_length(cells)).as_py() or 0) <= CELL_CHARACTERS:  # bytes: never fewer than characters
+            continue
+        lengths = pc.utf8_length(cells).to_numpy(zero_copy_only=False)
+        for pos in np.flatnonzero(lengths > CELL_CHARACTERS).tolist():
+            row, length = row_numbers[pos], int(lengths[pos])
+            frame.iat[pos, frame.columns.get_loc(column)] = str(frame[column].iat[pos])[:CELL_CHARACTERS]
+            found.setdefault(row, []).append(Problem(
+                CELL_TOO_LONG,
+                f"Row {row}, column '{column}': the cell holds {length:,} characters, more than a spreadsheet cell "
+                f"holds ({CELL_CHARACTERS:,}), so nobody can have read it in Excel; not sent: correct the cell in "
+                "the HR system (a program wrote it) and export the file again.",
+                row, str(column), None, None,
             ))
     return found
 

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 
 import numpy as np
 
+from hrimport.listing import quoted
 from hrimport.outcomes import Problem
 
 HIDDEN_ROW = "hidden-row"
@@ -45,31 +47,42 @@ _ROW_TAG_NUMBER = re.compile(rb'<row\s[^>]*?\br="([0-9]+)"')
 
 
 class HiddenRows:
-    """Row numbers (counted from 1) hidden in a sheet, as runs of consecutive rows in two arrays of integers."""
+    """Row numbers (counted from 1) hidden in a sheet, as runs of consecutive rows in two arrays of integers,
+    and whether each run is hidden by its height alone (of height zero, not marked hidden: nobody hid it with
+    Hide or a filter, someone set its height to 0), which its message says."""
 
     def __init__(self) -> None:
         self.firsts = array("q")
         self.lasts = array("q")
+        self.zero_height = array("b")
 
     def __bool__(self) -> bool:
         return bool(self.firsts)
 
-    def add(self, first: int, count: int = 1) -> None:
-        """Rows ``first`` to ``first + count - 1`` are hidden; added next to the run before, they extend it."""
+    def add(self, first: int, count: int = 1, *, zero_height: bool = False) -> None:
+        """Rows ``first`` to ``first + count - 1`` are hidden (``zero_height``: by a height of zero alone); added
+        next to the run before, hidden alike, they extend it."""
         last = first + count - 1
-        if self.lasts and self.lasts[-1] + 1 == first:
+        if self.lasts and self.lasts[-1] + 1 == first and self.zero_height[-1] == zero_height:
             self.lasts[-1] = last
         else:
             self.firsts.append(first)
             self.lasts.append(last)
+            self.zero_height.append(zero_height)
 
-    def among(self, numbers: np.ndarray) -> np.ndarray:
-        """The numbers among ``numbers`` (ascending row numbers: a table's rows) that are hidden, ascending."""
+    def among(self, numbers: np.ndarray, *, of_zero_height: bool = False) -> np.ndarray:
+        """The numbers among ``numbers`` (ascending row numbers: a table's rows) that are hidden, ascending;
+        ``of_zero_height``: those hidden by a height of zero alone."""
         numbers = np.asarray(numbers, dtype=np.int64)
         if not self or not len(numbers):
             return np.zeros(0, dtype=np.int64)
         firsts = np.frombuffer(self.firsts, dtype=np.int64)
         lasts = np.frombuffer(self.lasts, dtype=np.int64)
+        zero_height = np.frombuffer(self.zero_height, dtype=np.int8)
+        if of_zero_height:
+            if not zero_height.any():
+                return np.zeros(0, dtype=np.int64)
+            firsts, lasts = firsts[zero_height == 1], lasts[zero_height == 1]
         if len(firsts) > 1 and (np.diff(firsts) < 0).any():  # rows out of order: only a damaged file
             order = np.argsort(firsts, kind="stable")
             firsts, lasts = firsts[order], lasts[order]
@@ -90,14 +103,15 @@ def add_xlsx_hidden_rows(piece: bytes, row_before: int, into: HiddenRows, *, mar
     if marked:
         before, at = row_before, 0
         for tag in _HIDDEN_ROW_TAG.finditer(piece):
-            if not _HIDDEN.search(tag.group()) and not _zero_height(tag.group()):
+            marked_hidden = _HIDDEN.search(tag.group()) is not None
+            if not marked_hidden and not _zero_height(tag.group()):
                 continue
             number = _ROW_NUMBER.search(tag.group())
             if number is not None:
                 row = int(number.group(1))
             else:
                 row = before + piece.count(b"<row", at, tag.start()) + 1
-            into.add(row)
+            into.add(row, zero_height=not marked_hidden)
             before, at = row, tag.end()
     last = piece.rfind(b"<row")  # (a ``<rowBreaks>`` after the last row: the number is needed no more)
     if last < 0:
@@ -122,15 +136,41 @@ def _zero_height(tag: bytes) -> bool:
         return False
 
 
-def hidden_row_problem(row: int, *, strict: bool) -> Problem:
+def hidden_header_note(hidden: HiddenRows, header_row: int, header_rows: int, headers: Sequence[str]) -> str | None:
+    """The note saying that the header the columns were read by (Excel row ``header_row``, over ``header_rows``
+    rows) is hidden in the workbook, or None when it shows. A person looking at the sheet sees other headers
+    above the values (a row of labels under a hidden row of a system's field names, or none), and checks the
+    mapping by those: the import goes on (nothing is wrong in the values), and says which names it went by."""
+    rows = np.arange(header_row, header_row + header_rows, dtype=np.int64)
+    shut = hidden.among(rows).tolist()
+    if not shut:
+        return None
+    zero_height = len(hidden.among(rows, of_zero_height=True)) == len(shut)
+    how = "its height is set to 0" if zero_height else "by a filter or Hide"
+    where = f"row {shut[0]}" if len(shut) == 1 else f"rows {shut[0]}-{shut[-1]}"
+    part = "" if header_rows == 1 else f"of the header over rows {header_row}-{header_row + header_rows - 1} "
+    return (f"The header {part}({where}) is hidden in the workbook ({how}): the columns were read by the names it "
+            f"holds ({quoted(headers, shown=4)}), which nobody sees in Excel; unhide it and check that they name the "
+            "values under them (or set header_row to the header shown).")
+
+
+def hidden_row_problem(row: int, *, strict: bool, zero_height: bool = False) -> Problem:
     """The ``hidden-row`` problem of table row ``row``: a warning (the row is sent: it is our doubt, not the
-    user's error), or an error holding it back when ``strict_checks`` lists the code."""
-    said = f"Row {row} is hidden in the workbook (by a filter or Hide)"
+    user's error), or an error holding it back when ``strict_checks`` lists the code. ``zero_height``: the row
+    is hidden by a height of zero alone (set so, or dragged shut), which no filter or Hide did."""
+    if zero_height:
+        said = f"Row {row} is hidden in the workbook (its height is set to 0)"
+        unhide = "give it a height again (Row Height) in Excel"
+    else:
+        said = f"Row {row} is hidden in the workbook (by a filter or Hide)"
+        unhide = "unhide it in Excel"
     if strict:
-        return Problem(HIDDEN_ROW, f"{said}: not sent (strict_checks lists hidden-row); unhide it in Excel and check "
-                                   "it, then import it, or delete it if it is not to be imported.", row)
-    return Problem(HIDDEN_ROW, f"{said}: it is sent all the same, though nobody sees it in Excel; unhide it and "
-                               "check it, or delete it if it is not to be imported.", row, severity="warning")
+        return Problem(HIDDEN_ROW, f"{said}: not sent (strict_checks lists hidden-row); {unhide} and check it, "
+                                   "then import it, or delete it if it is not to be imported.", row)
+    return Problem(HIDDEN_ROW, f"{said}: it is sent all the same, though nobody sees it in Excel; "
+                               f"{unhide.removesuffix(' in Excel')} and check it, or delete it if it is not to be "
+                               "imported.", row, severity="warning")
 
 
-__all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "XLSX_ROW_MARKS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_row_problem"]
+__all__ = ["HIDDEN_ROW", "NO_HIDDEN_ROWS", "XLSX_ROW_MARKS", "HiddenRows", "add_xlsx_hidden_rows", "hidden_header_note",
+           "hidden_row_problem"]

@@ -195,7 +195,8 @@ def check_sheet_text(path: Path, archive_path: Path, part: str, sheet: str) -> N
     )
 
 
-_UNIQUE_COUNT = re.compile(rb'<(?:\w+:)?sst\b[^>]*?\buniqueCount="(\d+)"')
+# (read before the workbook is copied as Excel writes it: its quotes may be single, ``xlsx_quotes``)
+_UNIQUE_COUNT = re.compile(rb"""<(?:\w+:)?sst\b[^>]*?\buniqueCount\s*=\s*["'](\d+)["']""")
 #: The fewest bytes a shared string takes in the part (``<si/>``).
 _SMALLEST_SHARED_STRING = 5
 

@@ -101,7 +101,7 @@ from hrimport.reader.sheets import (
 from hrimport.reader.sniff import check_sheet_text, password_protected
 from hrimport.reader.xls_book import check_xls, open_xls, xls_hidden_columns, xls_hidden_rows
 from hrimport.reader.xlsx_cells import SheetScan, nine_decimals, scan_xlsx_sheet
-from hrimport.reader.xlsx_prefixes import prefixed_parts, unprefixed_xlsx
+from hrimport.reader.xlsx_prefixes import odd_parts, readable_xlsx
 
 if TYPE_CHECKING:
     import xlrd
@@ -609,12 +609,13 @@ def _xls_rows_to_read(path: Path, name: str, cells: calamine.CalamineSheet) -> i
 
 def _readable_xlsx(path: Path, scratch: ExitStack) -> Path:
     """The file to read for an XLSX: ``path``, or a copy whose parts spell SpreadsheetML's elements without a
-    namespace prefix (``xlsx_prefixes``), so that the scans of its XML see every cell."""
-    prefixes = prefixed_parts(path)
-    if not prefixes:
+    namespace prefix and quote their attributes as Excel does (``xlsx_prefixes``), so that the scans of its XML
+    see every cell, hidden row and column, and merge."""
+    parts = odd_parts(path)
+    if not parts:
         return path
     # the copy holds HR data: a file no one else can read, not left behind however the process ends
-    return unprefixed_xlsx(path, prefixes, scratch.enter_context(ScratchFiles([path.name])).paths[0])
+    return readable_xlsx(path, parts, scratch.enter_context(ScratchFiles([path.name])).paths[0])
 
 
 def _bounded_xlsx(path: Path, source: Path, layout: _Layout, scratch: ExitStack, merge_rows: int

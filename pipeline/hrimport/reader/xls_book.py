@@ -215,7 +215,7 @@ def xls_hidden_rows(book: xlrd.Book, sheet: str) -> HiddenRows:
     hidden = HiddenRows()
     rows = book.sheet_by_name(sheet).rowinfo_map
     for row in sorted(r for r, info in rows.items() if info.hidden or (info.height == 0 and info.height_mismatch)):
-        hidden.add(row + 1)
+        hidden.add(row + 1, zero_height=not rows[row].hidden)
     return hidden
 
 

@@ -57,7 +57,7 @@ from hrimport.reader.grid import (
     table_chunks,
 )
 from hrimport.reader.hidden_columns import hidden_headers
-from hrimport.reader.hidden_rows import HiddenRows
+from hrimport.reader.hidden_rows import HiddenRows, hidden_header_note
 from hrimport.reader.merged_cells import MergedDown
 from hrimport.reader.merged_header import data_merges, merged_down, rows_around, two_row_header
 from hrimport.reader.no_such_dates import NO_SUCH_DATE
@@ -137,6 +137,8 @@ def stream_xlsx(path: Path, info: SourceInfo, layout: _Layout, chunk_rows: int, 
     info.header_row, info.header_rows = index + 1, header_rows
     info.headers = [n for n in names if n is not None]
     info.hidden_columns = hidden_headers(names, first.first_column, extent.hidden_columns)
+    if extent.hidden:
+        info.header_note = hidden_header_note(extent.hidden, index + 1, header_rows, info.headers)
     info.preamble = [_trim_trailing([str(c) for c in r]) for r in grid.iloc[:index].to_numpy().tolist()]
     info.rows_read = 0
     table = _Table(path, info, names, first.first_column, index + 1, HeaderRepeats(header_cells, names),
@@ -197,7 +199,8 @@ def _joined(tables: list[SourceTable]) -> SourceTable:
         problems.update(table.row_problems)
     return SourceTable(info=tables[0].info, frame=pd.concat([t.frame for t in tables], ignore_index=True),
                        row_numbers=[n for t in tables for n in t.row_numbers], row_problems=problems,
-                       cells_read=cells_read, hidden_rows=np.concatenate([t.hidden_rows for t in tables]))
+                       cells_read=cells_read, hidden_rows=np.concatenate([t.hidden_rows for t in tables]),
+                       zero_height_rows=np.concatenate([t.zero_height_rows for t in tables]))
 
 
 class _Table:
@@ -281,6 +284,7 @@ class _Table:
             table.cells_read = _cells_in_table(cells_read, self.names, numbers - 1)
         if self.hidden:
             table.hidden_rows = self.hidden.among(numbers)
+            table.zero_height_rows = self.hidden.among(numbers, of_zero_height=True)
         self.merged.fill(table)
         return table
 

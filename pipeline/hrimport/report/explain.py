@@ -297,6 +297,12 @@ _EXPLANATIONS: dict[str, Explanation] = {
         "program), so what it says cannot be known; it is shown with \ufffd where the bytes were.",
         "Retype the value in the HR system (or in the file) and export or save the file again.",
     ),
+    "cell-too-long": Explanation(
+        "A cell longer than a spreadsheet holds",
+        "The cell holds more than 32,767 characters, the most a cell of Excel (or LibreOffice, in .xlsx) holds: "
+        "a program wrote it, and no spreadsheet program shows it, so nobody can have read what would be sent.",
+        "Correct the value in the HR system (or the program that wrote the file) and export the file again.",
+    ),
     "error-value": Explanation(
         "An error instead of a value",
         "The cell shows an Excel error such as #N/A or #DIV/0! (a formula that found nothing, or an error "

@@ -46,6 +46,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from hrimport.outcomes import RowOutcome, SourceInfo
 from hrimport.private_files import open_private
+from hrimport.reader.grid import CELL_CHARACTERS, CELL_TOO_LONG
 from hrimport.reader.merged_header import MergedRange, SheetMerges, two_row_header
 from hrimport.report.fix_marks import (
     BAD_CELL_FILL,
@@ -141,6 +142,10 @@ def write_fix_from_workbook(data: bytes, source: SourceInfo, rows: Sequence[RowO
             cell.quotePrefix = False
         for header, comment in bad_cells(outcome, list(columns)).items():
             _mark_bad(ws.cell(at, columns[header]), comment)
+        for problem in outcome.problems:  # what a cell holds (and Excel opens): the import read no more
+            if problem.code == CELL_TOO_LONG and problem.column in columns:
+                cell = ws.cell(at, columns[problem.column])
+                cell.value = str(cell.value)[:CELL_CHARACTERS]
         text = problem_text(outcome)
         _problem_cell(ws.cell(at, problem_column), text)
         width = max(width, len(text) + 1)

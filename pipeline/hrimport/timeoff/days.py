@@ -239,9 +239,9 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
             # the count only checks HR's figure: the record can still be sent as HR wrote it
             r.total_days = format_days(given)
             return Problem("total-days-unchecked",
-                           f"Row {r.row}: total_days {r.total_given} could not be checked: the service could not "
+                           f"Row {r.row}: total_days {r.given_shown} could not be checked: the service could not "
                            f"calculate the days of {key.describe()} ({reason}); the file's figure is kept.",
-                           r.row, column, "total_days", r.total_given, severity="warning")
+                           r.row, column, "total_days", r.given_shown, severity="warning")
         code = answer.code if isinstance(answer, RetriesExhausted) else "service-rejected"
         return Problem(code, f"Row {r.row}: the service could not calculate the days of {key.describe()}: "
                              f"{reason}.", r.row)
@@ -266,20 +266,20 @@ def _settle(r: TimeOffRow, answer: Decimal | RequestRejected | RetriesExhausted,
         return None
     counted = (f"the service counts no working day in {key.describe()} (weekends and public holidays of "
                f"{key.country})" if answer == 0 else f"the service counts {format_days(answer)} for {key.describe()}")
-    figures = f"Row {r.row}: total_days is {r.total_given} in the file but {counted}{_calendar_hint(r, given)}"
+    figures = f"Row {r.row}: total_days is {r.given_shown} in the file but {counted}{_calendar_hint(r, given)}"
     if policy == "strict":
         code = "no-leave-days" if answer == 0 else "total-days-mismatch"
         return Problem(code, f"{figures}; not sent (total_days = \"strict\": correct the figure, or mark the half "
-                             "days).", r.row, column, "total_days", r.total_given)
+                             "days).", r.row, column, "total_days", r.given_shown)
     if policy == "service" and answer != 0:
         r.total_days = format_days(answer)
         sent = f"the service's {format_days(answer)} is used (total_days = \"service\")"
     else:
         r.total_days = format_days(given)
-        sent = f"the file's {r.total_given} is kept"
+        sent = f"the file's {r.given_shown} is kept"
     # "kept" and "used", not "sent": the same words are true of a row a dry run checks, of one the run stops
     # before sending (not_sent), and of one whose send fails
-    return Problem("total-days-differs", f"{figures}; {sent}.", r.row, column, "total_days", r.total_given,
+    return Problem("total-days-differs", f"{figures}; {sent}.", r.row, column, "total_days", r.given_shown,
                    severity="warning")
 
 

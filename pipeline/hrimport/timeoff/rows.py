@@ -54,6 +54,9 @@ class TimeOffRow:
     half_start: bool
     half_end: bool
     total_given: str  # "" when the sheet has none
+    # the figure as the cell writes it (``4,5``, a decimal comma, where ``total_given`` reads 4.5): what a message
+    # quotes (``given_shown``); "" when it is ``total_given``
+    given_written: str = ""
     # False: a half-day cell could not be read (``hrimport.timeoff.halves``); the row is sent with its own figure,
     # which the calculation is not asked to check (its count follows the half days), and claims no half days
     halves_read: bool = True
@@ -62,6 +65,11 @@ class TimeOffRow:
     total_days: str = ""  # what is sent, once known
     warnings: list[Problem] = field(default_factory=list)  # doubts shown in the report; the row is still sent
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def given_shown(self) -> str:
+        """The file's figure as its cell writes it: what a message quotes (principle 1)."""
+        return self.given_written or self.total_given
 
     @property
     def leave_type_name(self) -> str:
@@ -154,7 +162,8 @@ def region_warning(row: int, column: str | None, code: str, *, sent: bool) -> Pr
 
 
 def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: str, cell: str,
-                  policy: TotalsPolicy, total_days: str, days_column: str | None, strict: bool = False) -> Problem:
+                  policy: TotalsPolicy, total_days: str, days_column: str | None, strict: bool = False,
+                  days_written: str = "") -> Problem:
     """The problem (``code``: ``not-a-half-day-marker`` or ``ambiguous-half-day``) of a row whose half-day cell
     ``cell`` (in ``column``, the ``[timeoff]`` key ``key``) could not be read, ``reason`` saying why (the
     ``HalfDayError``'s message, naming the cell).
@@ -164,17 +173,19 @@ def unread_halves(*, row: int, code: str, reason: str, column: str | None, key: 
     it, unchecked: a warning (principle 2). Without a figure, or when the service's count is sent
     (``service``) or must agree (``strict``), the count needs the half days: the row is held back (an error).
     ``days_column``: the source column of total_days, which the message names. ``strict`` (``[timeoff]
-    strict_checks`` names ``code``): held back in every case."""
+    strict_checks`` names ``code``): held back in every case. ``days_written``: the figure as its cell writes it
+    (``4,5``), which the message quotes, when it is not ``total_days`` (read 4.5)."""
+    shown = days_written or total_days
     said = f"Row {row}, column '{column}': {reason}" if column else f"Row {row}: {reason}"
     place = (row, column, key, cell)
     if policy == "file" and parse_days(total_days) is not None and strict:
         return Problem(code, f"{said}; not sent ([timeoff] strict_checks lists {code}): write the half day as one of "
                              f"the values above, or take {code} out of strict_checks to send the row with the file's "
-                             f"total_days {total_days}.", *place)
+                             f"total_days {shown}.", *place)
     if policy == "file" and parse_days(total_days) is not None:
         # said of the record, not of this run's sending: the same row found already imported next month is
         # not sent again, and its warning stays true
-        return Problem(code, f"{said}; the record carries no half days, so the file's total_days {total_days} "
+        return Problem(code, f"{said}; the record carries no half days, so the file's total_days {shown} "
                              "stands, without the service's check (the service counts a period's days from its "
                              "half days).", *place, severity="warning")
     if policy == "file":

@@ -97,6 +97,8 @@ class ValidRows:
     ends: list[str] = field(default_factory=list)
     halves: list[int] = field(default_factory=list)  # half start + 2 * half end, or HALVES_UNREAD
     given: list[str] = field(default_factory=list)
+    # the figure as its cell writes it ("4,5") where it is not ``given`` (4.5), else "" (none given: all "")
+    given_written: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     # each row's digest of the values it sends (``hrimport.validate.sent_digests``): two uint64 a row
@@ -146,7 +148,7 @@ class _Details(Positional[str]):
 
 #: The kept columns of a ``LeaveTable`` and their ``array`` type codes.
 _COLUMNS = {"row": "q", "person": "q", "kind": "i", "country": "i", "start": "i", "end": "i", "half": "b",
-            "given": "i", "decision": "i", "sent0": "Q", "sent1": "Q"}
+            "given": "i", "written": "i", "decision": "i", "sent0": "Q", "sent1": "Q"}
 _DTYPES = {"q": np.int64, "i": np.int32, "b": np.int8, "Q": np.uint64}
 
 
@@ -191,7 +193,8 @@ class LeaveTable:
         grow["person"].extend(map(hash, rows.ids))
         grow["kind"].extend(kinds)
         for name, texts in (("country", rows.countries), ("start", rows.starts), ("end", rows.ends),
-                            ("given", rows.given), ("decision", rows.decisions)):
+                            ("given", rows.given), ("written", rows.given_written or [""] * len(rows.given)),
+                            ("decision", rows.decisions)):
             grow[name].frombytes(codes(texts).tobytes())
         grow["half"].extend(rows.halves)
         for sent in rows.sent:
@@ -238,16 +241,16 @@ class LeaveTable:
         ids: list[str] = self.ids.as_arrow().take(at).to_pylist()
         notes: list[str] = self.notes.as_arrow().take(at).to_pylist() if self.keep_notes else [""] * len(at)
         out = []
-        for pos, row, external_id, kind, country, start, end, half, given, decision, sent, note in zip(
+        for pos, row, external_id, kind, country, start, end, half, given, written, decision, sent, note in zip(
                 at.tolist(), c["row"][at].tolist(), ids, c["kind"][at].tolist(), c["country"][at].tolist(),
                 c["start"][at].tolist(), c["end"][at].tolist(), c["half"][at].tolist(), c["given"][at].tolist(),
-                c["decision"][at].tolist(), self.total_days[at].tolist(), notes):
+                c["written"][at].tolist(), c["decision"][at].tolist(), self.total_days[at].tolist(), notes):
             match, lang = kinds[kind]
             out.append(TimeOffRow(
                 pos=pos, row=row, external_id=external_id, match=match, lang=lang, country=values[country],
                 start=values[start], end=values[end], half_start=half > 0 and bool(half & 1),
                 half_end=half > 0 and bool(half & 2), halves_read=half != HALVES_UNREAD,
-                total_given=values[given], notes=note, decision=values[decision],
+                total_given=values[given], given_written=values[written], notes=note, decision=values[decision],
                 total_days=values[sent] if sent >= 0 else "",
             ))
         return out
