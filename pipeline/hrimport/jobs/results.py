@@ -24,6 +24,7 @@ from hrimport.errors import (
     EXIT_UNEXPECTED,
 )
 from hrimport.jobs.jobfile import StepKind
+from hrimport.jobs.late_reports import KeptRun
 from hrimport.outcomes import Outcome, RunResult
 from hrimport.report import ReportFiles
 from hrimport.service.urls import EMBEDDED_SANDBOX, describe_target, is_sandbox_target
@@ -46,8 +47,8 @@ EXIT_MEANINGS = {
     "missing people, a field changing for many, an emptied column) and sent nothing; check the report, then run "
     "again with --accept-drift if the file is right",
     EXIT_REPORT: "a file of the run could not be written (a full disk, an unwritable folder): a step's report (its "
-    "rows were sent; their outcomes are kept in the state folder's unreported/ and the next run does not send "
-    "them again), the run's summary run.json, or the state folder mid-run, which stopped the sending; free space "
+    "rows were sent; their outcomes are kept in the state folder's unreported/, the next run does not send "
+    "them again and writes that report where it belongs once there is room), the run's summary run.json, or the state folder mid-run, which stopped the sending; free space "
     "or fix the folder the line above names, then run again (nothing is imported twice)",
     EXIT_UNEXPECTED: "hrimport stopped on an unexpected error, a bug in hrimport (its traceback is in run.log): "
     "report it with run.log; what was sent before it is in the step's journal and the state folder, and the next "
@@ -101,12 +102,23 @@ class JobResult:
     pruned: list[Path] = field(default_factory=list)
     # the job's runs since its last finished one that did not finish (killed), which sent no e-mail
     unfinished: list[Path] = field(default_factory=list)
-    # outcomes of earlier runs whose report could not be written, kept in the state folder until reported
-    unreported: list[Path] = field(default_factory=list)
+    # outcomes of earlier runs whose report could not be written, kept in the state folder: those this run wrote
+    # where they belong (the kept file removed), and those still kept, named until their report is written
+    kept_runs: list[KeptRun] = field(default_factory=list)
     error: str | None = None  # a failure of the run as a whole (the lock): what it did, in place of the verdict
     # run.json not written (a full disk): said after the steps' verdict, which it must not hide
     summary_error: str | None = None
     error_code: int = EXIT_OK
+
+    @property
+    def late_reports(self) -> list[KeptRun]:
+        """The reports of earlier runs kept when their disk was full that this run wrote where they belong."""
+        return [k for k in self.kept_runs if k.report is not None]
+
+    @property
+    def unreported(self) -> list[KeptRun]:
+        """The runs' outcomes still kept in the state folder, their report not written."""
+        return [k for k in self.kept_runs if k.report is None]
 
     @property
     def embedded_sandbox(self) -> bool:
