@@ -45,7 +45,7 @@ from hrimport.jobs.folders import (
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
 from hrimport.jobs.late_reports import write_kept_reports
-from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
+from hrimport.jobs.results import BUG_BETWEEN_STEPS, EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import (
     EMAILED,
     NOT_EMAILED,
@@ -225,7 +225,7 @@ def _run_logged(
 def _stopped_on_a_bug(result: JobResult, exc: Exception, say: Callable[[str], None]) -> None:
     """A run stopped outside its steps by an exception nobody foresaw: said in one line (the traceback in run.log),
     exit 70, and the run ends as any run does (run.json, the e-mail), not as a run killed."""
-    line = f"{unexpected_error(exc)}: this is a bug in hrimport; its traceback is in run.log, report it"
+    line = unexpected_error(exc) + BUG_BETWEEN_STEPS
     log.error("%s", line, exc_info=exc, extra=SAID)
     result.error, result.error_code = line, EXIT_UNEXPECTED
     say(f"Error: {line}")
@@ -364,14 +364,15 @@ def _run_step(
     except Exception as exc:  # a bug of ours or a library's error never met: the run ends as any run does
         # (run.json, the e-mail, exit 70), where a traceback ended it with exit 1 ("rows need attention")
         # and no run.json, which the next run told as a run killed
-        line = f"{unexpected_error(exc)} in the {step.name} step: this is a bug in hrimport; its traceback is in run.log"
+        what = f"{unexpected_error(exc)} in the {step.name} step"  # the verdict's what happened (``found``)
+        line = f"{what}: this is a bug in hrimport; its traceback is in run.log"
         journal = folder / safe_name(step.name) / OUTCOMES_FILE
         if journal.is_file():  # rows were done before it (hrimport.imports keeps a journal only when it holds some)
             line += (f"; each row's outcome before it is in the step's journal {journal}, and what the service "
                      "accepted is remembered in the state folder, so the next run does not send it again")
         log.error("step %s: %s", step.name, line, exc_info=exc, extra=SAID)
         return StepResult(step.name, step.kind, "unexpected_error", EXIT_UNEXPECTED,
-                          f"Error: {line}; report it with run.log", source, digest, started_at=started_at)
+                          f"Error: {line}; report it with run.log", source, digest, started_at=started_at, found=what)
 
 
 def _took_effect(result: RunResult) -> bool:
