@@ -114,8 +114,8 @@ def test_a_report_the_next_run_cannot_write_either_is_kept_and_told_until_a_run_
         tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The next run tries to write the kept report where it belongs and cannot (a folder where report.html should
     be): the kept file stays, and the run says why beside the command that writes it; once the folder is fixed,
-    the run after writes it and removes the file."""
-    job = JobFolder(tmp_path / "job", sandbox)
+    the run after writes it and removes the file. Meanwhile retention (here 1 run) keeps the folder it belongs in."""
+    job = JobFolder(tmp_path / "job", sandbox, retention=1)
     job.export("2024-05", job.people(2))
     kept, step_folder = kept_on_a_full_disk(job, monkeypatch)
     (step_folder / "report.html").mkdir()  # what stands in the way: renaming the page over it fails, as it would
@@ -128,7 +128,7 @@ def test_a_report_the_next_run_cannot_write_either_is_kept_and_told_until_a_run_
                 f"are kept in {kept}: hrimport report {kept} --output {step_folder} writes it (and then removes that "
                 f"file); this run could not write it either: it could not be written to {step_folder}: Is a "
                 "directory\n") in later.stderr
-        assert kept.is_file()
+        assert kept.is_file() and step_folder.parent in job.runs()
         assert json.loads((job.runs()[-1] / "run.json").read_text())["unreported"] == [
             {"said": later.stderr.split("hrimport: ", 1)[1].split("\n")[0], "kept": str(kept)}]
 
@@ -137,8 +137,10 @@ def test_a_report_the_next_run_cannot_write_either_is_kept_and_told_until_a_run_
     assert fixed.exit_code == 0, fixed.stderr
     assert (f"hrimport: the report of the run of {started}, kept when its disk was full, is now written: "
             f"{step_folder}\n") in fixed.stderr
-    assert not kept.exists() and (step_folder / "report.html").is_file()
+    assert not kept.exists() and (step_folder / "report.html").is_file()  # kept by the run that wrote it
     assert [o.outcome.value for o in read_outcomes(step_folder / "outcomes.jsonl").rows] == ["added", "added"]
+    run_cli("run", str(job.job))
+    assert job.runs() == [max(job.runs())]  # then retention as ever
 
 
 def test_a_report_kept_by_an_earlier_version_is_told_by_each_run_until_hrimport_report_writes_it(

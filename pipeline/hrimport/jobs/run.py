@@ -209,8 +209,9 @@ def _run_logged(
         log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
         written = _write_run_summary(result, say)
-        # never the folder of a run whose report is still kept: the next run writes it there
-        keep = [result.folder, *(k.folder.parent for k in result.unreported if k.folder is not None)]
+        # never the folder of a run whose report is still kept (the next run writes it there), nor of one whose
+        # report this run wrote (its e-mail attaches it)
+        keep = [result.folder, *(k.folder.parent for k in result.kept_runs if k.folder is not None)]
         result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=keep)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
