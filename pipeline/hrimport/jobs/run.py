@@ -393,14 +393,14 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
     logged and said, never raised."""
     if notify is None or not _email_due(notify, result):
         return
-    reports = {safe_name(s.name): s.report for s in result.steps if s.report is not None}
-    # an earlier run's report written by this run (its disk was full): HR never had it; named after its run
-    reports |= {f"{k.report.folder.parent.name}-{k.report.folder.name}": k.report
-                for k in result.late_reports if k.report is not None}
+    steps = [s.report for s in result.steps if s.report is not None]
+    # two steps both have a report.html: each named after its step; an earlier run's report written by this run (its
+    # disk was full: HR never had it) always after that run and its step
+    reports = [("" if len(steps) == 1 else f"{report.folder.name}-", report) for report in steps]
+    reports += [(f"{k.report.folder.parent.name}-{k.report.folder.name}-", k.report)
+                for k in result.late_reports if k.report is not None]
     attachments: list[Attachment] = []
-    for step, report in reports.items():
-        # two steps both have a report.html: name each after its step
-        prefix = "" if len(reports) == 1 else f"{step}-"
+    for prefix, report in reports:
         # a page too big for the e-mail (every row of a big month) gives its place to the workbook of the same rows
         attachments.append(Attachment(prefix + report.html.name, report.html,
                                       stand_in=Attachment(prefix + report.xlsx.name, report.xlsx)))
