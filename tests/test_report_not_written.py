@@ -119,7 +119,7 @@ def test_a_report_the_next_run_cannot_write_either_is_kept_and_told_until_a_run_
     job.export("2024-05", job.people(2))
     kept, step_folder = kept_on_a_full_disk(job, monkeypatch)
     (step_folder / "report.html").mkdir()  # what stands in the way: renaming the page over it fails, as it would
-    started = datetime.strptime(kept.stem[-17:], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = datetime.strptime(step_folder.parent.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # the run's
 
     for _ in range(2):  # told by each run while it is there
         later = run_cli("run", str(job.job))
@@ -154,7 +154,7 @@ def test_a_report_kept_by_an_earlier_version_is_told_by_each_run_until_hrimport_
     run_line, folder_line, *rows = kept.read_text().splitlines(keepends=True)
     assert json.loads(folder_line)["record"] == "report_folder"
     kept.write_text(run_line + "".join(rows))  # as an earlier version kept it
-    started = datetime.strptime(kept.stem[-17:], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+    started = datetime.strptime(kept.stem[-17:], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # its step's: no folder named
     told = (f"hrimport: the report of the run of {started} could not be written (a full disk?), and its outcomes are "
             f"kept in {kept}: hrimport report {kept} --output FOLDER writes it (and then removes that file)\n")
 

@@ -220,9 +220,10 @@ def test_the_next_run_writes_a_report_its_full_disk_kept_where_it_belongs_and_sa
     _, err = again.communicate(timeout=120)
 
     assert again.returncode == 0, err  # the same exports, every row already on the platform
+    started = datetime.strptime(seen.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # the run's, not a step's
     step_of = {"leave": "timeoff", "test-staff": "staff"}  # each kept file's import job, and its step
-    said = [f"the report of the run of {datetime.strptime(p.stem[-17:], '%Y-%m-%d_%H%M%S'):%Y-%m-%d %H:%M}, kept when "
-            f"its disk was full, is now written: {run_folder / step_of[p.stem[:-18]]}"
+    said = [f"the report of the run of {started}, kept when its disk was full, is now written: "
+            f"{run_folder / step_of[p.stem[:-18]]}"
             for p in sorted(kept, key=lambda p: (p.stem[-17:], p.name))]  # oldest first, as every run names them
     assert [line for line in err.splitlines() if "kept when its disk was full" in line] == [
         f"hrimport: {line}" for line in said]

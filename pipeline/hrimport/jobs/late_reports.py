@@ -45,11 +45,15 @@ class KeptRun:
 
     @property
     def shown_at(self) -> str:
-        """``2026-11-25 09:00``: when the run that sent its rows began, from the file's name (as kept)."""
-        try:
-            return datetime.strptime(self.kept.stem[-17:], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
-        except ValueError:
-            return self.kept.stem
+        """``2026-11-25 09:00``: when the run that sent its rows began, by its run folder's name (a later step of a
+        long run began later), else by the kept file's (when its step began)."""
+        names = [self.folder.parent.name[:17]] if self.folder is not None else []
+        for name in [*names, self.kept.stem[-17:]]:
+            try:
+                return datetime.strptime(name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")
+            except ValueError:
+                continue
+        return self.kept.stem
 
     def written(self) -> str:
         """The line of a report this run wrote."""
