@@ -466,3 +466,21 @@ def test_a_bad_faults_spec_is_a_usage_error_in_one_line(tmp_path: Path, spec: st
     result = hrimport("sandbox", "serve", "--port", "0", "--db", str(tmp_path / "s.db"), "--faults", spec)
     assert result.exit_code == 2
     assert one_error_line(result) == f"Error: --faults {spec!r}: {message}"
+
+
+def test_a_trial_whose_second_step_fails_says_where_the_rows_went_after_what_happened_not_inside_its_error(
+        tmp_path: Path) -> None:
+    # the second step's error holds "; " (what is missing; what to do): the place went at the first "; ", inside
+    # the error, as if the file were missing on the sandbox ('no file matches exports/new_*.csv on the embedded
+    # sandbox, not the platform; put this month's export there ...')
+    job = _job(tmp_path, sandbox=True)
+    job.write_text(job.read_text() + '\n[[step]]\nname = "joiners"\nkind = "staff"\nconfig = "staff.toml"\n'
+                                     'source = "exports/new_*.csv"\n')
+
+    result = hrimport("run", str(job), HRIMPORT_SANDBOX_DB=str(tmp_path / "e.db"))
+
+    assert result.exit_code == 2, result.output
+    error = result.stderr.splitlines()[2].removeprefix("joiners: Error: ")
+    assert error.startswith("no file matches ") and "; put this month's export there" in error
+    assert result.stderr.splitlines()[-1].startswith(
+        f"monthly: joiners step failed on the embedded sandbox, not the platform: {error} (exit 2: ")

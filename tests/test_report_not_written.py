@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import json
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,24 +96,67 @@ def test_a_workbook_the_full_disk_refuses_is_an_os_error_and_nothing_on_stderr(t
     assert not (tmp_path / "report.xlsx").exists() and not (tmp_path / "report.xlsx.partial").exists()
 
 
-def test_a_report_kept_in_the_state_folder_is_told_by_each_run_until_hrimport_report_writes_it(
-        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The monthly run meets a full disk as it writes the staff report (exit 6): the outcomes are kept in
-    state/unreported/. Every later run says so on its log (cron's mail) until someone writes the report:
-    a report HR never had is not written by any later run. `hrimport report KEPT --output FOLDER` writes it and
-    removes the kept file (its outcomes are in FOLDER now), so the runs after it say nothing more."""
-    job = JobFolder(tmp_path / "job", sandbox)
-    job.export("2024-05", job.people(2))
-
+def kept_on_a_full_disk(job: JobFolder, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The monthly run meets a full disk as it writes the staff report (exit 6): its outcomes kept in
+    state/unreported/. The kept file and the staff step's folder its report belongs in."""
     def disk_full(*args: object, **kwargs: object) -> Path:  # a full disk cannot be made here: see the test above
-        raise OSError(errno.ENOSPC, "No space left on device")
+        raise OSError(errno.ENOSPC, "No space left on device")  # (tests/test_state_not_written.py makes one)
 
     with monkeypatch.context() as patch:
         patch.setattr("hrimport.report.writer.write_html", disk_full)
         assert run_cli("run", str(job.job)).exit_code == 6
     [kept] = (job.root / "state" / "unreported").iterdir()
-    told = (f"hrimport: the report of an earlier run could not be written (a full disk?), and its outcomes are kept "
-            f"in {kept}: hrimport report {kept} --output FOLDER writes it (and then removes that file)\n")
+    [run] = job.runs()
+    return kept, run / "staff"
+
+
+def test_a_report_the_next_run_cannot_write_either_is_kept_and_told_until_a_run_can(
+        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next run tries to write the kept report where it belongs and cannot (a folder where report.html should
+    be): the kept file stays, and the run says why beside the command that writes it; once the folder is fixed,
+    the run after writes it and removes the file. Meanwhile retention (here 1 run) keeps the folder it belongs in."""
+    job = JobFolder(tmp_path / "job", sandbox, retention=1)
+    job.export("2024-05", job.people(2))
+    kept, step_folder = kept_on_a_full_disk(job, monkeypatch)
+    (step_folder / "report.html").mkdir()  # what stands in the way: renaming the page over it fails, as it would
+    started = datetime.strptime(step_folder.parent.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # the run's
+
+    for _ in range(2):  # told by each run while it is there
+        later = run_cli("run", str(job.job))
+        assert later.exit_code == 0, later.stderr  # this month's steps are not held by an earlier run's report
+        assert (f"hrimport: the report of the run of {started} could not be written (a full disk?), and its outcomes "
+                f"are kept in {kept}: hrimport report {kept} --output {step_folder} writes it (and then removes that "
+                f"file); this run could not write it either: it could not be written to {step_folder}: Is a "
+                "directory\n") in later.stderr
+        assert kept.is_file() and step_folder.parent in job.runs()
+        assert json.loads((job.runs()[-1] / "run.json").read_text())["unreported"] == [
+            {"said": later.stderr.split("hrimport: ", 1)[1].split("\n")[0], "kept": str(kept)}]
+
+    (step_folder / "report.html").rmdir()
+    fixed = run_cli("run", str(job.job))
+    assert fixed.exit_code == 0, fixed.stderr
+    assert (f"hrimport: the report of the run of {started}, kept when its disk was full, is now written: "
+            f"{step_folder}\n") in fixed.stderr
+    assert not kept.exists() and (step_folder / "report.html").is_file()  # kept by the run that wrote it
+    assert [o.outcome.value for o in read_outcomes(step_folder / "outcomes.jsonl").rows] == ["added", "added"]
+    run_cli("run", str(job.job))
+    assert job.runs() == [max(job.runs())]  # then retention as ever
+
+
+def test_a_report_kept_by_an_earlier_version_is_told_by_each_run_until_hrimport_report_writes_it(
+        tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept file an earlier version wrote names no folder for its report: every later run says so on its log
+    (cron's mail) until someone writes the report. `hrimport report KEPT --output FOLDER` writes it and removes the
+    kept file (its outcomes are in FOLDER now), so the runs after it say nothing more."""
+    job = JobFolder(tmp_path / "job", sandbox)
+    job.export("2024-05", job.people(2))
+    kept, _ = kept_on_a_full_disk(job, monkeypatch)
+    run_line, folder_line, *rows = kept.read_text().splitlines(keepends=True)
+    assert json.loads(folder_line)["record"] == "report_folder"
+    kept.write_text(run_line + "".join(rows))  # as an earlier version kept it
+    started = datetime.strptime(kept.stem[-17:], "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # its step's: no folder named
+    told = (f"hrimport: the report of the run of {started} could not be written (a full disk?), and its outcomes are "
+            f"kept in {kept}: hrimport report {kept} --output FOLDER writes it (and then removes that file)\n")
 
     for _ in range(2):  # told by each run while it is there, not once (nothing new to import: exit 0)
         later = run_cli("run", str(job.job))

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from hrimport.jobs import EXIT_MEANINGS
+from hrimport.outcomes import read_outcomes
 from tests.child_process import reaped
 from tests.mail_relay import Inbox, running_relay
 from tests.test_run_job import BULK, TOKEN, JobFolder, notify_table, wait_for
@@ -190,6 +191,71 @@ def test_a_report_folder_filling_up_mid_run_is_one_line_per_file_not_written_and
     last = max(p for p in disk.path("monthly").iterdir() if p.is_dir())
     staff, leave = (s["counts"] for s in json.loads((last / "run.json").read_text())["steps"])
     assert staff["unchanged"] == 60 and leave["already_imported"] == 40  # remembered, though not reported
+
+
+@pytest.mark.parametrize("job", ["reports"], indirect=True)
+def test_the_next_run_writes_a_report_its_full_disk_kept_where_it_belongs_and_says_so(
+    job: tuple[JobFolder, SmallDisk], sandbox: Any, relay: tuple[Inbox, int]
+) -> None:
+    """A cron story: the report folder's disk fills up after the rows were sent (exit 6), the run's outcomes are kept
+    in the state folder. Someone frees space; nobody types a command. The next run writes each step's report into
+    the folder of the run that sent the rows, removes the kept files, and says so on stderr, in its e-mail and in
+    run.json; `hrimport runs` shows the first run's reports, and its rows are not told again as a stopped run's."""
+    folder, disk = job
+    box, port = relay
+    sandbox.set_faults(latency=0.1)
+    first = disk.run("run", str(folder.job))
+    err = fill_after_the_first_batch(first, disk, sandbox)
+    sandbox.clear_faults()
+    assert first.returncode == 6, err
+    [seen] = [p for p in disk.path("monthly").iterdir() if p.is_dir()]
+    run_folder = folder.root / "reports" / "monthly" / seen.name  # as the runs name it
+    kept = sorted((folder.root / "state" / "unreported").iterdir())  # named after the import's job, and its start
+    assert [re.sub(r"\d", "0", p.name) for p in kept] == ["leave-0000-00-00_000000.jsonl",
+                                                            "test-staff-0000-00-00_000000.jsonl"]
+
+    disk.free()
+    folder.job.write_text(folder.job.read_text() + notify_table(port) + "\n")  # when = "attention"
+    again = disk.run("run", str(folder.job))
+    _, err = again.communicate(timeout=120)
+
+    assert again.returncode == 0, err  # the same exports, every row already on the platform
+    started = datetime.strptime(seen.name, "%Y-%m-%d_%H%M%S").strftime("%Y-%m-%d %H:%M")  # the run's, not a step's
+    step_of = {"leave": "timeoff", "test-staff": "staff"}  # each kept file's import job, and its step
+    said = [f"the report of the run of {started}, kept when its disk was full, is now written: "
+            f"{run_folder / step_of[p.stem[:-18]]}"
+            for p in sorted(kept, key=lambda p: (p.stem[-17:], p.name))]  # oldest first, as every run names them
+    assert [line for line in err.splitlines() if "kept when its disk was full" in line] == [
+        f"hrimport: {line}" for line in said]
+    assert not any((folder.root / "state" / "unreported").iterdir())  # each removed once its report was whole
+    staff = read_outcomes(seen / "staff" / "outcomes.jsonl")
+    assert [(o.external_id, o.outcome.value) for o in staff.rows] == [(folder.ext(n), "added") for n in range(1, 61)]
+    leave = read_outcomes(seen / "timeoff" / "outcomes.jsonl")
+    assert [(o.external_id, o.outcome.value) for o in leave.rows] == [(folder.ext(n), "added") for n in range(1, 41)]
+    for step in ("staff", "timeoff"):
+        assert {"report.html", "report.xlsx", "summary.json"} <= {p.name for p in (seen / step).iterdir()}
+    # the e-mail (due under "attention" though the run is clean: HR never had those reports) says it, with them
+    [mail] = box.messages
+    body = str(mail.get_body(("plain",)).get_content()).replace("\r\n", "\n")  # type: ignore[union-attr]
+    for line in said:
+        assert f"\n\nNote: {line}\n" in body
+    attached = {part.get_filename() for part in mail.iter_attachments()}
+    assert {f"{seen.name}-staff-report.html", f"{seen.name}-timeoff-report.html"} <= attached
+    last = max(p for p in disk.path("monthly").iterdir() if p.is_dir())
+    written = json.loads((last / "run.json").read_text())
+    assert [r["said"] for r in written["late_reports"]] == said and written["unreported"] == []
+    # the rows the first run sent are its report's: this run finds them unchanged, told as no stopped run's
+    staff_counts, leave_counts = (s["counts"] for s in written["steps"])
+    assert staff_counts["unchanged"] == 60 and leave_counts["already_imported"] == 40
+    runs = disk.run("runs", str(folder.root / "reports" / "monthly"), "--json")
+    out, _ = runs.communicate(timeout=60)
+    lines = [line for line in json.loads(out)["runs"] if line["run"] == seen.name]
+    assert [(line["step"], line["imported"], line["report"]) for line in lines] == [
+        ("staff", 60, f"{seen.name}/staff/report.html"), ("timeoff", 40, f"{seen.name}/timeoff/report.html")]
+
+    quiet = disk.run("run", str(folder.job))  # said once: nothing kept any more
+    _, err = quiet.communicate(timeout=120)
+    assert quiet.returncode == 0 and "kept" not in err, err
 
 
 class FillingInbox(Inbox):

@@ -659,14 +659,16 @@ def _json_encoder() -> Callable[[object], str]:
 encode_json = _json_encoder()
 
 
-def write_outcomes(path: Path, result: RunResult) -> None:
-    """Save a run as JSON lines: the run record first, then one line per row.
+def write_outcomes(path: Path, result: RunResult, *, after_run: Sequence[dict[str, object]] = ()) -> None:
+    """Save a run as JSON lines: the run record first, then ``after_run``'s records (each a dict with its own
+    ``record``, which ``read_outcomes`` passes over), then one line per row.
 
     Written beside ``path`` and renamed over it (``written_whole``), so a kill or a disk that fills up half way
     leaves the file that was there (a run's journal, below, or an earlier render's) whole rather than a
     truncated run."""
     with written_whole(path) as fh:
         fh.write(encode_json({"record": "run", **asdict(result.info)}) + "\n")
+        fh.writelines(encode_json(record) + "\n" for record in after_run)
         fh.writelines(map(row_line, result.rows))
         fh.writelines(encode_json({"record": "gone", **leave._asdict()}) + "\n" for leave in result.gone)
 

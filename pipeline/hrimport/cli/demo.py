@@ -43,7 +43,8 @@ def report(outcomes: Path, output: Path | None) -> None:
     """Render the report files again from a run's saved OUTCOMES.jsonl.
 
     A run whose report could not be written (a full disk) kept its outcomes in the state folder's unreported/:
-    its report needs --output FOLDER, and once it is written there (with the outcomes) the kept file is removed.
+    the next `hrimport run` of its job writes that report into its folder once there is room; by hand, its report
+    needs --output FOLDER, and once it is written there (with the outcomes) the kept file is removed.
 
     Example:
 

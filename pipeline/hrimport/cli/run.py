@@ -43,7 +43,8 @@ def run(job_file: Path, accept_drift: bool, full: bool, new_ledger: bool, base_u
     unreadable, older than max_source_age_days or than the last one imported); 3 another run of the same
     job is in progress; 4 the service was unreachable or refused the token; 5 held for review: the drift
     guard found a file too different from last time, nothing sent (--accept-drift once checked); 6 a
-    step's report, the run's run.json or the state folder (which stops the sending) could not be written;
+    step's report (the next run writes it into its folder once there is room), the run's run.json or the
+    state folder (which stops the sending) could not be written;
     70 hrimport stopped on an unexpected error, a bug (its traceback is in run.log: report it);
     130 / 143 stopped by Ctrl-C / SIGTERM.
 

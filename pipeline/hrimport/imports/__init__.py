@@ -274,7 +274,7 @@ def _report_not_written(result: RunResult, folder: Path, state_dir: Path, exc: O
     from hrimport.imports.stops import report_not_written
     from hrimport.report.writer import keep_unreported
 
-    kept = keep_unreported(result, state_dir)
+    kept = keep_unreported(result, state_dir, folder)  # its report belongs in that folder: recorded
     if journal is not None:
         journal.stopped(*report_not_written(folder, exc, kept))
     sent = ("" if result.info.dry_run else

@@ -43,7 +43,8 @@ One module per part: ``jobfile`` (the job file: ``Job``, ``load_job``, ``find_so
 (whether a step's file is a new export, and the refusal of one too old), ``run`` (``run_job`` and its
 steps, the e-mail; ``load_job_or_tell``, which e-mails a mistake in the job file), ``results``
 (``StepResult``, ``JobResult``, ``EXIT_MEANINGS``), ``folders`` (run folders, ``run.json``, retention, runs
-that did not finish) and ``runlog`` (``run.log`` with secrets hidden).
+that did not finish), ``late_reports`` (the reports of earlier runs kept when their disk was full, written where
+they belong) and ``runlog`` (``run.log`` with secrets hidden).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -60,6 +61,11 @@ def write_run_summary(result: JobResult) -> None:
             }
             for s in result.steps
         ],
+        # the reports of earlier runs (kept when their disk was full) this run wrote where they belong, and the
+        # kept outcomes it could not write, still in the state folder
+        "late_reports": [{"said": k.written(), "report": str(k.report.html)}
+                         for k in result.late_reports if k.report is not None],
+        "unreported": [{"said": k.still_kept(), "kept": str(k.kept)} for k in result.unreported],
     }
     # written beside it and renamed over it: a run killed while writing leaves the run.json that was there (or
     # none), never a cut one that would read as finished
@@ -130,13 +136,14 @@ def email_pending(folder: Path) -> PendingEmail | None:
         return None  # a run.json this version did not write, or cannot read: as it was, a finished run
 
 
-def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None = None) -> list[Path]:
+def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Collection[Path] = ()) -> list[Path]:
     """Remove this job's run folders beyond the ``retention`` newest; returns the folders removed.
 
     Only folders that ``hrimport run`` made (named by their start time, holding ``run.json``, or ``run.log``
     alone: a run killed, which the run pruning, under the job's lock, has told) are considered, so nothing
     else under the report folder is ever deleted. A killed run's folder counts as a run: it holds its journal
-    and report files, and would otherwise stay for ever.
+    and report files, and would otherwise stay for ever. The folders in ``keep`` are never removed (this run's, and
+    those of runs whose report, kept in the state folder, is still to be written there).
     """
     parent = job_folder(report_dir, job)
     if not parent.is_dir():
@@ -144,7 +151,8 @@ def prune_runs(report_dir: Path, job: str, retention: int, *, keep: Path | None 
     runs = sorted((p for p in parent.iterdir()
                    if is_run_folder(p) and ((p / RUN_SUMMARY).is_file() or (p / RUN_LOG).is_file())),
                   key=run_order)
-    old = [p for p in runs[:-retention] if keep is None or p != keep]
+    kept = {p.absolute() for p in keep}
+    old = [p for p in runs[:-retention] if p.absolute() not in kept]
     for folder in old:
         shutil.rmtree(folder, ignore_errors=True)
     return old

@@ -44,7 +44,8 @@ from hrimport.jobs.folders import (
 )
 from hrimport.jobs.freshness import no_new_export, older_export, too_old
 from hrimport.jobs.jobfile import Job, JobStep, find_source, load_job, read_notify
-from hrimport.jobs.results import EXIT_MEANINGS, JobResult, StepResult, StepStatus
+from hrimport.jobs.late_reports import write_kept_reports
+from hrimport.jobs.results import BUG_BETWEEN_STEPS, EXIT_MEANINGS, JobResult, StepResult, StepStatus
 from hrimport.jobs.runlog import (
     EMAILED,
     NOT_EMAILED,
@@ -66,7 +67,7 @@ from hrimport.notify import (
     should_notify,
 )
 from hrimport.outcomes import Progress, RunResult
-from hrimport.report.history import OUTCOMES_FILE
+from hrimport.report.history import OUTCOMES_FILE, job_folder
 from hrimport.report.history_page import update_history
 from hrimport.report.writer import unreported_runs
 from hrimport.service.connection import BASE_URL_SETTINGS, resolve_base_url, resolve_connection
@@ -162,7 +163,6 @@ def _run_locked(
 ) -> None:
     """The run itself, under the job's lock: its folder and log, the steps, retention, the e-mail."""
     result.unfinished = unfinished_runs(job)
-    result.unreported = unreported_runs(job.state_dir)
     result.folder = new_run_folder(job, started)
     try:
         _run_logged(job, result, full=full, accept_drift=accept_drift, new_ledger=new_ledger, base_url=base_url,
@@ -184,8 +184,11 @@ def _run_logged(
         log.info("job %s (%s) started%s", job.name, job.path, " with --full" if full else "")
         for folder in result.unfinished:
             log.warning("%s: %s", _not_finished(folder), folder)
-        for kept in result.unreported:
-            log.warning("%s", _unreported(kept))
+        # the reports earlier runs could not write (a full disk), written where they belong now that there may be
+        # room, before this run's steps: its log and e-mail then name only those still kept
+        result.kept_runs = write_kept_reports(job_folder(job.report_dir, job.name), unreported_runs(job.state_dir))
+        for kept in result.kept_runs:
+            log.warning("%s", kept.written() if kept.report is not None else kept.still_kept())
         try:
             state = StateStore.open(job.state_dir)
         except ConfigError as exc:  # its database cannot be opened (a full disk): no step can run; the run ends
@@ -206,7 +209,10 @@ def _run_logged(
         log.info(STEPS_DONE, job.name, result.verdict(), result.exit_code, EXIT_MEANINGS[result.exit_code])
         result.email_pending = _email_due(job.notify, result)
         written = _write_run_summary(result, say)
-        result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=result.folder)
+        # never the folder of a run whose report is still kept (the next run writes it there), nor of one whose
+        # report this run wrote (its e-mail attaches it)
+        keep = [result.folder, *(k.folder.parent for k in result.kept_runs if k.folder is not None)]
+        result.pruned = prune_runs(job.report_dir, job.name, job.retention, keep=keep)
         for folder in result.pruned:
             log.info("removed the old run folder %s (retention %d runs)", folder, job.retention)
         update_history(result.folder)  # after pruning: the job's index.html lists no run that is gone
@@ -220,7 +226,7 @@ def _run_logged(
 def _stopped_on_a_bug(result: JobResult, exc: Exception, say: Callable[[str], None]) -> None:
     """A run stopped outside its steps by an exception nobody foresaw: said in one line (the traceback in run.log),
     exit 70, and the run ends as any run does (run.json, the e-mail), not as a run killed."""
-    line = f"{unexpected_error(exc)}: this is a bug in hrimport; its traceback is in run.log, report it"
+    line = unexpected_error(exc) + BUG_BETWEEN_STEPS
     log.error("%s", line, exc_info=exc, extra=SAID)
     result.error, result.error_code = line, EXIT_UNEXPECTED
     say(f"Error: {line}")
@@ -359,14 +365,15 @@ def _run_step(
     except Exception as exc:  # a bug of ours or a library's error never met: the run ends as any run does
         # (run.json, the e-mail, exit 70), where a traceback ended it with exit 1 ("rows need attention")
         # and no run.json, which the next run told as a run killed
-        line = f"{unexpected_error(exc)} in the {step.name} step: this is a bug in hrimport; its traceback is in run.log"
+        what = f"{unexpected_error(exc)} in the {step.name} step"  # the verdict's what happened (``found``)
+        line = f"{what}: this is a bug in hrimport; its traceback is in run.log"
         journal = folder / safe_name(step.name) / OUTCOMES_FILE
         if journal.is_file():  # rows were done before it (hrimport.imports keeps a journal only when it holds some)
             line += (f"; each row's outcome before it is in the step's journal {journal}, and what the service "
                      "accepted is remembered in the state folder, so the next run does not send it again")
         log.error("step %s: %s", step.name, line, exc_info=exc, extra=SAID)
         return StepResult(step.name, step.kind, "unexpected_error", EXIT_UNEXPECTED,
-                          f"Error: {line}; report it with run.log", source, digest, started_at=started_at)
+                          f"Error: {line}; report it with run.log", source, digest, started_at=started_at, found=what)
 
 
 def _took_effect(result: RunResult) -> bool:
@@ -386,11 +393,14 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
     logged and said, never raised."""
     if notify is None or not _email_due(notify, result):
         return
-    reports = {s.name: s.report for s in result.steps if s.report is not None}
+    steps = [s.report for s in result.steps if s.report is not None]
+    # two steps both have a report.html: each named after its step; an earlier run's report written by this run (its
+    # disk was full: HR never had it) always after that run and its step
+    reports = [("" if len(steps) == 1 else f"{report.folder.name}-", report) for report in steps]
+    reports += [(f"{k.report.folder.parent.name}-{k.report.folder.name}-", k.report)
+                for k in result.late_reports if k.report is not None]
     attachments: list[Attachment] = []
-    for step, report in reports.items():
-        # two steps both have a report.html: name each after its step
-        prefix = "" if len(reports) == 1 else f"{safe_name(step)}-"
+    for prefix, report in reports:
         # a page too big for the e-mail (every row of a big month) gives its place to the workbook of the same rows
         attachments.append(Attachment(prefix + report.html.name, report.html,
                                       stand_in=Attachment(prefix + report.xlsx.name, report.xlsx)))
@@ -407,7 +417,8 @@ def _notify(notify: NotifySettings | None, name: str, path: Path, result: JobRes
             note = (f"Note: {_not_finished(folder)}; the lines above say what this run did in its place (nothing "
                     f"is stored twice). Its folder: {folder}")
         lines += ["", note]
-    lines += [line for kept in result.unreported for line in ("", f"Note: {_unreported(kept)}")]
+    lines += [line for kept in result.kept_runs
+              for line in ("", f"Note: {kept.written() if kept.report is not None else kept.still_kept()}")]
     lines += ["", f"Exit code {result.exit_code}: {EXIT_MEANINGS[result.exit_code]}."]
     if result.folder is not None:
         lines.append(f"Report folder: {result.folder} (log: {RUN_LOG}).")
@@ -434,8 +445,10 @@ def _email_due(notify: NotifySettings | None, result: JobResult) -> bool:
     # on the 1st, by the OOM killer or a reboot, would otherwise be known to no one)
     # and leave imported before that an export no longer lists is news though every row is fine (exit 0): still on
     # the platform, it is paid as leave until HR cancels it
-    return should_notify(notify, result.exit_code) or (notify is not None and notify.when == "attention"
-                                                        and (bool(result.unfinished) or result.no_longer_in_export > 0))
+    # and an earlier run's report this run wrote: HR never had it (its run could not write it)
+    return should_notify(notify, result.exit_code) or (
+        notify is not None and notify.when == "attention"
+        and (bool(result.unfinished) or result.no_longer_in_export > 0 or bool(result.late_reports)))
 
 
 def _shown_time(iso: str) -> str:
@@ -446,13 +459,6 @@ def _shown_time(iso: str) -> str:
         return iso
     zone = when.strftime("%z")
     return when.strftime("%Y-%m-%d %H:%M") + (f" (UTC{zone[:3]}:{zone[3:]})" if zone else "")
-
-
-def _unreported(kept: Path) -> str:
-    """What a run's outcomes kept in the state folder (its report not written: a full disk) ask of a person. Told
-    by every run while the file is there, not once: it is a report HR never had, which no later run writes."""
-    return (f"the report of an earlier run could not be written (a full disk?), and its outcomes are kept in {kept}: "
-            f"hrimport report {kept} --output FOLDER writes it (and then removes that file)")
 
 
 def _not_finished(folder: Path) -> str:

@@ -233,6 +233,11 @@ def _step_line(run: Path, step: dict[str, Any], data: dict[str, Any], job_folder
     if isinstance(report, str) and report:
         # the step's folder by its name in run.json's path: right even when the reports were moved
         return _report_line(run / Path(report).parent.name, run, job_folder, step=name)
+    own = run / safe_segment(name, "step")
+    if name and (own / SUMMARY_JSON).is_file():
+        # its report was written after the run (kept when its disk was full, written by a later run): shown as
+        # the report says, where run.json still says it could not be written
+        return _report_line(own, run, job_folder, step=name)
     source = step.get("source")
     # when the step itself began (a step that sent nothing has no summary), else the run's start
     started_at = _text(step, "started_at") or _text(data, "started_at") or _started_from_name(run)

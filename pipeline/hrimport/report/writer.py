@@ -15,6 +15,7 @@ import itself. A run's folder holds::
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
@@ -253,20 +254,42 @@ def _write_payloads(result: RunResult, folder: Path) -> Path | None:
 UNREPORTED = "unreported"
 
 
-def keep_unreported(result: RunResult, state_dir: Path) -> Path | None:
+#: The record, after the run's, naming the report folder a kept run's report belongs in (``keep_unreported``)
+_REPORT_FOLDER = "report_folder"
+
+
+def keep_unreported(result: RunResult, state_dir: Path, report_folder: Path | None = None) -> Path | None:
     """A run whose report folder cannot be written: its ``outcomes.jsonl`` kept in the state folder
     (``STATE/unreported/<job>-<YYYY-MM-DD_HHMMSS>.jsonl``, private), so ``hrimport report`` can write the
-    report later; None when that cannot be written either (the same full disk). Kept until ``hrimport report``
-    has written its report (``is_unreported``), and told by every ``hrimport run`` until then
+    report later, with ``report_folder``, the folder its report belongs in (``kept_report_folder``: the next
+    ``hrimport run`` of its job writes it there); None when that cannot be written either (the same full disk).
+    Kept until its report is written (``is_unreported``), and told by every ``hrimport run`` until then
     (``unreported_runs``)."""
+    after_run: list[dict[str, object]] = []
+    if report_folder is not None:
+        after_run.append({"record": _REPORT_FOLDER, "folder": str(report_folder.absolute())})
     try:
         folder = make_private_folder(state_dir / UNREPORTED)
         stamp = datetime.fromisoformat(result.info.started_at).strftime("%Y-%m-%d_%H%M%S")
         kept = folder / f"{safe_segment(result.info.job, 'job')}-{stamp}.jsonl"
-        write_outcomes(kept, result)
+        write_outcomes(kept, result, after_run=after_run)
     except OSError:
         return None
     return kept
+
+
+def kept_report_folder(kept: Path) -> Path | None:
+    """The folder the report of the run ``kept`` holds belongs in, as ``keep_unreported`` recorded it (the line
+    after the run's); None when it says none (kept by a version before it) or cannot be read."""
+    try:
+        with kept.open("rb") as fh:
+            fh.readline()  # the run's record
+            line = fh.readline()
+        data = json.loads(line) if line.startswith(b'{"record": "%s"' % _REPORT_FOLDER.encode()) else None
+    except (OSError, ValueError):
+        return None
+    folder = data.get("folder") if isinstance(data, dict) else None
+    return Path(folder) if isinstance(folder, str) and folder else None
 
 
 _KEPT_NAME = re.compile(r".+-\d{4}-\d{2}-\d{2}_\d{6}\.jsonl")  # <job>-<YYYY-MM-DD_HHMMSS>.jsonl
