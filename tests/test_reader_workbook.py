@@ -242,6 +242,33 @@ def test_a_workbook_quoting_its_attributes_in_single_quotes_reads_as_excel_shows
     assert chunks[0].info.hidden_columns == ["Text ID"]
 
 
+def test_a_workbook_whose_values_hold_an_equals_sign_between_spaces_is_streamed_as_excel_wrote_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Excel quotes a sheet named 'Staff = 2026', a number format '0" = n"', a data validation's message and a
+    # filter's value like any other value, in double quotes; the look for a writer quoting otherwise found ' = '
+    # in them, and such a workbook was copied and read whole (250,000 rows in 476 MB, where 279 MB streamed)
+    path = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Staff = 2026")
+    sheet.write_row(0, 0, HEADER)
+    people = [person(n) for n in range(1, 41)]  # more than the rows the header is looked for in
+    for r, row in enumerate(people, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER])
+    sheet.write_number(1, HEADER.index("Shoe Size"), 38, book.add_format({"num_format": '0" = size"'}))
+    sheet.data_validation(1, 0, 2, 0, {"validate": "length", "criteria": "==", "value": 6,
+                                       "input_message": "6 digits = an id"})
+    sheet.autofilter(0, 0, 2, len(HEADER) - 1)
+    sheet.filter_column_list(HEADER.index("Title"), ["Analyst", "Analyst = Senior"])
+    book.close()
+    monkeypatch.setattr(reader, "STREAM_BYTES", 0)  # a big workbook's way: this one is small
+
+    chunks, streamed = reader.read_spreadsheet_chunks(path, chunk_rows=1)
+
+    assert streamed
+    assert [record["Employee ID"] for chunk in chunks for record in chunk.frame.to_dict("records")] == [
+        row["Employee ID"] for row in people]
+
+
 def test_zero_padded_ids_written_by_openpyxl_read_as_excel_shows_them(tmp_path: Path, engine: str) -> None:
     wb = openpyxl.Workbook()
     ws = wb.active

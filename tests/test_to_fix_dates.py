@@ -17,6 +17,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+import xlsxwriter
 
 from tests import test_timeoff_import as timeoff
 from tests.staff_files import HEADER, person, write_config, write_csv
@@ -141,3 +142,40 @@ def test_a_time_off_to_fix_holds_its_leave_on_the_days_the_run_read(tmp_path: Pa
     assert result.exit_code == 2, result.output
     assert "this is a to_fix file (it has the Problem column), and the import that wrote it read such dates" \
            " day-first" in result.output
+
+
+def test_a_date_corrected_as_text_in_to_fix_xlsx_is_refused_naming_the_setting_not_to_fix_xlsx(
+    tmp_path: Path, sandbox: Any
+) -> None:
+    # the HR system writes its dates as text cells formatted as Text (@); person 3's two-digit year is held back
+    rows = [person(1, **{"Hire Date": "25/03/2020"}), person(2, **{"Hire Date": "03/04/20"})]
+    path = tmp_path / "staff.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet, text = book.add_worksheet("Staff"), book.add_format({"num_format": "@"})
+    sheet.write_row(0, 0, HEADER)
+    for r, row in enumerate(rows, start=1):
+        sheet.write_row(r, 0, [row[h] for h in HEADER], text)
+    book.close()
+    config = write_config(tmp_path / "staff.toml", date_order=None)
+    result, _ = run_import(tmp_path, sandbox, path, config=config)
+    assert result.exit_code == 1, result.output
+
+    # the year written in full, as the red cell says, in its cell formatted as Text: Excel keeps it as text
+    book = openpyxl.load_workbook(latest_run(tmp_path).parent / "to_fix.xlsx")
+    hire = book.active.cell(2, HIRE)
+    assert (hire.value, hire.number_format) == ("03/04/20", "@")
+    hire.value = "03/04/2020"
+    book.save(tmp_path / "corrected.xlsx")
+    result, _ = run_import(tmp_path, sandbox, tmp_path / "corrected.xlsx", config=config)
+
+    # it was told to correct to_fix.xlsx, "which holds them as dates": the file it had just corrected
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: corrected.xlsx: column 'Hire Date' has no date that shows whether it is day-first or month-first "
+        "('03/04/2020' is 3 April or March 4); this is a to_fix file (it has the Problem column), and the import "
+        "that wrote it read such dates day-first, the one order dates are read in without date_order: set "
+        'date_order = "day-first" in [source] to import them so')
+    config.write_text(config.read_text().replace("[source]\n", '[source]\ndate_order = "day-first"\n'))
+    result, _ = run_import(tmp_path, sandbox, tmp_path / "corrected.xlsx", config=config)
+    assert result.exit_code == 0, result.output
+    assert hire_dates(sandbox) == {"000001": "2020-03-25", "000002": "2020-04-03"}

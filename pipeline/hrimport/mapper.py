@@ -157,7 +157,8 @@ class MappingState:
         try:
             orders = {name: reading.order() for name, reading in self.dates.items()}
         except DateOrderUnknown as exc:
-            raise InputFileError(f"{self.info.name}: {_unknown_in_to_fix(exc, self.info.headers) or exc}") from None
+            told = _unknown_in_to_fix(exc, self.info.headers, text_file=self.info.format in ("csv", "tsv"))
+            raise InputFileError(f"{self.info.name}: {told or exc}") from None
         except DateOrderConflict as exc:
             raise InputFileError(f"{self.info.name}: {exc}") from None
         rules = {_date_rule_key(name): order.rule(self.dates[name].proof_row if order.proof else None)
@@ -178,19 +179,20 @@ class MappingRestart(Exception):
         self.field = field
 
 
-def _unknown_in_to_fix(unknown: DateOrderUnknown, headers: Iterable[str]) -> str:
+def _unknown_in_to_fix(unknown: DateOrderUnknown, headers: Iterable[str], *, text_file: bool) -> str:
     """What to say when a to_fix file (it has the ``Problem`` column) imported with no date_order holds only dates
     that read either way (01/02/2020), "" for any other file: the run that wrote it read them day-first, the one
     order read without the setting (its export proved it: 25/03/2020 on a row imported), and to_fix.xlsx holds
-    them as date cells; to_fix.csv cannot (``hrimport.to_fix_format.day_month_date``)."""
+    them as date cells; to_fix.csv cannot (``hrimport.to_fix_format.day_month_date``). A to_fix.xlsx refused so
+    holds such a date as text (typed in a cell formatted as Text): it is not told to correct to_fix.xlsx."""
     fix_key = normalize_header(FIX_COLUMN)
     if not unknown.either or not any(normalize_header(h) == fix_key for h in headers):
         return ""
+    instead = ", or correct to_fix.xlsx instead, which holds them as dates" if text_file else ""
     return (f"column '{unknown.column}' has no date that shows whether it is day-first or month-first "
             f"({either_way(unknown.either)}); this is a to_fix file (it has the {FIX_COLUMN} column), and the import "
             f"that wrote it read such dates {DEFAULT_DATE_ORDER}, the one order dates are read in without date_order: "
-            f'set date_order = "{DEFAULT_DATE_ORDER}" in [source] to import them so, or correct to_fix.xlsx instead, '
-            "which holds them as dates")
+            f'set date_order = "{DEFAULT_DATE_ORDER}" in [source] to import them so{instead}')
 
 
 def _date_rule_key(name: str) -> str:

@@ -28,6 +28,9 @@ _ATTRIBUTE = re.compile(rb"""\s+([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 # what a start tag written as Excel writes it never holds: a quote after '=' other than '"', white space around
 # '=', a tab or a line break (``<row\n r="3">``: the searches for ``<row `` and `` r="`` miss it)
 _OTHERWISE = re.compile(rb"""=\s*'|\s=|=\s|[\t\r\n]""")
+# A value in double quotes, as Excel writes every one: what it holds (a sheet named 'Staff = 2026', a number format
+# '0" = n"', a filter's value) is no sign of how its tag is written, and is left out of the look (``written_otherwise``)
+_DOUBLE_QUOTED = re.compile(rb'"[^"]*"')
 # A start tag holding one of those (its attributes before as Excel writes them, any after): the tags a
 # part written otherwise holds after ``_SINGLE_QUOTED`` has requoted what it could.
 _PLAIN = rb' [\w.:-]+="[^"]*"'
@@ -43,8 +46,9 @@ _MAY_BE_ODD = rb"""<[A-Za-z_][^<>]*(?:=\s*'|\s=|=\s|[\t\r\n])"""
 
 
 def written_otherwise(head: bytes) -> bool:
-    """Whether a start tag in ``head`` (a part's first bytes) is written otherwise than Excel writes it."""
-    return any(_OTHERWISE.search(tag.group()) for tag in _START_TAG.finditer(head))
+    """Whether a start tag in ``head`` (a part's first bytes) is written otherwise than Excel writes it; the values
+    it quotes as Excel does are not looked at."""
+    return any(_OTHERWISE.search(_DOUBLE_QUOTED.sub(b'""', tag.group())) for tag in _START_TAG.finditer(head))
 
 
 def as_excel_writes(xml: bytes) -> bytes:
