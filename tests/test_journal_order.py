@@ -23,20 +23,24 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.staff_files import person, write_config, write_csv
-from tests.test_run_job import TOKEN, run_cli
+from tests.test_run_job import LEAVE_CONFIG, LEAVE_HEADER, TOKEN, run_cli
 from tests.test_stopped_runs import (
     counted,
+    leave,
     newest_summary,
     outcomes_of,
+    record_ids,
     shown_at,
     told_once_only,
 )
+from tests.test_timeoff_import import add_staff
 
 #: An import killed outright (SIGKILL: nothing runs after it) as it would write its second batch (a staff batch, a
 #: leave) to the journal ("journal") or to the state folder ("state").
@@ -118,3 +122,48 @@ def test_a_staff_import_killed_between_its_journal_and_its_state_folder_has_each
     assert len(stored) == len(set(stored))  # nobody twice
 
     told_once_only(command, reports, "updated")  # a staff import sends every row
+
+
+@pytest.mark.parametrize("moment", ["journal", "state"])
+def test_a_timeoff_import_killed_between_its_journal_and_its_ledger_has_each_leave_told_once(
+        tmp_path: Path, sandbox: Any, moment: str) -> None:
+    prefix = uuid.uuid4().hex[:4]  # external ids of this test's own (the sandbox is shared)
+    ids = [f"{prefix}{n:05d}" for n in range(1, 3)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    # the second leave the last: nothing else is in flight when the run is killed
+    source = write_csv(tmp_path / "leave_2026-11.csv", [
+        leave(ids[0], "04/03/2024", "05/03/2024"), leave(ids[1], "06/03/2024", "06/03/2024", "年假")], LEAVE_HEADER)
+
+    journal = killed_at(config, source, sandbox, reports, moment, "timeoff")
+
+    assert set(record_ids(sandbox, prefix)) == set(ids)  # the service took both leaves
+    time.sleep(1.1)
+    command = ["timeoff", "import", str(config), str(source), "--report-dir", str(reports), "--concurrency", "1"]
+    rerun = run_cli(*command)
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    stored = record_ids(sandbox, prefix)
+    told = f"by the run of {shown_at(journal)}, which stopped before its report (its journal: {journal})."
+    outcomes = outcomes_of(folder)
+    assert outcomes[ids[0]] == ("added", f"Added as time-off record {stored[ids[0]]} {told}")
+    if moment == "state":  # its journal names the second leave: the service's answer to it was kept there
+        assert outcomes[ids[1]] == ("added", f"Added as time-off record {stored[ids[1]]} {told}")
+        assert counted(summary) == {"added": 2}
+    else:  # killed before its journal named it: its answer is lost with the run, as one lost in transit
+        outcome, message = outcomes[ids[1]]
+        assert (outcome, message.split(", sent on ")[0]) == (
+            "already_imported", f"Already imported: the service holds it as time-off record {stored[ids[1]]}")
+        assert message.endswith(f"(from {source.name} row 3) when its answer was lost; not sent again.")
+        assert counted(summary) == {"added": 1, "already_imported": 1}
+    told_rows = 2 if moment == "state" else 1
+    assert [(run["journal"], run["rows"], run["added"]) for run in summary["stopped_runs"]] == [
+        (str(journal), told_rows, told_rows)]
+    assert (f"{told_rows} row{'s were' if told_rows == 2 else ' was'} sent by the run of {shown_at(journal)} that "
+            f"stopped before its report ({told_rows} added; its journal: {journal})") in " ".join(summary["notes"])
+    assert len(sandbox.time_off(99)) == len({t["id"] for t in sandbox.time_off(99)})
+    assert sorted(stored) == ids  # each leave once
+
+    told_once_only(command, reports, "already_imported")
