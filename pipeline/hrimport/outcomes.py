@@ -13,6 +13,7 @@ import heapq
 import itertools
 import json
 import os
+import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -679,8 +680,16 @@ def write_outcomes(path: Path, result: RunResult, *, after_run: Sequence[dict[st
 OutcomesDone = Callable[[list[RowOutcome]], None]
 
 
+#: A journal's lines are synced to the disk (fsync) once this many rows or seconds are written since the last
+#: sync, and when it is closed: what the state folder holds (the time-off ledger syncs every record) a power cut
+#: leaves no journal naming is at most the last moment's, at the cost of an fsync or two a second.
+JOURNAL_SYNC_ROWS = 1_000
+JOURNAL_SYNC_SECONDS = 0.5
+
+
 class OutcomeJournal:
-    """A run's outcomes, appended to its report folder's ``outcomes.jsonl`` as rows finish (flushed).
+    """A run's outcomes, appended to its report folder's ``outcomes.jsonl`` as rows finish (flushed, and synced to
+    the disk every ``JOURNAL_SYNC_ROWS`` rows or ``JOURNAL_SYNC_SECONDS`` and at the end).
 
     A run killed half way (SIGKILL, a power cut) leaves in its report folder what the service did with
     every row sent: a ``journal`` line naming the run (its kind, job, file, start, and the service and customer
@@ -701,6 +710,8 @@ class OutcomeJournal:
         self._whole = 0  # the file's bytes up to its last whole line
         self._fh = None
         self._file: tuple[int, int] | None = None  # (device, inode): the journal's own file, not what replaced it
+        self._unsynced = 0  # rows written since the last fsync
+        self._synced_at = time.monotonic()
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             self._fh = open(fd, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
@@ -719,6 +730,22 @@ class OutcomeJournal:
             self.rows += len(rows)
             if self._write(map(row_line, rows)):
                 self.rows_whole = self.rows
+                self._unsynced += len(rows)
+                if (self._unsynced >= JOURNAL_SYNC_ROWS
+                        or time.monotonic() - self._synced_at >= JOURNAL_SYNC_SECONDS):
+                    self._sync()
+
+    def _sync(self) -> None:
+        """Put the lines written on the disk (a power cut keeps them); a disk refusing it stops the journal, as a
+        write refused does."""
+        assert self._fh is not None
+        try:
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            self._stop(exc)
+            return
+        self._unsynced = 0
+        self._synced_at = time.monotonic()
 
     def _write(self, lines: Iterable[str]) -> bool:
         """Append ``lines`` and flush them; whether they are in the file whole."""
@@ -742,6 +769,8 @@ class OutcomeJournal:
             self._fh = None
 
     def close(self) -> None:
+        if self._fh is not None:
+            self._sync()  # its last lines too, and a stopped line
         if self._fh is not None:
             self._fh.close()
             self._fh = None

@@ -303,10 +303,6 @@ def import_timeoff(
             listing.close()  # its tables are not needed while sending
         if gone:
             notes.append(gone_note(len(gone), config.path.name))
-        if told.counts:
-            if repeated is not None:  # the same leave listed again: one leave that run added, not two
-                told.count_repeats(repeat.first for repeat in repeated.repeats.values())
-            notes.append(told_note(told.summary(), dry_run=dry_run, kind="timeoff"))
         timings["check"] = checked + time.perf_counter() - t
 
         # -- total days ---------------------------------------------------------------------------------
@@ -362,10 +358,17 @@ def import_timeoff(
                 posted = post_time_off(client, rows, customer_id=customer_id,
                                        ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
                                        source_file=facts.info.name,
-                                       concurrency=workers, on_outcomes=on_outcomes,
+                                       concurrency=workers, on_outcomes=on_outcomes, told=told,
+                                       stopped=(lambda key, at: stopped.sent_by(leave_key(key), at))
+                                       if stopped is not None else None,
                                        progress=(lambda n: progress(n, total)) if progress else None)
                 part.posted(table, {r.row: r.pos for r in rows}, posted)
         timings["submit"] = time.perf_counter() - t
+        # told once posting is done: a leave whose answer a stopped run lost after its journal named it is told there
+        if told.counts:
+            if repeated is not None:  # the same leave listed again: one leave that run added, not two
+                told.count_repeats(repeat.first for repeat in repeated.repeats.values())
+            notes.append(told_note(told.summary(), dry_run=dry_run, kind="timeoff"))
 
     outcomes = OutcomeRows()
     for part in parts:
@@ -374,7 +377,9 @@ def import_timeoff(
         if repeated is not None:
             repeated.note(mine, part.plain, last=last)
             mine += repeated.taken(last=last)
-        _answered_doubts(part.keep, [o.row for o in mine if o.outcome is Outcome.ALREADY_IMPORTED])
+        # a leave an earlier run's record answers: already imported, or told as a stopped run's (its answer lost)
+        _answered_doubts(part.keep, [o.row for o in mine
+                                     if o.outcome is Outcome.ALREADY_IMPORTED or o.row in told.runs])
         part.keep.attach(mine)
         outcomes.add(mine, *part.plain)
     # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"

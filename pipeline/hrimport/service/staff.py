@@ -27,9 +27,11 @@ service takes (spec "Staff input fields"); ``submit_staff`` sends them in batche
   (``hrimport.service.readback``);
 - the client as cheap as it can be (issue 17): each row sent is encoded to JSON once (``element_json``),
   and with one batch in flight (the default), this side's own work on the batch answered before it
-  (outcomes, read-back, journal, progress) and the encoding of the next are done while the service works
-  on it. Only what must come first does: the service's acceptances are remembered (``on_accepted``)
-  before the next request goes out, so a run killed at any moment loses at most the batch in flight.
+  (outcomes, read-back, journal, the state folder, progress) and the encoding of the next are done while the
+  service works on it. The run's journal is written before the state folder remembers the rows (``_done``):
+  a row the state folder holds is always named by a journal, so that the next run can tell what a run
+  killed before its report added (``hrimport.imports.stopped_runs``); a run killed at any moment leaves at
+  most two batches unremembered (the one answered, the one in flight), which the next run sends again.
   Each row's record is asked for once per send and goes with its part; the usual answer (a result per
   row, in the order sent) is matched by one comparison, and its read-back told for the whole batch at
   once (``ReadBack.unaltered_many``), a row looked at alone only when its answer is not plainly as sent.
@@ -370,7 +372,8 @@ def submit_staff(
 
     ``progress`` is called with the number of records that just got their outcome (an increment, as a
     progress bar's ``update`` takes). ``on_accepted`` is called after each answer with the records the
-    service added or updated in it, so state can follow the service batch by batch; ``on_sending`` before
+    service added or updated in it, once ``on_outcomes`` has them, so state can follow the service batch by
+    batch and never hold a row the journal does not name; ``on_sending`` before
     each batch, to record the intent and say which records are first sends; ``on_outcomes`` with the rows
     that just got their outcome (the run's journal). ``readback`` words the warnings of fields the service
     stored otherwise than sent (default: ``ReadBack()``, the spec's sensitive fields masked).
@@ -505,8 +508,8 @@ class _Run:
                             encode_ahead: Callable[[], None]) -> None:
         """One request in flight at a time, and this thread's own work done while it is: the request goes
         out from the worker, and once its body is on the wire, the rows of the batch answered before it
-        get their outcomes (read-back, journal, progress) and the next batch is encoded, while the
-        service works. What the service accepted is remembered before the next request goes out."""
+        get their outcomes (read-back, journal, progress) and the state folder remembers them, and the next
+        batch is encoded, while the service works."""
         settle: Callable[[], None] | None = None  # the outcomes of the batch answered last, still to give
         in_flight: Future[_Sent] | None = None
         try:
@@ -639,9 +642,17 @@ class _Run:
             self.outcomes[index] = outcome
         self.finished.append(outcome)
 
-    def _done(self, count: int) -> None:
+    def _done(self, count: int, accepted: list[StaffRecord] | None = None) -> None:
+        """Hand on the rows that just got their outcomes (``count`` of them): to the run's journal first, then,
+        of those the service accepted (``accepted``), to the state folder (``on_accepted``), then to progress.
+        The journal comes first: a run killed between the two leaves rows the state folder does not hold yet,
+        which the next run sends again (the staff endpoint creates or updates; one it added is reported added,
+        its send recorded in ``staff_sending``), where the other order left rows the state folder held that no
+        journal named, which the next run read unchanged: a new hire added in no report."""
         if self.on_outcomes is not None and self.finished:
             self.on_outcomes(self.finished)
+        if self.on_accepted is not None and accepted:  # before progress: whoever watches it sees the state written
+            self.on_accepted(accepted)
         if self.collect is not None and self.finished:
             self.collect(self.finished)
         self.finished = []
@@ -767,12 +778,7 @@ class _Run:
             in_order = False
         found: list[dict[str, Any] | None] = list(results) if in_order else self._find(ids, results)
         outcomes = [None if result is None else _staff_outcome(_message(result)) for result in found]
-        if self.on_accepted is not None:  # before progress: whoever watches progress sees the state written
-            accepted = [_as_sent(record, text) for record, text, outcome in zip(records, texts, outcomes)
-                        if outcome in _ACCEPTED]
-            if accepted:
-                self.on_accepted(accepted)
-        return partial(self._settle, part, records, found, outcomes, created)
+        return partial(self._settle, part, records, found, outcomes, created, texts)
 
     def _find(self, ids: list[str], results: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
         """Each row's result (None: none) by its external id (``ids``, in the rows' order), the first row
@@ -806,9 +812,10 @@ class _Run:
         return found
 
     def _settle(self, part: list[int], records: list[StaffRecord], found: list[dict[str, Any] | None],
-                outcomes: list[Outcome | None], created: frozenset[str]) -> None:
-        """Give each row of an answered batch the outcome of its result (``_match``). An "updated" row in
-        ``created`` was created by a send whose answer was lost: it is reported ``added``."""
+                outcomes: list[Outcome | None], created: frozenset[str], texts: list[str]) -> None:
+        """Give each row of an answered batch the outcome of its result (``_match``), then remember the rows
+        the service accepted (``on_accepted``, after the journal: ``_done``). An "updated" row in ``created``
+        was created by a send whose answer was lost: it is reported ``added``."""
         # accepted rows: did the service store what was sent? (its answer holds the stored record) All the
         # batch's rows told at once, without their payloads, when they hold the texts to compare with
         checked = [(k, compared, result.get("user"))
@@ -834,7 +841,8 @@ class _Run:
                 row_outcome.message = (f"Added: the service answered {row_outcome.message!r} because an earlier "
                                        "send created the record and its answer was lost.")
             self._set(i, row_outcome)
-        self._done(len(part))
+        self._done(len(part), [_as_sent(record, text) for record, text, outcome in zip(records, texts, outcomes)
+                               if outcome in _ACCEPTED])
 
     def _from_result(self, record: StaffRecord, result: dict[str, Any], outcome: Outcome | None,
                      unaltered: bool) -> RowOutcome:

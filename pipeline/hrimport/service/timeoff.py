@@ -3,9 +3,13 @@
 One ``RowOutcome`` per record; the ledger is written as we go (``request_body`` is spec endpoint 5).
 
 A thread pool of ``concurrency`` workers (default 4) shares the one ``ServiceClient`` (its httpx pool is
-thread-safe). Each worker writes the record to the ledger as ``sending`` before it posts it, and as
-``stored`` when the service accepts it, before taking the next (``hrimport.state.ledger``). The service's
-answers become outcomes (``hrimport.service.answers`` reads what each refusal means):
+thread-safe). Each worker writes the record to the ledger as ``sending`` before it posts it; the record is
+written ``stored`` once the service accepted it and the run's journal names it (``on_outcomes``), by the thread
+that hands the outcomes on (``hrimport.state.ledger``): a leave the ledger holds is always named by a journal,
+so that the next run tells a leave that a run killed before its report added (``hrimport.imports.stopped_runs``),
+where a kill between the two left a leave the ledger held that no journal named, read ``already_imported`` and
+added in no report. The service's answers become outcomes (``hrimport.service.answers`` reads what each
+refusal means):
 
 - 2xx -> ``added`` (the message names the record id), with a ``platform-altered`` warning when the record
   answered holds other total days than were sent (the spec types them integer there: 4.5 may come back 4); a 2xx without ``time_off_data`` -> ``failed``
@@ -13,7 +17,9 @@ answers become outcomes (``hrimport.service.answers`` reads what each refusal me
   body in a 2xx is a refusal, as below (the client raises it);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
   an earlier run sent this record and lost the answer, and the 409 names a record of the same leave type
-  and dates, that record is this one -> ``already_imported``;
+  and dates, that record is this one -> ``already_imported``; ``added`` when that run stopped before its report
+  and its journal names the leave as added (it was killed after the journal line, before the ledger's), told
+  as that run's (``stopped``);
 - 404, or a 400 naming ``customer_system_id`` -> ``rejected`` (``unknown-staff``);
 - a 400 naming ``total_days`` -> ``rejected`` (``total-days-mismatch``); ``leave_type`` ->
   ``unknown-leave-type``; any other 4xx -> ``service-rejected`` (403: ``permission-denied``);
@@ -32,7 +38,7 @@ import json
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from decimal import Decimal, InvalidOperation
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from hrimport.errors import RequestRejected, RetriesExhausted
 from hrimport.outcomes import Outcome, Problem, RowOutcome
@@ -40,6 +46,13 @@ from hrimport.service.answers import timeoff_refusal
 from hrimport.state.ledger import Ledger, LedgerEntry, LedgerKey
 from hrimport.timeoff.leave_types import match_leave_type
 from hrimport.timeoff.rows import TimeOffRow
+
+if TYPE_CHECKING:
+    from hrimport.imports.stopped_runs import StoppedRun, ToldRows
+
+#: ``sent_by(key, sent_at)``: the run stopped before its report whose journal names the leave the ledger keeps as
+#: ``key``, sent at ``sent_at``, and its outcome there (``hrimport.imports.stopped_runs.StoppedSends.sent_by``)
+SentBy = Callable[[LedgerKey, str], "tuple[StoppedRun, Outcome] | None"]
 
 __all__ = ["TimeOffClient", "post_time_off", "request_body"]
 
@@ -81,16 +94,20 @@ def post_time_off(
     concurrency: int = 4,
     progress: Callable[[int], None] | None = None,
     on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
+    stopped: SentBy | None = None,
+    told: ToldRows | None = None,
 ) -> list[RowOutcome]:
     """Post every row (``total_days`` already set); one outcome per row, in any order.
 
     ``unanswered`` holds the ledger's ``sending`` entries of earlier runs (sent, answer lost): an overlap
-    with that very record is reported ``already_imported`` (``hrimport.state.ledger``). ``on_outcomes`` gets
-    each row as it gets its outcome (the run's journal), ``progress`` its count.
+    with that very record is reported ``already_imported`` (``hrimport.state.ledger``), or ``added`` as the
+    run's that stopped before its report (``hrimport.imports.stopped_runs``) whose journal
+    names it (``stopped``), counted in ``told``. ``on_outcomes`` gets each row as it gets its outcome (the run's journal), before
+    the ledger records it stored; ``progress`` its count.
     """
     earlier = unanswered or {}
 
-    def send(r: TimeOffRow) -> RowOutcome:
+    def send(r: TimeOffRow) -> _Posted:
         key = ledger_key(r)
         body = request_body(customer_id, r)
         if ledger is not None:
@@ -101,31 +118,36 @@ def post_time_off(
             lost = earlier.get(key)
             record_id = _own_record(exc, r) if lost is not None else None
             if lost is not None and record_id is not None and ledger is not None:
-                ledger.remember(key, record_id=record_id, total_days=lost.total_days, source_file=source_file,
-                                source_row=r.row)
+                stored = _Stored(key, record_id, lost.total_days, r.row)
                 # the record is the one the earlier run sent: its days are those it was sent with, and this
                 # run's total-days warnings ("the service's 5 is used") told what this run was sending, which
                 # the platform did not take; the row reads as one the ledger knows (its warnings about the data
                 # itself are attached with the chunk's)
                 r.total_days = lost.total_days
-                return RowOutcome(
+                sent_by = stopped(key, lost.accepted_at) if stopped is not None else None
+                if sent_by is not None:  # a run stopped before its report added it: its journal says so
+                    run, outcome = sent_by
+                    return _Posted(RowOutcome(r.row, r.external_id, "", outcome, (),
+                                              run.told(outcome, f"time-off record {record_id}"), r.details()),
+                                   stored, run)
+                return _Posted(RowOutcome(
                     r.row, r.external_id, "", Outcome.ALREADY_IMPORTED, (),
                     f"Already imported: the service holds it as time-off record {record_id}, sent on "
                     f"{lost.accepted_at} (from {lost.source_file} row {lost.source_row}) when its answer was lost; "
-                    "not sent again.", r.details())
+                    "not sent again.", r.details()), stored)
             if ledger is not None and lost is None:
                 ledger.forget_sending(key)
-            return _rejected(r, exc, lost)
+            return _Posted(_rejected(r, exc, lost))
         except RetriesExhausted as exc:
             if exc.code == "not-sent":
                 if ledger is not None and key not in earlier:
                     ledger.forget_sending(key)
-                return _outcome(r, Outcome.NOT_SENT, exc.code, f"{exc}.")
+                return _Posted(_outcome(r, Outcome.NOT_SENT, exc.code, f"{exc}."))
             if exc.unreachable:  # no connection was made: the record cannot have reached the service
-                return _outcome(r, Outcome.FAILED, exc.code, f"{exc}. Not sent: the next run sends it.")
-            return _outcome(r, Outcome.FAILED, exc.code,
-                            f"{exc}. If the record did reach the service, the next run finds it and reports "
-                            "it imported, never a second record.")
+                return _Posted(_outcome(r, Outcome.FAILED, exc.code, f"{exc}. Not sent: the next run sends it."))
+            return _Posted(_outcome(r, Outcome.FAILED, exc.code,
+                                    f"{exc}. If the record did reach the service, the next run finds it and reports "
+                                    "it imported, never a second record."))
         raw = answer.get("time_off_data")
         if not isinstance(raw, dict) or not raw:
             # a 200 without the record the spec says it answers (its messages are "not shown"): stored or
@@ -133,42 +155,54 @@ def post_time_off(
             # run settles (the service's 409 naming this record, or a send that adds it)
             said = answer.get("message")
             message = f" (message {str(said)!r})" if said else ""
-            return _outcome(r, Outcome.FAILED, "unexpected-answer",
-                            "the service answered POST /api/apply-ee-time-off without the time-off record it adds"
-                            f"{message}. Whether it stored it is not known: the next run finds it or sends it, "
-                            "never a second record.")
+            return _Posted(_outcome(r, Outcome.FAILED, "unexpected-answer",
+                                    "the service answered POST /api/apply-ee-time-off without the time-off record it "
+                                    f"adds{message}. Whether it stored it is not known: the next run finds it or "
+                                    "sends it, never a second record."))
         data: dict[str, Any] = raw
         record_id = data.get("id") if isinstance(data.get("id"), int) else None
-        if ledger is not None:
-            ledger.remember(key, record_id=record_id, total_days=r.total_days,
-                            source_file=source_file, source_row=r.row)
         what = f"time-off record {record_id}" if record_id is not None else "a time-off record"
-        return RowOutcome(r.row, r.external_id, "", Outcome.ADDED, (*r.warnings, *_days_altered(r, data)),
-                          f"Added as {what}.", r.details())
+        return _Posted(RowOutcome(r.row, r.external_id, "", Outcome.ADDED, (*r.warnings, *_days_altered(r, data)),
+                                  f"Added as {what}.", r.details()),
+                       _Stored(key, record_id, r.total_days, r.row) if ledger is not None else None)
 
     outcomes: list[RowOutcome] = []
     if not rows:
         return outcomes
 
-    told: set[Future[RowOutcome]] = set()
+    handed_on: set[Future[_Posted]] = set()
+    unwritten: list[Exception] = []  # why the ledger could not be written (a full disk): the run stops
 
-    def finished(done: Iterable[Future[RowOutcome]]) -> None:
+    def finished(done: Iterable[Future[_Posted]]) -> None:
         for future in done:
-            if future not in told and not future.cancelled() and future.exception() is None:
-                told.add(future)
-                outcomes.append(future.result())
+            if future not in handed_on and not future.cancelled() and future.exception() is None:
+                handed_on.add(future)
+                posted = future.result()
+                outcomes.append(posted.outcome)
                 if on_outcomes:
                     on_outcomes(outcomes[-1:])
+                if posted.stored is not None and ledger is not None and not unwritten:  # once the journal names it
+                    stored = posted.stored
+                    try:
+                        ledger.remember(stored.key, record_id=stored.record_id, total_days=stored.total_days,
+                                        source_file=source_file, source_row=stored.source_row)
+                    except Exception as exc:  # noqa: BLE001 (raised below, once the rows answered are handed on)
+                        unwritten.append(exc)
+                if posted.told_by is not None and told is not None:
+                    told.count(posted.told_by, posted.outcome.outcome, posted.outcome.row)
                 if progress:
                     progress(1)
 
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="hrimport-timeoff") as pool:
-        futures: set[Future[RowOutcome]] = {pool.submit(send, r) for r in rows}
+        futures: set[Future[_Posted]] = {pool.submit(send, r) for r in rows}
         # each record as it is answered: the journal and the progress follow the sending (a wait for the first
         # exception returns only once every record is done when none fails, so a run killed half way left an
         # empty journal beside hundreds of records stored)
         for future in as_completed(futures):
             stop = future.exception()
+            if stop is None:
+                finished([future])
+                stop = unwritten[0] if unwritten else None
             if stop is not None:
                 # 401, a wrong base URL, a state folder that cannot be written: nothing more can succeed. The
                 # workers in flight finish, and every record answered, before or after, reaches the run's
@@ -176,8 +210,25 @@ def post_time_off(
                 pool.shutdown(wait=True, cancel_futures=True)
                 finished(futures)
                 raise stop
-            finished([future])
     return outcomes
+
+
+class _Stored(NamedTuple):
+    """A record the service stored, for the ledger to remember once the run's journal names it."""
+
+    key: LedgerKey
+    record_id: int | None
+    total_days: str
+    source_row: int
+
+
+class _Posted(NamedTuple):
+    """A row's outcome as a worker found it; what the ledger is to remember of it (None: nothing), and the run
+    stopped before its report it is told as sent by (``post_time_off``'s ``stopped``), counted in its thread."""
+
+    outcome: RowOutcome
+    stored: _Stored | None = None
+    told_by: StoppedRun | None = None
 
 
 def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOutcome:

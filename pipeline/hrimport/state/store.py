@@ -7,9 +7,9 @@ blocks the writer and a killed process leaves a consistent database; ``synchrono
   payload the service accepted, and the person's name in it (the time-off report names people by it) (``Add Successfully`` / ``Update Successfully``). The service is part of
   the key (as in the time-off ledger) so that trying a file on a sandbox never makes production skip it.
   A row whose payload has the same fingerprint is not sent again (issue 6, "Cheap when nothing changed").
-  Rows are written right after each batch the service answers (``submit_staff``'s ``on_accepted``), so a
-  ``kill -9`` loses at most the batch in flight, and sending that batch again is harmless because the
-  staff endpoint creates or updates.
+  Rows are written after each batch the service answers, once the run's journal names them (``submit_staff``'s
+  ``on_accepted``), so a ``kill -9`` loses at most the batch answered and the batch in flight, and sending
+  them again is harmless because the staff endpoint creates or updates.
 - ``staff_sending``: people never accepted yet whose record was sent and whose answer has not been seen
   (written before each batch, removed when the service accepts them). A record created by a send whose
   answer was lost is answered "updated" next time; this table is how the import knows it was an addition.
