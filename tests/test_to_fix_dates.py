@@ -76,7 +76,8 @@ def test_to_fix_csv_whose_dates_read_either_way_is_refused_naming_the_order_its_
     assert result.output.strip().splitlines()[-1] == (
         "Error: corrected.csv: column 'Hire Date' has no date that shows whether it is day-first or month-first "
         "('01/02/2020' is 1 February or January 2); this is a to_fix file (it has the Problem column), and the "
-        "import that wrote it read such dates day-first, the one order dates are read in without date_order: set "
+        "import that wrote it with this config read such dates day-first, the one order dates are read in without "
+        "date_order: set "
         'date_order = "day-first" in [source] to import them so, or correct to_fix.xlsx instead, which holds '
         "them as dates")
     assert hire_dates(sandbox) == {"000001": "2020-03-25"}  # nothing sent
@@ -140,8 +141,8 @@ def test_a_time_off_to_fix_holds_its_leave_on_the_days_the_run_read(tmp_path: Pa
     (tmp_path / "corrected.csv").write_text(text, encoding="utf-8-sig")
     result = timeoff.hrimport(["timeoff", "import", str(config), str(tmp_path / "corrected.csv")], sandbox)
     assert result.exit_code == 2, result.output
-    assert "this is a to_fix file (it has the Problem column), and the import that wrote it read such dates" \
-           " day-first" in result.output
+    assert "this is a to_fix file (it has the Problem column), and the import that wrote it with this config read " \
+           "such dates day-first" in result.output
 
 
 def test_a_date_corrected_as_text_in_to_fix_xlsx_is_refused_naming_the_setting_not_to_fix_xlsx(
@@ -173,7 +174,8 @@ def test_a_date_corrected_as_text_in_to_fix_xlsx_is_refused_naming_the_setting_n
     assert result.output.strip().splitlines()[-1] == (
         "Error: corrected.xlsx: column 'Hire Date' has no date that shows whether it is day-first or month-first "
         "('03/04/2020' is 3 April or March 4); this is a to_fix file (it has the Problem column), and the import "
-        "that wrote it read such dates day-first, the one order dates are read in without date_order: set "
+        "that wrote it with this config read such dates day-first, the one order dates are read in without "
+        "date_order: set "
         'date_order = "day-first" in [source] to import them so')
     config.write_text(config.read_text().replace("[source]\n", '[source]\ndate_order = "day-first"\n'))
     result, _ = run_import(tmp_path, sandbox, tmp_path / "corrected.xlsx", config=config)

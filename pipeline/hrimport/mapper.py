@@ -191,7 +191,8 @@ def _unknown_in_to_fix(unknown: DateOrderUnknown, headers: Iterable[str], *, tex
     instead = ", or correct to_fix.xlsx instead, which holds them as dates" if text_file else ""
     return (f"column '{unknown.column}' has no date that shows whether it is day-first or month-first "
             f"({either_way(unknown.either)}); this is a to_fix file (it has the {FIX_COLUMN} column), and the import "
-            f"that wrote it read such dates {DEFAULT_DATE_ORDER}, the one order dates are read in without date_order: "
+            f"that wrote it with this config read such dates {DEFAULT_DATE_ORDER}, the one order dates are read in without "
+            f"date_order: "
             f'set date_order = "{DEFAULT_DATE_ORDER}" in [source] to import them so{instead}')
 
 
