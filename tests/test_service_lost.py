@@ -89,7 +89,7 @@ def test_a_service_stopped_mid_run_ends_the_import_with_exit_4_and_every_row_acc
             assert o.message.endswith("Not sent: the next run sends it."), o.message
         elif "transport-failed" in o.problem_codes:
             assert o.message.endswith("If the record did reach the service, the next run finds it and reports it "
-                                      "imported, never a second record."), o.message
+                                      "added, never a second record."), o.message
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert summary["exit_code"] == 4
     assert summary["verdict"].endswith("; the service became unreachable, so the run stopped sending")

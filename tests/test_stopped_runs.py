@@ -18,12 +18,14 @@ import os
 import signal
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hrimport.outcomes import read_outcomes
+from hrimport.state.ledger import open_ledger
 from tests.child_process import reaped
 from tests.staff_files import person, write_config, write_csv
 from tests.test_run_job import LEAVE_CONFIG, LEAVE_HEADER, TIME_OFF, JobFolder, hrimport, run_cli
@@ -382,6 +384,76 @@ def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_nex
     assert sorted(stored) == ids  # each leave once
 
     told_once_only(command, reports, "already_imported")
+
+
+def test_a_timeoff_import_killed_once_the_platform_stored_a_leave_and_before_its_answer_has_it_told_added_next(
+        tmp_path: Path, sandbox: Any) -> None:
+    """Killed while the platform had stored the third leave and held back its answer: the ledger keeps that leave as
+    sent, no journal names it. The next import sends it again, the service's 409 names the record the lost send
+    stored, and the row reads added (the one report that tells it), not already imported, never a second record."""
+    prefix = uuid.uuid4().hex[:4]
+    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
+    add_staff(sandbox, [(ext, "MY") for ext in ids])
+    config = tmp_path / "leave.toml"
+    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
+    reports = tmp_path / "reports"
+    november = write_csv(tmp_path / "leave_2026-11.csv",
+                         [leave(ext, f"{n + 11}/03/2024", f"{n + 11}/03/2024") for n, ext in enumerate(ids)],
+                         LEAVE_HEADER)
+    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    # the third leave is stored, then its answer held back HELD seconds: the run is killed while it waits
+    sandbox.set_faults(rules=[{"path": TIME_OFF, "skip": 2, "count": 1, "delay": HELD, "after": True}])
+    with reaped(hrimport(*command)) as process:
+        deadline = time.monotonic() + HELD - 2
+        while len(record_ids(sandbox, prefix)) < 3 or journal_rows(reports) < 2:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the platform did not store the third leave"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=10)
+        assert process.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + HELD + 10
+    while 499 not in posts(sandbox):  # the held answer given up: the run that waited for it is gone
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    [journal] = reports.rglob("outcomes.jsonl")
+    assert not (journal.parent / "summary.json").exists()
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        kept = {e.key.external_id: e for e in ledger.entries()}
+    assert {ext: e.status for ext, e in kept.items()} == {ids[0]: "stored", ids[1]: "stored", ids[2]: "sending"}
+    sent_on = datetime.fromisoformat(kept[ids[2]].accepted_at).strftime("%Y-%m-%d %H:%M")
+    sandbox.clear_faults()
+    time.sleep(1.1)
+
+    rerun = run_cli(*command)
+
+    assert rerun.exit_code == 0, rerun.output
+    folder, summary = newest_summary(reports)
+    stored = record_ids(sandbox, prefix)
+    told = f"by the run of {shown_at(journal)}, which stopped before its report (its journal: {journal})."
+    assert outcomes_of(folder) == {
+        ids[0]: ("added", f"Added as time-off record {stored[ids[0]]} {told}"),
+        ids[1]: ("added", f"Added as time-off record {stored[ids[1]]} {told}"),
+        ids[2]: ("added", (f"Added as time-off record {stored[ids[2]]}: sent on {sent_on} (from leave_2026-11.csv "
+                           "row 4) by a run that never received the service's answer; the service holds it, so no "
+                           "second record was added.")),
+    }
+    assert counted(summary) == {"added": 3}
+    assert summary["verdict"] == (f"3 of 3 rows imported; 2 added by the run of {shown_at(journal)}, which stopped "
+                                  "before its report")
+    assert [(run["rows"], run["added"]) for run in summary["stopped_runs"]] == [(2, 2)]
+    assert posts(sandbox) == [200, 200, 499, 409]  # the third leave sent again once, found, not added again
+    assert sorted(stored) == ids and len(sandbox.time_off(99)) == len({t["id"] for t in sandbox.time_off(99)})
+    with open_ledger(tmp_path / ".hrimport") as ledger:
+        assert {e.key.external_id: (e.status, e.record_id) for e in ledger.entries()} == {
+            ext: ("stored", stored[ext]) for ext in ids}
+
+    told_once_only(command, reports, "already_imported")
+
+
+def posts(sandbox: Any) -> list[int]:
+    """The statuses of the time-off records the sandbox was sent, in order."""
+    return [r["status"] for r in sandbox.requests() if r["path"].endswith(TIME_OFF)]
 
 
 def test_a_monthly_run_killed_in_its_timeoff_step_has_that_leave_told_as_added_by_the_next_run(

@@ -537,15 +537,18 @@ def test_an_answer_lost_in_transit_heals_on_the_next_run(tmp_path: Path, staffed
     again_result, again = run_import(tmp_path, staffed, source)
     assert again_result.exit_code == 0, again_result.output
     (row,) = again.rows
-    assert row.outcome.value == "already_imported"
-    assert row.message.startswith(f"Already imported: the service holds it as time-off record {record['id']}, "
-                                  "sent on ")
-    assert row.message.endswith("(from leave.xlsx row 2) when its answer was lost; not sent again.")
+    # the first run's report said failed: this one tells the leave added, once
+    assert row.outcome.value == "added"
+    assert row.message.startswith(f"Added as time-off record {record['id']}: sent on ")
+    assert row.message.endswith("(from leave.xlsx row 2) by a run that never received the service's answer; the "
+                                "service holds it, so no second record was added.")
+    assert again.counts()["added"] == 1
     assert staffed.time_off(99) == [record]  # no second record
     assert ledger_entries(tmp_path) == [("2024-03-04", "stored", record["id"])]
 
     third_result, third = run_import(tmp_path, staffed, source)  # from now on the ledger alone answers
     assert third_result.exit_code == 0 and third.rows[0].outcome.value == "already_imported"
+    assert third.rows[0].message.startswith("Already imported on ")
     assert [r["status"] for r in staffed.requests() if r["path"].endswith("/apply-ee-time-off")] == [200, 409]
 
 

@@ -4,7 +4,8 @@ The time-off endpoint is not idempotent. When the platform stores a record and t
 a 502 or a 504 (a gateway timing out), or no answer comes within the client's read timeout, the record
 exists although the client saw a failure. Repeating the POST could add it twice, so the client must not
 retry it; the next run must find it (the ledger's ``sending`` entry and the service's 409 naming the same
-record) and report the row ``already_imported``, never a second record or an overlap for HR to fix.
+record) and report the row ``added`` (the failed run's report told it failed, so this one tells it added),
+never a second record or an overlap for HR to fix; the run after reads it ``already_imported``.
 
 The sandbox's ``after`` fault rule causes this for real over HTTP: the endpoint runs, then the rule's
 status replaces the answer, or the answer is held back beyond the client's read timeout.
@@ -44,15 +45,16 @@ def posts(sandbox: Any) -> list[int]:
 
 def assert_heals_on_the_next_run(tmp_path: Path, sandbox: Any, config: Path, source: Path,
                                  first: int) -> None:
-    """Exactly one record is stored; the next run reports the row already imported and adds nothing."""
+    """Exactly one record is stored; the next run reports the row added by that send and adds nothing."""
     [record] = sandbox.time_off(99)
     assert (record["customer_system_id"], record["start_date"], record["end_date"]) == (
         "000101", "2024-03-04", "2024-03-08")
     result, again = cli_import(tmp_path, sandbox, config, source)
     assert result.exit_code == 0, result.output
     (row,) = again.rows
-    assert row.outcome.value == "already_imported"
-    assert row.message.startswith(f"Already imported: the service holds it as time-off record {record['id']}, ")
+    assert row.outcome.value == "added"
+    assert row.message.startswith(f"Added as time-off record {record['id']}: sent on ")
+    assert {k: n for k, n in again.counts().items() if n} == {"added": 1}
     assert sandbox.time_off(99) == [record]  # never a second record
     assert posts(sandbox) == [first, 409]  # the second run's one POST found the lost one
 
@@ -110,7 +112,7 @@ def test_a_leave_type_hrimport_does_not_know_stored_then_answered_an_error_heals
 def test_a_record_with_a_region_code_found_by_the_next_run_is_not_told_the_doubt_the_platform_answered(
     tmp_path: Path, sandbox: Any, leave_file: tuple[Path, Path]
 ) -> None:
-    """Stored, its answer lost: the next run finds it (the service's 409) and reports it already imported,
+    """Stored, its answer lost: the next run finds it (the service's 409) and reports it added by that send,
     without the region-code warning its first send carried (the platform took the code)."""
     config, _ = leave_file
     source = write_xlsx(tmp_path / "region.xlsx", [
@@ -124,7 +126,7 @@ def test_a_record_with_a_region_code_found_by_the_next_run_is_not_told_the_doubt
 
     assert result.exit_code == 0, result.output
     (row,) = again.rows
-    assert (row.outcome.value, row.problem_codes) == ("already_imported", [])
+    assert (row.outcome.value, row.problem_codes) == ("added", [])
     assert posts(sandbox) == [502, 409]
 
 
@@ -133,8 +135,8 @@ def test_a_record_found_by_the_next_run_is_not_told_it_is_sent_with_a_figure_and
 ) -> None:
     """HR's 4.5 days where the service counts 5: the first run sends 4.5 and says so (total-days-differs), its
     answer lost. The next run, under total_days = "service", finds the record (the service's 409): the row is
-    already imported, not sent, and shows the 4.5 the record holds, without a warning saying it is sent with
-    a figure, as the same row found by the ledger reads."""
+    added by that send, not added again, and shows the 4.5 the record holds, without a warning saying it is sent
+    with a figure, as the same row found by the ledger reads."""
     config, _ = leave_file
     source = write_xlsx(tmp_path / "differs.xlsx", [
         ["000101", "Annual Leave", dt.date(2024, 3, 4), dt.date(2024, 3, 8), "", "4.5", "MY", "", ""]])
@@ -149,7 +151,7 @@ def test_a_record_found_by_the_next_run_is_not_told_it_is_sent_with_a_figure_and
 
     assert result.exit_code == 0, result.output
     (row,) = again.rows
-    assert (row.outcome.value, row.problem_codes, row.details["total_days"]) == ("already_imported", [], "4.5")
+    assert (row.outcome.value, row.problem_codes, row.details["total_days"]) == ("added", [], "4.5")
     assert "Warning:" not in result.output
     assert [r["total_days"] for r in sandbox.time_off(99)] == [4.5]
     assert posts(sandbox) == [502, 409]

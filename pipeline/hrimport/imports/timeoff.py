@@ -12,7 +12,8 @@ plain data. Every source row ends with exactly one outcome (``RunResult.check_ac
                        strict_checks``, a leave type the list lacks, a region's code as the country)
 ``already_imported``   the ledger holds the record: accepted by this service in an earlier run
 ``valid``              dry run or ``validate``: would be sent
-``added``              the service accepted it (and the ledger now holds it); or a run of the job that stopped
+``added``              the service accepted it (and the ledger now holds it); or an earlier run's send stored it
+                       and its answer was lost (the service's 409 names it); or a run of the job that stopped
                        before its report sent it, which this report tells (``hrimport.imports.stopped_runs``)
 ``overlaps_existing``  the service holds an overlapping record
 ``rejected``           the service refused it (unknown staff, its own total, ...)
@@ -224,6 +225,7 @@ def import_timeoff(
                              "platform that does not check, booked twice.")
         unanswered: dict[LedgerKey, LedgerEntry] = {}  # sent by an earlier run whose answer was lost
         told = ToldRows()  # the rows runs stopped before their report sent, told as they were answered: counted
+        lost_found = set[int]()  # the rows whose record an earlier run's send stored, its answer lost: added by it
         # the leave this export lists, to tell the records imported before that it no longer lists (not of a
         # to_fix file, which lists only the rows that needed fixing)
         listing = (stack.enter_context(ledger.listing(service, customer_id))
@@ -358,7 +360,7 @@ def import_timeoff(
                 posted = post_time_off(client, rows, customer_id=customer_id,
                                        ledger=ledger, ledger_key=ledger_key, unanswered=unanswered,
                                        source_file=facts.info.name,
-                                       concurrency=workers, on_outcomes=on_outcomes, told=told,
+                                       concurrency=workers, on_outcomes=on_outcomes, told=told, found=lost_found,
                                        stopped=(lambda key, at: stopped.sent_by(leave_key(key), at))
                                        if stopped is not None else None,
                                        progress=(lambda n: progress(n, total)) if progress else None)
@@ -377,9 +379,10 @@ def import_timeoff(
         if repeated is not None:
             repeated.note(mine, part.plain, last=last)
             mine += repeated.taken(last=last)
-        # a leave an earlier run's record answers: already imported, or told as a stopped run's (its answer lost)
+        # a leave an earlier run's record answers: already imported, or added by a send whose answer was lost (told
+        # as a stopped run's when its journal names it)
         _answered_doubts(part.keep, [o.row for o in mine
-                                     if o.outcome is Outcome.ALREADY_IMPORTED or o.row in told.runs])
+                                     if o.outcome is Outcome.ALREADY_IMPORTED or o.row in told.runs or o.row in lost_found])
         part.keep.attach(mine)
         outcomes.add(mine, *part.plain)
     # a column headed as a name gives the report its names (``_Names``): read, so not "ignored"
@@ -539,6 +542,10 @@ class _Part:
         added: list[tuple[int, str]] = []
         for o in outcomes:
             pos = position[o.row]
+            if o.outcome is Outcome.ADDED and o.details.get("total_days"):
+                # the days of the record added: an earlier run's send, its answer lost, stored the days it sent
+                # (``post_time_off``), which this run's count may not be
+                table.total_days[pos] = table.texts.code(o.details["total_days"])
             if o.outcome is Outcome.ADDED and not o.problems:
                 added.append((pos, o.message))
             else:

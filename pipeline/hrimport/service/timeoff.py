@@ -16,10 +16,12 @@ refusal means):
   (``unexpected-answer``), its ledger entry left ``sending`` for the next run to settle; the spec's error
   body in a 2xx is a refusal, as below (the client raises it);
 - 409 -> ``overlaps_existing`` (``overlaps-existing``): the service holds an overlapping record; but when
-  an earlier run sent this record and lost the answer, and the 409 names a record of the same leave type
-  and dates, that record is this one -> ``already_imported``; ``added`` when that run stopped before its report
-  and its journal names the leave as added (it was killed after the journal line, before the ledger's), told
-  as that run's (``stopped``);
+  an earlier run sent this record and lost the answer (the ledger keeps it ``sending`` for this service and
+  customer), and the 409 names a record of the same leave type and dates, that record is this one, added by
+  that send and told by no report (its run failed the row, or was killed before its answer or its report) ->
+  ``added``, naming the record and when it was sent, as a staff import tells a person an earlier send created;
+  told as that run's when it stopped before its report and its journal names the leave as added (it was killed
+  after the journal line, before the ledger's: ``stopped``);
 - 404, or a 400 naming ``customer_system_id`` -> ``rejected`` (``unknown-staff``);
 - a 400 naming ``total_days`` -> ``rejected`` (``total-days-mismatch``); ``leave_type`` ->
   ``unknown-leave-type``; any other 4xx -> ``service-rejected`` (403: ``permission-denied``);
@@ -37,6 +39,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -96,14 +99,15 @@ def post_time_off(
     on_outcomes: Callable[[list[RowOutcome]], None] | None = None,
     stopped: SentBy | None = None,
     told: ToldRows | None = None,
+    found: set[int] | None = None,
 ) -> list[RowOutcome]:
     """Post every row (``total_days`` already set); one outcome per row, in any order.
 
     ``unanswered`` holds the ledger's ``sending`` entries of earlier runs (sent, answer lost): an overlap
-    with that very record is reported ``already_imported`` (``hrimport.state.ledger``), or ``added`` as the
-    run's that stopped before its report (``hrimport.imports.stopped_runs``) whose journal
-    names it (``stopped``), counted in ``told``. ``on_outcomes`` gets each row as it gets its outcome (the run's journal), before
-    the ledger records it stored; ``progress`` its count.
+    with that very record is reported ``added`` by that send (``hrimport.state.ledger``), its row number put in
+    ``found``, or ``added`` as the run's that stopped before its report (``hrimport.imports.stopped_runs``) whose
+    journal names it (``stopped``), counted in ``told``. ``on_outcomes`` gets each row as it gets its outcome (the
+    run's journal), before the ledger records it stored; ``progress`` its count.
     """
     earlier = unanswered or {}
 
@@ -130,11 +134,13 @@ def post_time_off(
                     return _Posted(RowOutcome(r.row, r.external_id, "", outcome, (),
                                               run.told(outcome, f"time-off record {record_id}"), r.details()),
                                    stored, run)
+                # added by that send, told by no report (its run failed it, or was killed before its report):
+                # this report is the one that tells it added, as a staff import tells a person created so
                 return _Posted(RowOutcome(
-                    r.row, r.external_id, "", Outcome.ALREADY_IMPORTED, (),
-                    f"Already imported: the service holds it as time-off record {record_id}, sent on "
-                    f"{lost.accepted_at} (from {lost.source_file} row {lost.source_row}) when its answer was lost; "
-                    "not sent again.", r.details()), stored)
+                    r.row, r.external_id, "", Outcome.ADDED, (),
+                    f"Added as time-off record {record_id}: sent on {_shown_at(lost.accepted_at)} (from "
+                    f"{lost.source_file} row {lost.source_row}) by a run that never received the service's answer; "
+                    "the service holds it, so no second record was added.", r.details()), stored, lost_found=True)
             if ledger is not None and lost is None:
                 ledger.forget_sending(key)
             return _Posted(_rejected(r, exc, lost))
@@ -147,7 +153,7 @@ def post_time_off(
                 return _Posted(_outcome(r, Outcome.FAILED, exc.code, f"{exc}. Not sent: the next run sends it."))
             return _Posted(_outcome(r, Outcome.FAILED, exc.code,
                                     f"{exc}. If the record did reach the service, the next run finds it and reports "
-                                    "it imported, never a second record."))
+                                    "it added, never a second record."))
         raw = answer.get("time_off_data")
         if not isinstance(raw, dict) or not raw:
             # a 200 without the record the spec says it answers (its messages are "not shown"): stored or
@@ -190,6 +196,8 @@ def post_time_off(
                         unwritten.append(exc)
                 if posted.told_by is not None and told is not None:
                     told.count(posted.told_by, posted.outcome.outcome, posted.outcome.row)
+                if posted.lost_found and found is not None:
+                    found.add(posted.outcome.row)
                 if progress:
                     progress(1)
 
@@ -223,12 +231,22 @@ class _Stored(NamedTuple):
 
 
 class _Posted(NamedTuple):
-    """A row's outcome as a worker found it; what the ledger is to remember of it (None: nothing), and the run
-    stopped before its report it is told as sent by (``post_time_off``'s ``stopped``), counted in its thread."""
+    """A row's outcome as a worker found it; what the ledger is to remember of it (None: nothing), the run
+    stopped before its report it is told as sent by (``post_time_off``'s ``stopped``), counted in its thread, and
+    whether it is a record an earlier run's send stored, its answer lost (``post_time_off``'s ``found``)."""
 
     outcome: RowOutcome
     stored: _Stored | None = None
     told_by: StoppedRun | None = None
+    lost_found: bool = False
+
+
+def _shown_at(accepted_at: str) -> str:
+    """When the ledger says a record was sent, as a person reads it (``2026-11-25 09:00``)."""
+    try:
+        return datetime.fromisoformat(accepted_at).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return accepted_at
 
 
 def _outcome(r: TimeOffRow, outcome: Outcome, code: str, message: str) -> RowOutcome:
@@ -285,7 +303,7 @@ def _rejected(r: TimeOffRow, exc: RequestRejected, lost: LedgerEntry | None = No
         return _outcome(r, Outcome.REJECTED, code,
                         f"the service refused it: {reasons}. It was sent on {lost.accepted_at} (from "
                         f"{lost.source_file} row {lost.source_row}) and that answer was lost, so the platform may "
-                        "hold it already: check it there; the next run sends it again and reports it imported "
+                        "hold it already: check it there; the next run sends it again and reports it added "
                         "when the platform says it holds it.")
     if code == "overlaps-existing":
         earlier = (f" It was sent on {lost.accepted_at} and that answer was lost, but the service's answer does not "

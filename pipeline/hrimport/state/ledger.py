@@ -20,8 +20,8 @@ Every record goes through two states, each committed before the next step (WAL, 
 
 A row whose entry is ``sending`` is posted again on the next run. If the service then answers that the
 period overlaps a record of the same person, leave type and dates, that record is the one whose answer was
-lost: the entry becomes ``stored`` and the row ``already_imported``, never a second record or a row for HR
-to fix. An overlap with anything else stays ``overlaps_existing``. A ``sending`` entry made by this run for
+lost: the entry becomes ``stored`` and the row ``added`` by that send (no report told it: its run failed it or
+was killed), never a second record or a row for HR to fix. An overlap with anything else stays ``overlaps_existing``. A ``sending`` entry made by this run for
 a request the service refused, or never received, is removed again.
 
 A record HR cancelled on the platform (``hrimport timeoff mark-cancelled``: the platform's interface can
