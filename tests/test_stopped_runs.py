@@ -18,6 +18,7 @@ import os
 import signal
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -328,14 +329,43 @@ def record_ids(sandbox: Any, prefix: str) -> dict[str, int]:
             if str(t["customer_system_id"]).startswith(prefix)}
 
 
-def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_next_import(
-        tmp_path: Path, sandbox: Any) -> None:
-    prefix = uuid.uuid4().hex[:4]  # external ids of this test's own (the sandbox is shared)
-    ids = [f"{prefix}{n:05d}" for n in range(1, 7)]
+@dataclass(frozen=True)
+class LeaveJob:
+    """A time-off import of this test's own people in Malaysia (``prefix``: their external ids', as the sandbox is
+    shared), its config and report folder."""
+
+    prefix: str
+    ids: list[str]
+    config: Path
+    reports: Path
+
+    def command(self, source: Path) -> list[str]:
+        """The import of ``source``, one leave in flight at a time (so that a held answer stops the run there)."""
+        return ["timeoff", "import", str(self.config), str(source), "--report-dir", str(self.reports),
+                "--concurrency", "1"]
+
+
+def leave_job(tmp_path: Path, sandbox: Any, people: int) -> LeaveJob:
+    """``people`` new people on the sandbox, and the config importing their leave."""
+    prefix = uuid.uuid4().hex[:4]
+    ids = [f"{prefix}{n:05d}" for n in range(1, people + 1)]
     add_staff(sandbox, [(ext, "MY") for ext in ids])
     config = tmp_path / "leave.toml"
     config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
-    reports = tmp_path / "reports"
+    return LeaveJob(prefix, ids, config, tmp_path / "reports")
+
+
+def one_day_each(tmp_path: Path, job: LeaveJob) -> Path:
+    """November's export: a day's leave for each person, on days of their own."""
+    return write_csv(tmp_path / "leave_2026-11.csv",
+                     [leave(ext, f"{n + 11}/03/2024", f"{n + 11}/03/2024") for n, ext in enumerate(job.ids)],
+                     LEAVE_HEADER)
+
+
+def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_next_import(
+        tmp_path: Path, sandbox: Any) -> None:
+    job = leave_job(tmp_path, sandbox, 6)
+    prefix, ids, config, reports = job.prefix, job.ids, job.config, job.reports
     october = [leave(ids[0], "04/03/2024", "05/03/2024"), leave(ids[1], "04/03/2024", "05/03/2024")]
     first = run_cli("timeoff", "import", str(config), str(write_csv(tmp_path / "leave_2026-10.csv", october,
                                                                      LEAVE_HEADER)), "--report-dir", str(reports))
@@ -345,7 +375,7 @@ def test_a_timeoff_import_killed_half_way_has_its_leave_told_as_added_by_the_nex
         *october, leave(ids[2], "06/03/2024", "06/03/2024", "年假"), leave(ids[3], "07/03/2024", "07/03/2024",
                                                                            "Sick Leave"),
         leave(ids[4], "11/03/2024", "11/03/2024"), leave(ids[5], "12/03/2024", "12/03/2024")], LEAVE_HEADER)
-    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    command = job.command(november)
     hold_batch_after(sandbox, 2, TIME_OFF)
     time.sleep(1.1)  # a run folder of its own second
 
@@ -391,16 +421,9 @@ def test_a_timeoff_import_killed_once_the_platform_stored_a_leave_and_before_its
     """Killed while the platform had stored the third leave and held back its answer: the ledger keeps that leave as
     sent, no journal names it. The next import sends it again, the service's 409 names the record the lost send
     stored, and the row reads added (the one report that tells it), not already imported, never a second record."""
-    prefix = uuid.uuid4().hex[:4]
-    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
-    add_staff(sandbox, [(ext, "MY") for ext in ids])
-    config = tmp_path / "leave.toml"
-    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
-    reports = tmp_path / "reports"
-    november = write_csv(tmp_path / "leave_2026-11.csv",
-                         [leave(ext, f"{n + 11}/03/2024", f"{n + 11}/03/2024") for n, ext in enumerate(ids)],
-                         LEAVE_HEADER)
-    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    job = leave_job(tmp_path, sandbox, 3)
+    prefix, ids, reports = job.prefix, job.ids, job.reports
+    command = job.command(one_day_each(tmp_path, job))
     # the third leave is stored, then its answer held back HELD seconds: the run is killed while it waits
     sandbox.set_faults(rules=[{"path": TIME_OFF, "skip": 2, "count": 1, "delay": HELD, "after": True}])
     with reaped(hrimport(*command)) as process:
@@ -506,16 +529,9 @@ def test_a_monthly_run_killed_in_its_timeoff_step_has_that_leave_told_as_added_b
 
 
 def test_a_timeoff_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_path: Path, sandbox: Any) -> None:
-    prefix = uuid.uuid4().hex[:4]
-    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
-    add_staff(sandbox, [(ext, "MY") for ext in ids])
-    config = tmp_path / "leave.toml"
-    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
-    reports = tmp_path / "reports"
-    november = write_csv(tmp_path / "leave_2026-11.csv",
-                         [leave(ext, f"{n + 11}/03/2024", f"{n + 11}/03/2024") for n, ext in enumerate(ids)],
-                         LEAVE_HEADER)
-    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    job = leave_job(tmp_path, sandbox, 3)
+    reports = job.reports
+    command = job.command(one_day_each(tmp_path, job))
     hold_batch_after(sandbox, 2, TIME_OFF)
     journal = killed_after(sandbox, command, reports, 2)
     sandbox.clear_faults()
@@ -538,17 +554,13 @@ def test_a_timeoff_dry_run_after_a_killed_import_says_how_many_rows_it_sent(tmp_
 
 
 def test_a_leave_listed_twice_that_a_killed_run_added_is_told_once(tmp_path: Path, sandbox: Any) -> None:
-    prefix = uuid.uuid4().hex[:4]
-    ids = [f"{prefix}{n:05d}" for n in range(1, 4)]
-    add_staff(sandbox, [(ext, "MY") for ext in ids])
-    config = tmp_path / "leave.toml"
-    config.write_text(LEAVE_CONFIG.format(base_url=sandbox.base_url), encoding="utf-8")
-    reports = tmp_path / "reports"
+    job = leave_job(tmp_path, sandbox, 3)
+    prefix, ids, reports = job.prefix, job.ids, job.reports
     trip = leave(ids[0], "11/03/2024", "12/03/2024")
     november = write_csv(tmp_path / "leave_2026-11.csv", [
         trip, leave(ids[1], "13/03/2024", "13/03/2024"), trip, leave(ids[2], "14/03/2024", "14/03/2024")],
         LEAVE_HEADER)  # rows 2 and 4: one leave listed twice
-    command = ["timeoff", "import", str(config), str(november), "--report-dir", str(reports), "--concurrency", "1"]
+    command = job.command(november)
     hold_batch_after(sandbox, 1, TIME_OFF)
     journal = killed_after(sandbox, command, reports, 1)  # the trip added, then killed
     sandbox.clear_faults()
